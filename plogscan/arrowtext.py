@@ -1,0 +1,102 @@
+"""Zero-loop text kernels over Arrow string arrays, built from numpy index arithmetic.
+
+pyarrow has no per-row substring kernel (``utf8_slice_codeunits`` takes one start for all
+rows), and capturing a whole line body through RE2 is several times slower than matching its
+prefix. These helpers cut strings by per-row byte offsets instead, in a few vectorized numpy
+passes over the data buffer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
+
+LARGE = pa.large_string()
+
+
+def _parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, data) of a large_string array, offsets rebased to the array's slice."""
+    if arr.type != LARGE:
+        arr = arr.cast(LARGE)
+    n = len(arr)
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int64)[arr.offset:arr.offset + n + 1]
+    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    return offsets, data
+
+
+def split_lines(buf: bytes) -> pa.LargeStringArray:
+    """Split UTF-8 text on ``\\n`` into lines (without the newline).
+
+    ``buf`` holds whole lines without the final newline, so ``k`` newlines mean ``k + 1``
+    lines (an empty ``buf`` is one empty line).
+    """
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    newline = raw == 10
+    ends = np.append(np.flatnonzero(newline), len(raw))
+    n = len(ends)
+    data = raw[~newline]
+    offsets = np.empty(n + 1, np.int64)
+    offsets[0] = 0
+    offsets[1:] = ends - np.arange(n)
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
+
+
+def byte_lengths(arr: pa.Array) -> np.ndarray:
+    offsets, _ = _parts(arr)
+    return np.diff(offsets)
+
+
+def slice_from(arr: pa.Array, starts: np.ndarray) -> pa.LargeStringArray:
+    """Each string from byte ``starts[i]`` to its end (starts clipped to the length)."""
+    offsets, data = _parts(arr)
+    n = len(offsets) - 1
+    lengths = np.diff(offsets)
+    starts = np.clip(starts.astype(np.int64), 0, lengths)
+    keep_len = lengths - starts
+    counts = np.empty(2 * n, np.int64)
+    counts[0::2] = starts
+    counts[1::2] = keep_len
+    pattern = np.zeros(2 * n, bool)
+    pattern[1::2] = True
+    mask = np.repeat(pattern, counts)
+    new_data = data[offsets[0]:offsets[-1]][mask]
+    new_offsets = np.empty(n + 1, np.int64)
+    new_offsets[0] = 0
+    np.cumsum(keep_len, out=new_offsets[1:])
+    validity = arr.is_valid()
+    out = pa.LargeStringArray.from_buffers(n, pa.py_buffer(new_offsets), pa.py_buffer(new_data))
+    if arr.null_count:
+        out = pa.compute.if_else(validity, out, pa.scalar(None, LARGE))
+    return out
+
+
+def gather(arr: pa.Array, starts: np.ndarray, lengths: np.ndarray,
+           valid: np.ndarray) -> pa.LargeStringArray:
+    """Substring ``[starts[i], starts[i]+lengths[i])`` of each row; null where not ``valid``."""
+    offsets, data = _parts(arr)
+    n = len(offsets) - 1
+    lengths = np.where(valid, lengths, 0).astype(np.int64)
+    absolute = offsets[:-1] + np.where(valid, starts, 0).astype(np.int64)
+    out_offsets = np.empty(n + 1, np.int64)
+    out_offsets[0] = 0
+    np.cumsum(lengths, out=out_offsets[1:])
+    total = int(out_offsets[-1])
+    index = np.repeat(absolute - out_offsets[:-1], lengths) + np.arange(total, dtype=np.int64)
+    values = data[index]
+    validity = pa.py_buffer(np.packbits(valid.astype(np.uint8), bitorder="little"))
+    return pa.LargeStringArray.from_buffers(
+        n, pa.py_buffer(out_offsets), pa.py_buffer(values), validity, int(n - valid.sum()))
+
+
+def span_columns(spans: pa.StructArray, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(starts, lengths, valid) of one named group of an ``extract_regex_span`` result."""
+    col = spans.field(name)
+    valid = spans.is_valid().to_numpy(zero_copy_only=False) & col.is_valid().to_numpy(
+        zero_copy_only=False)
+    values = pa.compute.fill_null(col.values, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    values = values[2 * col.offset: 2 * (col.offset + len(col))]
+    starts = np.where(valid, values[0::2], 0)
+    lengths = np.where(valid, values[1::2], 0)
+    return starts, lengths, valid

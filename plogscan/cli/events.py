@@ -1,0 +1,79 @@
+"""``plogscan events``: print and filter parsed records, from logs or a saved Parquet table."""
+
+from __future__ import annotations
+
+import click
+
+from plogscan.cli.common import (
+    input_size,
+    nothing_read,
+    paths_argument,
+    quiet_option,
+    report_problems,
+    workers_option,
+)
+from plogscan.console import progress_bar
+from plogscan.errors import InputError
+from plogscan.event_writers import WRITERS
+from plogscan.events_io import event_batches, is_parquet
+from plogscan.filters import EventFilter, parse_when
+from plogscan.ingest import Ingest
+
+
+@click.command("events")
+@paths_argument
+@click.option("--level", "levels", multiple=True, metavar="LEVEL",
+              help="Keep these levels (DEBUG, INFO, WARNING, ERROR, EVENT...); repeatable.")
+@click.option("--module", "modules", multiple=True, metavar="MODULE",
+              help="Keep these modules (HCCL, RUNTIME, PTA...); repeatable.")
+@click.option("--pid", "pids", multiple=True, type=int, help="Keep these process ids.")
+@click.option("--rank", "ranks", multiple=True, type=int, help="Keep these ranks.")
+@click.option("--grep", metavar="REGEX", help="Keep records whose message matches (RE2).")
+@click.option("--since", metavar="TIME", help="Keep records at or after TIME.")
+@click.option("--until", metavar="TIME", help="Keep records at or before TIME.")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="Stop after N records.")
+@click.option("--format", "fmt", type=click.Choice(sorted(WRITERS)), default="table",
+              show_default=True, help="Output format.")
+@quiet_option
+@workers_option
+def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str, ...],
+            pids: tuple[int, ...], ranks: tuple[int, ...], grep: str | None, since: str | None,
+            until: str | None, limit: int | None, fmt: str, quiet: bool,
+            workers: int | None) -> None:
+    """Print parsed log records, filtered, as a table, CSV or JSON Lines.
+
+    PATH may be logs (files, directories, globs, archives) or a .parquet file
+    written by `plogscan ingest`: parse once, query many times.
+
+    \b
+    Examples:
+      plogscan events ./logs --level ERROR --limit 20
+      plogscan events events.parquet --module HCCL --grep 'Already have context'
+      plogscan events events.parquet --rank 1 --since '2026-03-02 10:15' --format jsonl
+    """
+    selector = EventFilter(levels, modules, pids, ranks, grep,
+                           parse_when(since) if since else None,
+                           parse_when(until) if until else None)
+    selector.check()
+    write = WRITERS[fmt]
+    printed = 0
+    header = True
+    stopped_early = False
+    log_paths = [p for p in paths if not is_parquet(p)]
+    with progress_bar(not quiet and bool(log_paths), input_size(log_paths)) as advance:
+        ingest = Ingest(workers=workers, on_progress=advance)
+        for batch in event_batches(list(paths), ingest):
+            if limit is not None and printed >= limit:
+                stopped_early = True
+                break
+            kept = batch.filter(selector.mask(batch))
+            if limit is not None:
+                kept = kept.slice(0, limit - printed)
+            if kept.num_rows:
+                click.echo(write(kept, header), nl=False)
+                header = False
+                printed += kept.num_rows
+    if log_paths and not stopped_early:
+        report_problems(ingest.summary)
+        if nothing_read(ingest.summary) and len(log_paths) == len(paths):
+            raise InputError("nothing could be read from the given paths")

@@ -1,0 +1,58 @@
+"""``plogscan ingest``: parse logs once into a Parquet event table."""
+
+from __future__ import annotations
+
+import click
+
+from plogscan.cli.common import (
+    input_size,
+    nothing_read,
+    paths_argument,
+    quiet_option,
+    report_problems,
+    workers_option,
+)
+from plogscan.console import progress_bar
+from plogscan.errors import InputError
+from plogscan.events_io import EventWriter
+from plogscan.ingest import Ingest
+from plogscan.stats_table import render_stats
+
+
+@click.command("ingest")
+@paths_argument
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+              help="Parquet file to write (zstd).")
+@click.option("--stats", is_flag=True, help="Print per-file accounting to stdout.")
+@quiet_option
+@workers_option
+def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
+            workers: int | None) -> None:
+    """Parse logs into one event table and save it as Parquet.
+
+    PATH may be files, directories (searched recursively), globs, .gz files and
+    .tar/.tar.gz/.tgz/.zip collections (read in place, never extracted).
+
+    \b
+    Examples:
+      plogscan ingest ./logs -o events.parquet
+      plogscan ingest 'job-*/asys_output_*.tar.gz' -o events.parquet --stats
+      plogscan events events.parquet --level ERROR      # query it later, no re-parse
+    """
+    with progress_bar(not quiet, input_size(paths)) as advance:
+        ingest = Ingest(workers=workers, on_progress=advance)
+        writer = EventWriter(output)
+        try:
+            for batch in ingest.batches(list(paths)):
+                writer.write(batch)
+        finally:
+            writer.close()
+    summary = ingest.summary
+    report_problems(summary)
+    if nothing_read(summary):
+        raise InputError("nothing could be read from the given paths",
+                         help="pass log files, directories or archives; see plogscan ingest -h")
+    if stats:
+        click.echo(render_stats(summary), nl=False)
+    records = summary.records
+    click.echo(f"wrote {records} records from {len(summary.files)} files to {output}", err=True)

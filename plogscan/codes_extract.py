@@ -1,0 +1,70 @@
+"""Find error codes in record messages: ``EI0002``, ``507916``, ``ERR00100``, ``0x7150227``.
+
+A cheap RE2 mask over every message picks the few records that can carry a code; only those
+go through Python's ``re.findall``. Codes are taken only where the text says they are codes
+(``error code is``, ``ErrCode=``, ``InnerCode=``...), so pids and sizes are not mistaken
+for them.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_CANDIDATE_RE2 = (
+    r"[EW][0-9A-Z]\d{4}|ERR\d{5}|[Cc]ode|result|Ret|ret\b|errNo|errcode|excep|event_id"
+)
+_QUIET_LEVELS = ["DEBUG", "INFO", "TRACE"]
+_CODE = re.compile(
+    r"(?<![A-Za-z0-9_])(?P<em>[EW][0-9A-Z]\d{4})(?=[\s:(\[\]),.]|$)"
+    r"|(?<![A-Za-z0-9_])(?P<pta>ERR\d{5})(?![0-9])"
+    r"|(?:error code is|error code =|ErrCode=|runtime result =|result =|ret =|ret=|retCode=|"
+    r"error_code=|errorCode ?:)\s*(?P<acl>[125]0\d{4}|0x[0-9A-Fa-f]+)(?![0-9A-Fa-f])"
+    r"|(?:InnerCode=|errNo\[|excep_code=|exception_code=|exception_info_code=|event_id=|"
+    r"errcode:\()(?P<hex>0x[0-9A-Fa-f]+)"
+)
+
+
+def codes_in(text: str) -> list[str]:
+    """Distinct codes in one message, in order of first appearance."""
+    seen: dict[str, None] = {}
+    for m in _CODE.finditer(text):
+        code = m.group("em") or m.group("pta") or m.group("acl") or m.group("hex")
+        if code:
+            seen.setdefault(code, None)
+    return list(seen)
+
+
+def extract_codes(messages: pa.Array, levels: pa.Array | None = None) -> pa.Array:
+    """A ``list<string>`` column of the codes in each message (empty list when none).
+
+    Records at DEBUG, INFO and TRACE level are not searched: codes there are echoes of
+    configuration or progress, and skipping them keeps DEBUG-heavy logs fast.
+    """
+    n = len(messages)
+    if n == 0:
+        return pa.array([], pa.list_(pa.string()))
+    look = np.ones(n, bool)
+    if levels is not None:
+        quiet = pc.is_in(levels, value_set=pa.array(_QUIET_LEVELS, levels.type))
+        look = ~pc.fill_null(quiet, False).to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(look)
+    if len(rows) == 0:
+        return pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, np.int32)),
+                                        pa.array([], pa.string()))
+    subset = messages if len(rows) == n else messages.take(pa.array(rows))
+    mask = pc.fill_null(pc.match_substring_regex(subset, _CANDIDATE_RE2), False)
+    rows = rows[mask.to_numpy(zero_copy_only=False)]
+    lengths = np.zeros(n, np.int32)
+    values: list[str] = []
+    if len(rows):
+        texts = messages.take(pa.array(rows)).to_pylist()  # candidate rows only
+        for row, text in zip(rows, texts):
+            found = codes_in(text or "")
+            lengths[row] = len(found)
+            values.extend(found)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, pa.string()))

@@ -1,0 +1,71 @@
+"""The two consoles: results to stdout, progress and diagnostics to stderr.
+
+Colour follows the terminal: off when the stream is not a TTY, and off whenever ``NO_COLOR``
+is set (https://no-color.org). Rich markup, emoji and highlighting are always off, so log
+text is never interpreted and output stays byte-stable.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TransferSpeedColumn,
+)
+
+
+def color_wanted(stream) -> bool:
+    """True when colour should be used on ``stream``."""
+    if os.environ.get("NO_COLOR", "") != "":
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def err_console() -> Console:
+    """The stderr console for progress, warnings and errors."""
+    color = color_wanted(sys.stderr)
+    return Console(stderr=True, markup=False, highlight=False, emoji=False,
+                   no_color=not color, color_system="auto" if color else None)
+
+
+def warn(message: str) -> None:
+    """One line on stderr; never a traceback."""
+    err_console().print(f"plogscan: {message}", soft_wrap=True)
+
+
+@contextmanager
+def progress_bar(enabled: bool, total_bytes: int | None = None) -> Iterator[object]:
+    """A byte-counting progress bar on stderr, or a no-op callback when disabled.
+
+    Yields ``advance(event, amount)``: ``("bytes", n)`` moves the bar, ``("file", 0)`` counts a
+    finished file.
+    """
+    if not enabled or not sys.stderr.isatty():
+        yield lambda event, amount: None
+        return
+    progress = Progress(
+        TextColumn("parsing"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+        TextColumn("{task.fields[files]} files"), TimeElapsedColumn(),
+        console=err_console(), transient=True)
+    task = progress.add_task("parse", total=total_bytes, files=0)
+    files = 0
+
+    def advance(event: str, amount: int) -> None:
+        nonlocal files
+        if event == "bytes":
+            progress.advance(task, amount)
+        elif event == "file":
+            files += 1
+            progress.update(task, files=files)
+
+    with progress:
+        yield advance

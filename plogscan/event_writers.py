@@ -1,0 +1,65 @@
+"""Print event batches as a text table, CSV or JSON Lines (``plogscan events``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable
+from datetime import datetime
+
+import pyarrow as pa
+
+from plogscan.schema import EVENT_SCHEMA
+from plogscan.textsafe import visible
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat(timespec="microseconds") if value is not None else None
+
+
+def jsonl(batch: pa.RecordBatch) -> str:
+    """One JSON object per record, keys in schema order, ISO-8601 ``ts``."""
+    out = io.StringIO()
+    for row in batch.to_pylist():
+        row["ts"] = _iso(row["ts"])
+        out.write(json.dumps(row, ensure_ascii=False))
+        out.write("\n")
+    return out.getvalue()
+
+
+def csv_rows(batch: pa.RecordBatch, header: bool) -> str:
+    """CSV with every schema column; ``codes`` joined with ``;``."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    if header:
+        writer.writerow(EVENT_SCHEMA.names)
+    for row in batch.to_pylist():
+        row["ts"] = _iso(row["ts"])
+        row["codes"] = ";".join(row["codes"] or [])
+        writer.writerow(["" if row[name] is None else row[name] for name in EVENT_SCHEMA.names])
+    return out.getvalue()
+
+
+def table_rows(batch: pa.RecordBatch, header: bool) -> str:
+    """Readable columns: time, level, module, pid, rank, where, first line of the message."""
+    out = io.StringIO()
+    if header:
+        out.write(f"{'ts':26}  {'level':7}  {'module':9}  {'pid':>8}  {'rank':>4}  "
+                  f"where / message\n")
+    for row in batch.to_pylist():
+        ts = row["ts"].isoformat(sep=" ", timespec="microseconds") if row["ts"] else "-"
+        first = visible((row["message"] or "").split("\n", 1)[0])
+        more = f" (+{row['line_count'] - 1} lines)" if row["line_count"] > 1 else ""
+        out.write(f"{ts:26}  {row['level'] or '-':7}  {row['module'] or '-':9}  "
+                  f"{'-' if row['pid'] is None else row['pid']:>8}  "
+                  f"{'-' if row['rank'] is None else row['rank']:>4}  "
+                  f"{row['path']}:{row['line']}{more}\n    {first}\n")
+    return out.getvalue()
+
+
+WRITERS: dict[str, Callable[[pa.RecordBatch, bool], str]] = {
+    "table": table_rows,
+    "csv": csv_rows,
+    "jsonl": lambda batch, header: jsonl(batch),
+}

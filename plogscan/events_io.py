@@ -1,0 +1,79 @@
+"""Event batches from any input: Parquet tables written by ``ingest``, or raw logs.
+
+``events`` and ``diagnose`` accept both, so a tree is parsed once and queried many times.
+Parquet is read batch by batch, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from plogscan.errors import InputError
+from plogscan.ingest import Ingest
+from plogscan.schema import EVENT_SCHEMA
+
+PARQUET_BATCH_ROWS = 65536
+PARQUET_WRITE_ROWS = 262144
+LOW_CARDINALITY = ["level", "module", "proc", "src_file", "kind", "path", "host", "fmt"]
+
+
+def is_parquet(path: str) -> bool:
+    return path.endswith(".parquet") and Path(path).is_file()
+
+
+def read_parquet(path: str) -> Iterator[pa.RecordBatch]:
+    """Batches of an event table file; refuses files that are not plogscan event tables."""
+    try:
+        handle = pq.ParquetFile(path)
+    except (OSError, pa.ArrowInvalid) as err:
+        raise InputError(f"cannot read Parquet file {path}: {err}") from err
+    missing = [name for name in EVENT_SCHEMA.names if name not in handle.schema_arrow.names]
+    if missing:
+        raise InputError(f"{path} is not a plogscan event table (missing columns: "
+                         f"{', '.join(missing)})",
+                         help="write one with: plogscan ingest LOGS -o events.parquet")
+    for batch in handle.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=EVENT_SCHEMA.names):
+        yield pa.RecordBatch.from_arrays(
+            [batch.column(i).cast(EVENT_SCHEMA.field(i).type) for i in range(len(EVENT_SCHEMA))],
+            schema=EVENT_SCHEMA)
+
+
+def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBatch]:
+    """Parquet inputs first (in the order given), then every other input through ``ingest``."""
+    tables = [p for p in paths if is_parquet(p)]
+    logs = [p for p in paths if not is_parquet(p)]
+    for path in tables:
+        yield from read_parquet(path)
+    if logs:
+        yield from ingest.batches(logs)
+
+
+class EventWriter:
+    """Write batches to a zstd Parquet file in row groups of a useful size."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._writer = pq.ParquetWriter(path, EVENT_SCHEMA, compression="zstd",
+                                        use_dictionary=LOW_CARDINALITY)
+        self._pending: list[pa.RecordBatch] = []
+        self._rows = 0
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        self._pending.append(batch)
+        self._rows += batch.num_rows
+        if self._rows >= PARQUET_WRITE_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._pending:
+            self._writer.write_table(pa.Table.from_batches(self._pending, schema=EVENT_SCHEMA),
+                                     row_group_size=PARQUET_WRITE_ROWS)
+        self._pending, self._rows = [], 0
+
+    def close(self) -> None:
+        self._flush()
+        self._writer.close()

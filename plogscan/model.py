@@ -1,0 +1,195 @@
+"""The shared vocabulary handed from the engine to the reporters: frozen dataclasses, no I/O.
+
+Reporters see these values only, never the parser or the event table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+
+
+class Level(str, Enum):
+    """Severity of a rule and its findings; ordered for ``--fail-on``."""
+
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    CRITICAL = "critical"
+
+    @property
+    def rank(self) -> int:
+        return _LEVEL_RANK[self]
+
+
+_LEVEL_RANK = {Level.INFO: 0, Level.WARNING: 1, Level.ERROR: 2, Level.CRITICAL: 3}
+
+
+class Verdict(str, Enum):
+    """Whether a rule matched, or could not be checked for lack of evidence."""
+
+    MATCH = "match"
+    NOT_EVALUABLE = "not_evaluable"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One log record that supports a finding."""
+
+    path: str
+    line: int
+    ts: datetime | None
+    message: str
+    step: str  # the rule step it filled ("match" for single-event rules)
+    level: str | None = None
+    module: str | None = None
+    pid: int | None = None
+    rank: int | None = None
+    host: str | None = None
+    device: int | None = None
+    line_count: int = 1
+    # Neighbouring records of the same file, for --verbose and the HTML report:
+    # (line, text) pairs before and after this record, in file order.
+    context_before: tuple[tuple[int, str], ...] = ()
+    context_after: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """A log record shown outside a finding (HTML events table, timelines): ERROR/WARNING
+    records and the records that are evidence of a finding."""
+
+    ts: datetime | None
+    level: str | None
+    module: str | None
+    pid: int | None
+    rank: int | None
+    host: str | None
+    device: int | None
+    kind: str
+    path: str
+    line: int
+    message: str
+    codes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a finding happened."""
+
+    hosts: tuple[str, ...] = ()
+    ranks: tuple[int, ...] = ()
+    pids: tuple[int, ...] = ()
+    devices: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule's conclusion about one group of events (one process, one communicator...)."""
+
+    fingerprint: str
+    rule: str  # stable id, e.g. "CCU001"
+    name: str  # dotted name, e.g. "ccu.context-reuse-then-mc2-fault"
+    title: str
+    category: str
+    level: Level
+    verdict: Verdict
+    description: str
+    scope: Scope
+    first_ts: datetime | None
+    last_ts: datetime | None
+    evidence: tuple[Evidence, ...]
+    remediation: tuple[str, ...]
+    references: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()  # for NOT_EVALUABLE: what evidence is missing and how to get it
+    captures: tuple[tuple[str, str], ...] = ()  # named regex captures, sorted by name
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class FileStats:
+    """What ingest saw in one file: every physical line is accounted for here."""
+
+    path: str
+    kind: str
+    bytes: int = 0
+    lines: int = 0
+    records: int = 0
+    record_lines: int = 0  # physical lines covered by records (sum of line_count)
+    blank_lines: int = 0
+    unparsed_lines: int = 0  # lines kept as records with a null level
+    decode_errors: int = 0  # invalid UTF-8 sequences replaced
+    nul_bytes: int = 0
+    truncated_lines: int = 0  # physical lines of 1022+ characters
+    invalid_timestamps: int = 0
+    epoch_clock_records: int = 0
+    problems: tuple[str, ...] = ()  # e.g. "gzip stream truncated after 1234 bytes"
+
+
+@dataclass(frozen=True)
+class IngestSummary:
+    """The ``inputs`` section of every report."""
+
+    paths: tuple[str, ...]
+    files: tuple[FileStats, ...]
+    skipped: tuple[SkippedFile, ...]
+
+    @property
+    def lines(self) -> int:
+        return sum(f.lines for f in self.files)
+
+    @property
+    def records(self) -> int:
+        return sum(f.records for f in self.files)
+
+    @property
+    def unparsed_lines(self) -> int:
+        return sum(f.unparsed_lines for f in self.files)
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Everything ``diagnose`` concluded: the input to every reporter."""
+
+    inputs: IngestSummary
+    findings: tuple[Finding, ...]
+    rules_evaluated: tuple[RuleInfo, ...] = ()  # every rule that ran, sorted by id
+    processes: tuple[ProcessInfo, ...] = ()
+    events: tuple[EventRow, ...] = ()  # ERROR/WARNING + evidence records, (ts, path, line) order
+    events_truncated: bool = False  # True when more events existed than were kept
+    exit_code: int = 0  # what the CLI will exit with for the chosen --fail-on
+    fail_on: str = "error"
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """Rule metadata reporters need (SARIF rule descriptors, JUnit test cases)."""
+
+    id: str
+    name: str
+    title: str
+    category: str
+    level: Level
+    description: str
+    remediation: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProcessInfo:
+    """One process seen in the logs: who it is and which log levels it wrote."""
+
+    host: str | None
+    pid: int
+    rank: int | None
+    device: int | None
+    levels: tuple[str, ...]
+    first_ts: datetime | None
+    last_ts: datetime | None

@@ -1,0 +1,90 @@
+"""The event table: one Arrow schema shared by the parser, the Parquet files and the engine.
+
+Every record that plogscan reads from any log file becomes one row of this table. It is the
+contract between ``parse`` (which produces it) and ``engine`` (which reads it); nothing else
+about the parser leaks downstream.
+
+Columns
+-------
+ts          Timestamp as written in the log, microsecond precision, no timezone. Null when the
+            record has none (continuation-only text, glog-style stdout lines without a year) or when
+            the written value is not a real date (``ts_invalid`` is then true).
+level       ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR``, ``EVENT``, ``TRACE``, ``OPLOG``, ``NULL`` or a
+            numeric level as written. Null for unparsed text.
+module      CANN module (``HCCL``, ``RUNTIME``, ``TSCH``...) or a pseudo-module for non-plog shapes
+            (``PTA`` for torch_npu lines, ``ERRMGR`` for error-manager blocks, ``PYTHON`` for
+            tracebacks).
+pid         Process id from the header (may be -1/-2 for firmware records).
+proc        Process name from the header (may be empty).
+tid         Thread id, when the body carries one in any of the known shapes.
+src_file    Source file named in ``[file:line]`` (basename or relative path as written).
+src_line    Source line named in ``[file:line]``.
+message     The record body after the header and ``[file:line]``/tid prefix; continuation lines
+            are joined with ``\\n``.
+kind        Source kind of the file (see ``SourceKind``).
+path        The file as the user named it; archive members are ``archive.tgz!member``.
+line        1-based physical line number of the record's first line.
+line_count  Number of physical lines the record spans (first to last, interior blanks included).
+host        Host or worker name, from the path (``worker-1``, ``node-…``) or content.
+rank        Rank id, from content (``[rank3]:``, ``RankID:3``) or the path (``rank_3``).
+device      Device id, from content or the path (``device-2``).
+codes       Error codes found in the record (``EI0002``, ``507916``, ``ERR00100``, ``0x7150227``…).
+fmt         Name of the line format that parsed the first line (``unparsed`` when none did).
+truncated   The record has a physical line of 1022 characters or more: the CANN log library cuts
+            records at that length without a marker, so its tail may be missing.
+ts_invalid  The line carried a timestamp that is not a real date (month 13, day 32...).
+clock_epoch The timestamp is in 1970: a device clock that was not yet synchronised.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import pyarrow as pa
+
+
+class SourceKind(str, Enum):
+    """What a file is, decided from its name, its path and a sniff of its content."""
+
+    PLOG_DEBUG = "plog-debug"
+    PLOG_RUN = "plog-run"
+    PLOG_SECURITY = "plog-security"
+    PLOG = "plog"  # a host plog whose debug/run/security directory is unknown
+    DEVICE_APP = "device-app"
+    DEVICE_FW = "device-fw"
+    DEVICE_OS = "device-os"
+    EVENT = "event"
+    STDOUT = "stdout"  # job stdout/stderr: torch_npu, error-manager blocks, tracebacks
+    SYSLOG = "syslog"  # host kernel log, /var/log/messages, bbox history, slogd self-log
+
+
+EVENT_SCHEMA = pa.schema(
+    [
+        pa.field("ts", pa.timestamp("us")),
+        pa.field("level", pa.string()),
+        pa.field("module", pa.string()),
+        pa.field("pid", pa.int64()),
+        pa.field("proc", pa.string()),
+        pa.field("tid", pa.int64()),
+        pa.field("src_file", pa.string()),
+        pa.field("src_line", pa.int32()),
+        pa.field("message", pa.large_string()),
+        pa.field("kind", pa.string()),
+        pa.field("path", pa.string()),
+        pa.field("line", pa.int64()),
+        pa.field("line_count", pa.int32()),
+        pa.field("host", pa.string()),
+        pa.field("rank", pa.int32()),
+        pa.field("device", pa.int32()),
+        pa.field("codes", pa.list_(pa.string())),
+        pa.field("fmt", pa.string()),
+        pa.field("truncated", pa.bool_()),
+        pa.field("ts_invalid", pa.bool_()),
+        pa.field("clock_epoch", pa.bool_()),
+    ],
+    metadata={"plogscan.schema_version": "1"},
+)
+
+COLUMNS: tuple[str, ...] = tuple(EVENT_SCHEMA.names)
+
+LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "EVENT", "TRACE", "OPLOG", "NULL")

@@ -1,0 +1,71 @@
+"""The line formats load, their samples parse, and broken format files give located errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from plogscan.errors import ErrorGroup
+from plogscan.formats import builtin_formats, load_formats
+
+
+def test_builtin_formats_load_and_every_sample_parses() -> None:
+    fset = builtin_formats()
+    assert fset.primary.name == "cann"
+    names = [f.name for f in fset.formats]
+    assert len(names) == len(set(names))
+    assert sum(len(f.samples) for f in fset.formats) >= 30
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+PRIMARY = """\
+formats:
+  - name: mini
+    primary: true
+    timestamp: cann
+    pattern: '\\[(?P<level>[A-Z]+)\\] (?P<module>\\w+)\\((?P<pid>-?\\d+),(?P<proc>[^)]*)\\):(?P<ts>\\d{4}-\\d\\d-\\d\\d-\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\.\\d{3}) '
+    samples:
+      - line: '[INFO] GE(1,p):2026-01-01-00:00:00.000.001 built'
+        fields: {level: INFO, module: GE, pid: 1, message: built}
+"""
+
+
+def test_minimal_format_file_loads(tmp_path: Path) -> None:
+    fset = load_formats([_write(tmp_path, PRIMARY)])
+    assert fset.primary.name == "mini"
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (("fields: {level: INFO,", "fields: {level: ERROR,"), "sample field 'level' is 'INFO'"),
+        (("    timestamp: cann\n", "    timestamp: cann\n    colour: red\n"), "unknown key 'colour'"),
+        (("(?P<module>", "(?P<modul>"), "unknown field group 'modul'"),
+        (("(?P<module>\\w+)", "(?P<module>(?<=x)\\w+)"), "pattern is not valid RE2"),
+        (("timestamp: cann", "timestamp: unix"), "unknown timestamp grammar 'unix'"),
+        (("    primary: true\n", "    primary: true\n    primary: false\n"), "duplicate key"),
+    ],
+)
+def test_broken_format_files_are_located(tmp_path: Path, edit: tuple[str, str],
+                                         expected: str) -> None:
+    old, new = edit
+    text = PRIMARY.replace(old, new, 1)
+    assert text != PRIMARY, "the edit must apply"
+    path = _write(tmp_path, text)
+    with pytest.raises(ErrorGroup) as info:
+        load_formats([path])
+    rendered = info.value.render()
+    assert expected in rendered
+    assert str(path) in rendered
+
+
+def test_a_sample_that_matches_no_format_is_reported(tmp_path: Path) -> None:
+    text = PRIMARY.replace("[INFO] GE(1,p)", "INFO GE 1 p")
+    with pytest.raises(ErrorGroup, match="1 error"):
+        load_formats([_write(tmp_path, text)])
