@@ -11,7 +11,7 @@ from datetime import datetime
 import pyarrow as pa
 
 from plogscan.schema import EVENT_SCHEMA
-from plogscan.textsafe import visible
+from plogscan.report.safe import neutralize
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -49,7 +49,7 @@ def table_rows(batch: pa.RecordBatch, header: bool) -> str:
                   f"where / message\n")
     for row in batch.to_pylist():
         ts = row["ts"].isoformat(sep=" ", timespec="microseconds") if row["ts"] else "-"
-        first = visible((row["message"] or "").split("\n", 1)[0])
+        first = neutralize((row["message"] or "").split("\n", 1)[0])
         more = f" (+{row['line_count'] - 1} lines)" if row["line_count"] > 1 else ""
         out.write(f"{ts:26}  {row['level'] or '-':7}  {row['module'] or '-':9}  "
                   f"{'-' if row['pid'] is None else row['pid']:>8}  "

@@ -28,7 +28,7 @@ import pyarrow as pa
 from plogscan.codes_extract import extract_codes
 from plogscan.formats import FormatSet, builtin_formats
 from plogscan.model import FileStats, IngestSummary, SkippedFile
-from plogscan.parse import ChunkResult, FileContext, parse_chunk
+from plogscan.parse import ChunkResult, FileContext, Head, parse_chunk
 from plogscan.schema import EVENT_SCHEMA, SourceKind
 
 CHUNK_BYTES = 4 << 20
@@ -91,7 +91,6 @@ def read_chunks(stream: BinaryIO, state: _FileState, size: int = CHUNK_BYTES) ->
     """Chunks of whole lines; a read error ends the file with a problem noted."""
     carry = b""
     line = 1
-    seen_text = False
     skipping = False  # inside an over-long line whose tail is dropped
     while True:
         try:
@@ -120,11 +119,10 @@ def read_chunks(stream: BinaryIO, state: _FileState, size: int = CHUNK_BYTES) ->
                 carry = data
             continue
         whole, carry = data[:cut], data[cut + 1:]
-        yield _Chunk(whole, line, seen_text)
-        seen_text = seen_text or not whole.isspace()
+        yield _Chunk(whole, line, line > 1)
         line += whole.count(b"\n") + 1
     if carry:
-        yield _Chunk(carry, line, seen_text)
+        yield _Chunk(carry, line, line > 1)
 
 
 class Ingest:
@@ -201,17 +199,24 @@ class Ingest:
         result = cleaned.result
         for key, value in (("lines", result.lines), ("blank_lines", result.blank_lines),
                            ("unparsed_lines", result.unparsed_lines),
+                           ("record_lines", -result.shared_lines),
                            ("truncated_lines", result.truncated_lines),
                            ("invalid_timestamps", result.invalid_timestamps),
                            ("epoch_clock_records", result.epoch_records),
                            ("nul_bytes", cleaned.nul_bytes),
                            ("decode_errors", cleaned.decode_errors)):
             state.add(key, value)
-        if result.head is not None and state.pending is not None:
-            state.pending = _extend(state.pending, result.head, state.pending_trailing_blank)
-            state.add("blank_lines", -state.pending_trailing_blank)
+        head = result.head
+        if head is not None and state.pending is not None:
+            between = state.pending_trailing_blank + head.lead_blank
+            state.pending = _extend(state.pending, head, between)
+            state.add("blank_lines", -between)
             if state.pending.column("fmt")[0].as_py() in ("unparsed", "text"):
-                state.add("unparsed_lines", result.head.lines + state.pending_trailing_blank)
+                state.add("unparsed_lines", head.lines + between)
+            state.pending_trailing_blank = 0
+        elif head is not None:  # continuation lines with nothing before them in the file
+            state.pending = _orphan(state.ctx, head)
+            state.add("unparsed_lines", head.lines)
             state.pending_trailing_blank = 0
         records = result.records
         if records.num_rows == 0:
@@ -262,11 +267,22 @@ class list_ahead:  # noqa: N801 - reads like a function at the call site
             yield previous, True
 
 
-def _extend(pending: pa.Table, head, trailing_blank: int) -> pa.Table:
+def _orphan(ctx: FileContext, head: Head) -> pa.Table:
+    """An unparsed record made of continuation lines that follow no record."""
+    kind_text = ctx.kind in (SourceKind.STDOUT.value, SourceKind.SYSLOG.value)
+    row = {name: None for name in EVENT_SCHEMA.names}
+    row.update(message=head.text, kind=ctx.kind, path=ctx.path, line=head.first_line,
+               line_count=head.lines, host=ctx.host, rank=ctx.rank, device=ctx.device,
+               codes=[], fmt="text" if kind_text else "unparsed", truncated=head.truncated,
+               ts_invalid=False, clock_epoch=False)
+    return pa.Table.from_pylist([row], schema=EVENT_SCHEMA)
+
+
+def _extend(pending: pa.Table, head: Head, between: int) -> pa.Table:
     """The pending record with continuation lines from the next chunk appended."""
     row = pending.to_pylist()[0]
-    row["message"] = (row["message"] or "") + "\n" * (1 + trailing_blank) + head.text
-    row["line_count"] = row["line_count"] + trailing_blank + head.lines
+    row["message"] = (row["message"] or "") + "\n" * (1 + between) + head.text
+    row["line_count"] = row["line_count"] + between + head.lines
     row["truncated"] = bool(row["truncated"] or head.truncated)
     row["codes"] = extract_codes(pa.array([row["message"]], pa.large_string()),
                                  pa.array([row["level"]], pa.string()))[0].as_py()

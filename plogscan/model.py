@@ -121,7 +121,8 @@ class FileStats:
     bytes: int = 0
     lines: int = 0
     records: int = 0
-    record_lines: int = 0  # physical lines covered by records (sum of line_count)
+    record_lines: int = 0  # physical lines covered by records (a line holding two glued
+    # records counts once, so sum(line_count) may exceed it by the number of glued lines)
     blank_lines: int = 0
     unparsed_lines: int = 0  # lines kept as records with a null level
     decode_errors: int = 0  # invalid UTF-8 sequences replaced

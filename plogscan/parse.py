@@ -29,6 +29,7 @@ _INT_FIELDS = {"pid": pa.int64(), "tid": pa.int64(), "src_line": pa.int32(),
 # Two records glued on one physical line (a lost newline): split before the second header.
 _GLUE_RE2 = r".\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*\(-?\d+,[^)]*\):"
 _GLUE_TAGS = ("[ERROR]", "[WARNING]", "[INFO]", "[DEBUG]", "[EVENT]", "[TRACE]")
+_TAG_INITIALS = np.frombuffer(b"EWIDT", dtype=np.uint8)
 _GLUE_PY = re.compile(r"(?<=.)(?=\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*"
                       r"\(-?\d+,[^)]*\):)")
 
@@ -48,8 +49,10 @@ class FileContext:
 class Head:
     """Lines at the top of a chunk that continue the record before the chunk."""
 
-    text: str  # continuation text, lines joined with "\n" (interior blank lines kept)
-    lines: int  # physical lines, from the chunk's first line to the last continuation line
+    text: str  # continuation text from the first non-blank line, joined with "\n"
+    first_line: int  # physical line number of that first non-blank line
+    lines: int  # physical lines from it to the last continuation line
+    lead_blank: int  # blank lines before it at the top of the chunk (counted as blank)
     truncated: bool
 
 
@@ -63,6 +66,7 @@ class ChunkResult:
     blank_lines: int = 0  # blank lines outside every record of this chunk
     trailing_blank: int = 0  # blank lines after the chunk's last record (may become interior)
     unparsed_lines: int = 0
+    shared_lines: int = 0  # physical lines holding two glued records (counted once)
     truncated_lines: int = 0
     invalid_timestamps: int = 0
     epoch_records: int = 0
@@ -221,8 +225,9 @@ def _glue_suspects(buf: bytes) -> np.ndarray:
     """
     raw = np.frombuffer(buf, dtype=np.uint8)
     brackets = np.flatnonzero(raw == 91)
-    brackets = brackets[brackets > 0]
-    brackets = brackets[raw[brackets - 1] != 10]
+    brackets = brackets[(brackets > 0) & (brackets + 1 < len(raw))]
+    # Only a "[" not at a line start and followed by a tag's first letter can glue.
+    brackets = brackets[(raw[brackets - 1] != 10) & np.isin(raw[brackets + 1], _TAG_INITIALS)]
     found = np.zeros(len(brackets), bool)
     for tag in _GLUE_TAGS:
         inside = brackets + len(tag) <= len(raw)
@@ -315,8 +320,9 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
         start[first_start] = True
         head_end = 0
     elif head_end:
-        text = "\n".join(matched.message.slice(0, head_end).to_pylist())
-        head = Head(text, int(lineno[head_end - 1] - lineno[0] + 1),
+        lead = int(head_nonblank[0])
+        text = "\n".join(matched.message.slice(lead, head_end - lead).to_pylist())
+        head = Head(text, int(lineno[lead]), int(lineno[head_end - 1] - lineno[lead] + 1), lead,
                     bool(long_line[:head_end].any()))
     starts = np.flatnonzero(start)
     # Last non-blank line of each record; blank lines after it are outside every record.
@@ -325,8 +331,9 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     last = np.maximum(last, starts)
     seg_end = np.append(starts[1:], n)
     record_lines = (lineno[last] - lineno[starts] + 1).astype(np.int32)
+    shared = int((lineno[starts[1:]] == lineno[last[:-1]]).sum()) if len(starts) > 1 else 0
     blank_total = int(blank.sum())
-    head_blank = int(blank[:head_end].sum())
+    head_blank = int(blank[head.lead_blank:head_end].sum()) if head else 0
     lead_blank = int(blank[head_end:first_start].sum()) if len(starts) else blank_total - head_blank
     inner_blank = int(sum_blank_inside(blank, starts, last))
     trailing_blank = int(blank[last[-1] + 1:].sum()) if len(starts) else 0
@@ -340,7 +347,7 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
         records=records, head=head, lines=n_physical,
         blank_lines=blank_total - head_blank - inner_blank,
         trailing_blank=trailing_blank if len(starts) else lead_blank,
-        unparsed_lines=unparsed, truncated_lines=truncated_lines,
+        unparsed_lines=unparsed, shared_lines=shared, truncated_lines=truncated_lines,
         invalid_timestamps=int(ts_invalid.sum()), epoch_records=int(epoch.sum()),
     )
 

@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 if [ -x .ci/install-browser.sh ] || [ -f .ci/install-browser.sh ]; then
   bash .ci/install-browser.sh
 fi
-python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-python -m ruff check plogscan tests bench
-python -m pytest "$@"
+"${PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check -e '.[test]'
+"${PYTHON:-python3}" -m ruff check plogscan tests bench
+"${PYTHON:-python3}" -m pytest "$@"

@@ -1,0 +1,90 @@
+"""``plogscan diagnose``: what went wrong, on which rank first, why, and what to do."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from plogscan.cli.common import (
+    input_size,
+    paths_argument,
+    quiet_option,
+    report_problems,
+    workers_option,
+)
+from plogscan.console import color_wanted, progress_bar, warn
+from plogscan.diagnose import FAIL_ON, run
+from plogscan.report import Format, render, write_all
+
+
+@click.command("diagnose")
+@paths_argument
+@click.option("--rules", "rules_dirs", multiple=True, type=click.Path(exists=True),
+              metavar="DIR", help="Extra rule files or directories; a rule with a built-in "
+              "id overrides it. Repeatable.")
+@click.option("--format", "fmt", type=click.Choice([f.value for f in Format]), default="text",
+              show_default=True, help="Report format.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the report to FILE instead of stdout.")
+@click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write every format at once: report.html/.json/.md/.sarif/.xml.")
+@click.option("--events-out", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Also save the parsed event table as Parquet.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True,
+              envvar="PLOGSCAN_FAIL_ON", show_envvar=True,
+              help="Exit 1 when a finding is at or above this level.")
+@click.option("--baseline", "baseline_path", type=click.Path(exists=True, dir_okay=False),
+              metavar="FILE", help="Suppress findings recorded by `plogscan baseline create`.")
+@click.option("-v", "--verbose", is_flag=True, help="Show context lines around evidence.")
+@click.option("--width", type=click.IntRange(40, 400), default=None,
+              help="Terminal report width (default: the terminal's, 80 when piped).")
+@quiet_option
+@workers_option
+def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
+            output_dir: str | None, events_out: str | None, fail_on: str,
+            baseline_path: str | None, verbose: bool, width: int | None, quiet: bool,
+            workers: int | None) -> None:
+    """Diagnose a failed Ascend job from its logs.
+
+    PATH may be files, directories, globs, .gz files, .tar/.tar.gz/.tgz/.zip
+    collections, or a .parquet written by `plogscan ingest`.
+
+    \b
+    Examples:
+      plogscan diagnose ./logs
+      plogscan diagnose ./logs --format json -o report.json
+      plogscan diagnose ./logs --output-dir plogscan-report --fail-on critical
+      plogscan diagnose events.parquet --rules ./my-rules --verbose
+
+    \b
+    Exit codes:
+      0  nothing at or above --fail-on
+      1  findings at or above --fail-on (a CI hook fails the job on this)
+      2  could not run: bad rule file, unreadable input, bad option
+    """
+    with progress_bar(not quiet, input_size([p for p in paths if not p.endswith(".parquet")])
+                      ) as advance:
+        diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
+                        on_progress=advance, events_out=events_out)
+    report_problems(diagnosis.inputs)
+    if baseline_path:
+        from plogscan.baseline import apply_baseline, expiry_warnings, load_baseline
+
+        diagnosis, _suppressed, expired = apply_baseline(diagnosis, load_baseline(
+            Path(baseline_path)))
+        for line in expiry_warnings(expired):
+            warn(line)
+    if output_dir:
+        for path in write_all(diagnosis, Path(output_dir), verbose=verbose):
+            click.echo(f"wrote {path}", err=True)
+    to_terminal = output is None and sys.stdout.isatty()
+    text = render(diagnosis, fmt, verbose=verbose,
+                  width=width or (None if not to_terminal else click.get_terminal_size()[0]),
+                  color=to_terminal and color_wanted(sys.stdout))
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=not text.endswith("\n"))
+    sys.exit(diagnosis.exit_code)

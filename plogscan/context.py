@@ -1,0 +1,85 @@
+"""Context lines around evidence, read back from the original files.
+
+Evidence records are known only after the rules have run, so their neighbouring lines are
+fetched afterwards: each file that holds evidence is read once more, up to the last line
+needed. Archive members are found by walking their archive again. Lines are raw text, cut to
+a readable length.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from plogscan.model import Evidence, Finding
+
+CONTEXT_LINES = 3
+MAX_CHARS = 500
+
+
+def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
+    wanted: dict[str, set[int]] = defaultdict(set)
+    for finding in findings:
+        for ev in finding.evidence:
+            first = max(1, ev.line - radius)
+            wanted[ev.path].update(range(first, ev.line + ev.line_count + radius))
+    return wanted
+
+
+def _read_lines(stream, numbers: set[int]) -> dict[int, str]:
+    """The requested 1-based lines of a binary stream (stops after the last one)."""
+    out: dict[int, str] = {}
+    last = max(numbers)
+    for number, raw in enumerate(stream, start=1):
+        if number in numbers:
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\x00", "")
+            out[number] = text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + " …"
+        if number >= last:
+            break
+    return out
+
+
+def _collect(inputs: Sequence[str], wanted: dict[str, set[int]]) -> dict[str, dict[int, str]]:
+    found: dict[str, dict[int, str]] = {}
+    plain = {p for p in wanted if "!" not in p and Path(p).is_file()}
+    for path in sorted(plain):
+        try:
+            with open(path, "rb") as handle:
+                found[path] = _read_lines(handle, wanted[path])
+        except OSError:
+            continue
+    members = {p for p in wanted if p not in plain}
+    if members:
+        from plogscan.sources import Skipped, iter_inputs
+
+        for item in iter_inputs(list(inputs)):
+            if isinstance(item, Skipped):
+                continue
+            source, stream = item
+            if source.path in members:
+                try:
+                    found[source.path] = _read_lines(stream, wanted[source.path])
+                except OSError:
+                    continue
+    return found
+
+
+def add_context(findings: Sequence[Finding], inputs: Sequence[str],
+                radius: int = CONTEXT_LINES) -> tuple[Finding, ...]:
+    """Findings whose evidence carries ``radius`` lines of context on each side."""
+    wanted = _wanted(findings, radius)
+    if not wanted:
+        return tuple(findings)
+    lines = _collect(inputs, wanted)
+
+    def with_context(ev: Evidence) -> Evidence:
+        text = lines.get(ev.path, {})
+        before = tuple((n, text[n]) for n in range(max(1, ev.line - radius), ev.line) if n in text)
+        end = ev.line + ev.line_count
+        after = tuple((n, text[n]) for n in range(end, end + radius) if n in text)
+        return replace(ev, context_before=before, context_after=after)
+
+    return tuple(replace(f, evidence=tuple(with_context(e) for e in f.evidence))
+                 for f in findings)

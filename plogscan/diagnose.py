@@ -1,0 +1,85 @@
+"""The ``diagnose`` pipeline as a library call: paths -> ``Diagnosis``.
+
+sources -> parse -> event batches -> (engine + overview, in one pass) -> findings, with
+context lines and the exit code decided for ``fail_on``. Reporters take it from there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+import pyarrow as pa
+
+from plogscan.baseline import exit_code_for
+from plogscan.context import add_context
+from plogscan.engine import RuleSet, load_rules, scan
+from plogscan.errors import InputError
+from plogscan.events_io import EventWriter, event_batches
+from plogscan.ingest import Ingest
+from plogscan.model import Diagnosis, EventRow, Finding, RuleInfo
+from plogscan.overview import Overview
+
+FAIL_ON = ("info", "warning", "error", "critical", "never")
+
+
+def exit_code(findings: Sequence[Finding], fail_on: str) -> int:
+    """1 when a finding is at or above ``fail_on`` (see ``baseline.exit_code_for``)."""
+    return exit_code_for(tuple(findings), fail_on)
+
+
+def rule_infos(rules: RuleSet) -> tuple[RuleInfo, ...]:
+    return tuple(RuleInfo(id=r.id, name=r.name, title=r.title, category=r.category,
+                          level=r.level, description=r.description,
+                          remediation=tuple(r.remediation), references=tuple(r.references))
+                 for r in sorted(rules, key=lambda r: r.id))
+
+
+def _evidence_rows(findings: Sequence[Finding]) -> list[EventRow]:
+    rows = []
+    for f in findings:
+        for ev in f.evidence:
+            rows.append(EventRow(ts=ev.ts, level=ev.level, module=ev.module, pid=ev.pid,
+                                 rank=ev.rank, host=ev.host, device=ev.device, kind="",
+                                 path=ev.path, line=ev.line, message=ev.message))
+    return rows
+
+
+def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
+        rules: RuleSet | None = None, workers: int | None = None,
+        on_progress: Callable[[str, int], None] | None = None,
+        events_out: str | None = None, context_lines: int = 3) -> Diagnosis:
+    """Read every input, run the rules, and return the whole diagnosis."""
+    if fail_on not in FAIL_ON:
+        raise InputError(f"unknown --fail-on level '{fail_on}'",
+                         help="valid choices are: " + ", ".join(FAIL_ON))
+    ruleset = rules if rules is not None else load_rules(list(rules_dirs))
+    ingest = Ingest(workers=workers, on_progress=on_progress)
+    overview = Overview()
+    writer = EventWriter(events_out) if events_out else None
+    saw_batches = False
+
+    def watched() -> Iterator[pa.RecordBatch]:
+        nonlocal saw_batches
+        for batch in event_batches(list(paths), ingest):
+            saw_batches = True
+            overview.consume(batch)
+            if writer is not None:
+                writer.write(batch)
+            yield batch
+
+    try:
+        findings = scan(watched(), ruleset)
+    finally:
+        if writer is not None:
+            writer.close()
+    summary = ingest.summary
+    if not summary.files and not saw_batches:
+        raise InputError("nothing could be read from the given paths",
+                         help="pass log files, directories, archives or an events .parquet")
+    if context_lines:
+        findings = list(add_context(findings, paths, context_lines))
+    events, truncated = overview.events(_evidence_rows(findings))
+    return Diagnosis(inputs=summary, findings=tuple(findings),
+                     rules_evaluated=rule_infos(ruleset), processes=overview.processes(),
+                     events=events, events_truncated=truncated,
+                     exit_code=exit_code(findings, fail_on), fail_on=fail_on)

@@ -1,0 +1,114 @@
+"""``scan``: run a rule set over the event table, one record batch at a time.
+
+For each batch and rule, every step's mask is computed over the whole batch with
+``pyarrow.compute`` (shared predicates are computed once per batch); only the candidate rows
+(those that fill some step) are kept, with their captures, plus a tiny per-process summary of
+which levels/modules/kinds were written (for ``requires``). Sequence and threshold logic then
+runs in Python over the candidates, which are few. Memory is bounded by the candidates, not by
+the log size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+import numpy as np
+import pyarrow as pa
+
+from plogscan.engine import correlate
+from plogscan.engine.correlate import Occurrence, Row
+from plogscan.engine.findings import build_finding
+from plogscan.engine.predicates import evaluate, extract
+from plogscan.engine.presence import Presence
+from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
+from plogscan.errors import InputError
+from plogscan.model import Finding
+from plogscan.schema import COLUMNS
+
+_EPOCH = datetime(1, 1, 1)
+
+
+class _Candidates:
+    """The candidate records of one rule, gathered batch by batch."""
+
+    def __init__(self, rule: Rule) -> None:
+        self.rule = rule
+        self.roles = list(rule.roles())
+        self.rows: list[Row] = []
+
+    def consume(self, batch: pa.RecordBatch, cache: dict) -> None:
+        masks = {role: evaluate(cond, batch, cache) for role, cond in self.roles}
+        hit = np.logical_or.reduce(list(masks.values()))
+        idx = np.flatnonzero(hit)
+        if idx.size == 0:
+            return
+        sub = batch.take(pa.array(idx))
+        cols = sub.to_pylist()
+        roles: list[set[str]] = [set() for _ in cols]
+        caps: list[dict[str, dict[str, str]]] = [{} for _ in cols]
+        for role, cond in self.roles:
+            local = masks[role][idx]
+            where = np.flatnonzero(local)
+            for i in where:
+                roles[i].add(role)
+            if not cond.captures or where.size == 0:
+                continue
+            found = extract(cond, sub.filter(pa.array(local)))
+            for j, i in enumerate(where):
+                caps[i][role] = {n: v[j] for n, v in found.items() if v[j]}
+        self.rows.extend(Row(c, frozenset(r), k) for c, r, k in zip(cols, roles, caps, strict=True))
+
+    def occurrences(self, presence: Presence) -> list[Occurrence]:
+        self.rows.sort(key=_order)
+        for i, row in enumerate(self.rows):
+            row.order = i
+        body = self.rule.body
+        if isinstance(body, Single):
+            return correlate.single(body, self.rows)
+        if isinstance(body, Threshold):
+            return correlate.threshold(body, self.rows)
+        assert isinstance(body, Sequence)
+        return correlate.sequence(body, self.rows, self.rule.requires, presence.check)
+
+
+def _order(row: Row) -> tuple:
+    ts = row.cols["ts"]
+    return (ts is None, ts or _EPOCH, row.cols["path"] or "", row.cols["line"] or 0)
+
+
+def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
+    if isinstance(events, pa.Table):
+        return events.to_batches()
+    return events
+
+
+def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Finding]:
+    """Run ``rules`` over the event table; findings sorted by level (critical first), first
+    timestamp, rule id and fingerprint."""
+    plans = [_Candidates(rule) for rule in rules]
+    presence = Presence()
+    need_presence = any(rule.requires is not None for rule in rules)
+    for batch in _batches(events):
+        missing = [c for c in COLUMNS if c not in batch.schema.names]
+        if missing:
+            raise InputError("the event table lacks columns: " + ", ".join(missing),
+                             help="produce it with `plogscan ingest` (see plogscan.schema)")
+        if batch.num_rows == 0:
+            continue
+        cache: dict = {}
+        for plan in plans:
+            plan.consume(batch, cache)
+        if need_presence:
+            presence.consume(batch)
+    findings = [build_finding(p.rule, occ) for p in plans for occ in p.occurrences(presence)]
+    findings.sort(key=_finding_order)
+    return findings
+
+
+def _finding_order(f: Finding) -> tuple:
+    first = f.evidence[0] if f.evidence else None
+    return (
+        -f.level.rank, f.first_ts is None, f.first_ts or _EPOCH, f.rule, f.fingerprint,
+        first.path if first else "", first.line if first else 0,
+    )

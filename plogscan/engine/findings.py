@@ -1,0 +1,97 @@
+"""Turn what a rule concluded (``Occurrence``) into a ``Finding``: evidence, scope, times,
+captures, the description with its ``{placeholders}`` filled, and the fingerprint.
+
+Placeholder and ``show`` names resolve in this order: the specials ``count`` and ``elapsed``;
+named regex captures (the first non-empty value in evidence order); columns of the trigger
+record (the one that filled the last step), else of the first evidence record that has one.
+Unknown values print as ``?``. Log text is substituted as it is, never interpreted.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from plogscan.engine.correlate import Occurrence, Row
+from plogscan.engine.fingerprint import fingerprint
+from plogscan.engine.rule import Rule, Sequence
+from plogscan.model import Evidence, Finding, Scope
+
+MAX_VALUE = 200  # characters of one capture or placeholder value
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def build_finding(rule: Rule, occ: Occurrence) -> Finding:
+    """The finding for one occurrence of ``rule``."""
+    context = {s.id for s in rule.body.context} if isinstance(rule.body, Sequence) else set()
+    evidence = tuple(_evidence(step, row) for step, row in occ.items)
+    scope = Scope(
+        hosts=_distinct(r.cols["host"] for _, r in occ.items),
+        ranks=_distinct(r.cols["rank"] for _, r in occ.items),
+        pids=_distinct(r.cols["pid"] for _, r in occ.items),
+        devices=_distinct(r.cols["device"] for _, r in occ.items),
+    )
+    times = [r.ts for step, r in occ.items if step not in context and r.ts is not None]
+    caps = _captures(occ)
+    values = {**caps, **occ.specials}
+    rows = [occ.trigger] + [r for _, r in occ.items]
+
+    def lookup(name: str) -> str:
+        if name in values:
+            return values[name]
+        return next((_text(r.cols[name]) for r in rows if r.cols.get(name) is not None), "?")
+
+    shown = {n: v for n in rule.show if (v := lookup(n)) != "?"} if rule.show else values
+    keys = [(step, row.cols["message"] or "") for step, row in occ.key_steps]
+    return Finding(
+        fingerprint=fingerprint(rule.id, occ.verdict.value, scope, keys),
+        rule=rule.id,
+        name=rule.name,
+        title=rule.title,
+        category=rule.category,
+        level=rule.level,
+        verdict=occ.verdict,
+        description=occ.description
+        or _PLACEHOLDER.sub(lambda m: lookup(m.group(1)), rule.description),
+        scope=scope,
+        first_ts=min(times) if times else None,
+        last_ts=max(times) if times else None,
+        evidence=evidence,
+        remediation=rule.remediation,
+        references=rule.references,
+        missing=occ.missing,
+        captures=tuple(sorted(shown.items())),
+    )
+
+
+def _captures(occ: Occurrence) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for step, row in occ.items:
+        for name, value in row.caps.get(step, {}).items():
+            if value and name not in out:
+                out[name] = _text(value)
+    return out
+
+
+def _evidence(step: str, row: Row) -> Evidence:
+    c = row.cols
+    return Evidence(
+        path=c["path"] or "", line=c["line"] or 0, ts=c["ts"], message=c["message"] or "",
+        step=step, level=c["level"], module=c["module"], pid=c["pid"], rank=c["rank"],
+        host=c["host"], device=c["device"], line_count=c["line_count"] or 1,
+    )
+
+
+def _distinct(values: Any) -> tuple:
+    return tuple(sorted({v for v in values if v is not None and v != ""}))
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, datetime):
+        text = value.isoformat(sep=" ")
+    elif isinstance(value, list | tuple):
+        text = ",".join(str(v) for v in value)
+    else:
+        text = str(value)
+    return text if len(text) <= MAX_VALUE else text[: MAX_VALUE - 1] + "…"

@@ -1,0 +1,200 @@
+"""Field predicates as Arrow masks: the operator registry and the mask/capture evaluators.
+
+Every operator works on a whole record batch with ``pyarrow.compute`` (regexes are RE2, so a
+rule cannot hang the scan). Inside one alternative the cheap predicates run first over the
+batch and the costly ones only over the rows still standing; ``re`` named groups are extracted
+only on the few candidate rows. A null field never matches.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.engine.rule import Condition, Predicate
+from plogscan.schema import EVENT_SCHEMA
+
+MaskFn = Callable[[pa.Array, tuple], pa.Array]
+
+
+def _kind(t: pa.DataType) -> str | None:
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "str"
+    if pa.types.is_integer(t):
+        return "int"
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_list(t):
+        return "list"
+    return None  # timestamps: ordered and windowed by the engine, not matched
+
+
+FIELD_KINDS: dict[str, str] = {
+    f.name: k for f in EVENT_SCHEMA if (k := _kind(f.type)) is not None  # type: ignore[misc]
+}
+
+
+def _any(arr: pa.Array, values: tuple, one: Callable[[pa.Array, object], pa.Array]) -> pa.Array:
+    out = one(arr, values[0])
+    for v in values[1:]:
+        out = pc.or_kleene(out, one(arr, v))
+    return out
+
+
+def _eq(arr: pa.Array, values: tuple) -> pa.Array:
+    return pc.is_in(arr, value_set=pa.array(list(values), type=arr.type))
+
+
+def _contains(arr: pa.Array, values: tuple) -> pa.Array:
+    return _any(arr, values, lambda a, v: pc.match_substring(a, v, ignore_case=True))
+
+
+def _startswith(arr: pa.Array, values: tuple) -> pa.Array:
+    return _any(arr, values, lambda a, v: pc.starts_with(a, v, ignore_case=True))
+
+
+def _endswith(arr: pa.Array, values: tuple) -> pa.Array:
+    return _any(arr, values, lambda a, v: pc.ends_with(a, v, ignore_case=True))
+
+
+def _re(arr: pa.Array, values: tuple) -> pa.Array:
+    return _any(arr, values, lambda a, v: pc.match_substring_regex(a, v))
+
+
+def _gte(arr: pa.Array, values: tuple) -> pa.Array:
+    return pc.greater_equal(arr, pa.scalar(values[0], type=arr.type))
+
+
+def _lte(arr: pa.Array, values: tuple) -> pa.Array:
+    return pc.less_equal(arr, pa.scalar(values[0], type=arr.type))
+
+
+@dataclass(frozen=True)
+class Operator:
+    """One ``field|op``: the field kinds it accepts, its cost class and its mask function."""
+
+    kinds: frozenset[str]
+    cost: int  # 0 exact, 1 literal substring, 2 regex: evaluated in this order
+    fn: MaskFn
+    single: bool = False  # takes exactly one value (no OR list)
+
+
+_TEXT = frozenset({"str", "list"})
+OPERATORS: dict[str, Operator] = {
+    "eq": Operator(frozenset({"str", "int", "bool", "list"}), 0, _eq),
+    "in": Operator(frozenset({"str", "int", "bool", "list"}), 0, _eq),
+    "contains": Operator(_TEXT, 1, _contains),
+    "startswith": Operator(_TEXT, 1, _startswith),
+    "endswith": Operator(_TEXT, 1, _endswith),
+    "re": Operator(_TEXT, 2, _re),
+    "gte": Operator(frozenset({"int"}), 0, _gte, single=True),
+    "lte": Operator(frozenset({"int"}), 0, _lte, single=True),
+}
+
+_GROUP = re.compile(r"\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>")
+
+
+def regex_groups(pattern: str) -> tuple[str, ...]:
+    """Named groups of an RE2 pattern, in order of appearance."""
+    return tuple(_GROUP.findall(pattern))
+
+
+def check_regex(pattern: str) -> str | None:
+    """Why an RE2 pattern cannot be used (compiled by Arrow's RE2), or None when it is fine."""
+    names = regex_groups(pattern)
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        return f"named group '{dupes[0]}' appears twice in one pattern"
+    probe = pa.array([""], pa.large_string())
+    try:
+        pc.match_substring_regex(probe, pattern)
+        if names:
+            pc.extract_regex(probe, pattern)
+    except pa.ArrowInvalid as err:
+        text = str(err)
+        if "unnamed groups" in text:
+            return "a pattern with named groups must not also have unnamed groups; write (?:...)"
+        return text
+    return None
+
+
+def _field_mask(pred: Predicate, arr: pa.Array) -> np.ndarray:
+    op = OPERATORS[pred.op]
+    if pa.types.is_list(arr.type):
+        flat = pc.list_flatten(arr)
+        parents = pc.list_parent_indices(arr).to_numpy(zero_copy_only=False)
+        hit = op.fn(flat, pred.values).fill_null(False).to_numpy(zero_copy_only=False)
+        out = np.zeros(len(arr), dtype=bool)
+        out[parents[hit]] = True
+        return out
+    return op.fn(arr, pred.values).fill_null(False).to_numpy(zero_copy_only=False)
+
+
+def _alternative_rows(
+    preds: Sequence[Predicate], batch: pa.RecordBatch, cache: dict | None
+) -> np.ndarray:
+    """Row indices where every predicate of one alternative holds (cheap predicates first)."""
+    order = sorted(preds, key=lambda p: OPERATORS[p.op].cost)
+    first = order[0]
+    key = (first.field, first.op, first.values)
+    if cache is not None and key in cache:
+        mask = cache[key]
+    else:
+        mask = _field_mask(first, batch.column(first.field))
+        if cache is not None:
+            cache[key] = mask
+    rows = np.flatnonzero(mask)
+    for pred in order[1:]:
+        if rows.size == 0:
+            break
+        sub = batch.column(pred.field).take(pa.array(rows))
+        rows = rows[_field_mask(pred, sub)]
+    return rows
+
+
+def evaluate(cond: Condition, batch: pa.RecordBatch, cache: dict | None = None) -> np.ndarray:
+    """Boolean mask of the records of ``batch`` that satisfy ``cond``."""
+    mask = np.zeros(batch.num_rows, dtype=bool)
+    for alt in cond.alternatives:
+        mask[_alternative_rows(alt, batch, cache)] = True
+    return mask
+
+
+def extract(cond: Condition, sub: pa.RecordBatch) -> dict[str, list[str | None]]:
+    """Named-group captures of ``cond`` for every row of ``sub`` (the candidate rows only).
+
+    The first alternative, and within it the first pattern, that yields a non-empty value for a
+    name wins. Rows where nothing captured a name hold None.
+    """
+    names = sorted(cond.captures)
+    out: dict[str, list[str | None]] = {n: [None] * sub.num_rows for n in names}
+    for alt in cond.alternatives:
+        alt_rows = _alternative_rows(alt, sub, None)
+        for pred in alt:
+            if pred.op != "re":
+                continue
+            column = sub.column(pred.field)
+            for pattern, groups in zip(pred.values, pred.groups, strict=True):
+                if not groups or alt_rows.size == 0:
+                    continue
+                texts = column.take(pa.array(alt_rows))
+                found = pc.extract_regex(texts, pattern)
+                _merge(out, alt_rows, found, groups)
+    return out
+
+
+def _merge(
+    out: Mapping[str, list[str | None]], rows: np.ndarray, found: pa.Array, groups: Sequence[str]
+) -> None:
+    valid = found.is_valid().to_numpy(zero_copy_only=False)
+    for name in groups:
+        values = found.field(name).to_pylist()
+        target = out[name]
+        for i, row in enumerate(rows):
+            if valid[i] and values[i] and target[row] is None:
+                target[row] = values[i]

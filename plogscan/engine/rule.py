@@ -1,0 +1,173 @@
+"""Rules as frozen values: what ``ruleset`` builds from YAML and ``engine`` runs.
+
+A rule has one match body: ``Single`` (one record), ``Sequence`` (ordered steps per group) or
+``Threshold`` (count per group within a span). Each body is made of ``Condition`` values: an OR
+of alternatives, each an AND of field ``Predicate``s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from plogscan.errors import Location
+from plogscan.model import Level
+
+STATUSES: tuple[str, ...] = ("experimental", "stable", "deprecated")
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """``field|op: values``: true when the field satisfies ``op`` for any of the values."""
+
+    field: str
+    op: str
+    values: tuple[object, ...]
+    groups: tuple[tuple[str, ...], ...] = ()  # named regex groups, one tuple per value (``re``)
+
+    @property
+    def captures(self) -> frozenset[str]:
+        """Capture names any value can produce."""
+        return frozenset(name for names in self.groups for name in names)
+
+    @property
+    def guaranteed(self) -> frozenset[str]:
+        """Capture names every value produces (so a matching record always has them)."""
+        if not self.groups:
+            return frozenset()
+        return frozenset.intersection(*(frozenset(names) for names in self.groups))
+
+
+@dataclass(frozen=True)
+class Condition:
+    """An OR of alternatives; each alternative is an AND of predicates."""
+
+    alternatives: tuple[tuple[Predicate, ...], ...]
+
+    @property
+    def captures(self) -> frozenset[str]:
+        return frozenset(n for alt in self.alternatives for p in alt for n in p.captures)
+
+    @property
+    def guaranteed(self) -> frozenset[str]:
+        per_alt = [frozenset(n for p in alt for n in p.guaranteed) for alt in self.alternatives]
+        return frozenset.intersection(*per_alt) if per_alt else frozenset()
+
+
+@dataclass(frozen=True)
+class Step:
+    """A named condition of a sequence (or a context condition, which only adds evidence)."""
+
+    id: str
+    cond: Condition
+    absent: bool = False
+    limit: int = 0  # context steps: how many of the latest records to keep
+
+
+@dataclass(frozen=True)
+class Single:
+    """One record matches. With ``by``, matching records are grouped into one finding per key."""
+
+    cond: Condition
+    by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """Ordered steps in one group, the first to the last within ``within`` microseconds."""
+
+    steps: tuple[Step, ...]
+    by: tuple[str, ...] = ()
+    within: int | None = None
+    until: Condition | None = None
+    context: tuple[Step, ...] = ()
+
+    @property
+    def positive(self) -> tuple[Step, ...]:
+        return tuple(s for s in self.steps if not s.absent)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """At least ``count`` matching records in one group within ``within`` microseconds."""
+
+    cond: Condition
+    count: int
+    by: tuple[str, ...] = ()
+    within: int | None = None
+
+
+Body = Single | Sequence | Threshold
+
+
+@dataclass(frozen=True)
+class Requires:
+    """Evidence a process must have logged for the rule to be checkable there."""
+
+    levels: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    advice: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """``DEBUG records of module HCCL``: the wanted record, in words."""
+        parts = [("/".join(self.levels) + " records") if self.levels else "records"]
+        if self.modules:
+            parts.append("of module " + "/".join(self.modules))
+        if self.kinds:
+            parts.append("in " + "/".join(self.kinds) + " files")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule file, validated."""
+
+    id: str
+    name: str
+    title: str
+    category: str
+    level: Level
+    status: str
+    description: str
+    remediation: tuple[str, ...]
+    body: Body
+    references: tuple[str, ...] = ()
+    requires: Requires | None = None
+    show: tuple[str, ...] = ()
+    where: Location = field(default_factory=lambda: Location("<memory>"))
+
+    def roles(self) -> Iterator[tuple[str, Condition]]:
+        """Every (role id, condition) the engine evaluates per record batch."""
+        body = self.body
+        if isinstance(body, Sequence):
+            for step in (*body.steps, *body.context):
+                yield step.id, step.cond
+            if body.until is not None:
+                yield "until", body.until
+        else:
+            yield "match", body.cond
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """The rules to run, sorted by id; ids and names are unique."""
+
+    rules: tuple[Rule, ...] = ()
+
+    def __iter__(self) -> Iterator[Rule]:
+        return iter(self.rules)
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def get(self, key: str) -> Rule | None:
+        """The rule with this id or dotted name (ids are matched case-insensitively)."""
+        for rule in self.rules:
+            if rule.id.upper() == key.upper() or rule.name == key:
+                return rule
+        return None
+
+    def only(self, *ids: str) -> RuleSet:
+        """A rule set restricted to the given ids."""
+        return RuleSet(tuple(r for r in self.rules if r.id in ids))

@@ -1,0 +1,153 @@
+"""Find and load rule files: the built-in pack plus any ``--rules`` paths, strictly.
+
+Built-in rules live in the top-level ``rules/`` directory of a checkout; an installed wheel
+carries a copy as ``plogscan/_rules`` (see setup.py). A rule from a ``--rules`` path replaces
+the built-in rule with the same id. Every file is loaded even after an error, so
+``collect_errors=True`` raises one ``ErrorGroup`` that lists every problem in every file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from plogscan.engine.fields import Doc
+from plogscan.engine.located import LMap, load_yaml
+from plogscan.engine.rule import Rule, RuleSet
+from plogscan.engine.ruledoc import build_rule
+from plogscan.errors import ErrorGroup, InputError, Location, RuleError
+
+CASE_SUFFIX = ".test.yaml"
+
+
+def builtin_rules_dir(package: Path | None = None) -> Path:
+    """The built-in rule pack: ``plogscan/_rules`` when installed, else ``<checkout>/rules``.
+
+    ``package`` is the ``plogscan`` package directory (default: this installation's).
+    """
+    package = package or Path(__file__).resolve().parent.parent
+    installed = package / "_rules"
+    return installed if installed.is_dir() else package.parent / "rules"
+
+
+def rule_files(paths: Iterable[str | Path]) -> list[Path]:
+    """Rule files under the given files/directories, in a stable order (case files excluded)."""
+    out: list[Path] = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*")
+                if p.suffix in (".yaml", ".yml") and p.is_file() and not _hidden(p, path)
+            )
+            out.extend(p for p in found if not p.name.endswith(CASE_SUFFIX))
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise InputError(f"no such rule file or directory: {path}")
+    return out
+
+
+def _hidden(p: Path, root: Path) -> bool:
+    return any(part.startswith((".", "_")) for part in p.relative_to(root).parts)
+
+
+def load_rule_file(path: Path, display: str | None = None) -> tuple[Rule | None, list[RuleError]]:
+    """One rule file: the rule (or None) and every error found in it."""
+    name = display or str(path)
+    doc = Doc(name)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        return None, [RuleError(f"cannot read rule file: {err}", where=Location(name))]
+    try:
+        data = load_yaml(text, name)
+    except RuleError as err:
+        return None, [err]
+    if data is None:
+        return None, [RuleError("empty rule file", where=Location(name, 1))]
+    m = doc.mapping(data, getattr(data, "line", 1), "a rule file")
+    rule = build_rule(doc, m) if isinstance(m, LMap) else None
+    return rule, sorted(doc.errors, key=lambda e: e.where.line if e.where else 0)
+
+
+def rule_from_text(text: str, path: str = "<text>") -> Rule:
+    """One rule from YAML text (for tests and tools); raises ``ErrorGroup`` when invalid."""
+    try:
+        data = load_yaml(text, path)
+    except RuleError as err:
+        raise ErrorGroup([err]) from None
+    doc = Doc(path)
+    m = doc.mapping(data, getattr(data, "line", 1), "a rule file")
+    rule = build_rule(doc, m) if isinstance(m, LMap) else None
+    if rule is None or doc.errors:
+        raise ErrorGroup(doc.errors or [RuleError("invalid rule", where=Location(path))])
+    return rule
+
+
+def load_rules(
+    paths: Sequence[str | Path] | None = None,
+    *,
+    builtin: bool = True,
+    collect_errors: bool = True,
+) -> RuleSet:
+    """Load the built-in pack (if ``builtin``) and the rules under ``paths``.
+
+    Rules under ``paths`` override built-in rules with the same id. Two rules with the same id
+    (or name) in one layer are an error. With ``collect_errors`` every error of every file is
+    raised together as ``ErrorGroup``; otherwise the first error is raised as it is found.
+    """
+    rules, errors = load_partial(paths, builtin=builtin, stop_early=not collect_errors)
+    if errors:
+        raise ErrorGroup(errors) if collect_errors else errors[0]
+    return rules
+
+
+def load_partial(
+    paths: Sequence[str | Path] | None = None, *, builtin: bool = True, stop_early: bool = False
+) -> tuple[RuleSet, list[RuleError]]:
+    """The rules that loaded and every error found (for ``rules check``, which lints both)."""
+    layers: list[list[Path]] = []
+    if builtin:
+        base = builtin_rules_dir()
+        layers.append(rule_files([base]) if base.is_dir() else [])
+    layers.append(rule_files(paths or []))
+    errors: list[RuleError] = []
+    chosen: dict[str, Rule] = {}
+    for files in layers:
+        layer: dict[str, Rule] = {}
+        for path in files:
+            rule, found = load_rule_file(path, display_path(path))
+            errors.extend(found)
+            if rule is not None:
+                clash = layer.get(rule.id) or next(
+                    (r for r in layer.values() if r.name == rule.name), None)
+                if clash is None:
+                    layer[rule.id] = rule
+                else:
+                    errors.append(RuleError(
+                        f"rule {rule.id} ({rule.name}) is defined twice", where=rule.where,
+                        help=f"the other one is at {clash.where}"))
+            if errors and stop_early:
+                return RuleSet(), errors
+        chosen.update(layer)
+    errors.extend(_name_clashes(chosen.values()))
+    return RuleSet(tuple(sorted(chosen.values(), key=lambda r: r.id))), errors
+
+
+def _name_clashes(rules: Iterable[Rule]) -> list[RuleError]:
+    seen: dict[str, Rule] = {}
+    out: list[RuleError] = []
+    for rule in sorted(rules, key=lambda r: r.id):
+        other = seen.setdefault(rule.name, rule)
+        if other is not rule:
+            out.append(RuleError(f"rule name '{rule.name}' is used by {other.id} and {rule.id}",
+                                 where=rule.where, help=f"{other.id} is at {other.where}"))
+    return out
+
+
+def display_path(path: Path) -> str:
+    """A short, stable name for messages: relative to the working directory when inside it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)

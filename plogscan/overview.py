@@ -1,0 +1,110 @@
+"""What ``diagnose`` keeps of the event stream besides the rules' candidates.
+
+The reports need a picture of the whole input, not only findings: which processes wrote
+which levels (``ProcessInfo``) and the ERROR/WARNING records for timelines and the HTML events
+table (``EventRow``). ``Overview`` watches the same batches the engine consumes and keeps only
+small aggregates, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.model import EventRow, ProcessInfo
+
+KEEP_EVENTS = 2000  # rows kept for reports, earliest first
+_COLLECT_LIMIT = 20000  # rows gathered before the earliest KEEP_EVENTS are chosen
+_NOTABLE = pa.array(["ERROR", "WARNING"], pa.string())
+MESSAGE_CHARS = 2000
+
+
+@dataclass
+class _Proc:
+    levels: set[str] = field(default_factory=set)
+    rank: int | None = None
+    device: int | None = None
+    first: datetime | None = None
+    last: datetime | None = None
+
+
+def _min(a: datetime | None, b: datetime | None) -> datetime | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _max(a: datetime | None, b: datetime | None) -> datetime | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+def event_row(row: dict) -> EventRow:
+    """An ``EventRow`` from one event-table row (message cut to a readable size)."""
+    message = row["message"] or ""
+    if len(message) > MESSAGE_CHARS:
+        message = message[:MESSAGE_CHARS] + " …"
+    return EventRow(ts=row["ts"], level=row["level"], module=row["module"], pid=row["pid"],
+                    rank=row["rank"], host=row["host"], device=row["device"], kind=row["kind"],
+                    path=row["path"], line=row["line"], message=message,
+                    codes=tuple(row["codes"] or ()))
+
+
+def order_key(row: EventRow) -> tuple:
+    return (row.ts is None, row.ts or datetime.min, row.path, row.line)
+
+
+class Overview:
+    """Aggregates over every batch: processes and notable records."""
+
+    def __init__(self) -> None:
+        self._procs: dict[tuple[str | None, int], _Proc] = {}
+        self._events: list[EventRow] = []
+        self.events_truncated = False
+
+    def consume(self, batch: pa.RecordBatch) -> None:
+        table = pa.Table.from_batches([batch])
+        self._processes(table)
+        notable = table.filter(pc.fill_null(pc.is_in(table.column("level"),
+                                                     value_set=_NOTABLE), False))
+        if notable.num_rows == 0:
+            return
+        if len(self._events) >= _COLLECT_LIMIT:
+            self.events_truncated = True
+            return
+        room = _COLLECT_LIMIT - len(self._events)
+        if notable.num_rows > room:
+            self.events_truncated = True
+            notable = notable.slice(0, room)
+        self._events.extend(event_row(r) for r in notable.to_pylist())
+
+    def _processes(self, table: pa.Table) -> None:
+        with_pid = table.filter(pc.is_valid(table.column("pid")))
+        if with_pid.num_rows == 0:
+            return
+        grouped = with_pid.group_by(["host", "pid"], use_threads=False).aggregate([
+            ("level", "distinct"), ("rank", "min"), ("device", "min"), ("ts", "min"),
+            ("ts", "max")])
+        for g in grouped.to_pylist():  # one row per process in this batch
+            proc = self._procs.setdefault((g["host"], g["pid"]), _Proc())
+            proc.levels.update(level for level in g["level_distinct"] if level)
+            proc.rank = proc.rank if proc.rank is not None else g["rank_min"]
+            proc.device = proc.device if proc.device is not None else g["device_min"]
+            proc.first = _min(proc.first, g["ts_min"])
+            proc.last = _max(proc.last, g["ts_max"])
+
+    def processes(self) -> tuple[ProcessInfo, ...]:
+        out = [ProcessInfo(host=host, pid=pid, rank=p.rank, device=p.device,
+                           levels=tuple(sorted(p.levels)), first_ts=p.first, last_ts=p.last)
+               for (host, pid), p in self._procs.items()]
+        out.sort(key=lambda p: (p.rank is None, p.rank or 0, p.host or "", p.pid))
+        return tuple(out)
+
+    def events(self, extra: list[EventRow]) -> tuple[tuple[EventRow, ...], bool]:
+        """Notable records plus ``extra`` (finding evidence), de-duplicated, earliest first."""
+        seen: dict[tuple[str, int], EventRow] = {}
+        for row in sorted([*self._events, *extra], key=order_key):
+            seen.setdefault((row.path, row.line), row)
+        rows = sorted(seen.values(), key=order_key)
+        truncated = self.events_truncated or len(rows) > KEEP_EVENTS
+        return tuple(rows[:KEEP_EVENTS]), truncated

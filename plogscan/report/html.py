@@ -1,0 +1,215 @@
+"""The HTML report: one self-contained file to attach to a ticket or an email.
+
+Everything is inlined (CSS, the small script, the SVG swimlane chart); nothing is fetched. Log text
+is attacker-controllable, so the template runs under Jinja2 autoescape, the script never turns
+text into markup (it only hides and reorders rows rendered here), and a Content-Security-Policy
+meta tag allows no remote load and runs only the inline script whose sha256 it names.
+Output depends on the Diagnosis alone: no clock, everything sorted.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from datetime import datetime
+from functools import lru_cache
+from importlib import resources
+
+import jinja2
+from markupsafe import Markup
+
+from plogscan import __version__
+from plogscan.model import Diagnosis, EventRow, Evidence, Finding, Verdict
+from plogscan.report import ranks, swimlane, view
+from plogscan.report.safe import neutralize
+
+MAX_EVENT_ROWS = 2000  # keeps the file small; evidence and errors are kept first
+MAX_FILE_ROWS = 1000
+MAX_MESSAGE = 2000  # characters of a message shown in the events table
+MAX_EVIDENCE = 10000  # characters of an evidence record
+MAX_CONTEXT = 1000  # characters of one context line
+_ASSETS = "report/assets"
+
+
+def render(diagnosis: Diagnosis, *, verbose: bool = False) -> str:
+    """The report for ``diagnosis`` as one HTML document; ``verbose`` opens every evidence
+    block (context lines are always included, collapsed by default)."""
+    script, css = _asset("report.js"), _asset("report.css")
+    root = ranks.root_cause(diagnosis)
+    findings = view.ordered_findings(diagnosis.findings)
+    context = {
+        "csp": content_security_policy(script),
+        "script": Markup(script),  # our own asset, checked by _asset; hashed in the CSP
+        "css": Markup(css),
+        "version": __version__,
+        "verbose": verbose,
+        "summary": _summary(diagnosis, findings, root),
+        "chart": swimlane.layout(diagnosis, root[:2] if root else None),
+        "lane_height": swimlane.LANE_HEIGHT,
+        "findings": [_finding_view(i, f) for i, f in enumerate(findings, 1)],
+        "suppressed": [(f, view.suppression_reason(diagnosis, f.fingerprint))
+                       for f in view.suppressed(diagnosis)],
+        "expired": view.expired_entries(diagnosis),
+        "events": _events_view(diagnosis),
+        "ingest": _ingest_view(diagnosis),
+        "processes": _processes_view(diagnosis),
+    }
+    return _template().render(**context)
+
+
+def script_hash(script: str) -> str:
+    """The CSP source expression allowing exactly this inline script."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
+
+
+def content_security_policy(script: str) -> str:
+    """No remote loads of any kind; inline styles; only the given inline script runs."""
+    return ("default-src 'none'; style-src 'unsafe-inline'; "
+            f"script-src '{script_hash(script)}'; img-src data:; "
+            "base-uri 'none'; form-action 'none'")
+
+
+def _asset(name: str) -> str:
+    text = resources.files("plogscan").joinpath(f"{_ASSETS}/{name}").read_text("utf-8")
+    if "</" in text or "<!--" in text:  # would end or confuse the inline <script>/<style>
+        raise ValueError(f"{name}: must not contain '</' or '<!--' (it is inlined)")
+    return text
+
+
+@lru_cache(maxsize=1)
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, finalize=_finalize,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["ts"] = fmt_ts
+    source = resources.files("plogscan").joinpath(f"{_ASSETS}/report.html.j2")
+    return env.from_string(source.read_text("utf-8"))
+
+
+def _finalize(value: object) -> object:
+    """Every printed string shows control and bidi characters as escapes (see ``safe``);
+    autoescape then makes it inert markup. Our own assets arrive as Markup and pass as they are."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return neutralize(value)
+    return value
+
+
+def fmt_ts(ts: datetime | None) -> str:
+    """Timestamps as logged, to the microsecond; empty when unknown."""
+    return "" if ts is None else view.fmt_ts(ts)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit} more characters]"
+
+
+def _ts_key(ts: datetime | None) -> tuple:
+    return (1, datetime.min) if ts is None else (0, ranks.naive_utc(ts))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _summary(diagnosis: Diagnosis, findings: list[Finding], root) -> dict:
+    """The verdict counts matched findings only; the top finding is the first matched one in
+    report order (or, when nothing matched, the first check that could not be evaluated)."""
+    matched = [f for f in findings if f.verdict is Verdict.MATCH]
+    pending = [f for f in findings if f.verdict is Verdict.NOT_EVALUABLE]
+    by_level = [(lv.value, sum(1 for f in matched if f.level is lv)) for lv in view.LEVELS_DESC]
+    by_level = [(name, n) for name, n in by_level if n]
+    top = (matched or pending or [None])[0]
+    if not matched:
+        verdict = "clean"
+    elif len(by_level) == 1:
+        verdict = _plural(len(matched), f"{by_level[0][0]} finding")
+    else:
+        verdict = (_plural(len(matched), "finding") + ": "
+                   + ", ".join(f"{n} {name}" for name, n in by_level))
+    first, last = view.time_span(diagnosis)
+    return {
+        "verdict": verdict,
+        "line": view.verdict_line(diagnosis),
+        "status": max(matched, key=lambda f: f.level.rank).level.value if matched else "clean",
+        "not_evaluable": _plural(len(pending), "check") if pending else "",
+        "top": top,
+        "top_anchor": f"finding-{findings.index(top) + 1}" if top is not None else "",
+        "root": root,
+        "files": len(diagnosis.inputs.files),
+        "records": diagnosis.inputs.records,
+        "processes": len(diagnosis.processes),
+        "ranks": ranks.distinct_ranks(diagnosis),
+        "span": (fmt_ts(first), fmt_ts(last)) if first is not None else None,
+    }
+
+
+def _evidence_view(item: Evidence, delta: float | None) -> dict:
+    where = ", ".join(part for part in (
+        f"rank {item.rank}" if item.rank is not None else "",
+        item.host or "", f"pid {item.pid}" if item.pid is not None else "",
+        f"device {item.device}" if item.device is not None else "") if part)
+    return {
+        "item": item, "where": where,
+        "delta": "" if delta is None else view.fmt_duration(delta, signed=True),
+        "message": _clip(item.message, MAX_EVIDENCE),
+        "headline": _clip(item.message.split("\n", 1)[0], 200),
+        "before": [(n, _clip(t, MAX_CONTEXT)) for n, t in item.context_before],
+        "after": [(n, _clip(t, MAX_CONTEXT)) for n, t in item.context_after],
+    }
+
+
+def _finding_view(number: int, finding: Finding) -> dict:
+    deltas = view.step_deltas(finding.evidence)
+    evidence = [_evidence_view(item, delta)
+                for item, delta in zip(finding.evidence, deltas, strict=True)]
+    return {"anchor": f"finding-{number}", "f": finding, "evidence": evidence,
+            "scope": view.scope_parts(finding.scope)}
+
+
+def _events_view(diagnosis: Diagnosis) -> dict:
+    """The rows of the events table: evidence records first, then errors, then the rest,
+    up to MAX_EVENT_ROWS, shown in (time, path, line) order."""
+    cited = {(i.path, i.line) for f in diagnosis.findings for i in f.evidence}
+
+    def priority(ev: EventRow) -> int:
+        if (ev.path, ev.line) in cited:
+            return 0
+        return 1 if (ev.level or "").upper() in ranks.ERROR_LEVELS else 2
+
+    def order(ev: EventRow) -> tuple:
+        return (_ts_key(ev.ts), ev.path, ev.line, ev.message)
+
+    everything = sorted(diagnosis.events, key=order)
+    kept = sorted(sorted(everything, key=priority)[:MAX_EVENT_ROWS], key=order)
+    resolve = ranks.rank_resolver(diagnosis)
+    rows = [{"e": ev, "level": _level_name(ev.level),
+             "rank": resolve(ev.rank, ev.host, ev.pid), "cited": (ev.path, ev.line) in cited,
+             "message": _clip(ev.message, MAX_MESSAGE)} for ev in kept]
+    return {"rows": rows, "total": len(everything), "dropped": len(everything) - len(kept),
+            "engine_truncated": diagnosis.events_truncated,
+            "levels": sorted({row["level"] for row in rows})}
+
+
+def _level_name(level: str | None) -> str:
+    """Upper-case letters and digits only: the value doubles as a CSS class and filter key."""
+    name = "".join(ch for ch in (level or "").upper() if ch.isascii() and ch.isalnum())
+    return name or "NONE"
+
+
+def _ingest_view(diagnosis: Diagnosis) -> dict:
+    inputs = diagnosis.inputs
+    files = sorted(inputs.files, key=lambda f: f.path)
+    return {
+        "paths": sorted(inputs.paths),
+        "files": files[:MAX_FILE_ROWS],
+        "files_dropped": max(0, len(files) - MAX_FILE_ROWS),
+        "skipped": sorted(inputs.skipped, key=lambda s: (s.path, s.reason)),
+        "lines": inputs.lines, "records": inputs.records, "unparsed": inputs.unparsed_lines,
+        "clock": [f for f in files if f.invalid_timestamps or f.epoch_clock_records],
+        "problems": [(f.path, p) for f in files for p in f.problems],
+    }
+
+
+def _processes_view(diagnosis: Diagnosis) -> list:
+    return sorted(diagnosis.processes, key=lambda p: (
+        p.rank is None, p.rank if p.rank is not None else 0, p.host or "", p.pid))

@@ -1,0 +1,145 @@
+"""The JSON report (``--format json``): a versioned document for machines.
+
+Its shape is published as a JSON Schema in ``plogscan/schema/report.schema.json`` (validated by
+the tests for every document they produce). ``schema_version`` changes only when a field is
+removed or changes meaning; new fields may appear without it. Timestamps are ISO 8601 with
+microseconds, as written in the logs (no time zone unless the log had one). Keys are sorted
+and the document is indented, so the same diagnosis always gives byte-identical output.
+Log text is kept verbatim: JSON escaping makes it safe, and consumers get the real bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from plogscan import __version__
+from plogscan.model import Diagnosis, Evidence, FileStats, Finding, ProcessInfo, RuleInfo
+from plogscan.report.safe import json_text
+from plogscan.report.view import (
+    counts_by_level,
+    counts_by_verdict,
+    expired_entries,
+    iso_ts,
+    ordered_findings,
+    seconds_between,
+    suppressed,
+    suppression_reason,
+)
+
+SCHEMA_VERSION = 1
+
+
+def schema_path() -> Path:
+    """Where the published JSON Schema of this document lives (shipped with the package)."""
+    return Path(__file__).resolve().parent.parent / "schema" / "report.schema.json"
+
+
+def render(diagnosis: Diagnosis) -> str:
+    """The JSON document, newline-terminated."""
+    return json_text(document(diagnosis))
+
+
+def document(diagnosis: Diagnosis) -> dict:
+    """The report as plain JSON-ready data."""
+    findings = ordered_findings(diagnosis.findings)
+    hidden = suppressed(diagnosis)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "plogscan", "version": __version__},
+        "inputs": _inputs(diagnosis),
+        "processes": [_process(p) for p in _ordered_processes(diagnosis.processes)],
+        "rules_evaluated": [_rule(r) for r in sorted(diagnosis.rules_evaluated,
+                                                     key=lambda r: r.id)],
+        "findings": [finding_dict(f) for f in findings],
+        "suppressed": [
+            {**finding_dict(f), "baseline_reason": suppression_reason(diagnosis, f.fingerprint)}
+            for f in hidden
+        ],
+        "baseline_expired": [
+            {key: entry.get(key) for key in ("fingerprint", "rule", "title", "reason", "expires")}
+            for entry in expired_entries(diagnosis)
+        ],
+        "summary": {
+            "findings": len(findings),
+            "by_level": counts_by_level(findings),
+            "by_verdict": counts_by_verdict(findings),
+            "suppressed": len(hidden),
+            "exit_code": diagnosis.exit_code,
+            "fail_on": diagnosis.fail_on,
+            "top_finding": findings[0].fingerprint if findings else None,
+        },
+    }
+
+
+def _inputs(diagnosis: Diagnosis) -> dict:
+    inputs = diagnosis.inputs
+    return {
+        "paths": list(inputs.paths),
+        "files": len(inputs.files),
+        "lines": inputs.lines,
+        "records": inputs.records,
+        "unparsed_lines": inputs.unparsed_lines,
+        "skipped_files": [{"path": s.path, "reason": s.reason} for s in inputs.skipped],
+        "file_stats": [_file(f) for f in sorted(inputs.files, key=lambda f: f.path)],
+    }
+
+
+def _file(stats: FileStats) -> dict:
+    return {
+        "path": stats.path, "kind": stats.kind, "bytes": stats.bytes, "lines": stats.lines,
+        "records": stats.records, "record_lines": stats.record_lines,
+        "blank_lines": stats.blank_lines, "unparsed_lines": stats.unparsed_lines,
+        "decode_errors": stats.decode_errors, "nul_bytes": stats.nul_bytes,
+        "truncated_lines": stats.truncated_lines,
+        "invalid_timestamps": stats.invalid_timestamps,
+        "epoch_clock_records": stats.epoch_clock_records, "problems": list(stats.problems),
+    }
+
+
+def _ordered_processes(processes: tuple[ProcessInfo, ...]) -> list[ProcessInfo]:
+    return sorted(processes, key=lambda p: (p.rank is None, p.rank or 0, p.host or "", p.pid))
+
+
+def _process(proc: ProcessInfo) -> dict:
+    return {"host": proc.host, "pid": proc.pid, "rank": proc.rank, "device": proc.device,
+            "levels": list(proc.levels), "first_ts": iso_ts(proc.first_ts),
+            "last_ts": iso_ts(proc.last_ts)}
+
+
+def _rule(rule: RuleInfo) -> dict:
+    return {"id": rule.id, "name": rule.name, "title": rule.title, "category": rule.category,
+            "level": rule.level.value}
+
+
+def _evidence(ev: Evidence) -> dict:
+    return {
+        "path": ev.path, "line": ev.line, "line_count": ev.line_count, "ts": iso_ts(ev.ts),
+        "message": ev.message, "step": ev.step, "level": ev.level, "module": ev.module,
+        "pid": ev.pid, "rank": ev.rank, "host": ev.host, "device": ev.device,
+        "context_before": [{"line": n, "text": t} for n, t in ev.context_before],
+        "context_after": [{"line": n, "text": t} for n, t in ev.context_after],
+    }
+
+
+def finding_dict(finding: Finding) -> dict:
+    """One finding as JSON-ready data (also used for suppressed findings)."""
+    return {
+        "fingerprint": finding.fingerprint,
+        "rule": finding.rule,
+        "name": finding.name,
+        "title": finding.title,
+        "category": finding.category,
+        "level": finding.level.value,
+        "verdict": finding.verdict.value,
+        "description": finding.description,
+        "scope": {"hosts": list(finding.scope.hosts), "ranks": list(finding.scope.ranks),
+                  "pids": list(finding.scope.pids), "devices": list(finding.scope.devices)},
+        "first_ts": iso_ts(finding.first_ts),
+        "last_ts": iso_ts(finding.last_ts),
+        "duration_s": seconds_between(finding.first_ts, finding.last_ts),
+        "evidence": [_evidence(ev) for ev in finding.evidence],
+        "remediation": list(finding.remediation),
+        "references": list(finding.references),
+        "missing": list(finding.missing),
+        "captures": dict(finding.captures),
+    }

@@ -1,0 +1,157 @@
+"""The Markdown report (``--format markdown``): a compact summary for a ticket body or a CI step
+summary (``$GITHUB_STEP_SUMMARY``).
+
+It holds the verdict line, a table of the top findings, each top finding's evidence as a code
+block and its remediation, and the findings a baseline suppressed.
+
+Log text is hostile and GitHub renders inline HTML, so:
+
+* outside code, ``&``, ``<`` and ``>`` become entities, Markdown punctuation is backslash-escaped
+  and ``@`` is written as an entity, so log text can add no tag, link, heading or mention;
+* table cells also escape ``|`` and put newlines on one line;
+* evidence goes in fenced blocks whose fence is longer than any backtick run inside them;
+* control characters are written as visible escapes everywhere (``safe.neutralize``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from plogscan import __version__
+from plogscan.model import Diagnosis, Finding, Verdict
+from plogscan.report.safe import neutralize
+from plogscan.report.view import (
+    expired_entries,
+    fmt_duration,
+    fmt_ts,
+    ordered_findings,
+    scope_parts,
+    step_deltas,
+    suppressed,
+    suppression_reason,
+    verdict_line,
+)
+
+MAX_DETAILED = 10  # findings shown with evidence and remediation
+MAX_TABLE = 25  # findings listed in the table
+MAX_EVIDENCE = 8  # evidence records per finding
+MAX_MESSAGE = 1000  # characters of one evidence message
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]#|~])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def text(value: str) -> str:
+    """Inline-safe Markdown for a piece of untrusted text (may span lines)."""
+    value = neutralize(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    value = _MD_SPECIAL.sub(r"\\\1", value).replace("@", "&#64;")
+    # A line starting with "-", "+", "1." or "=" could become a list or a heading underline.
+    value = re.sub(r"(?m)^(\s*)(\d+)([.)])", r"\1\2\\\3", value)
+    return re.sub(r"(?m)^(\s*)([-+=])", r"\1\\\2", value)
+
+
+def cell(value: str) -> str:
+    """Table-cell-safe Markdown: ``text`` on a single line."""
+    return text(value).replace("\n", " ").strip() or " "
+
+
+def fenced(body: str, info: str = "text") -> str:
+    """``body`` in a code fence longer than any backtick run it contains."""
+    body = neutralize(body)
+    longest = max((len(run) for run in _BACKTICKS.findall(body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+def render(diagnosis: Diagnosis) -> str:
+    """The Markdown document, newline-terminated."""
+    findings = ordered_findings(diagnosis.findings)
+    out = [f"## plogscan: {text(verdict_line(diagnosis))}", ""]
+    if findings:
+        top = findings[0]
+        scope = ", ".join(scope_parts(top.scope))
+        out += [f"**Top finding:** `{_code_span(top.rule)}` {text(top.title)}"
+                + (f" ({text(scope)})" if scope else ""), ""]
+        out += _table(findings)
+        for index, finding in enumerate(findings[:MAX_DETAILED], 1):
+            out += _details(finding, index)
+        if len(findings) > MAX_DETAILED:
+            out += [f"_{len(findings) - MAX_DETAILED} more findings: see the full report._", ""]
+    else:
+        out += [f"No findings from {len(diagnosis.rules_evaluated)} rules evaluated.", ""]
+    out += _suppressed(diagnosis)
+    inputs = diagnosis.inputs
+    out.append(f"<sub>plogscan {__version__} read {len(inputs.files)} file(s), "
+               f"{inputs.lines:,} lines ({inputs.unparsed_lines:,} unparsed); skipped "
+               f"{len(inputs.skipped)} file(s).</sub>")
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _code_span(value: str, *, in_table: bool = False) -> str:
+    """Content for an inline code span delimited by single backticks (no backtick inside)."""
+    value = neutralize(value, keep_newlines=False).replace("`", "'")
+    return value.replace("|", "\\|") if in_table else value
+
+
+def _table(findings: list[Finding]) -> list[str]:
+    rows = ["| # | Level | Rule | Title | Verdict | Scope | First seen |",
+            "|---|---|---|---|---|---|---|"]
+    for index, f in enumerate(findings[:MAX_TABLE], 1):
+        rule = _code_span(f.rule, in_table=True)
+        rows.append(f"| {index} | {f.level.value} | `{rule}` | {cell(f.title)} | "
+                    f"{f.verdict.value} | {cell(', '.join(scope_parts(f.scope)))} | "
+                    f"{fmt_ts(f.first_ts)} |")
+    if len(findings) > MAX_TABLE:
+        rows.append(f"| … | | | {len(findings) - MAX_TABLE} more | | | |")
+    return [*rows, ""]
+
+
+def _evidence_block(finding: Finding) -> str:
+    lines = []
+    shown = finding.evidence[:MAX_EVIDENCE]
+    for ev, delta in zip(shown, step_deltas(shown), strict=True):
+        when = fmt_ts(ev.ts) + (f" ({fmt_duration(delta, signed=True)})" if delta is not None
+                                else "")
+        who = " ".join(x for x in (ev.module, ev.level) if x)
+        lines.append(f"[{ev.step}] {ev.path}:{ev.line}  {when}  {who}".rstrip())
+        message = ev.message if len(ev.message) <= MAX_MESSAGE else ev.message[:MAX_MESSAGE] + "…"
+        lines.append("  " + message.replace("\n", "\n  "))
+    if len(finding.evidence) > MAX_EVIDENCE:
+        lines.append(f"… {len(finding.evidence) - MAX_EVIDENCE} more evidence records")
+    return fenced("\n".join(lines))
+
+
+def _details(finding: Finding, index: int) -> list[str]:
+    out = [f"### {index}. `{_code_span(finding.rule)}` {text(finding.title)}", "",
+           f"**{finding.level.value}** · {finding.verdict.value} · {text(finding.category)} · "
+           f"{text(', '.join(scope_parts(finding.scope)) or 'no scope')} · fingerprint "
+           f"`{_code_span(finding.fingerprint)}`", ""]
+    if finding.description:
+        out += [text(finding.description), ""]
+    if finding.verdict is Verdict.NOT_EVALUABLE and finding.missing:
+        out += ["**Not evaluable, missing evidence:**", ""]
+        out += [f"- {text(item)}" for item in finding.missing] + [""]
+    if finding.evidence:
+        out += ["**Evidence**", "", _evidence_block(finding), ""]
+    if finding.remediation:
+        out += ["**Remediation**", ""]
+        out += [f"{n}. {text(step)}" for n, step in enumerate(finding.remediation, 1)] + [""]
+    return out
+
+
+def _suppressed(diagnosis: Diagnosis) -> list[str]:
+    found = suppressed(diagnosis)
+    expired = expired_entries(diagnosis)
+    if not found and not expired:
+        return []
+    out = [f"### Suppressed by baseline ({len(found)})", ""]
+    for f in found:
+        reason = suppression_reason(diagnosis, f.fingerprint)
+        out.append(f"- `{_code_span(f.rule)}` {text(f.title)} ({f.level.value}; "
+                   f"{text(', '.join(scope_parts(f.scope)) or 'no scope')}) fingerprint "
+                   f"`{_code_span(f.fingerprint)}`" + (f": {text(reason)}" if reason else ""))
+    for entry in expired:
+        out.append(f"- **expired** baseline entry `{_code_span(str(entry.get('fingerprint')))}` "
+                   f"({text(str(entry.get('rule')))}) on {text(str(entry.get('expires')))}: "
+                   "it no longer suppresses anything")
+    return [*out, ""]

@@ -1,0 +1,65 @@
+"""Make hostile log text harmless to show: control characters become visible escapes.
+
+Log text is attacker-controllable. Written raw to a terminal, ``\\x1b[2J`` clears the screen, a
+carriage return overwrites what was printed before it, and a right-to-left override reorders
+what the reader sees. In XML 1.0 most C0 characters are not even allowed. Every reporter that
+shows log text to a person passes it through ``neutralize`` first, which writes each such
+character as a visible Python-style escape (``\\x1b``, ``\\u202e``) and keeps the rest verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+# C0 controls except TAB and LF, DEL, C1 controls (0x9b is an 8-bit CSI on some terminals),
+# bidi embeddings/overrides/isolates, line/paragraph separators, lone surrogates (left by
+# surrogateescape decoding) and the two non-characters XML 1.0 forbids.
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff\ufffe\uffff]"
+)
+_UNSAFE_KEEP_NEWLINES = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
+    "\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
+)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def neutralize(text: str, *, keep_newlines: bool = True) -> str:
+    """Return ``text`` with every control, bidi and XML-illegal character written as an escape.
+
+    TAB is kept. LF is kept when ``keep_newlines`` (multi-line records join their lines with
+    ``\\n``); a lone CR is always escaped, because on a terminal it rewinds the line.
+    """
+    if keep_newlines:
+        return _UNSAFE_KEEP_NEWLINES.sub(_escape, text.replace("\r\n", "\n"))
+    return _UNSAFE.sub(_escape, text).replace("\n", "\\n").replace("\t", " ")
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """The first line of ``text``, neutralized, cut to ``limit`` characters with an ellipsis."""
+    first, _, rest = text.partition("\n")
+    line = neutralize(first, keep_newlines=False)
+    if rest:
+        line += " …"
+    if limit is not None and len(line) > limit:
+        line = line[: max(limit - 1, 0)] + "…"
+    return line
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(document: object) -> str:
+    """``document`` as deterministic JSON text: sorted keys, 2-space indent, UTF-8, final newline.
+
+    A lone surrogate (undecodable input kept by ``surrogateescape``) cannot be encoded as UTF-8;
+    it can only occur inside a JSON string, where a ``\\uXXXX`` escape is valid JSON.
+    """
+    text = json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"

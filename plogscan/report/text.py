@@ -1,0 +1,247 @@
+"""The terminal report (``--format text``, the default), built from rich renderables.
+
+Sections, top to bottom: header (inputs, time span, ranks/hosts/processes and the log levels
+each process wrote), verdict line, findings grouped by severity (see ``text_finding``), a
+per-rank timeline of key events, findings suppressed by a baseline, and ingest health.
+
+The console is fixed (width, no markup, highlighting or emoji, no environment lookups), so the
+same diagnosis always gives the same bytes. ``color=False`` gives plain text without escape
+sequences; the CLI chooses it when stdout is not a terminal or ``NO_COLOR`` is set.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from datetime import datetime
+
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from plogscan.model import Diagnosis, FileStats
+from plogscan.report.safe import neutralize, one_line
+from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, numbered
+from plogscan.report.timeline import key_events
+from plogscan.report.view import (
+    LEVELS_DESC,
+    expired_entries,
+    fmt_duration,
+    fmt_ts,
+    ordered_findings,
+    scope_parts,
+    seconds_between,
+    suppressed,
+    suppression_reason,
+    time_span,
+    verdict_line,
+)
+
+DEFAULT_WIDTH = 80
+MAX_PROCESSES = 32
+MAX_FILES = 20
+_TRAILING = re.compile(r"(?: |\x1b\[[0-9;]*m)+$")  # padding, possibly around style resets
+_KIND_STYLES = {"step": "bold", "first-error": "bold red", "timeout": "bold yellow"}
+
+
+def plural(count: int, word: str) -> str:
+    """``1 host``, ``2 hosts``, with thousands separators."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def make_console(width: int, color: bool) -> Console:
+    """A console writing to memory, with every automatic behaviour switched off."""
+    return Console(
+        file=io.StringIO(), width=width, color_system="standard" if color else None,
+        force_terminal=color, force_jupyter=False, force_interactive=False, no_color=not color,
+        markup=False, highlight=False, emoji=False, legacy_windows=False, soft_wrap=False,
+        tab_size=4, _environ={},
+    )
+
+
+def render(diagnosis: Diagnosis, *, verbose: bool = False, width: int | None = None,
+           color: bool = False) -> str:
+    """The whole terminal report as a string (ANSI styled only when ``color``)."""
+    console = make_console(width or DEFAULT_WIDTH, color)
+    for renderable in _sections(diagnosis, verbose, console.width):
+        console.print(renderable)
+    output = console.file.getvalue()  # type: ignore[attr-defined]
+    lines = (_TRAILING.sub(lambda m: m.group().replace(" ", ""), line)
+             for line in output.splitlines())
+    return "\n".join(lines) + "\n"
+
+
+def _sections(diagnosis: Diagnosis, verbose: bool, width: int) -> Iterator[RenderableType]:
+    yield Rule("plogscan report", characters="═", style="bold")
+    yield _header(diagnosis)
+    yield Text("")
+    style = "bold red" if diagnosis.exit_code else "bold green"
+    yield Text(verdict_line(diagnosis), style=style)
+    yield from _findings(diagnosis, verbose)
+    yield from _timeline(diagnosis, width)
+    yield from _suppressed(diagnosis)
+    yield from _ingest_health(diagnosis)
+
+
+def _kv(table: Table, key: str, value: str | Text) -> None:
+    table.add_row(Text(key, style="bold"), value if isinstance(value, Text) else
+                  Text(value, overflow="fold"))
+
+
+def _header(diagnosis: Diagnosis) -> RenderableType:
+    inputs = diagnosis.inputs
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    _kv(grid, "Inputs", ", ".join(neutralize(p, keep_newlines=False) for p in inputs.paths))
+    _kv(grid, "Files", f"{len(inputs.files)} read · {len(inputs.skipped)} skipped · "
+                       f"{plural(inputs.lines, 'line')} · {plural(inputs.records, 'record')} · "
+                       f"{plural(inputs.unparsed_lines, 'unparsed line')}")
+    first, last = time_span(diagnosis)
+    span = "-" if first is None else f"{fmt_ts(first)} → {fmt_ts(last)}"
+    if first is not None and last is not None:
+        span += f" ({fmt_duration(seconds_between(first, last))})"
+    _kv(grid, "Time span", span)
+    procs = diagnosis.processes
+    ranks = {p.rank for p in procs if p.rank is not None}
+    hosts = {p.host for p in procs if p.host}
+    _kv(grid, "Seen", f"{plural(len(ranks), 'rank')} · {plural(len(hosts), 'host')} · "
+                      f"{len(procs)} process{'' if len(procs) == 1 else 'es'}")
+    if not procs:
+        return grid
+    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 2, 0, 0),
+                  header_style="bold")
+    for name, kwargs in (("RANK", {"justify": "right"}), ("HOST", {}),
+                         ("PID", {"justify": "right"}), ("DEV", {"justify": "right"}),
+                         ("LOG LEVELS", {"overflow": "fold"})):
+        table.add_column(name, **kwargs)
+    ordered = sorted(procs, key=lambda p: (p.rank is None, p.rank or 0, p.host or "", p.pid))
+    for proc in ordered[:MAX_PROCESSES]:
+        table.add_row("-" if proc.rank is None else str(proc.rank),
+                      neutralize(proc.host or "-", keep_newlines=False), str(proc.pid),
+                      "-" if proc.device is None else str(proc.device),
+                      neutralize(" ".join(proc.levels) or "-", keep_newlines=False))
+    parts: list[RenderableType] = [grid, Text(""), table]
+    if len(ordered) > MAX_PROCESSES:
+        parts.append(Text(f"… and {len(ordered) - MAX_PROCESSES} more processes", style=DIM))
+    return Group(*parts)
+
+
+def _findings(diagnosis: Diagnosis, verbose: bool) -> Iterator[RenderableType]:
+    findings = ordered_findings(diagnosis.findings)
+    index = 0
+    for level in LEVELS_DESC:
+        group = [f for f in findings if f.level is level]
+        if not group:
+            continue
+        yield Text("")
+        yield Rule(Text(f"{level.value.upper()} ({len(group)})", style=LEVEL_STYLES[level]),
+                   align="left", characters="─")
+        for position, finding in enumerate(group):
+            index += 1
+            if position:
+                yield Text("")
+            yield finding_block(finding, index, verbose=verbose)
+
+
+def _clock(ts: datetime | None, same_day: bool) -> str:
+    if ts is None:
+        return "-"
+    return ts.strftime("%H:%M:%S.%f" if same_day else "%m-%d %H:%M:%S.%f")[:-3]
+
+
+def _timeline(diagnosis: Diagnosis, width: int) -> Iterator[RenderableType]:
+    lanes = key_events(diagnosis)
+    if not lanes:
+        return
+    stamps = {e.ts.date() for lane in lanes for e in lane.events if e.ts is not None}
+    same_day = len(stamps) <= 1
+    yield Text("")
+    yield Rule(Text("TIMELINE (key events per rank)", style="bold"), align="left",
+               characters="─")
+    for lane in lanes:
+        yield Text(neutralize(lane.name, keep_newlines=False), style="bold")
+        rows = []
+        previous = None
+        for event in lane.events:
+            delta = seconds_between(previous, event.ts) if previous and event.ts else None
+            previous = event.ts or previous
+            rows.append((_clock(event.ts, same_day),
+                         "" if delta is None else fmt_duration(delta, signed=True),
+                         one_line(event.label, 22), event))
+        clock_w = max(len(r[0]) for r in rows)
+        delta_w = max(len(r[1]) for r in rows)
+        label_w = max(len(r[2]) for r in rows)
+        for clock, delta, label, event in rows:
+            line = Text(f"  {clock:<{clock_w}} ")
+            line.append(f"{delta:>{delta_w}} ", style=DIM)
+            line.append(f"{label:<{label_w}} ", style=_KIND_STYLES.get(event.kind, ""))
+            room = max(width - len(line), 10)
+            line.append(one_line(event.message, room))
+            yield line
+        if lane.more:
+            yield Text(f"  … {lane.more} more key events", style=DIM)
+
+
+def _suppressed(diagnosis: Diagnosis) -> Iterator[RenderableType]:
+    found = suppressed(diagnosis)
+    expired = expired_entries(diagnosis)
+    if not found and not expired:
+        return
+    yield Text("")
+    yield Rule(Text(f"SUPPRESSED BY BASELINE ({len(found)})", style="bold"), align="left",
+               characters="─")
+    for finding in found:
+        line = Text(f"{neutralize(finding.rule)}  ", style="bold")
+        line.append(neutralize(finding.title))
+        line.append(f"  ({finding.level.value} · {finding.verdict.value}"
+                    + "".join(f" · {p}" for p in scope_parts(finding.scope)) + ")", style=DIM)
+        reason = suppression_reason(diagnosis, finding.fingerprint)
+        line.append(f"\nfingerprint {neutralize(finding.fingerprint)}"
+                    + (f" · reason: {neutralize(reason)}" if reason else ""), style=DIM)
+        yield Padding(line, (0, 0, 0, 2))
+    for entry in expired:
+        yield Text(neutralize(
+            f"warning: baseline entry {entry.get('fingerprint')} ({entry.get('rule')}: "
+            f"{entry.get('title')}) expired on {entry.get('expires')}; it no longer "
+            "suppresses anything"), style="yellow")
+
+
+def file_problems(stats: FileStats) -> list[str]:
+    """What went wrong while reading one file, in words (empty when nothing did)."""
+    counters = (
+        (stats.unparsed_lines, "unparsed line"), (stats.decode_errors, "invalid UTF-8 sequence"),
+        (stats.nul_bytes, "NUL byte"), (stats.truncated_lines, "line cut at 1022+ chars"),
+        (stats.invalid_timestamps, "invalid timestamp"),
+        (stats.epoch_clock_records, "record with an unsynchronised 1970 clock"),
+    )
+    words = [f"{n:,} {what}{'s' if n != 1 and not what.endswith('chars') else ''}"
+             for n, what in counters if n]
+    return words + list(stats.problems)
+
+
+def _ingest_health(diagnosis: Diagnosis) -> Iterator[RenderableType]:
+    inputs = diagnosis.inputs
+    yield Text("")
+    yield Rule(Text("INGEST HEALTH", style="bold"), align="left", characters="─")
+    yield Text(f"{plural(len(inputs.files), 'file')} read · {plural(inputs.lines, 'line')} · "
+               f"{plural(inputs.records, 'record')} · "
+               f"{plural(inputs.unparsed_lines, 'unparsed line')} · "
+               f"{len(inputs.skipped)} skipped")
+    if inputs.skipped:
+        yield Text("Skipped files", style="bold")
+        yield Padding(numbered([f"{s.path}: {s.reason}" for s in inputs.skipped], bullet="-"),
+                      (0, 0, 0, 2))
+    troubled = [(f, file_problems(f)) for f in sorted(inputs.files, key=lambda f: f.path)]
+    troubled = [(f, words) for f, words in troubled if words]
+    if troubled:
+        yield Text("Files with problems", style="bold")
+        yield Padding(numbered([f"{f.path}: {', '.join(words)}" for f, words in
+                                troubled[:MAX_FILES]], bullet="-"), (0, 0, 0, 2))
+        if len(troubled) > MAX_FILES:
+            yield Text(f"  … and {len(troubled) - MAX_FILES} more files", style=DIM)
+    if not inputs.skipped and not troubled:
+        yield Text("every line of every file was read and parsed", style=DIM)

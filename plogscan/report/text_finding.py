@@ -1,0 +1,147 @@
+"""One finding of the terminal report, as rich renderables.
+
+Layout (fits 80 columns; every piece of log text is neutralized first)::
+
+    [1] CCU001  Cached CCU context reused, then an MC2 fused-kernel fault
+        critical · match · ccu-context-reuse · ccu.context-reuse-then-mc2-fault
+        rank 0 · pid 31207 · host node-a · device 0
+        10:33:51.000217 → 10:33:52.237466 (1.237 s)
+
+        <description>
+
+        Evidence
+        reuse       logs/.../plog-31207_20260318103340117.log:4410
+                    2026-03-18 10:33:51.002231 · +2.014 ms · HCCL DEBUG
+                    Already have context, skip create, ctxSize is 3
+        Remediation
+        1. Workaround: ...
+        fingerprint c3a81f0d92e4b715
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from plogscan.model import Evidence, Finding, Level, Verdict
+from plogscan.report.safe import neutralize
+from plogscan.report.view import fmt_duration, fmt_ts, scope_parts, seconds_between, step_deltas
+
+LEVEL_STYLES = {
+    Level.CRITICAL: "bold white on red",
+    Level.ERROR: "bold red",
+    Level.WARNING: "bold yellow",
+    Level.INFO: "bold cyan",
+}
+VERDICT_STYLES = {Verdict.MATCH: "bold", Verdict.NOT_EVALUABLE: "bold magenta"}
+HIGHLIGHT = "bold magenta"
+DIM = "dim"
+INDENT = 4
+# Error codes worth catching the eye: ACL/RT 5-6 digit codes, CANN Exxxx, torch_npu ERRxxxxx.
+_CODES = r"\b(?:[1-5]0\d{4}|E[A-Z0-9]\d{4}|ERR\d{5})\b"
+
+
+def highlighter(finding: Finding) -> re.Pattern[str]:
+    """Key phrases of a finding's messages: its captured values and error codes."""
+    values = sorted({neutralize(v, keep_newlines=False) for _, v in finding.captures
+                     if len(v.strip()) >= 2}, key=lambda v: (-len(v), v))
+    alternatives = [rf"(?<!\w){re.escape(v)}(?!\w)" for v in values] + [_CODES]
+    return re.compile("|".join(alternatives))
+
+
+def _message(text: str, pattern: re.Pattern[str]) -> Text:
+    out = Text(neutralize(text), overflow="fold")
+    out.highlight_regex(pattern, HIGHLIGHT)
+    return out
+
+
+def _evidence_item(ev: Evidence, delta: float | None, pattern: re.Pattern[str],
+                   verbose: bool) -> RenderableType:
+    head = Text(neutralize(ev.step, keep_newlines=False), style="bold", overflow="fold")
+    meta = [] if delta is None else [fmt_duration(delta, signed=True)]
+    meta.append(fmt_ts(ev.ts))
+    who = " ".join(neutralize(x, keep_newlines=False) for x in (ev.module, ev.level) if x)
+    if who:
+        meta.append(who)
+    head.append("  " + " · ".join(meta), style=DIM)
+    loc = f"{neutralize(ev.path, keep_newlines=False)}:{ev.line}"
+    if ev.line_count > 1:
+        loc += f"-{ev.line + ev.line_count - 1}"
+    body = Text(loc, style="underline", overflow="fold")
+    if not verbose:
+        body.append("\n")
+        body.append_text(_message(ev.message, pattern))
+        return Group(head, Padding(body, (0, 0, 0, 2)))
+    width = len(str(max([ev.line, *(n for n, _ in ev.context_after)])))
+    for number, line in ev.context_before:
+        body.append(f"\n{number:>{width}} │ {neutralize(line, keep_newlines=False)}", DIM)
+    body.append(f"\n{ev.line:>{width}} ▶ ", style="bold")
+    body.append_text(_message(ev.message, pattern))
+    for number, line in ev.context_after:
+        body.append(f"\n{number:>{width}} │ {neutralize(line, keep_newlines=False)}", DIM)
+    return Group(head, Padding(body, (0, 0, 0, 2)))
+
+
+def _evidence(finding: Finding, verbose: bool) -> RenderableType:
+    pattern = highlighter(finding)
+    return Group(*(_evidence_item(ev, delta, pattern, verbose) for ev, delta in
+                   zip(finding.evidence, step_deltas(finding.evidence), strict=True)))
+
+
+def numbered(items: tuple[str, ...] | list[str], bullet: str | None = None) -> Table:
+    """A list with hanging indents: ``1. text`` (or ``• text`` with a bullet)."""
+    table = Table.grid(padding=(0, 1, 0, 0))
+    table.add_column(no_wrap=True, justify="right")
+    table.add_column(overflow="fold")
+    for index, item in enumerate(items, 1):
+        table.add_row(bullet or f"{index}.", Text(neutralize(item), overflow="fold"))
+    return table
+
+
+def _headline(finding: Finding, index: int) -> Text:
+    head = Text(f"[{index}] ", style="bold")
+    head.append(neutralize(finding.rule, keep_newlines=False), style=LEVEL_STYLES[finding.level])
+    head.append("  ")
+    head.append(neutralize(finding.title), style="bold")
+    return head
+
+
+def _summary_lines(finding: Finding) -> Text:
+    lines = Text()
+    lines.append(finding.level.value, style=LEVEL_STYLES[finding.level])
+    lines.append(" · ")
+    lines.append(finding.verdict.value, style=VERDICT_STYLES[finding.verdict])
+    lines.append(" · " + " · ".join(neutralize(x, keep_newlines=False)
+                                    for x in (finding.category, finding.name)))
+    scope = scope_parts(finding.scope)
+    if scope:
+        lines.append("\n" + neutralize(" · ".join(scope), keep_newlines=False), style=DIM)
+    if finding.first_ts is not None:
+        span = fmt_ts(finding.first_ts)
+        if finding.last_ts is not None and finding.last_ts != finding.first_ts:
+            elapsed = fmt_duration(seconds_between(finding.first_ts, finding.last_ts))
+            span += f" → {fmt_ts(finding.last_ts)} ({elapsed})"
+        lines.append("\n" + span, style=DIM)
+    return lines
+
+
+def finding_block(finding: Finding, index: int, *, verbose: bool) -> RenderableType:
+    """Everything the terminal shows about one finding."""
+    body: list[RenderableType] = [_summary_lines(finding)]
+    if finding.description:
+        body += [Text(""), Text(neutralize(finding.description), overflow="fold")]
+    if finding.verdict is Verdict.NOT_EVALUABLE and finding.missing:
+        body += [Text(""), Text("Not evaluable: missing evidence", style="bold magenta"),
+                 numbered(finding.missing, bullet="•")]
+    if finding.evidence:
+        body += [Text(""), Text("Evidence", style="bold"), _evidence(finding, verbose)]
+    if finding.remediation:
+        body += [Text("Remediation", style="bold"), numbered(finding.remediation)]
+    if finding.references:
+        body += [Text("References", style="bold"), numbered(finding.references, bullet="-")]
+    body.append(Text(f"fingerprint {neutralize(finding.fingerprint)}", style=DIM))
+    return Group(_headline(finding, index), Padding(Group(*body), (0, 0, 0, INDENT)))

@@ -1,0 +1,171 @@
+"""What every reporter derives from a ``Diagnosis`` the same way: order, counts, verdict, times.
+
+Keeping these in one place makes the text, Markdown, JSON, SARIF and JUnit reports agree on
+which finding is "top", what the verdict line says and how a time or a duration is written.
+Baseline results travel in ``Diagnosis.extra`` (see ``plogscan.baseline``); the accessors here
+are the only readers of those keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from plogscan.model import Diagnosis, Evidence, Finding, Level, Scope, Verdict
+
+# Keys of Diagnosis.extra written by plogscan.baseline.apply_baseline.
+EXTRA_SUPPRESSED = "suppressed"  # list[Finding] removed from findings by the baseline
+EXTRA_SUPPRESSED_REASONS = "suppressed_reasons"  # dict[fingerprint, reason or None]
+EXTRA_BASELINE_EXPIRED = "baseline_expired"  # list[dict]: fingerprint, rule, title, reason, expires
+
+LEVELS_DESC = (Level.CRITICAL, Level.ERROR, Level.WARNING, Level.INFO)
+_FAR_FUTURE = datetime.max
+
+
+def finding_key(finding: Finding) -> tuple:
+    """Sort key: most severe first, matches before not_evaluable, then earliest, then id."""
+    return (
+        -finding.level.rank,
+        finding.verdict is not Verdict.MATCH,
+        finding.first_ts or _FAR_FUTURE,
+        finding.rule,
+        finding.fingerprint,
+    )
+
+
+def ordered_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """Findings in report order (see ``finding_key``); the first one is the top finding."""
+    return sorted(findings, key=finding_key)
+
+
+def suppressed(diagnosis: Diagnosis) -> list[Finding]:
+    """Findings a baseline suppressed, in report order (empty without ``--baseline``)."""
+    found = diagnosis.extra.get(EXTRA_SUPPRESSED) or []
+    return ordered_findings(f for f in found if isinstance(f, Finding))  # type: ignore[union-attr]
+
+
+def suppression_reason(diagnosis: Diagnosis, fingerprint: str) -> str | None:
+    """The reason the baseline entry gave for suppressing this fingerprint, if any."""
+    reasons = diagnosis.extra.get(EXTRA_SUPPRESSED_REASONS) or {}
+    reason = reasons.get(fingerprint) if isinstance(reasons, dict) else None
+    return reason if isinstance(reason, str) and reason else None
+
+
+def expired_entries(diagnosis: Diagnosis) -> list[dict[str, str | None]]:
+    """Baseline entries past their expiry date (they no longer suppress anything)."""
+    entries = diagnosis.extra.get(EXTRA_BASELINE_EXPIRED) or []
+    return sorted(
+        (e for e in entries if isinstance(e, dict)),  # type: ignore[union-attr]
+        key=lambda e: (str(e.get("expires") or ""), str(e.get("fingerprint") or "")),
+    )
+
+
+def counts_by_level(findings: Iterable[Finding]) -> dict[str, int]:
+    """Number of findings per level, every level present (zeros included)."""
+    counts = {level.value: 0 for level in Level}
+    for finding in findings:
+        counts[finding.level.value] += 1
+    return counts
+
+
+def counts_by_verdict(findings: Iterable[Finding]) -> dict[str, int]:
+    """Number of findings per verdict, every verdict present (zeros included)."""
+    counts = {verdict.value: 0 for verdict in Verdict}
+    for finding in findings:
+        counts[finding.verdict.value] += 1
+    return counts
+
+
+def verdict_line(diagnosis: Diagnosis) -> str:
+    """One sentence: FAIL/PASS, the counts by level, the ``--fail-on`` threshold, the exit code."""
+    counts = counts_by_level(diagnosis.findings)
+    parts = [f"{counts[lv.value]} {lv.value}" for lv in LEVELS_DESC if counts[lv.value]]
+    not_evaluable = counts_by_verdict(diagnosis.findings)[Verdict.NOT_EVALUABLE.value]
+    what = ", ".join(parts) if parts else "no findings"
+    if not_evaluable:
+        what += f" ({not_evaluable} not evaluable)"
+    word = "FAIL" if diagnosis.exit_code == 1 else "ERROR" if diagnosis.exit_code >= 2 else "PASS"
+    return f"{word}: {what}; --fail-on {diagnosis.fail_on}, exit code {diagnosis.exit_code}"
+
+
+def fmt_ts(ts: datetime | None) -> str:
+    """A timestamp for people: ``2026-03-18 10:33:51.120345`` (``-`` when unknown)."""
+    if ts is None:
+        return "-"
+    return ts.isoformat(sep=" ", timespec="microseconds")
+
+
+def iso_ts(ts: datetime | None) -> str | None:
+    """A timestamp for machines: ISO 8601 with microseconds, or None."""
+    return None if ts is None else ts.isoformat(timespec="microseconds")
+
+
+def seconds_between(first: datetime | None, last: datetime | None) -> float | None:
+    """``last - first`` in seconds, rounded to microseconds; None when either is unknown."""
+    if first is None or last is None:
+        return None
+    try:
+        return round((last - first).total_seconds(), 6)
+    except TypeError:  # naive vs aware timestamps: not comparable, say nothing
+        return None
+
+
+def fmt_duration(seconds: float | None, *, signed: bool = False) -> str:
+    """A duration in the unit a person reads best: ``850 µs``, ``12.345 ms``, ``2m05s``."""
+    if seconds is None:
+        return "?"
+    sign = ("+" if seconds >= 0 else "-") if signed else ("-" if seconds < 0 else "")
+    value = abs(seconds)
+    if value < 1e-3:
+        body = f"{round(value * 1e6)} µs"
+    elif value < 1:
+        body = f"{value * 1e3:.3f} ms"
+    elif value < 120:
+        body = f"{value:.3f} s"
+    elif value < 7200:
+        body = f"{int(value // 60)}m{int(value % 60):02d}s"
+    else:
+        body = f"{int(value // 3600)}h{int(value % 3600 // 60):02d}m"
+    return sign + body
+
+
+def step_deltas(evidence: Sequence[Evidence]) -> list[float | None]:
+    """For each evidence record, the time since the previous timestamped one (None at first)."""
+    deltas: list[float | None] = []
+    previous: datetime | None = None
+    for item in evidence:
+        deltas.append(seconds_between(previous, item.ts) if previous and item.ts else None)
+        if item.ts is not None:
+            previous = item.ts
+    return deltas
+
+
+def join_ints(values: Iterable[int]) -> str:
+    return ",".join(str(v) for v in values)
+
+
+def scope_parts(scope: Scope) -> list[str]:
+    """``["ranks 0,1", "pids 4101,4102", "hosts node-a", "devices 0,1"]``, empty parts left out."""
+    parts = []
+    for name, values in (
+        ("rank", [str(v) for v in scope.ranks]),
+        ("pid", [str(v) for v in scope.pids]),
+        ("host", list(scope.hosts)),
+        ("device", [str(v) for v in scope.devices]),
+    ):
+        if values:
+            parts.append(f"{name}{'s' if len(values) > 1 else ''} {','.join(values)}")
+    return parts
+
+
+def time_span(diagnosis: Diagnosis) -> tuple[datetime | None, datetime | None]:
+    """First and last timestamp seen, from the process list, else the events and evidence."""
+    stamps = [p.first_ts for p in diagnosis.processes if p.first_ts is not None]
+    stamps += [p.last_ts for p in diagnosis.processes if p.last_ts is not None]
+    if not stamps:
+        stamps = [e.ts for e in diagnosis.events if e.ts is not None]
+        stamps += [ev.ts for f in diagnosis.findings for ev in f.evidence if ev.ts is not None]
+    try:
+        return (min(stamps), max(stamps)) if stamps else (None, None)
+    except TypeError:  # mixed naive/aware timestamps
+        return (None, None)

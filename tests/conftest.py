@@ -1,0 +1,49 @@
+"""Shared pytest setup: whole-output golden files.
+
+``golden.check("reports/flagship.txt", text)`` compares ``text`` byte for byte with
+``tests/golden/reports/flagship.txt``. Run ``pytest --update-goldens`` to (re)write the golden
+files from the current output, then review the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+GOLDEN_DIR = Path(__file__).parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-goldens", action="store_true", default=False,
+                     help="Rewrite tests/golden/** from the current output instead of comparing.")
+
+
+class Golden:
+    """Compares output with a golden file, or rewrites the file under --update-goldens."""
+
+    def __init__(self, update: bool) -> None:
+        self.update = update
+
+    def check(self, name: str, actual: str) -> None:
+        path = GOLDEN_DIR / name
+        data = actual.encode("utf-8")
+        if self.update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            return
+        if not path.exists():
+            pytest.fail(f"missing golden file {path}; run pytest --update-goldens and review it")
+        expected = path.read_bytes()
+        if expected != data:
+            diff = "".join(difflib.unified_diff(
+                expected.decode("utf-8", "replace").splitlines(keepends=True),
+                actual.splitlines(keepends=True), f"golden/{name}", "actual"))
+            pytest.fail(f"output differs from golden/{name} "
+                        f"(pytest --update-goldens rewrites it):\n{diff[:6000]}")
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Golden:
+    return Golden(request.config.getoption("--update-goldens"))

@@ -1,0 +1,262 @@
+"""Tests of the benchmark tools in ``bench/``: the synthetic tree generator, the naive baseline
+parser and the ``run.py`` driver (no timing is checked, only what they produce)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+sys.path.insert(0, str(BENCH))
+
+import generate  # noqa: E402
+import naive_parser  # noqa: E402
+
+# The CANN header regex of formats.md §1.1, written out here rather than imported, so that the
+# generator is checked against the documented grammar and not against itself.
+CANN_HEADER = re.compile(
+    r"^\[(?P<level>[A-Z]+|\d+)\]\s?(?P<module>[A-Za-z0-9_]+)\((?P<pid>-?\d+),(?P<pname>[^)]*)\):"
+    r"\s?(?P<ts>\d{4}-\d{2}-\d{2}[- ]\d{2}:\d{2}:\d{2}\.\d{3}\.\d{3})\s?(?P<body>.*)$"
+)
+CONTINUATION = re.compile(r"^(?:[ \t]|<exception_print>)")
+STAMP = r"\d{17}"
+WORKER_LAYOUT = [
+    re.compile(rf"^worker-(?P<rank>\d+)/process_log/debug/plog/plog-(?P<pid>\d+)_{STAMP}\.log$"),
+    re.compile(rf"^worker-(?P<rank>\d+)/process_log/run/plog/plog-(?P<pid>\d+)_{STAMP}\.log$"),
+    re.compile(
+        rf"^worker-(?P<rank>\d+)/process_log/debug/device-(?P<dev>\d+)/"
+        rf"device-(?P<pid>\d+)_{STAMP}\.log$"
+    ),
+    re.compile(r"^worker-(?P<rank>\d+)/job/train_rank(?P=rank)\.log$"),
+]
+ROTATE = 256 * 1024
+SIZE = 6_000_000
+
+
+def _config(out: Path, **overrides) -> generate.Config:
+    values = {"size": SIZE, "ranks": 2, "debug_share": 0.7, "error_density": 0.01, "seed": 7,
+              "rotate": ROTATE}
+    values.update(overrides)
+    return generate.Config(out=out, **values)
+
+
+def _digests(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*")) if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """A ~6 MB two-rank tree with small rotation, and the generator's per-file stats."""
+    root = tmp_path_factory.mktemp("bench-tree")
+    stats = generate.generate(_config(root), jobs=1)
+    return root, stats
+
+
+def _cann_files(root: Path, stats) -> list[Path]:
+    return [root / s.path for s in stats if s.kind != "stdout"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("123", 123), ("512KiB", 512 * 1024), ("200MiB", 200 << 20), ("1GiB", 1 << 30),
+     ("1.5GB", 1_500_000_000), ("4gib", 4 << 30)],
+)
+def test_parse_size_accepts_bytes_and_units(text, expected):
+    assert generate.parse_size(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "GiB", "12XB", "-1MiB", "1 2"])
+def test_parse_size_rejects_nonsense_with_the_valid_units(text):
+    with pytest.raises(ValueError, match="KiB"):
+        generate.parse_size(text)
+
+
+def test_same_seed_gives_the_same_bytes_whatever_the_parallelism(tmp_path, tree):
+    root, _ = tree
+    again = tmp_path / "again"
+    generate.generate(_config(again), jobs=2)
+    assert _digests(again) == _digests(root)
+
+
+def test_another_seed_gives_other_bytes(tmp_path, tree):
+    root, _ = tree
+    other = tmp_path / "other"
+    generate.generate(_config(other, seed=8), jobs=1)
+    assert _digests(other) != _digests(root)
+
+
+def test_tree_has_the_requested_size_and_true_stats(tree):
+    root, stats = tree
+    total = sum(s.bytes for s in stats)
+    assert SIZE <= total <= SIZE + 2 * 4 * 2048  # each of 2 x 4 streams ends at most a record over
+    for s in stats:
+        data = (root / s.path).read_bytes()
+        assert s.bytes == len(data)
+        assert s.lines == data.count(b"\n")
+        assert data.endswith(b"\n")
+    on_disk = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    assert on_disk == {s.path for s in stats}
+
+
+def test_files_follow_the_cann_layout_and_rotate(tree):
+    _, stats = tree
+    streams: Counter = Counter()
+    for s in stats:
+        matches = [m for m in (p.match(s.path) for p in WORKER_LAYOUT) if m]
+        assert len(matches) == 1, s.path
+        match = matches[0]
+        if "dev" in match.groupdict():
+            assert int(match["dev"]) == int(match["rank"]) % 8
+        if s.kind != "stdout":
+            assert s.bytes <= ROTATE, s.path
+            streams[(match["rank"], s.kind)] += 1
+    assert {rank for rank, _ in streams} == {"0", "1"}
+    assert {kind for _, kind in streams} == {"plog-debug", "plog-run", "device-app"}
+    # debug plogs are ~2.0 MB per rank at a 256 KiB rotation size: several files each
+    assert all(streams[(rank, "plog-debug")] >= 5 for rank in ("0", "1"))
+
+
+def test_modelarts_layout(tmp_path):
+    stats = generate.generate(_config(tmp_path, size=200_000, layout="modelarts"), jobs=1)
+    paths = [s.path for s in stats]
+    assert any(re.fullmatch(r"modelarts-job-[0-9a-f]{8}/ascend/process_log/rank_1/debug/plog/"
+                            rf"plog-\d+_{STAMP}\.log", p) for p in paths)
+    assert any(re.fullmatch(r"modelarts-job-([0-9a-f]{8})/modelarts-job-\1-proc-rank-0-device-0"
+                            r"\.txt", p) for p in paths)
+
+
+def test_every_line_is_a_cann_header_or_a_continuation(tree):
+    root, stats = tree
+    for s in stats:
+        if s.kind == "stdout":
+            continue
+        headers = 0
+        for line in (root / s.path).read_text(encoding="utf-8").splitlines():
+            assert len(line) <= generate.MAX_LINE
+            if CANN_HEADER.match(line):
+                headers += 1
+            else:
+                assert CONTINUATION.match(line), f"{s.path}: {line[:120]!r}"
+        assert headers == s.records, s.path
+
+
+def test_timestamps_never_go_backwards_within_a_file(tree):
+    root, stats = tree
+    for path in _cann_files(root, stats):
+        stamps = [m["ts"].replace(" ", "-") for m in map(CANN_HEADER.match,
+                  path.read_text(encoding="utf-8").splitlines()) if m]
+        assert stamps == sorted(stamps), path
+
+
+def test_levels_modules_and_anomalies(tree):
+    root, stats = tree
+    levels: Counter = Counter()
+    modules: set[str] = set()
+    debug_levels: Counter = Counter()
+    anomalies: Counter = Counter()
+    lengths: Counter = Counter()
+    continued = 0
+    for s in stats:
+        if s.kind == "stdout":
+            continue
+        for line in (root / s.path).read_text(encoding="utf-8").splitlines():
+            m = CANN_HEADER.match(line)
+            if not m:
+                continued += 1
+                continue
+            levels[m["level"]] += 1
+            modules.add(m["module"])
+            if s.kind != "plog-run":
+                debug_levels[m["level"]] += 1
+            anomalies["no space after level"] += line[len(m["level"]) + 2] != " "
+            anomalies["space in timestamp"] += m["ts"][10] == " "
+            anomalies["empty process name"] += m["pname"] == ""
+            lengths[len(line) == generate.MAX_LINE] += 1
+    assert set(levels) == {"DEBUG", "INFO", "WARNING", "ERROR", "EVENT"}
+    assert {"HCCL", "RUNTIME", "GE", "ASCENDCL", "TDT", "ATRACE", "PROFILING", "DRV", "IDEDD",
+            "CCECPU", "HCCP"} <= modules
+    total = sum(debug_levels.values())
+    assert debug_levels["DEBUG"] / total == pytest.approx(0.7, abs=0.02)
+    assert debug_levels["ERROR"] / total == pytest.approx(0.01, abs=0.004)
+    assert all(count > 0 for count in anomalies.values()), anomalies
+    assert len(anomalies) == 3
+    assert lengths[True] > 0
+    assert continued > 0
+
+
+def test_run_logs_hold_only_info_and_event(tree):
+    root, stats = tree
+    for s in stats:
+        if s.kind == "plog-run":
+            text = (root / s.path).read_text(encoding="utf-8")
+            found = {m["level"] for m in map(CANN_HEADER.match, text.splitlines()) if m}
+            assert found <= {"INFO", "EVENT"}
+
+
+def test_stdout_carries_job_shapes(tree):
+    root, stats = tree
+    text = "".join((root / s.path).read_text(encoding="utf-8") for s in stats
+                   if s.kind == "stdout")
+    assert re.search(r"^\[rank[01]\]:\[W\d{4} ", text, re.M)
+    assert re.search(r"\(PID:\d+, Device:[01], RankID:[01]\)", text)
+    assert re.search(r"^E[A-Z]\d{4}: \[PID: \d+\] ", text, re.M)
+
+
+def test_naive_parser_on_handwritten_lines(tmp_path):
+    sample = tmp_path / "plog-4242_20250101000000000.log"
+    sample.write_text(
+        "not a header before any record\n"
+        "[INFO] GE(4242,python3):2025-01-01-00:00:00.000.001 [a.cc:1]4242 F:first\n"
+        "    node[0] detail\n"
+        "<exception_print>dump\n"
+        "\n"
+        "[ERROR]HCCL(4242,):2025-01-01 00:00:00.000.002 [b.cc:2] [4243]second\n"
+        "stray text\n",
+        encoding="utf-8",
+    )
+    frame = naive_parser.parse_file(sample)
+    assert list(frame.columns) == naive_parser.COLUMNS
+    assert len(frame) == 4
+    assert frame["level"].isna().tolist() == [True, False, False, True]
+    assert frame["line"].tolist() == [1, 2, 6, 7]
+    assert frame["message"].iloc[1] == (
+        "[a.cc:1]4242 F:first\n    node[0] detail\n<exception_print>dump")
+    assert frame["proc"].iloc[2] == ""
+    assert int(frame["pid"].iloc[2]) == 4242
+
+
+def test_naive_parser_counts_every_generated_record(tree):
+    root, stats = tree
+    rows = sum(len(naive_parser.parse_file(root / s.path)) for s in stats)
+    assert rows == sum(s.records for s in stats)
+
+
+def test_run_py_measures_both_baselines_on_an_existing_tree(tree, tmp_path):
+    root, stats = tree
+    before = _digests(root)
+    out = tmp_path / "numbers.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "run.py"), "--tree", str(root), "--tools", "grep,naive",
+         "--json", str(out)],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "grep -c ''" in proc.stdout and "naive re + DataFrame" in proc.stdout
+    report = json.loads(out.read_text())
+    results = {r["tool"]: r for r in report["results"]}
+    assert results["grep"]["rows"] == sum(s.lines for s in stats) == report["tree"]["lines"]
+    assert results["naive"]["rows"] == sum(s.records for s in stats)
+    assert all(r["status"] == "ok" and r["peak_rss_mb"] > 0 for r in results.values())
+    assert report["tree"]["bytes"] == sum(s.bytes for s in stats)
+    assert report["tree"]["generated"] is False
+    assert _digests(root) == before  # an existing tree is never touched

@@ -1,0 +1,104 @@
+"""The ingest and events commands: outputs, filters, exit codes, streams."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from plogscan.cli import cli
+from plogscan.schema import EVENT_SCHEMA
+from tests import plog_lines as L
+
+
+@pytest.fixture()
+def logs(tmp_path: Path) -> Path:
+    root = tmp_path / "job" / "rank_1" / "debug" / "plog"
+    root.mkdir(parents=True)
+    (root / "plog-4100_20260203100000000.log").write_text(
+        "\n".join([L.TDT_INFO, L.INFO_GE, L.HCCL_DEBUG, L.RUNTIME_ERROR, L.CONTINUATION]) + "\n")
+    (tmp_path / "job" / "train_rank1.log").write_text(
+        "\n".join([L.STDOUT_PTA, "Traceback (most recent call last):", "  File 'x.py'",
+                   L.STDOUT_EXC]) + "\n")
+    (tmp_path / "job" / "notes.bin").write_bytes(bytes(range(256)) * 4)
+    return tmp_path / "job"
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def test_ingest_writes_parquet_with_the_event_schema(logs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "events.parquet"
+    result = invoke("ingest", str(logs), "-o", str(out), "--stats", "--quiet")
+    assert result.exit_code == 0, result.output
+    table = pq.read_table(out)
+    assert table.schema.names == EVENT_SCHEMA.names
+    assert table.num_rows == 7
+    assert "total" in result.stdout and "skipped" in result.stdout
+    assert "notes.bin" in result.stderr and "binary" in result.stderr
+
+
+def test_events_reads_parquet_and_filters(logs: Path, tmp_path: Path) -> None:
+    out = tmp_path / "events.parquet"
+    invoke("ingest", str(logs), "-o", str(out), "--quiet")
+    result = invoke("events", str(out), "--level", "error", "--module", "RUNTIME",
+                    "--format", "jsonl")
+    assert result.exit_code == 0
+    (row,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert row["ts"] == "2026-02-03T10:00:02.500000"
+    assert row["codes"] == ["507916", "0x7150227"]
+    assert row["line_count"] == 2 and row["message"].endswith(L.CONTINUATION)
+
+
+@pytest.mark.parametrize(
+    ("args", "count"),
+    [
+        (("--grep", "Already have context"), 1),
+        (("--rank", "1"), 7),
+        (("--pid", "4100", "--module", "HCCL"), 1),
+        (("--since", "2026-02-03 10:00:01", "--until", "2026-02-03-10:00:02.500.000"), 2),
+        (("--limit", "2"), 2),
+    ],
+)
+def test_event_filters(logs: Path, args: tuple[str, ...], count: int) -> None:
+    result = invoke("events", str(logs), "--format", "csv", "--quiet", *args)
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0][:3] == ["ts", "level", "module"]
+    assert len(rows) - 1 == count
+
+
+def test_table_output_makes_control_characters_visible(tmp_path: Path) -> None:
+    path = tmp_path / "plog-1_20260101000000000.log"
+    path.write_text("[ERROR] GE(1,p):2026-01-01-00:00:00.000.001 [a.cc:1]1 bad \x1b[2J end\n")
+    result = invoke("events", str(path), "--quiet")
+    assert "\x1b" not in result.stdout and "\\x1b[2J" in result.stdout
+
+
+def test_bad_regex_and_bad_time_exit_2(logs: Path) -> None:
+    assert invoke("events", str(logs), "--grep", "(?<=x)y").exit_code == 2
+    bad_time = invoke("events", str(logs), "--since", "yesterday")
+    assert bad_time.exit_code == 2 and "cannot read time" in bad_time.stderr
+
+
+def test_nothing_readable_exits_2(tmp_path: Path) -> None:
+    result = invoke("ingest", str(tmp_path / "missing"), "-o", str(tmp_path / "o.parquet"))
+    assert result.exit_code == 2
+    assert "nothing could be read" in result.stderr and "Traceback" not in result.output
+
+
+def test_version_and_module_entry_point() -> None:
+    import subprocess
+    import sys
+
+    from plogscan import __version__
+
+    run = subprocess.run([sys.executable, "-m", "plogscan", "--version"], capture_output=True,
+                         text=True, check=True)
+    assert __version__ in run.stdout

@@ -1,0 +1,170 @@
+"""Each predicate operator over each column type, as Arrow masks; captures; regex checks."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pyarrow as pa
+import pytest
+
+from plogscan.engine.predicates import (
+    FIELD_KINDS,
+    OPERATORS,
+    check_regex,
+    evaluate,
+    extract,
+    regex_groups,
+)
+from plogscan.engine.rule import Condition, Predicate
+from plogscan.schema import EVENT_SCHEMA
+
+
+def make_events(rows: list[dict]) -> pa.RecordBatch:
+    """A record batch of EVENT_SCHEMA; unspecified columns are null (codes: empty list)."""
+    full = []
+    for i, row in enumerate(rows):
+        base = {f.name: None for f in EVENT_SCHEMA}
+        base.update(path="t.log", line=i + 1, line_count=1, codes=[])
+        base.update(row)
+        full.append(base)
+    return pa.RecordBatch.from_pylist(full, schema=EVENT_SCHEMA)
+
+
+def pred(field: str, op: str, *values: object) -> Predicate:
+    groups = tuple(regex_groups(str(v)) for v in values) if op == "re" else ()
+    return Predicate(field, op, tuple(values), groups)
+
+
+def mask(batch: pa.RecordBatch, *alternatives: tuple[Predicate, ...]) -> list[bool]:
+    return evaluate(Condition(tuple(alternatives)), batch).tolist()
+
+
+MESSAGES = [
+    {"message": "Already have context, skip create, ctxSize is 4"},
+    {"message": "ALREADY HAVE CONTEXT"},
+    {"message": "error code is 507916"},
+    {"message": "first line\nsecond line ccu task print"},
+    {"message": None},
+]
+
+CASES = [
+    # field, op, values, expected mask over MESSAGES
+    ("message", "contains", ("already have context",), [True, True, False, False, False]),
+    ("message", "contains", ("ctxsize", "507916"), [True, False, True, False, False]),
+    ("message", "eq", ("ALREADY HAVE CONTEXT",), [False, True, False, False, False]),
+    ("message", "in", ("error code is 507916", "nope"), [False, False, True, False, False]),
+    ("message", "startswith", ("already",), [True, True, False, False, False]),
+    ("message", "endswith", ("IS 4", "task print"), [True, False, False, True, False]),
+    ("message", "re", (r"\b507916\b",), [False, False, True, False, False]),
+    ("message", "re", (r"\b5079\b",), [False, False, False, False, False]),
+    ("message", "re", ("line.second",), [False, False, False, False, False]),
+    ("message", "re", ("(?s)line.second",), [False, False, False, True, False]),
+    ("message", "re", ("^second",), [False, False, False, False, False]),
+    ("message", "re", ("(?m)^second",), [False, False, False, True, False]),
+    ("message", "re", ("(?i)already", "ccu"), [True, True, False, True, False]),
+]
+
+
+@pytest.mark.parametrize(("field", "op", "values", "expected"), CASES,
+                         ids=[f"{c[1]}-{i}" for i, c in enumerate(CASES)])
+def test_text_operators(field: str, op: str, values: tuple, expected: list[bool]) -> None:
+    assert mask(make_events(MESSAGES), (pred(field, op, *values),)) == expected
+
+
+NUMBERS = [{"pid": 10, "rank": 0}, {"pid": 20, "rank": 1}, {"pid": -1}, {"pid": None}]
+
+
+@pytest.mark.parametrize(("op", "values", "expected"), [
+    ("eq", (20,), [False, True, False, False]),
+    ("in", (10, -1), [True, False, True, False]),
+    ("gte", (10,), [True, True, False, False]),
+    ("lte", (10,), [True, False, True, False]),
+])
+def test_number_operators(op: str, values: tuple, expected: list[bool]) -> None:
+    assert mask(make_events(NUMBERS), (pred("pid", op, *values),)) == expected
+
+
+def test_boolean_and_level_columns() -> None:
+    batch = make_events([{"truncated": True, "level": "DEBUG"}, {"truncated": False,
+                         "level": "ERROR"}, {"truncated": None, "level": None}])
+    assert mask(batch, (pred("truncated", "eq", True),)) == [True, False, False]
+    assert mask(batch, (pred("level", "in", "DEBUG", "INFO"),)) == [True, False, False]
+
+
+def test_list_column_holds_when_any_element_holds() -> None:
+    batch = make_events([{"codes": ["ERR00100", "507916"]}, {"codes": ["507035"]},
+                         {"codes": []}, {"codes": None}])
+    assert mask(batch, (pred("codes", "eq", "507916", "507915"),)) == [True, False, False, False]
+    assert mask(batch, (pred("codes", "startswith", "5070"),)) == [False, True, False, False]
+    assert mask(batch, (pred("codes", "re", "^ERR"),)) == [True, False, False, False]
+
+
+def test_keys_are_anded_and_alternatives_ored() -> None:
+    batch = make_events([
+        {"module": "HCCL", "message": "Already have context"},
+        {"module": "RUNTIME", "message": "Already have context"},
+        {"module": "RUNTIME", "message": "ccu task print"},
+    ])
+    hccl_reuse = (pred("module", "eq", "HCCL"), pred("message", "contains", "already have"))
+    ccu = (pred("message", "re", "ccu task"),)
+    assert mask(batch, hccl_reuse) == [True, False, False]
+    assert mask(batch, hccl_reuse, ccu) == [True, False, True]
+
+
+def test_shared_cache_gives_the_same_masks() -> None:
+    batch = make_events(MESSAGES)
+    cond = Condition(((pred("message", "contains", "context"), pred("message", "re", "4$")),))
+    cache: dict = {}
+    first = evaluate(cond, batch, cache).tolist()
+    assert cache and evaluate(cond, batch, cache).tolist() == first == [
+        True, False, False, False, False]
+
+
+def test_captures_first_alternative_wins_and_missing_groups_are_none() -> None:
+    batch = make_events([
+        {"message": "fusion kernel task execution, streamId=61, taskId=90"},
+        {"message": "fusion kernel task execution, taskId=91"},
+        {"message": "ccu task print, coreNum=1, streamId=7, taskId=8"},
+    ])
+    cond = Condition((
+        (pred("message", "re",
+              r"fusion kernel task execution(?:.*?streamId=(?P<stream>\d+))?"
+              r"(?:.*?taskId=(?P<task>\d+))?"),),
+        (pred("message", "re", r"streamId=(?P<stream>\d+), taskId=(?P<task>\d+)"),),
+    ))
+    got = extract(cond, batch)
+    assert got == {"stream": ["61", None, "7"], "task": ["90", "91", "8"]}
+
+
+def test_captures_only_from_rows_where_the_whole_alternative_holds() -> None:
+    batch = make_events([{"module": "HCCL", "message": "ctxSize is 4"},
+                         {"module": "RUNTIME", "message": "ctxSize is 9"}])
+    cond = Condition(((pred("module", "eq", "HCCL"),
+                       pred("message", "re", r"ctxSize is (?P<n>\d+)")),))
+    assert extract(cond, batch) == {"n": ["4", None]}
+
+
+@pytest.mark.parametrize(("pattern", "problem"), [
+    (r"ok (?P<a>\d+)", None),
+    (r"(?:a|b)(?P<x>c)", None),
+    (r"(?<=a)b", "invalid perl operator"),
+    (r"a(b", "missing )"),
+    (r"(a)(?P<x>b)", "unnamed groups"),
+    (r"(?P<x>a)(?P<x>b)", "appears twice"),
+    (r"(a)\1", "invalid escape"),
+])
+def test_check_regex(pattern: str, problem: str | None) -> None:
+    found = check_regex(pattern)
+    assert (found is None) if problem is None else (problem in (found or ""))
+
+
+def test_every_operator_names_the_field_kinds_it_takes() -> None:
+    assert set(FIELD_KINDS) == set(EVENT_SCHEMA.names) - {"ts"}
+    assert {"eq", "in", "contains", "startswith", "endswith", "re", "gte", "lte"} == set(OPERATORS)
+    assert FIELD_KINDS["message"] == "str" and FIELD_KINDS["codes"] == "list"
+    assert FIELD_KINDS["pid"] == "int" and FIELD_KINDS["truncated"] == "bool"
+
+
+def test_timestamps_are_not_a_matchable_field() -> None:
+    batch = make_events([{"ts": datetime(2026, 1, 1)}])
+    assert "ts" in batch.schema.names and "ts" not in FIELD_KINDS
