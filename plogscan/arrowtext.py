@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute  # noqa: F401  (pa.compute)
+import pyarrow.compute  # (pa.compute)
 
 LARGE = pa.large_string()
+
+
+def line_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, data) of a string array as numpy views (offsets rebased to the slice)."""
+    return _parts(arr)
 
 
 def _parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:

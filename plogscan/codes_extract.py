@@ -62,7 +62,7 @@ def extract_codes(messages: pa.Array, levels: pa.Array | None = None) -> pa.Arra
     values: list[str] = []
     if len(rows):
         texts = messages.take(pa.array(rows)).to_pylist()  # candidate rows only
-        for row, text in zip(rows, texts):
+        for row, text in zip(rows, texts, strict=True):
             found = codes_in(text or "")
             lengths[row] = len(found)
             values.extend(found)

@@ -34,7 +34,7 @@ class PlogscanError(Exception):
         message: str,
         *,
         where: Location | None = None,
-        help: str | None = None,  # noqa: A002 - the lnav/ruff term for the hint line
+        help: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message

@@ -10,8 +10,8 @@ from datetime import datetime
 
 import pyarrow as pa
 
-from plogscan.schema import EVENT_SCHEMA
 from plogscan.report.safe import neutralize
+from plogscan.schema import EVENT_SCHEMA
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -143,7 +143,7 @@ def _check_keys(data: dict, valid: set[str], where: Location, what: str,
 
 def _load_file(path: Path, errors: list[FormatError]) -> tuple[list[LineFormat], list[Prefix]]:
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         errors.append(FormatError(f"invalid YAML: {getattr(err, 'problem', err)}",
@@ -159,7 +159,8 @@ def _load_file(path: Path, errors: list[FormatError]) -> tuple[list[LineFormat],
     for item in doc.get("prefixes", []):
         loc = Location(str(path), item.get("__line__", 0))
         _check_keys(item, _PREFIX_KEYS, loc, "prefix", errors)
-        prefixes.append(Prefix(item["name"], item["pattern"], _groups(item["pattern"], loc, errors)))
+        groups = _groups(item["pattern"], loc, errors)
+        prefixes.append(Prefix(item["name"], item["pattern"], groups))
     return [f for f in formats if f is not None], prefixes
 
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import gzip
 import io
+import multiprocessing
 import os
 import tarfile
 import zipfile
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -81,7 +82,8 @@ def clean(data: bytes) -> tuple[bytes, int, int]:
         return text.encode("utf-8"), nul, text.count("\ufffd") - already
 
 
-def _parse(chunk: _Chunk, ctx: FileContext, fset: FormatSet) -> _Cleaned:
+def _parse(chunk: _Chunk, ctx: FileContext, fset: FormatSet | None) -> _Cleaned:
+    fset = fset or builtin_formats()  # worker processes load (and check) the formats once
     data, nul, bad = clean(chunk.data)
     result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record)
     return _Cleaned(result, nul, bad)
@@ -130,8 +132,10 @@ class Ingest:
 
     def __init__(self, fset: FormatSet | None = None, workers: int | None = None,
                  chunk_bytes: int = CHUNK_BYTES,
-                 on_progress: Callable[[str, int], None] | None = None) -> None:
+                 on_progress: Callable[[str, int], None] | None = None,
+                 processes: bool = True) -> None:
         self.fset = fset or builtin_formats()
+        self.processes = processes
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.chunk_bytes = chunk_bytes
         self.on_progress = on_progress
@@ -165,14 +169,15 @@ class Ingest:
     def batches_from(self, inputs: Iterable[tuple[FileContext, BinaryIO]]
                      ) -> Iterator[pa.RecordBatch]:
         """Like ``batches`` for already opened streams (used by ``parse_text``)."""
-        with ThreadPoolExecutor(self.workers, thread_name_prefix="plogscan-parse") as pool:
+        with self._pool() as pool:
             inflight: deque[tuple[_FileState, Future[_Cleaned], bool]] = deque()
             limit = self.workers * 2
             for ctx, stream in inputs:
                 state = _FileState(ctx)
                 chunks = list_ahead(read_chunks(stream, state, self.chunk_bytes))
                 for chunk, is_last in chunks:
-                    inflight.append((state, pool.submit(_parse, chunk, ctx, self.fset), is_last))
+                    task = pool.submit(_parse, chunk, ctx, self._task_formats)
+                    inflight.append((state, task, is_last))
                     if self.on_progress:
                         self.on_progress("bytes", len(chunk.data))
                     while len(inflight) > limit:
@@ -183,6 +188,20 @@ class Ingest:
                     self._finish(state)
             while inflight:
                 yield from self._drain(inflight.popleft())
+
+    def _pool(self) -> Executor:
+        """Worker processes when there are several workers and fork is available (the parse
+        holds the GIL between Arrow kernels, so threads scale poorly); a thread otherwise."""
+        forkable = "fork" in multiprocessing.get_all_start_methods()
+        if self.workers > 1 and self.processes and forkable:
+            context = multiprocessing.get_context("fork")
+            return ProcessPoolExecutor(self.workers, mp_context=context)
+        return ThreadPoolExecutor(self.workers, thread_name_prefix="plogscan-parse")
+
+    @property
+    def _task_formats(self) -> FormatSet | None:
+        """Formats to send with each chunk: none for the built-in set (workers load it)."""
+        return None if self.fset is builtin_formats() else self.fset
 
     def _drain(self, item: tuple[_FileState, Future[_Cleaned], bool]) -> Iterator[pa.RecordBatch]:
         state, future, is_last = item
@@ -249,7 +268,7 @@ class Ingest:
             self.on_progress("file", 0)
 
 
-class list_ahead:  # noqa: N801 - reads like a function at the call site
+class list_ahead:  # reads like a function at the call site
     """Iterate with one item of look-ahead, yielding (item, is_last)."""
 
     def __init__(self, iterator: Iterator[_Chunk]) -> None:

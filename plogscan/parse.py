@@ -16,11 +16,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.arrowtext import LARGE, byte_lengths, gather, slice_from, span_columns, split_lines
+from plogscan import fieldvalues as fv
+from plogscan.arrowtext import LARGE, byte_lengths, line_buffers, slice_from, split_lines
 from plogscan.codes_extract import extract_codes
-from plogscan.formats import FIELDS, FormatSet, LineFormat, field_of
+from plogscan.formats import FormatSet
+from plogscan.linematch import Spans, match_lines
 from plogscan.schema import EVENT_SCHEMA, SourceKind
-from plogscan.timestamps import epoch_mask, parse_timestamps
+from plogscan.timestamps import epoch_mask
 
 TRUNCATION_CHARS = 1022  # the CANN log library cuts records here without a marker
 _TEXT_KINDS = {SourceKind.STDOUT.value, SourceKind.SYSLOG.value}
@@ -71,148 +73,6 @@ class ChunkResult:
     invalid_timestamps: int = 0
     epoch_records: int = 0
     formats_seen: dict[str, int] = field(default_factory=dict)
-
-
-# --------------------------------------------------------------------------- matching
-
-
-@dataclass
-class _Matched:
-    """Per-line results of format matching (length n)."""
-
-    fmt: np.ndarray  # int16 index into FormatSet.formats, -1 = none
-    fields: dict[str, pa.Array]  # field -> large_string column (null where absent)
-    message: pa.LargeStringArray  # the line after the matched prefix / framework prefix
-
-
-def _extract(lines: pa.Array, fmt: LineFormat) -> tuple[np.ndarray, dict[str, pa.Array], np.ndarray]:
-    """Match one format on every row: (matched mask, field strings, prefix byte length)."""
-    spans = pc.extract_regex_span(lines, fmt.anchored)
-    _, hlen, ok = span_columns(spans, "_all")
-    fields: dict[str, pa.Array] = {}
-    for group in fmt.groups:
-        starts, lengths, valid = span_columns(spans, group)
-        name = field_of(group)
-        values = gather(lines, starts, lengths, valid)
-        fields[name] = values if name not in fields else pc.coalesce(fields[name], values)
-    return ok, fields, hlen
-
-
-def _empty_fields(n: int) -> dict[str, pa.Array]:
-    return {name: pa.nulls(n, LARGE) for name in FIELDS}
-
-
-def _apply_fixed(fmt: LineFormat, fields: dict[str, pa.Array], n: int) -> None:
-    """Fixed module/level and level maps declared by a format."""
-    if fmt.module:
-        fields["module"] = pc.coalesce(fields.get("module", pa.nulls(n, LARGE)),
-                                       pa.scalar(fmt.module, LARGE))
-    if fmt.levels and "level" in fields:
-        keys = pa.array(list(fmt.levels), LARGE)
-        vals = pa.array(list(fmt.levels.values()), LARGE)
-        idx = pc.index_in(fields["level"], value_set=keys)
-        mapped = pc.take(vals, idx)
-        fields["level"] = pc.coalesce(mapped, fields["level"])
-    if fmt.level:
-        fields["level"] = pc.coalesce(fields.get("level", pa.nulls(n, LARGE)),
-                                      pa.scalar(fmt.level, LARGE))
-    if "level" in fields:
-        fields["level"] = pc.replace_substring_regex(fields["level"], "^WARN$", "WARNING")
-
-
-def _scatter(base: pa.Array, rows: np.ndarray, values: pa.Array) -> pa.Array:
-    """``base`` with ``base[rows] = values`` (rows ascending)."""
-    if len(rows) == 0:
-        return base
-    mask = np.zeros(len(base), bool)
-    mask[rows] = True
-    return pc.replace_with_mask(base, pa.array(mask), values.cast(base.type))
-
-
-def _match_rest(sub: pa.Array, fset: FormatSet) -> tuple[np.ndarray, dict[str, pa.Array],
-                                                         pa.Array]:
-    """Framework prefixes, then every format in order, on lines the primary did not match."""
-    m = len(sub)
-    fields = _empty_fields(m)
-    for prefix in fset.prefixes:
-        spans = pc.extract_regex_span(sub, f"^(?P<_all>{prefix.pattern})")
-        _, plen, ok = span_columns(spans, "_all")
-        if not ok.any():
-            continue
-        for group in prefix.groups:
-            starts, lengths, valid = span_columns(spans, group)
-            fields[field_of(group)] = pc.coalesce(fields[field_of(group)],
-                                                  gather(sub, starts, lengths, valid))
-        sub = slice_from(sub, np.where(ok, plen, 0))
-    fmt_idx = np.full(m, -1, np.int16)
-    msg_start = np.zeros(m, np.int64)
-    for i, fmt in enumerate(fset.formats):
-        todo = np.flatnonzero(fmt_idx < 0)
-        if len(todo) == 0:
-            break
-        part = sub.take(pa.array(todo)) if len(todo) < m else sub
-        ok, got, hlen = _extract(part, fmt)
-        if not ok.any():
-            continue
-        _apply_fixed(fmt, got, len(part))
-        hit = todo[ok]
-        fmt_idx[hit] = i
-        if not fmt.keep_prefix:
-            msg_start[hit] = hlen[ok]
-        okarr = pa.array(ok)
-        for name, values in got.items():
-            picked = pc.filter(values, okarr)
-            fields[name] = _scatter(pc.coalesce(fields[name]), hit, pc.coalesce(
-                picked, pc.take(fields[name], pa.array(hit))))
-    return fmt_idx, fields, slice_from(sub, msg_start)
-
-
-def _refine_bodies(fmt: LineFormat, rows: np.ndarray, fields: dict[str, pa.Array],
-                   message: pa.Array) -> pa.Array:
-    """Module-specific body prefixes (``[tid:N]``, ``(dieid:0)``...) on rows of ``fmt``."""
-    for body in fmt.bodies:
-        need = np.zeros(len(message), bool)
-        need[rows] = True
-        if body.when_src_file_missing:
-            need &= fields["src_file"].is_null().to_numpy(zero_copy_only=False)
-        if body.when_tid_missing:
-            need &= fields["tid"].is_null().to_numpy(zero_copy_only=False)
-        idx = np.flatnonzero(need)
-        if len(idx) == 0:
-            continue
-        part = message.take(pa.array(idx))
-        spans = pc.extract_regex_span(part, f"^(?P<_all>{body.pattern})")
-        _, blen, ok = span_columns(spans, "_all")
-        if not ok.any():
-            continue
-        for group in body.groups:
-            starts, lengths, valid = span_columns(spans, group)
-            name = field_of(group)
-            current = pc.take(fields[name], pa.array(idx))
-            fields[name] = _scatter(fields[name], idx,
-                                    pc.coalesce(current, gather(part, starts, lengths, valid)))
-        message = _scatter(message, idx, slice_from(part, np.where(ok, blen, 0)))
-    return message
-
-
-def match_lines(lines: pa.Array, blank: np.ndarray, fset: FormatSet) -> _Matched:
-    """Assign a format, fields and a message to every line."""
-    n = len(lines)
-    primary = fset.primary
-    ok, fields, hlen = _extract(lines, primary)
-    fields = {**_empty_fields(n), **fields}
-    fmt = np.where(ok, 0, -1).astype(np.int16)
-    message = slice_from(lines, np.where(ok, hlen, 0))
-    rest = np.flatnonzero(~ok & ~blank)
-    if len(rest):
-        sub_fmt, sub_fields, sub_msg = _match_rest(lines.take(pa.array(rest)), fset)
-        fmt[rest] = sub_fmt
-        message = _scatter(message, rest, sub_msg)
-        for name, values in sub_fields.items():
-            fields[name] = _scatter(fields[name], rest, values)
-    if primary.bodies:
-        message = _refine_bodies(primary, np.flatnonzero(fmt == 0), fields, message)
-    return _Matched(fmt, fields, message)
 
 
 # --------------------------------------------------------------------------- records
@@ -267,13 +127,6 @@ def _split_glued(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray
     return pa.concat_arrays(pieces), np.concatenate(numbers)
 
 
-def _to_int(values: pa.Array, typ: pa.DataType) -> pa.Array:
-    """Digits to integers; values too long for the type become null instead of failing."""
-    limit = 18 if typ == pa.int64() else 9
-    short = pc.less_equal(pc.utf8_length(values), limit)
-    return pc.cast(pc.if_else(short, values, pa.scalar(None, values.type)), typ)
-
-
 def _segments_max(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.maximum.reduceat(values, starts) if len(starts) else np.zeros(0, values.dtype)
 
@@ -294,13 +147,14 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
         long_line = long_line[lineno - first_line]
     blank = (byte_lengths(lines) == 0) | pc.fill_null(pc.utf8_is_space(lines), False).to_numpy(
         zero_copy_only=False)
-    matched = match_lines(lines, blank, fset)
+    spans = match_lines(lines, blank, fset)
+    message = slice_from(lines, spans.msg_start)
     if blank.any():  # whitespace-only lines inside a record read as empty lines
-        matched.message = pc.if_else(pa.array(blank), pa.scalar("", LARGE), matched.message)
-    fmt = matched.fmt
+        message = pc.if_else(pa.array(blank), pa.scalar("", LARGE), message)
+    fmt = spans.fmt
     is_text_kind = ctx.kind in _TEXT_KINDS
     # Unmatched lines: indentation is judged after any framework prefix ("[rank0]:   ...").
-    indented = pc.fill_null(pc.match_substring_regex(matched.message, r"^[ \t]"),
+    indented = pc.fill_null(pc.match_substring_regex(message, r"^[ \t]"),
                             False).to_numpy(zero_copy_only=False)
     start = fmt >= 0
     if is_text_kind:
@@ -321,7 +175,7 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
         head_end = 0
     elif head_end:
         lead = int(head_nonblank[0])
-        text = "\n".join(matched.message.slice(lead, head_end - lead).to_pylist())
+        text = "\n".join(message.slice(lead, head_end - lead).to_pylist())
         head = Head(text, int(lineno[lead]), int(lineno[head_end - 1] - lineno[lead] + 1), lead,
                     bool(long_line[:head_end].any()))
     starts = np.flatnonzero(start)
@@ -329,7 +183,6 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     position = np.where(nonblank, np.arange(n), -1)
     last = _segments_max(position, starts) if len(starts) else np.zeros(0, np.int64)
     last = np.maximum(last, starts)
-    seg_end = np.append(starts[1:], n)
     record_lines = (lineno[last] - lineno[starts] + 1).astype(np.int32)
     shared = int((lineno[starts[1:]] == lineno[last[:-1]]).sum()) if len(starts) > 1 else 0
     blank_total = int(blank.sum())
@@ -337,8 +190,8 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     lead_blank = int(blank[head_end:first_start].sum()) if len(starts) else blank_total - head_blank
     inner_blank = int(sum_blank_inside(blank, starts, last))
     trailing_blank = int(blank[last[-1] + 1:].sum()) if len(starts) else 0
-    records = _assemble(lines, matched, ctx, fset, starts, last, seg_end, lineno, record_lines,
-                        long_line, blank)
+    records = _assemble(lines, spans, message, ctx, fset, starts, last, lineno, record_lines,
+                        long_line)
     fmt_names = records.column("fmt").to_numpy(zero_copy_only=False)
     unparsed = int(record_lines[np.isin(fmt_names, ["unparsed", "text"])].sum())
     ts_invalid = records.column("ts_invalid").to_numpy(zero_copy_only=False)
@@ -360,11 +213,13 @@ def sum_blank_inside(blank: np.ndarray, starts: np.ndarray, last: np.ndarray) ->
     return int((cum[last + 1] - cum[starts]).sum())
 
 
-def _messages(lines: pa.Array, matched: _Matched, starts: np.ndarray, last: np.ndarray,
-              n: int) -> pa.Array:
+def _messages(message: pa.Array, starts: np.ndarray, last: np.ndarray) -> pa.Array:
     """Record messages: the first line's message joined with its continuation lines."""
+    n = len(message)
     multi = last > starts
-    first = matched.message.take(pa.array(starts))
+    if len(starts) == n:
+        return message
+    first = message.take(pa.array(starts))
     if not multi.any():
         return first
     member = np.zeros(n, bool)
@@ -375,55 +230,85 @@ def _messages(lines: pa.Array, matched: _Matched, starts: np.ndarray, last: np.n
     np.add.at(delta, last[for_rows] + 1, -1)
     member = np.cumsum(delta[:-1]) > 0
     idx = np.flatnonzero(member)
-    pieces = matched.message.take(pa.array(idx))
+    pieces = message.take(pa.array(idx))
     counts = (last[for_rows] - starts[for_rows] + 1).astype(np.int64)
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    joined = pc.binary_join(pa.LargeListArray.from_arrays(pa.array(offsets), pieces), pa.scalar("\n", LARGE))
-    return _scatter(first, for_rows, joined)
+    joined = pc.binary_join(pa.LargeListArray.from_arrays(pa.array(offsets), pieces),
+                            pa.scalar("\n", LARGE))
+    mask = np.zeros(len(starts), bool)
+    mask[for_rows] = True
+    return pc.replace_with_mask(first, pa.array(mask), joined)
 
 
-def _assemble(lines: pa.Array, matched: _Matched, ctx: FileContext, fset: FormatSet,
-              starts: np.ndarray, last: np.ndarray, seg_end: np.ndarray, lineno: np.ndarray,
-              record_lines: np.ndarray, long_line: np.ndarray, blank: np.ndarray) -> pa.Table:
-    n = len(lines)
+def _fixed_values(fset: FormatSet, fmt_idx: np.ndarray, level: pa.Array,
+                  module: pa.Array) -> tuple[pa.Array, pa.Array]:
+    """Apply the fixed module/level and level maps that formats declare."""
+    for index, fmt in enumerate(fset.formats):
+        if not (fmt.module or fmt.level or fmt.levels):
+            continue
+        rows = fmt_idx == index
+        if not rows.any():
+            continue
+        mask = pa.array(rows)
+        if fmt.levels:
+            keys = pa.array(list(fmt.levels), pa.string())
+            mapped = pc.take(pa.array(list(fmt.levels.values()), pa.string()),
+                             pc.index_in(level, value_set=keys))
+            level = pc.if_else(pc.and_(mask, pc.is_valid(mapped)), mapped, level)
+        if fmt.level:
+            level = pc.if_else(pc.and_(mask, pc.is_null(level)), fmt.level, level)
+        if fmt.module:
+            module = pc.if_else(pc.and_(mask, pc.is_null(module)), fmt.module, module)
+    return level, module
+
+
+def _assemble(lines: pa.Array, spans: Spans, message: pa.Array, ctx: FileContext,
+              fset: FormatSet, starts: np.ndarray, last: np.ndarray, lineno: np.ndarray,
+              record_lines: np.ndarray, long_line: np.ndarray) -> pa.Table:
     count = len(starts)
-    take = pa.array(starts)
-    fields = {name: pc.take(col, take) for name, col in matched.fields.items()}
-    fmt_idx = matched.fmt[starts]
-    names = np.array([f.name for f in fset.formats] + ["unparsed"], dtype=object)
-    fmt_names = names[np.where(fmt_idx >= 0, fmt_idx, len(names) - 1)]
-    if ctx.kind in _TEXT_KINDS:
-        fmt_names = np.where(fmt_idx >= 0, fmt_names, "text")
-    ts, ts_invalid = parse_timestamps(fields["ts"])
-    message = _messages(lines, matched, starts, last, n)
-    truncated = np.zeros(count, bool)
-    if long_line.any() and count:
-        truncated = _segments_max(long_line.astype(np.int8), starts).astype(bool)
+    offsets, data = line_buffers(lines)
 
-    def int_col(name: str, hint: int | None) -> pa.Array:
-        values = _to_int(fields[name], _INT_FIELDS[name])
+    def span(name: str) -> tuple[np.ndarray, np.ndarray]:
+        return spans.start[name][starts], spans.length[name][starts]
+
+    def text(name: str) -> pa.StringArray:
+        return fv.strings(data, offsets, starts, *span(name))
+
+    def number(name: str, hint: int | None) -> pa.Array:
+        values = fv.integers(data, offsets, starts, *span(name), _INT_FIELDS[name])
         if hint is not None:
             values = pc.coalesce(values, pa.scalar(hint, _INT_FIELDS[name]))
         return values
 
+    fmt_idx = spans.fmt[starts]
+    names = np.array([f.name for f in fset.formats] + ["unparsed"], dtype=object)
+    fmt_names = names[np.where(fmt_idx >= 0, fmt_idx, len(names) - 1)]
+    if ctx.kind in _TEXT_KINDS:
+        fmt_names = np.where(fmt_idx >= 0, fmt_names, "text")
+    level, module = _fixed_values(fset, fmt_idx, text("level"), text("module"))
+    ts, ts_invalid = fv.timestamps(data, offsets, starts, *span("ts"))
+    messages = _messages(message, starts, last)
+    truncated = np.zeros(count, bool)
+    if long_line.any() and count:
+        truncated = _segments_max(long_line.astype(np.int8), starts).astype(bool)
     columns = {
         "ts": ts,
-        "level": fields["level"].cast(pa.string()),
-        "module": fields["module"].cast(pa.string()),
-        "pid": int_col("pid", None),
-        "proc": fields["proc"].cast(pa.string()),
-        "tid": int_col("tid", None),
-        "src_file": fields["src_file"].cast(pa.string()),
-        "src_line": int_col("src_line", None),
-        "message": message,
+        "level": level,
+        "module": module,
+        "pid": number("pid", None),
+        "proc": text("proc"),
+        "tid": number("tid", None),
+        "src_file": text("src_file"),
+        "src_line": number("src_line", None),
+        "message": messages,
         "kind": pa.array(np.full(count, ctx.kind, dtype=object), pa.string()),
         "path": pa.array(np.full(count, ctx.path, dtype=object), pa.string()),
         "line": pa.array(lineno[starts], pa.int64()),
         "line_count": pa.array(record_lines, pa.int32()),
         "host": pa.array(np.full(count, ctx.host, dtype=object), pa.string()),
-        "rank": int_col("rank", ctx.rank),
-        "device": int_col("device", ctx.device),
-        "codes": _with_prefix_codes(extract_codes(message, fields["level"]), fields["code"]),
+        "rank": number("rank", ctx.rank),
+        "device": number("device", ctx.device),
+        "codes": _with_prefix_codes(extract_codes(messages, level), text("code")),
         "fmt": pa.array(fmt_names, pa.string()),
         "truncated": pa.array(truncated, pa.bool_()),
         "ts_invalid": pa.array(ts_invalid, pa.bool_()),
@@ -438,7 +323,8 @@ def _with_prefix_codes(codes: pa.Array, prefix: pa.Array) -> pa.Array:
     if len(rows) == 0:
         return codes
     lists = codes.to_pylist()
-    for row, code in zip(rows, prefix.take(pa.array(rows)).to_pylist()):  # error records only
+    codes_of = prefix.take(pa.array(rows)).to_pylist()
+    for row, code in zip(rows, codes_of, strict=True):  # error records only
         lists[row] = [code] + [c for c in lists[row] if c != code]
     return pa.array(lists, pa.list_(pa.string()))
 

@@ -24,7 +24,8 @@ def render_stats(summary: IngestSummary) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(header) - 1)]
     lines = []
     for row in rows:
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:-1], widths[1:])]
+        numbers = zip(row[1:-1], widths[1:], strict=True)
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in numbers]
         lines.append("  ".join([*cells, row[-1]]))
     for skipped in summary.skipped:
         lines.append(f"skipped  {skipped.path}: {skipped.reason}")

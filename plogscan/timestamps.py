@@ -44,6 +44,36 @@ def _combine(parts: dict[str, np.ndarray], present: np.ndarray) -> tuple[pa.Arra
     return arr, present & ~ok
 
 
+def _cann_weights() -> np.ndarray:
+    """A (27, 7) matrix turning the digits of ``YYYY-MM-DD-hh:mm:ss.mmm.uuu`` into
+    year, month, day, hour, minute, second and microsecond with one matrix product."""
+    fields = [(0, 4), (5, 7), (8, 10), (11, 13), (14, 16), (17, 19)]
+    weights = np.zeros((27, 7), np.int64)
+    for col, (a, b) in enumerate(fields):
+        for i in range(a, b):
+            weights[i, col] = 10 ** (b - 1 - i)
+    for i in range(20, 23):  # milliseconds
+        weights[i, 6] = 10 ** (22 - i) * 1000
+    for i in range(24, 27):  # microseconds
+        weights[i, 6] = 10 ** (26 - i)
+    return weights
+
+
+_CANN_WEIGHTS = _cann_weights()
+
+
+def parse_cann_bytes(raw: np.ndarray, present: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+    """Fast path from a ``(n, 27)`` byte matrix of ``YYYY-MM-DD-hh:mm:ss.mmm.uuu`` values.
+
+    Rows where ``present`` is false come back null (and are not counted as invalid).
+    """
+    digits = raw.astype(np.int64) - 48
+    digits[:, (4, 7, 10, 13, 16, 19, 23)] = 0  # separators
+    values = digits @ _CANN_WEIGHTS
+    parts = dict(zip(("Y", "m", "d", "H", "M", "S", "us"), values.T, strict=True))
+    return _combine(parts, present)
+
+
 def parse_cann_fixed(ts: pa.Array) -> tuple[pa.Array, np.ndarray] | None:
     """Fast path: every non-null value is the 27-character CANN form. None if not so."""
     n = len(ts)
@@ -51,26 +81,16 @@ def parse_cann_fixed(ts: pa.Array) -> tuple[pa.Array, np.ndarray] | None:
     if not present.any():
         return pa.nulls(n, pa.timestamp("us")), np.zeros(n, bool)
     filled = pc.fill_null(ts, "0000-00-00-00:00:00.000.000").cast(pa.large_string())
-    offsets = np.frombuffer(filled.buffers()[1], dtype=np.int64)[filled.offset:filled.offset + n + 1]
+    offsets = np.frombuffer(filled.buffers()[1], dtype=np.int64)
+    offsets = offsets[filled.offset:filled.offset + n + 1]
     if not np.all(np.diff(offsets) == 27):
         return None
     raw = np.frombuffer(filled.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
-    digits = raw.reshape(n, 27).astype(np.int64) - 48
-
-    def num(a: int, b: int) -> np.ndarray:
-        out = np.zeros(n, np.int64)
-        for i in range(a, b):
-            out = out * 10 + digits[:, i]
-        return out
-
-    parts = {"Y": num(0, 4), "m": num(5, 7), "d": num(8, 10), "H": num(11, 13),
-             "M": num(14, 16), "S": num(17, 19), "us": num(20, 23) * 1000 + num(24, 27)}
-    return _combine(parts, present)
+    return parse_cann_bytes(raw.reshape(n, 27), present)
 
 
 def parse_generic(ts: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """Any ``Y-m-d?H:M:S[.frac[.uuu]]`` value; returns (timestamps, invalid mask)."""
-    n = len(ts)
     ex = pc.extract_regex(ts.cast(pa.large_string()), _GENERIC)
     present = ex.is_valid().to_numpy(zero_copy_only=False) & ts.is_valid().to_numpy(
         zero_copy_only=False)

@@ -14,6 +14,7 @@ TDT_INFO = ("[INFO] TDT(4100,python3):2026-02-03-10:00:00.100.000 [tsd_client.cp
 CONTINUATION = "    tiling data: 0x0 0x1 0x2"
 STDOUT_PTA = ("[ERROR] 2026-02-03-10:00:03 (PID:4100, Device:0, RankID:1) ERR00100 PTA call acl "
               "api failed")
-STDOUT_EXC = "RuntimeError: npuSynchronizeDevice: AclrtSynchronizeDeviceWithTimeout, error code is 507916"
+STDOUT_EXC = ("RuntimeError: npuSynchronizeDevice: AclrtSynchronizeDeviceWithTimeout, "
+              "error code is 507916")
 
 VALID_LINES = [HCCL_DEBUG, RUNTIME_ERROR, INFO_GE, TDT_INFO, CONTINUATION, "", "   "]

@@ -31,7 +31,7 @@ remediation: [Nothing to do.]
 """
 
 
-def rule(body: str, *, id: str = "TST001", level: str = "error",  # noqa: A002
+def rule(body: str, *, id: str = "TST001", level: str = "error",
          category: str = "ccu-exception", description: str = "Test.", extra: str = ""):
     text = HEAD.format(id=id, name=id.lower(), level=level, category=category,
                        description=description) + extra + body
@@ -83,7 +83,7 @@ sequence:
 }
 
 
-def E(t: float | None, what: str, **cols: object) -> dict:  # noqa: N802 - reads as a row
+def E(t: float | None, what: str, **cols: object) -> dict:
     """One event ``t`` seconds after T0 (None: no timestamp) whose message names ``what``."""
     row = {"ts": None if t is None else T0 + timedelta(seconds=t), "message": f"{what} record",
            "pid": 1, "host": "h", "level": "ERROR", "module": "RUNTIME"}
@@ -111,7 +111,7 @@ def found(rule_key: str | object, rows: list[dict]) -> list[list[str]]:
     return sorted(sorted(f"{e.path}:{e.line}" for e in f.evidence) for f in findings)
 
 
-def L(*lines: int, path: str = "a.log") -> list[str]:  # noqa: N802
+def L(*lines: int, path: str = "a.log") -> list[str]:
     return sorted(f"{path}:{n}" for n in lines)
 
 
@@ -135,6 +135,10 @@ SEQUENCE_CASES = [
     ("missing_group_key_joins_no_group", "seq",
      [E(0, "step-a", pid=None), E(1, "step-b", pid=None)], []),
     ("missing_key_on_one_step", "seq", [E(0, "step-a"), E(1, "step-b", pid=None)], []),
+    ("null_host_is_the_unnamed_host", "seq",
+     [E(0, "step-a", host=None), E(1, "step-b", host=None)], [L(1, 2)]),
+    ("null_host_differs_from_named_host", "seq", [E(0, "step-a", host=None), E(1, "step-b")],
+     []),
     ("files_disagree_with_timestamps", "seq",
      [E(1, "step-b", path="a.log"), E(0, "step-a", path="z.log", line=50)],
      [sorted(["a.log:1", "z.log:50"])]),
@@ -230,7 +234,8 @@ def test_sequence_finding_fields_are_filled() -> None:
     assert (first.step, first.level, first.module, first.pid, first.rank, first.host,
             first.device, first.line_count, first.ts) == ("a", "DEBUG", "HCCL", 1, 1, "h", 3, 2,
                                                           T0)
-    assert dict(f.captures) == {"n": "5", "elapsed": "1.500s", "count": "1"}
+    assert dict(f.captures) == {"n": "5", "elapsed": "1.500s", "count": "1",
+                                "scope": "process 1 on host h (rank 1)"}
     assert f.remediation == ("Nothing to do.",) and f.missing == ()
 
 
@@ -272,6 +277,16 @@ def test_requires_gives_not_evaluable(events: list[dict], verdicts: list[str]) -
     assert [f.verdict.value for f in findings] == verdicts
 
 
+def test_requires_when_limits_which_triggers_ask_for_evidence() -> None:
+    when = REQ + "  when: {message|contains: 'special'}\n"
+    r = rule("sequence:\n  by: [host, pid]\n  steps:\n" + STEPS_AB, extra=when)
+    assert scan(make_events([E(0, "step-b plain")]), RuleSet((r,))) == []
+    (f,) = scan(make_events([E(0, "step-b plain"), E(1, "step-b special")]), RuleSet((r,)))
+    assert f.verdict == Verdict.NOT_EVALUABLE and [e.line for e in f.evidence] == [2]
+    matched = scan(make_events([E(0, "step-a", **DEBUG), E(1, "step-b plain")]), RuleSet((r,)))
+    assert [x.verdict for x in matched] == [Verdict.MATCH]
+
+
 def test_not_evaluable_finding_says_what_is_missing() -> None:
     (f,) = scan(make_events([E(0, "step-b"), E(1, "step-b")]), RuleSet((FLAG,)))
     assert f.verdict == Verdict.NOT_EVALUABLE and f.level == Level.CRITICAL
@@ -311,6 +326,22 @@ def test_single_rule_by_groups_and_null_is_a_group() -> None:
     findings = scan(make_events(rows), RuleSet((r,)))
     assert sorted(sorted(e.line for e in f.evidence) for f in findings) == [[1, 3], [2], [4, 5]]
     assert sorted(f.description for f in findings) == ["1 in 2", "2 in 1", "2 in ?"]
+
+
+@pytest.mark.parametrize(("events", "expected"), [
+    ([E(0, "step-a", rank=0), E(1, "step-a", rank=0, pid=None)], [[1, 2]]),
+    ([E(0, "step-a", rank=0), E(1, "step-a", rank=1, pid=2), E(2, "step-a", rank=0, pid=None)],
+     [[1, 3], [2]]),
+    ([E(0, "step-a", rank=0), E(1, "step-a", rank=1, pid=2), E(2, "step-a", rank=None,
+                                                               pid=None)], [[1], [2], [3]]),
+    ([E(0, "step-a", rank=0), E(1, "step-a", rank=0, pid=None, host="g")], [[1], [2]]),
+    ([E(0, "step-a", rank=None), E(1, "step-a", rank=None, pid=None)], [[1, 2]]),
+], ids=["joins_only_group", "joins_agreeing_group", "ambiguous_stays_apart",
+        "host_must_agree", "nulls_in_both"])
+def test_single_rule_folds_partial_keys(events: list[dict], expected: list) -> None:
+    r = rule("match: {message|contains: 'step-a'}\nby: [host, rank, pid]\n")
+    findings = scan(make_events(events), RuleSet((r,)))
+    assert sorted(sorted(e.line for e in f.evidence) for f in findings) == expected
 
 
 def test_evidence_is_capped_per_step_but_counted() -> None:

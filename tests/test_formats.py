@@ -24,15 +24,17 @@ def _write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-PRIMARY = """\
+PATTERN = (r"\[(?P<level>[A-Z]+)\] (?P<module>\w+)\((?P<pid>-?\d+),(?P<proc>[^)]*)\):"
+           r"(?P<ts>\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d\.\d{3}\.\d{3}) ")
+PRIMARY = f"""\
 formats:
   - name: mini
     primary: true
     timestamp: cann
-    pattern: '\\[(?P<level>[A-Z]+)\\] (?P<module>\\w+)\\((?P<pid>-?\\d+),(?P<proc>[^)]*)\\):(?P<ts>\\d{4}-\\d\\d-\\d\\d-\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\.\\d{3}) '
+    pattern: '{PATTERN}'
     samples:
       - line: '[INFO] GE(1,p):2026-01-01-00:00:00.000.001 built'
-        fields: {level: INFO, module: GE, pid: 1, message: built}
+        fields: {{level: INFO, module: GE, pid: 1, message: built}}
 """
 
 
@@ -45,7 +47,8 @@ def test_minimal_format_file_loads(tmp_path: Path) -> None:
     ("edit", "expected"),
     [
         (("fields: {level: INFO,", "fields: {level: ERROR,"), "sample field 'level' is 'INFO'"),
-        (("    timestamp: cann\n", "    timestamp: cann\n    colour: red\n"), "unknown key 'colour'"),
+        (("    timestamp: cann\n", "    timestamp: cann\n    colour: red\n"),
+         "unknown key 'colour'"),
         (("(?P<module>", "(?P<modul>"), "unknown field group 'modul'"),
         (("(?P<module>\\w+)", "(?P<module>(?<=x)\\w+)"), "pattern is not valid RE2"),
         (("timestamp: cann", "timestamp: unix"), "unknown timestamp grammar 'unix'"),

@@ -42,7 +42,7 @@ def check_accounting(data: bytes, chunk: int, kind: str = "plog-debug") -> pa.Ta
     return table
 
 
-LINE_CHOICES = st.sampled_from(L.VALID_LINES + [L.STDOUT_PTA, L.STDOUT_EXC, "\t", "x"])
+LINE_CHOICES = st.sampled_from([*L.VALID_LINES, L.STDOUT_PTA, L.STDOUT_EXC, "\t", "x"])
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -168,3 +168,15 @@ def test_every_operator_names_the_field_kinds_it_takes() -> None:
 def test_timestamps_are_not_a_matchable_field() -> None:
     batch = make_events([{"ts": datetime(2026, 1, 1)}])
     assert "ts" in batch.schema.names and "ts" not in FIELD_KINDS
+
+
+@pytest.mark.parametrize(("op", "values", "expected"), [
+    ("contains", ("[aicore exception]", "a+b"), [True, True, False, False]),
+    ("contains", ("(x)", "[AICORE"), [True, False, True, False]),
+    ("startswith", ("A+B", "(x"), [False, True, True, False]),
+    ("endswith", ("y.", "B c"), [False, True, False, True]),
+])
+def test_several_literals_are_matched_literally(op: str, values: tuple, expected: list) -> None:
+    batch = make_events([{"message": "x [aicore exception] y"}, {"message": "a+b c"},
+                         {"message": "(x) aicore"}, {"message": "axy."}])
+    assert mask(batch, (pred("message", op, *values),)) == expected

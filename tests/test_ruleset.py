@@ -13,7 +13,7 @@ from plogscan.engine.categories import CATEGORIES
 from plogscan.engine.fields import parse_duration
 from plogscan.engine.rule import Sequence, Single
 from plogscan.engine.ruleset import load_rule_file, rule_from_text
-from plogscan.errors import ErrorGroup, RuleError
+from plogscan.errors import ErrorGroup, InputError, RuleError
 
 BAD = Path(__file__).parent / "bad_rules"
 ROOT = Path(__file__).parent.parent
@@ -122,7 +122,7 @@ def test_case_files_and_hidden_directories_are_not_rules(tmp_path: Path) -> None
 
 
 def test_missing_rule_path_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(Exception, match="no such rule file"):
+    with pytest.raises(InputError, match="no such rule file"):
         load_rules([tmp_path / "absent"], builtin=False)
 
 

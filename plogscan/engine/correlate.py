@@ -57,20 +57,42 @@ Check = Callable[[Requires, Any, Any], tuple[bool, str]]
 
 def group_key(row: Row, role: str, by: tuple[str, ...], allow_null: bool) -> Any:
     """The group of ``row`` for ``role``; ``_MISSING`` when a key is missing and nulls are not
-    allowed (such a record joins no group)."""
+    allowed (such a record joins no group). A null ``host`` is never missing: logs collected
+    from one machine carry no host name, and they all belong to that one unnamed host."""
     key = tuple(row.value(name, role) for name in by)
-    if not allow_null and any(v is None or v == "" for v in key):
+    if not allow_null and any((v is None or v == "") and name != "host"
+                              for name, v in zip(by, key, strict=True)):
         return _MISSING
     return key
 
 
 def single(body: Single, rows: list[Row]) -> list[Occurrence]:
-    """One finding per record, or per ``by`` group (null is a value of its own here)."""
+    """One finding per record, or per ``by`` group. A key with nulls (other than ``host``)
+    joins the one other group that agrees with it on its non-null fields; when none or several
+    do, it is a group of its own. So a pid-less stdout line joins its process's finding when
+    that is unambiguous."""
     groups: dict[Any, list[Row]] = {}
     for row in rows:
         key = group_key(row, "match", body.by, True) if body.by else row.order
         groups.setdefault(key, []).append(row)
+    if body.by:
+        _fold_partial_keys(groups, body.by)
     return [_bundle(members, "match", len(members)) for members in groups.values()]
+
+
+def _fold_partial_keys(groups: dict[Any, list[Row]], by: tuple[str, ...]) -> None:
+    def nulls(key: tuple) -> int:
+        return sum(v is None and name != "host" for name, v in zip(by, key, strict=True))
+
+    def agrees(part: tuple, other: tuple) -> bool:
+        return all(a == b or (a is None and name != "host")
+                   for name, a, b in zip(by, part, other, strict=True))
+
+    for key in sorted((k for k in groups if nulls(k)), key=nulls, reverse=True):
+        fits = [k for k in groups if k != key and agrees(key, k)]
+        if len(fits) == 1:
+            merged = groups[fits[0]] + groups.pop(key)
+            groups[fits[0]] = sorted(merged, key=lambda r: r.order)
 
 
 def threshold(body: Threshold, rows: list[Row]) -> list[Occurrence]:
@@ -163,6 +185,8 @@ def _not_evaluable(body: Sequence, pending: list[list[Row]], requires: Requires,
     for triggers in pending:
         lacking = []
         for row in triggers:
+            if requires.when is not None and "when" not in row.roles:
+                continue
             ok, scope = check(requires, row.cols["host"], row.cols["pid"])
             if not ok:
                 lacking.append((row, scope))

@@ -1,9 +1,10 @@
 """Turn what a rule concluded (``Occurrence``) into a ``Finding``: evidence, scope, times,
 captures, the description with its ``{placeholders}`` filled, and the fingerprint.
 
-Placeholder and ``show`` names resolve in this order: the specials ``count`` and ``elapsed``;
-named regex captures (the first non-empty value in evidence order); columns of the trigger
-record (the one that filled the last step), else of the first evidence record that has one.
+Placeholder and ``show`` names resolve in this order: the specials ``count``, ``elapsed`` and
+``scope``; named regex captures (the first non-empty value of the step records in evidence
+order, then of the context records, latest first); columns of the trigger record (the one that
+filled the last step), else of the first evidence record that has one.
 Unknown values print as ``?``. Log text is substituted as it is, never interpreted.
 """
 
@@ -33,9 +34,9 @@ def build_finding(rule: Rule, occ: Occurrence) -> Finding:
         devices=_distinct(r.cols["device"] for _, r in occ.items),
     )
     times = [r.ts for step, r in occ.items if step not in context and r.ts is not None]
-    caps = _captures(occ)
-    values = {**caps, **occ.specials}
+    caps = _captures(occ, context)
     rows = [occ.trigger] + [r for _, r in occ.items]
+    values = {**caps, **occ.specials, "scope": _scope(rows)}
 
     def lookup(name: str) -> str:
         if name in values:
@@ -65,13 +66,28 @@ def build_finding(rule: Rule, occ: Occurrence) -> Finding:
     )
 
 
-def _captures(occ: Occurrence) -> dict[str, str]:
+def _captures(occ: Occurrence, context: set[str]) -> dict[str, str]:
+    """First non-empty value per name: step records in order, then context records, latest
+    first (the context record nearest to the first step is the most telling)."""
+    steps = [(s, r) for s, r in occ.items if s not in context]
+    extra = [(s, r) for s, r in reversed(occ.items) if s in context]
     out: dict[str, str] = {}
-    for step, row in occ.items:
+    for step, row in steps + extra:
         for name, value in row.caps.get(step, {}).items():
             if value and name not in out:
                 out[name] = _text(value)
     return out
+
+
+def _scope(rows: list[Row]) -> str:
+    """``process 4127 on host worker-0 (rank 0)``: who wrote the trigger, in words."""
+    def first(name: str) -> Any:
+        return next((r.cols[name] for r in rows if r.cols.get(name) not in (None, "")), None)
+
+    pid, host, rank = first("pid"), first("host"), first("rank")
+    text = f"process {pid}" if pid is not None else "a process without a known pid"
+    text += f" on host {host}" if host is not None else ""
+    return text + (f" (rank {rank})" if rank is not None else "")
 
 
 def _evidence(step: str, row: Row) -> Evidence:

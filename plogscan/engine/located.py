@@ -54,11 +54,12 @@ def load_yaml(text: str, path: str) -> Any:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark is not None else 0
         problem = err.problem or err.context or "invalid YAML"
-        raise RuleError(
-            f"invalid YAML: {problem}",
-            where=Location(path, line),
-            help="write regexes and text with backslashes in single quotes: 'a\\d+'",
-        ) from None
+        hint = None
+        if "escape" in problem:
+            hint = "write regexes and text with backslashes in single quotes: 'a\\d+'"
+        elif "alias" in problem:
+            hint = "define an anchor (&name) before the alias (*name) that uses it"
+        raise RuleError(f"invalid YAML: {problem}", where=Location(path, line), help=hint) from None
     except yaml.YAMLError as err:
         raise RuleError(f"invalid YAML: {err}", where=Location(path)) from None
     finally:

@@ -50,16 +50,31 @@ def _eq(arr: pa.Array, values: tuple) -> pa.Array:
     return pc.is_in(arr, value_set=pa.array(list(values), type=arr.type))
 
 
+_RE2_SPECIAL = frozenset("\\.^$|?*+()[]{}")
+
+
+def _literals(values: tuple, head: str = "", tail: str = "") -> str:
+    """Several literals as one case-insensitive RE2 alternation: one pass instead of many."""
+    escaped = ("".join("\\" + c if c in _RE2_SPECIAL else c for c in str(v)) for v in values)
+    return f"(?i){head}(?:{'|'.join(escaped)}){tail}"
+
+
 def _contains(arr: pa.Array, values: tuple) -> pa.Array:
-    return _any(arr, values, lambda a, v: pc.match_substring(a, v, ignore_case=True))
+    if len(values) > 1:
+        return pc.match_substring_regex(arr, _literals(values))
+    return pc.match_substring(arr, values[0], ignore_case=True)
 
 
 def _startswith(arr: pa.Array, values: tuple) -> pa.Array:
-    return _any(arr, values, lambda a, v: pc.starts_with(a, v, ignore_case=True))
+    if len(values) > 1:
+        return pc.match_substring_regex(arr, _literals(values, head="^"))
+    return pc.starts_with(arr, values[0], ignore_case=True)
 
 
 def _endswith(arr: pa.Array, values: tuple) -> pa.Array:
-    return _any(arr, values, lambda a, v: pc.ends_with(a, v, ignore_case=True))
+    if len(values) > 1:
+        return pc.match_substring_regex(arr, _literals(values, tail="$"))
+    return pc.ends_with(arr, values[0], ignore_case=True)
 
 
 def _re(arr: pa.Array, values: tuple) -> pa.Array:

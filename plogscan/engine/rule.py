@@ -108,6 +108,7 @@ class Requires:
     modules: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     advice: tuple[str, ...] = ()
+    when: Condition | None = None  # which trigger records call for the evidence (default: all)
 
     def describe(self) -> str:
         """``DEBUG records of module HCCL``: the wanted record, in words."""
@@ -145,6 +146,8 @@ class Rule:
                 yield step.id, step.cond
             if body.until is not None:
                 yield "until", body.until
+            if self.requires is not None and self.requires.when is not None:
+                yield "when", self.requires.when
         else:
             yield "match", body.cond
 

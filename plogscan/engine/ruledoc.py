@@ -34,7 +34,6 @@ RULE_KEYS = ("id", "name", "title", "category", "level", "status", "description"
              "references", "requires", "match", "by", "sequence", "threshold", "show")
 REQUIRED = ("id", "name", "title", "category", "level", "description", "remediation")
 BODIES = ("match", "sequence", "threshold")
-SPECIALS = frozenset({"count", "elapsed"})
 _ID = re.compile(r"[A-Z]{2,10}[0-9]{3}")
 _NAME = re.compile(r"[a-z][a-z0-9]*(\.[a-z0-9][a-z0-9-]*)+")
 _STEP = re.compile(r"[a-z][a-z0-9_]*")
@@ -146,9 +145,9 @@ def _steps(doc: Doc, s: LMap, key: str) -> tuple[Step, ...] | None:
             continue
         doc.keys(st, f"a step of '{key}'", valid, ("id", "match"))
         sid = doc.text(st, "id", "step")
-        if sid is not None and (not _STEP.fullmatch(sid) or sid in ("match", "until")):
+        if sid is not None and (not _STEP.fullmatch(sid) or sid in ("match", "until", "when")):
             doc.error(f"invalid step id '{sid}'", st.value_lines["id"],
-                      help="lower-case letters, digits and '_'; not 'match' or 'until'")
+                      help="lower-case letters, digits and '_'; not 'match', 'until' or 'when'")
         absent = st.get("absent", False)
         if not isinstance(absent, bool):
             doc.error(f"'absent' must be true or false, got {absent!r}", st.value_lines["absent"])
@@ -256,7 +255,7 @@ def _requires(doc: Doc, m: LMap) -> Requires | None:
     r = doc.mapping(m["requires"], m.value_lines["requires"], "'requires'")
     if r is None:
         return None
-    doc.keys(r, "requires", ("levels", "modules", "kinds", "advice"), ("advice",))
+    doc.keys(r, "requires", ("levels", "modules", "kinds", "advice", "when"), ("advice",))
     if "sequence" not in m:
         doc.error("'requires' applies to 'sequence' rules only", m.key_lines["requires"])
     levels = doc.text_list(r, "levels", "requires") or ()
@@ -269,11 +268,12 @@ def _requires(doc: Doc, m: LMap) -> Requires | None:
     modules = doc.text_list(r, "modules", "requires") or ()
     if not (levels or modules or kinds):
         doc.error("'requires' needs at least one of levels, modules, kinds", r.line)
-    return Requires(levels, modules, kinds, doc.text_list(r, "advice", "requires") or ())
+    when = condition(doc, r["when"], r.value_lines["when"], "when") if "when" in r else None
+    return Requires(levels, modules, kinds, doc.text_list(r, "advice", "requires") or (), when)
 
 
 def _check_names(doc: Doc, m: LMap, body: Body, show: tuple[str, ...]) -> None:
-    known = set(COLUMNS) | {"count"}
+    known = set(COLUMNS) | {"count", "scope"}
     if isinstance(body, Sequence):
         known.add("elapsed")
         conds = [s.cond for s in (*body.steps, *body.context)]

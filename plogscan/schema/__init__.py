@@ -9,8 +9,8 @@ Columns
 ts          Timestamp as written in the log, microsecond precision, no timezone. Null when the
             record has none (continuation-only text, glog-style stdout lines without a year) or when
             the written value is not a real date (``ts_invalid`` is then true).
-level       ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR``, ``EVENT``, ``TRACE``, ``OPLOG``, ``NULL`` or a
-            numeric level as written. Null for unparsed text.
+level       ``DEBUG``, ``INFO``, ``WARNING``, ``ERROR``, ``EVENT``, ``TRACE``, ``OPLOG``,
+            ``NULL`` or a numeric level as written. Null for unparsed text.
 module      CANN module (``HCCL``, ``RUNTIME``, ``TSCH``...) or a pseudo-module for non-plog shapes
             (``PTA`` for torch_npu lines, ``ERRMGR`` for error-manager blocks, ``PYTHON`` for
             tracebacks).

@@ -1,0 +1,450 @@
+"""Load the code tables (``plogscan/codes/*.yaml``) strictly, with located errors.
+
+Each file is one table: ``table`` (its name, equal to the file stem), ``title``, a default
+``source`` and ``entries``; a few tables carry a structure instead of or beside entries (the
+error-manager component letters, the HCCL ``errNo`` layout, the torch_npu module and type
+lists). Every entry names its source with a key of formats.md §0 (``RTSRC``, ``PTA``,
+``HCCLDOC``, ``FD``...) or a corpus reference (``[H-07]``).
+
+Everything wrong in a file is reported at once, with file and line: unknown or missing keys,
+malformed codes (hex must be quoted, or YAML reads ``0x25`` as the number 37), duplicate
+codes (``0x2A`` and ``0x2a`` are the same code), categories outside the rule taxonomy, an
+InnerCode pointing at an ACL code the ACL table lacks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from plogscan.engine.categories import CATEGORIES
+from plogscan.engine.located import LList, LMap, load_yaml
+from plogscan.errors import ErrorGroup, Location, PlogscanError, RuleError
+
+TABLES = ("acl", "aicore_errcode", "device_event", "device_exception", "errmgr", "hccl_result",
+          "innercode", "pta", "ts_retcode")
+_COMMON = {"code", "meaning", "source", "category", "note"}
+_ENTRY_KEYS: dict[str, set[str]] = {
+    "acl": _COMMON | {"name", "torch_npu", "torch_npu_tag"},
+    "aicore_errcode": _COMMON | {"error_str"},
+    "device_event": _COMMON,
+    "device_exception": _COMMON | {"inferred"},
+    "errmgr": _COMMON | {"symbol"},
+    "hccl_result": _COMMON | {"name", "short"},
+    "innercode": _COMMON | {"acl", "desc"},
+    "pta": set(),
+    "ts_retcode": _COMMON,
+}
+_REQUIRED: dict[str, tuple[str, ...]] = {
+    "acl": ("code", "name", "meaning"),
+    "hccl_result": ("code", "name", "short", "meaning"),
+    "device_exception": ("code", "meaning", "inferred"),
+    "innercode": ("code", "acl", "meaning"),
+}
+_TOP_KEYS: dict[str, set[str]] = {name: {"table", "title", "source", "entries"} for name in TABLES}
+_TOP_KEYS["errmgr"] |= {"components"}
+_TOP_KEYS["hccl_result"] |= {"errno"}
+_TOP_KEYS["pta"] = {"table", "title", "source", "modules", "types"}
+_CODE_FORMS = {
+    "acl": "a six-digit number such as 507916",
+    "aicore_errcode": "an errcode tuple in quotes such as '(0x800000, 0, 0)' or '(334)'",
+    "device_event": "a quoted hex number such as '0x80e01801'",
+    "device_exception": "a quoted hex number such as '0xb4060006'",
+    "errmgr": "E or W, a component letter or digit, four digits, such as EI0002",
+    "hccl_result": "a whole number such as 9",
+    "innercode": "a quoted hex number such as '0x7150026'",
+    "ts_retcode": "a quoted hex number such as '0x25'",
+}
+SOURCE_RE = re.compile(
+    r"^(?:(?:LOGSRC|RTSRC|RTDOC|HCCLSRC|HCCLDOC|OAM|FD|PTA|HIASCEND|ISSUES)(?:\b|:)"
+    r"|\[H-\d+\]|formats\.md\b)")
+SOURCE_HELP = ("start with a formats.md §0 source key (LOGSRC, RTSRC, RTDOC, HCCLSRC, HCCLDOC, "
+               "OAM, FD, PTA, HIASCEND, ISSUES), a corpus reference like [H-07], or formats.md")
+HEX_RE = re.compile(r"^0x[0-9a-fA-F]+$")
+ERRMGR_RE = re.compile(r"^[EW][0-9A-Z]\d{4}$")
+_TUPLE_ITEM = r"\s*(?:0x[0-9a-fA-F]+|\d+)\s*"
+TUPLE_RE = re.compile(rf"^\(({_TUPLE_ITEM}(?:,{_TUPLE_ITEM})*)\)$")
+
+
+class CodeTableError(PlogscanError):
+    """A code table file (``plogscan/codes/*.yaml``) is invalid."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One row of a table: the code as written, its lookup key and what it means."""
+
+    table: str
+    code: str  # as written in the table (display form)
+    key: object  # lookup key: int, upper-case text, or a tuple of ints
+    meaning: str
+    source: str
+    where: Location
+    name: str | None = None
+    category: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()  # other fields (torch_npu, symbol, note...), in order
+
+    def get(self, field_name: str) -> str | None:
+        return dict(self.extra).get(field_name)
+
+
+@dataclass(frozen=True)
+class Errno:
+    """The HCCL ``errNo`` layout: module id and the submodules."""
+
+    module_id: int
+    module: str
+    submodules: dict[int, str]
+    source: str
+
+
+@dataclass
+class Tables:
+    """Every table, indexed for lookups (built once by ``load_tables``, then only read)."""
+
+    titles: dict[str, str]
+    entries: dict[str, dict[object, Entry]]
+    components: dict[str, str] = field(default_factory=dict)
+    components_source: str = ""
+    errno: Errno | None = None
+    pta_modules: dict[int, str] = field(default_factory=dict)
+    pta_types: dict[int, tuple[str, str | None]] = field(default_factory=dict)
+    pta_source: str = ""
+
+    def table(self, name: str) -> dict[object, Entry]:
+        return self.entries.get(name, {})
+
+
+def tuple_key(text: str) -> tuple[int, ...] | None:
+    """``'(0x800000, 0, 0)'`` -> ``(0x800000,)``: the values with trailing zeros dropped."""
+    m = TUPLE_RE.match(text.strip())
+    if not m:
+        return None
+    values = [int(v, 0) for v in m.group(1).split(",")]
+    while len(values) > 1 and values[-1] == 0:
+        values.pop()
+    return tuple(values)
+
+
+class _File:
+    """Errors found in one table file."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.errors: list[CodeTableError] = []
+
+    def error(self, message: str, line: int, help: str | None = None) -> None:  # noqa: A002
+        self.errors.append(CodeTableError(message, where=Location(self.path, line), help=help))
+
+    def keys(self, m: LMap, what: str, valid: Iterable[str], required: Iterable[str] = ()) -> None:
+        valid = sorted(valid)
+        for key in m:
+            if key not in valid:
+                self.error(f"unknown key '{key}' in {what}", m.key_lines[key],
+                           help="valid keys are: " + ", ".join(valid))
+        for key in required:
+            if key not in m:
+                self.error(f"{what} is missing required key '{key}'", m.line)
+
+    def text(self, m: LMap, key: str, what: str) -> str | None:
+        if key not in m:
+            return None
+        value = m[key]
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            self.error(f"'{key}' of {what} must be text, got {_kind(value)}", m.value_lines[key],
+                       help="quote the value")
+            return None
+        text = str(value).strip()
+        if not text:
+            self.error(f"'{key}' of {what} must not be empty", m.value_lines[key])
+            return None
+        return text
+
+    def source(self, m: LMap, what: str, default: str | None) -> str | None:
+        text = self.text(m, "source", what)
+        if text is not None and not SOURCE_RE.match(text):
+            self.error(f"source '{text}' of {what} names no known source", m.value_lines["source"],
+                       help=SOURCE_HELP)
+            return None
+        return text or default
+
+    def mapping(self, value: object, line: int, what: str) -> LMap | None:
+        if isinstance(value, LMap):
+            return value
+        self.error(f"{what} must be a mapping, got {_kind(value)}", line)
+        return None
+
+    def sequence(self, m: LMap, key: str, what: str) -> LList | None:
+        value = m.get(key)
+        if isinstance(value, LList):
+            return value
+        self.error(f"'{key}' of {what} must be a list, got {_kind(value)}",
+                   m.value_lines.get(key, m.line))
+        return None
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, LMap):
+        return "a mapping"
+    if isinstance(value, LList):
+        return "a list"
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _code_key(f: _File, table: str, m: LMap) -> tuple[str, object] | None:
+    """The display form and lookup key of an entry's ``code``, or None (error recorded)."""
+    value = m["code"]
+    line = m.value_lines["code"]
+    bad = f"invalid code {value!r} in table {table}"
+    form = "expected " + _CODE_FORMS[table]
+    if table in ("acl", "hccl_result"):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or (
+                table == "acl" and not 100000 <= value <= 999999):
+            hint = form + (" (hex must be quoted)" if isinstance(value, int) else "")
+            f.error(bad, line, help=hint)
+            return None
+        return str(value), value
+    if not isinstance(value, str):
+        f.error(bad, line, help=form + ("; quote it, or YAML reads 0x25 as the number 37"
+                                        if isinstance(value, int) else ""))
+        return None
+    text = value.strip()
+    if table == "errmgr":
+        if not ERRMGR_RE.match(text):
+            f.error(bad, line, help=form)
+            return None
+        return text, text
+    if table == "aicore_errcode":
+        key = tuple_key(text)
+        if key is None:
+            f.error(bad, line, help=form)
+            return None
+        return text, key
+    if not HEX_RE.match(text):
+        f.error(bad, line, help=form)
+        return None
+    return text, int(text, 16)
+
+
+def _entries(f: _File, table: str, doc: LMap, default_source: str | None) -> dict[object, Entry]:
+    out: dict[object, Entry] = {}
+    seq = f.sequence(doc, "entries", f"table {table}")
+    if seq is None:
+        return out
+    for item, line in zip(seq, seq.item_lines, strict=True):
+        m = f.mapping(item, line, f"an entry of table {table}")
+        if m is None:
+            continue
+        what = f"entry {m.get('code', '?')!s}"
+        f.keys(m, what, _ENTRY_KEYS[table], _REQUIRED.get(table, ("code", "meaning")))
+        if "code" not in m:
+            continue
+        coded = _code_key(f, table, m)
+        meaning = f.text(m, "meaning", what)
+        source = f.source(m, what, default_source)
+        category = f.text(m, "category", what)
+        if category is not None and category not in CATEGORIES:
+            f.error(f"unknown category '{category}' in {what}", m.value_lines["category"],
+                    help="valid categories are: " + ", ".join(sorted(CATEGORIES)))
+            category = None
+        extra: list[tuple[str, str]] = []
+        for key in m:
+            if key in ("code", "meaning", "source", "category", "name") or key not in \
+                    _ENTRY_KEYS[table]:
+                continue
+            if key == "inferred":
+                if m[key] is not True:
+                    f.error(f"'inferred' of {what} must be true", m.value_lines[key],
+                            help="these meanings are inferred from co-occurring records; say so")
+                extra.append(("inferred", "yes"))
+                continue
+            if key == "acl":
+                if isinstance(m[key], bool) or not isinstance(m[key], int):
+                    f.error(f"'acl' of {what} must be a six-digit ACL code", m.value_lines[key])
+                    continue
+            text = f.text(m, key, what)
+            if text is not None:
+                extra.append((key, text))
+        name = f.text(m, "name", what) if "name" in m else None
+        if coded is None or meaning is None:
+            continue
+        if source is None:
+            f.error(f"{what} has no source and the table sets none", m.line, help=SOURCE_HELP)
+            continue
+        code, key = coded
+        if key in out:
+            first = out[key]
+            f.error(f"duplicate code '{code}' in table {table}", m.key_lines["code"],
+                    help=f"'{first.code}' is already defined at line {first.where.line}; "
+                    "keep one of them")
+            continue
+        out[key] = Entry(table=table, code=code, key=key, meaning=meaning, source=source,
+                         where=Location(f.path, m.key_lines["code"]), name=name,
+                         category=category, extra=tuple(extra))
+    return out
+
+
+def _components(f: _File, doc: LMap) -> tuple[dict[str, str], str]:
+    m = f.mapping(doc.get("components"), doc.value_lines.get("components", doc.line),
+                  "'components'")
+    if m is None:
+        return {}, ""
+    f.keys(m, "'components'", ("letters", "source"), ("letters", "source"))
+    source = f.source(m, "'components'", None) or ""
+    letters = f.mapping(m.get("letters"), m.value_lines.get("letters", m.line), "'letters'")
+    out: dict[str, str] = {}
+    for letter, name in (letters or {}).items():
+        line = letters.key_lines[letter]  # type: ignore[union-attr]
+        if not re.fullmatch(r"[0-9A-Z]", letter):
+            f.error(f"component letter '{letter}' must be one digit or upper-case letter", line,
+                    help="quote digits: '1': GE")
+            continue
+        if not isinstance(name, str) or not name.strip():
+            f.error(f"component '{letter}' needs a name", line)
+            continue
+        out[letter] = name.strip()
+    return out, source
+
+
+def _numbered(f: _File, doc: LMap, key: str, value_key: str, what: str,
+              limit: int) -> dict[int, tuple[str, str | None]]:
+    out: dict[int, tuple[str, str | None]] = {}
+    seq = f.sequence(doc, key, what)
+    for item, line in zip(seq or [], (seq.item_lines if seq else []), strict=True):
+        m = f.mapping(item, line, f"an item of '{key}'")
+        if m is None:
+            continue
+        allowed = ("id", value_key, "note")
+        f.keys(m, f"an item of '{key}'", allowed, ("id", value_key))
+        ident = m.get("id")
+        if isinstance(ident, bool) or not isinstance(ident, int) or not 0 <= ident <= limit:
+            f.error(f"'id' in '{key}' must be a whole number from 0 to {limit}, got {ident!r}",
+                    m.value_lines.get("id", m.line))
+            continue
+        text = f.text(m, value_key, f"id {ident}")
+        if text is None:
+            continue
+        if ident in out:
+            f.error(f"duplicate id {ident} in '{key}'", m.key_lines["id"],
+                    help="keep one of them")
+            continue
+        out[ident] = (text, f.text(m, "note", f"id {ident}"))
+    return out
+
+
+def _errno(f: _File, doc: LMap) -> Errno | None:
+    m = f.mapping(doc.get("errno"), doc.value_lines.get("errno", doc.line), "'errno'")
+    if m is None:
+        return None
+    f.keys(m, "'errno'", ("module_id", "module", "submodules", "source"),
+           ("module_id", "module", "submodules", "source"))
+    module_id = m.get("module_id")
+    if isinstance(module_id, bool) or not isinstance(module_id, int) or not 0 <= module_id < 256:
+        f.error("'module_id' of 'errno' must be a number from 0 to 255",
+                m.value_lines.get("module_id", m.line))
+        return None
+    module = f.text(m, "module", "'errno'")
+    source = f.source(m, "'errno'", None)
+    subs = {k: v for k, (v, _note) in
+            _numbered(f, m, "submodules", "name", "'errno'", 255).items()}
+    if module is None or source is None:
+        return None
+    return Errno(module_id=module_id, module=module, submodules=subs, source=source)
+
+
+def _load_file(path: Path, display: str, f: _File) -> tuple[str, LMap] | None:
+    try:
+        doc = load_yaml(path.read_text(encoding="utf-8"), display)
+    except RuleError as err:  # the strict loader's syntax/duplicate-key errors, relabelled
+        f.errors.append(CodeTableError(err.message, where=err.where))
+        return None
+    except (OSError, UnicodeDecodeError) as err:
+        f.error(f"cannot read code table: {err}", 0)
+        return None
+    m = f.mapping(doc, 1, "a code table")
+    if m is None:
+        return None
+    table = f.text(m, "table", "the code table")
+    if table is None:
+        f.error("the code table has no 'table' name", m.line, help="valid tables are: "
+                + ", ".join(TABLES))
+        return None
+    if table not in TABLES:
+        f.error(f"unknown table '{table}'", m.value_lines["table"],
+                help="valid tables are: " + ", ".join(TABLES))
+        return None
+    if table != path.stem:
+        f.error(f"table '{table}' must live in {table}.yaml, not {path.name}",
+                m.value_lines["table"])
+        return None
+    f.keys(m, f"table {table}", _TOP_KEYS[table], ("table", "title", "source"))
+    return table, m
+
+
+def load_tables(directory: str | Path | None = None) -> Tables:
+    """Read and check every ``*.yaml`` table in ``directory`` (default: the shipped tables).
+
+    Raises ``ErrorGroup`` (or a single ``CodeTableError``) listing every problem found.
+    """
+    base = Path(directory) if directory is not None else Path(__file__).resolve().parent
+    files = sorted(p for p in base.glob("*.yaml") if p.is_file())
+    errors: list[CodeTableError] = []
+    tables = Tables(titles={}, entries={})
+    where: dict[str, str] = {}
+    acl_refs: list[tuple[_File, int, int]] = []
+    for path in files:
+        display = str(path)
+        f = _File(display)
+        loaded = _load_file(path, display, f)
+        if loaded is not None:
+            table, doc = loaded
+            if table in where:
+                f.error(f"table '{table}' is defined twice", doc.line,
+                        help=f"it is already defined in {where[table]}")
+            else:
+                where[table] = display
+                _fill(f, table, doc, tables)
+                for entry in tables.entries.get(table, {}).values():
+                    acl = entry.get("acl")
+                    if acl is not None:
+                        acl_refs.append((f, entry.where.line, int(acl)))
+        errors.extend(f.errors)
+    missing = [t for t in TABLES if t not in where]
+    if missing and directory is None:
+        errors.append(CodeTableError("code tables missing: " + ", ".join(missing),
+                                     where=Location(str(base))))
+    acl = tables.table("acl")
+    for f, line, code in acl_refs:
+        if code not in acl:
+            errors.append(CodeTableError(f"InnerCode entry names ACL code {code}, which the acl "
+                                         "table does not define", where=Location(f.path, line)))
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ErrorGroup(errors)
+    return tables
+
+
+def _fill(f: _File, table: str, doc: LMap, tables: Tables) -> None:
+    """Add one table document to ``tables``, recording its problems in ``f``."""
+    tables.titles[table] = f.text(doc, "title", f"table {table}") or table
+    source = f.source(doc, f"table {table}", None)
+    if table == "pta":
+        modules = _numbered(f, doc, "modules", "name", "table pta", 99)
+        tables.pta_modules = {k: v for k, (v, _note) in modules.items()}
+        tables.pta_types = _numbered(f, doc, "types", "meaning", "table pta", 999)
+        tables.pta_source = source or ""
+        return
+    tables.entries[table] = _entries(f, table, doc, source)
+    if table == "errmgr":
+        tables.components, tables.components_source = _components(f, doc)
+    elif table == "hccl_result":
+        tables.errno = _errno(f, doc)

@@ -1,0 +1,117 @@
+"""Match line formats and keep every field as a byte span of its line.
+
+Fields are not cut out as strings while formats are tried: each is a (start, length) pair of
+byte offsets into its line, in numpy arrays, so trying secondary formats, framework prefixes
+and module-specific bodies only writes numbers into arrays. Strings and numbers are made once,
+for record-start lines only, by ``fieldvalues``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.arrowtext import slice_from, span_columns
+from plogscan.formats import FIELDS, Body, FormatSet, LineFormat, field_of
+
+
+@dataclass
+class Spans:
+    """Per-line match results; offsets are bytes from the start of the line."""
+
+    fmt: np.ndarray  # int16 index into FormatSet.formats, -1 = no format matched
+    start: dict[str, np.ndarray]  # field -> int64 start, -1 where absent
+    length: dict[str, np.ndarray]  # field -> int64 length
+    msg_start: np.ndarray  # where the message begins (after prefix / header)
+
+    @classmethod
+    def empty(cls, n: int) -> Spans:
+        return cls(np.full(n, -1, np.int16), {f: np.full(n, -1, np.int64) for f in FIELDS},
+                   {f: np.zeros(n, np.int64) for f in FIELDS}, np.zeros(n, np.int64))
+
+    def put(self, rows: np.ndarray, spans: pa.StructArray, groups: tuple[str, ...],
+            base: np.ndarray, only_missing: bool = False) -> None:
+        """Record the groups of ``spans`` (rows aligned with ``rows``), offset by ``base``."""
+        for group in groups:
+            starts, lengths, valid = span_columns(spans, group)
+            name = field_of(group)
+            if only_missing or name != group:
+                valid = valid & (self.start[name][rows] < 0)
+            target = rows[valid]
+            self.start[name][target] = base[valid] + starts[valid]
+            self.length[name][target] = lengths[valid]
+
+
+def _try(lines: pa.Array, pattern: str) -> tuple[pa.StructArray, np.ndarray, np.ndarray]:
+    spans = pc.extract_regex_span(lines, f"^(?P<_all>{pattern})")
+    _, length, ok = span_columns(spans, "_all")
+    return spans, length, ok
+
+
+def _match_rest(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) -> None:
+    """Framework prefixes, then the formats in order, on lines the primary did not match."""
+    sub = lines.take(pa.array(rows))
+    offset = np.zeros(len(rows), np.int64)
+    for prefix in fset.prefixes:
+        spans, plen, ok = _try(sub, prefix.pattern)
+        if not ok.any():
+            continue
+        out.put(rows, spans, prefix.groups, offset)
+        offset = offset + np.where(ok, plen, 0)
+        sub = slice_from(sub, np.where(ok, plen, 0))
+    out.msg_start[rows] = offset
+    todo = np.arange(len(rows))
+    for index, fmt in enumerate(fset.formats):
+        if len(todo) == 0:
+            break
+        part = sub if len(todo) == len(rows) else sub.take(pa.array(todo))
+        spans, hlen, ok = _try(part, fmt.pattern)
+        if not ok.any():
+            continue
+        hit = todo[ok]
+        out.fmt[rows[hit]] = index
+        out.put(rows[hit], spans.filter(pa.array(ok)), fmt.groups, offset[hit])
+        if not fmt.keep_prefix:
+            out.msg_start[rows[hit]] = offset[hit] + hlen[ok]
+        todo = todo[~ok]
+
+
+def _refine(lines: pa.Array, fmt: LineFormat, body: Body, rows: np.ndarray, out: Spans) -> None:
+    """Apply one module-specific body prefix to the messages of ``rows`` that need it."""
+    need = np.ones(len(rows), bool)
+    if body.when_src_file_missing:
+        need &= out.start["src_file"][rows] < 0
+    if body.when_tid_missing:
+        need &= out.start["tid"][rows] < 0
+    rows = rows[need]
+    if len(rows) == 0:
+        return
+    base = out.msg_start[rows]
+    part = slice_from(lines.take(pa.array(rows)), base)
+    spans, blen, ok = _try(part, body.pattern)
+    if not ok.any():
+        return
+    out.put(rows, spans, body.groups, base, only_missing=True)
+    out.msg_start[rows[ok]] = base[ok] + blen[ok]
+
+
+def match_lines(lines: pa.Array, blank: np.ndarray, fset: FormatSet) -> Spans:
+    """Which format matched each line, where its fields are, and where its message starts."""
+    n = len(lines)
+    out = Spans.empty(n)
+    primary = fset.primary
+    spans, hlen, ok = _try(lines, primary.pattern)
+    everything = np.arange(n)
+    out.put(everything, spans, primary.groups, np.zeros(n, np.int64))
+    out.fmt[ok] = 0
+    out.msg_start = np.where(ok, hlen, 0).astype(np.int64)
+    rest = np.flatnonzero(~ok & ~blank)
+    if len(rest):
+        _match_rest(lines, rest, fset, out)
+    primary_rows = np.flatnonzero(out.fmt == 0)
+    for body in primary.bodies:
+        _refine(lines, primary, body, primary_rows, out)
+    return out
