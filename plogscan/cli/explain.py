@@ -1,0 +1,104 @@
+"""``plogscan explain CODE...``: what an error code from a CANN/HCCL/torch_npu log means.
+
+Each CODE is read against the code tables (``plogscan/codes/*.yaml``) and every reading is
+printed, most specific first. A table prefix may come as its own word, so
+``plogscan explain errcode 0x200000000`` is one code. An unknown code exits 2 with the
+closest known codes.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from plogscan.codes import PREFIX_WORDS, CodeInfo, decode, suggest
+from plogscan.errors import ErrorGroup, PlogscanError
+from plogscan.report.safe import neutralize
+
+
+def group_words(words: tuple[str, ...]) -> list[str]:
+    """Join argv words that belong together: ``errcode 0x2…`` and ``errcode:(0x2…, 0, 0)``."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word.rstrip(":=").lower() in PREFIX_WORDS and i < len(words):
+            word = f"{word} {words[i]}"
+            i += 1
+        while word.count("(") > word.count(")") and i < len(words):
+            word = f"{word} {words[i]}"
+            i += 1
+        out.append(word)
+    return out
+
+
+def _heading(info: CodeInfo) -> str:
+    if info.name.lower() == info.code.lower():
+        return info.kind
+    if info.name.startswith(info.kind):
+        return info.name
+    return f"{info.kind}: {info.name}"
+
+
+def _text(code: str, readings: list[CodeInfo]) -> str:
+    lines = [neutralize(code, keep_newlines=False)]
+    for info in readings:
+        lines.append(f"  {_heading(info)}")
+        lines.append(f"    {info.meaning}")
+        for label, value in info.details:
+            lines.append(f"    {label}: {value}")
+        if info.category:
+            lines.append(f"    usual rule category: {info.category}")
+        if not info.exact:
+            lines.append("    (decoded from the code's structure)")
+        lines.append(f"    source: {info.source}")
+    return "\n".join(lines)
+
+
+@click.command("explain")
+@click.argument("codes", nargs=-1, required=True, metavar="CODE...")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Output format.")
+def command(codes: tuple[str, ...], fmt: str) -> None:
+    """Explain error codes from CANN, HCCL and torch_npu logs.
+
+    \b
+    Understood:
+      507916                   ACL runtime code (ErrCode=, runtime result =, error code is)
+      EI0002, EZ9999           error-manager codes (unknown ones by component letter)
+      ERR02200                 torch_npu module + error type
+      0x0000000005010009       HCCL errNo (module/submodule/HcclResult)
+      0x227, 0x7150026         TS retCode, runtime InnerCode, device exception and event ids
+      9                        HcclResult
+      errcode 0x200000000      AI Core errcode (also 'errcode:(0x200000000, 0, 0)')
+
+    \b
+    Exit codes: 0 every code is known, 2 a code is unknown.
+    """
+    grouped = group_words(codes)
+    results = [(code, decode(code)) for code in grouped]
+    if fmt == "json":
+        document = [{"input": code, "known": bool(readings),
+                     "readings": [r.to_dict() for r in readings],
+                     "suggestions": [] if readings else suggest(code)}
+                    for code, readings in results]
+        click.echo(json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True))
+    else:
+        known = [_text(code, readings) for code, readings in results if readings]
+        if known:
+            click.echo("\n\n".join(known))
+    errors = []
+    for code, readings in results:
+        if readings:
+            continue
+        close = suggest(code)
+        hint = ("closest known codes: " + ", ".join(close)) if close else (
+            "no similar code is known; see `plogscan explain --help` for the forms understood")
+        errors.append(PlogscanError(f"unknown code '{neutralize(code, keep_newlines=False)}'",
+                                    help=hint))
+    if len(errors) == 1:
+        raise errors[0]
+    if errors:
+        raise ErrorGroup(errors)

@@ -1,0 +1,49 @@
+"""Code tables as data: what ``507916``, ``EI0002``, ``0x0000000005010009`` or
+``errcode 0x200000000`` mean.
+
+The tables live next to this module as YAML (``acl``, ``ts_retcode``, ``hccl_result``,
+``errmgr``, ``pta``, ``aicore_errcode``, ``device_exception``, ``device_event``,
+``innercode``); ``tables.py`` loads and checks them, ``decode.py`` reads one code against them.
+This module is the public face: ``decode(code)`` gives every reading of a code, most specific
+first; ``describe(code)`` gives the best one as one line for reports; ``suggest(code)`` gives
+the closest known codes for a code nobody knows. The shipped tables are loaded once.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from plogscan.codes import decode as _decode
+from plogscan.codes.decode import KINDS, PREFIX_WORDS, CodeInfo
+from plogscan.codes.tables import CodeTableError, Entry, Tables, load_tables
+
+__all__ = ["KINDS", "PREFIX_WORDS", "CodeInfo", "CodeTableError", "Entry", "Tables", "decode",
+           "describe", "known_codes", "load_tables", "suggest", "tables"]
+
+
+@lru_cache(maxsize=1)
+def tables() -> Tables:
+    """The shipped tables, loaded and checked once per process."""
+    return load_tables()
+
+
+def decode(code: str, table_set: Tables | None = None) -> list[CodeInfo]:
+    """Every reading of ``code``, most specific first; empty when nothing is known about it."""
+    return _decode.decode(code, table_set or tables())
+
+
+def describe(code: str) -> str | None:
+    """The best reading of ``code`` in one line (``ACL_ERROR_RT_CCU_EXCEPTION: ccu exception``),
+    or None when the tables know nothing about it. For reporters: never raises on odd input."""
+    readings = decode(code)
+    return readings[0].line() if readings else None
+
+
+def known_codes(table_set: Tables | None = None) -> list[str]:
+    """Every code defined by the tables, each in a form ``decode`` accepts."""
+    return _decode.known_codes(table_set or tables())
+
+
+def suggest(code: str, n: int = 5, table_set: Tables | None = None) -> list[str]:
+    """Up to ``n`` known codes that look like ``code``."""
+    return _decode.suggest(code, table_set or tables(), n)

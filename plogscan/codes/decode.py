@@ -1,0 +1,250 @@
+"""Decode one code as written in a log or typed by a user into its readings.
+
+Understood forms: ``507916`` (ACL), ``EI0002`` / ``Memory_Allocation_Failure(EL0004)``
+(error manager; unknown codes are still decoded by component letter), ``ERR02200`` (torch_npu
+module + type), ``0x…`` (HCCL ``errNo`` layout, TS retCode, InnerCode, device exception code,
+device event id, AI Core errcode), small numbers (HcclResult) and ``errcode 0x200000000`` /
+``errcode:(0x200000000, 0, 0)`` (AI Core errcode). A prefix such as ``errcode``, ``InnerCode=``,
+``errNo[``, ``retCode=``, ``hcclRet ->`` or ``exception_code=`` says which table is meant and
+limits the readings to it. A code can have several readings; they come most specific first.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from plogscan.codes.tables import ERRMGR_RE, Entry, Tables, tuple_key
+
+_PREFIX = re.compile(
+    r"^(?P<prefix>errcode|innercode|errno|retcode|hcclret|exception_code|excep_code|"
+    r"exception_info_code|event_id|error\s+code\s+is|error_code|runtime\s+result|result)"
+    r"\s*(?:->|[:=])?\s*(?P<rest>.*)$", re.IGNORECASE)
+_PREFIX_TABLES = {
+    "errcode": ("aicore_errcode",),
+    "innercode": ("innercode",),
+    "errno": ("hccl_errno",),
+    "retcode": ("ts_retcode",),
+    "hcclret": ("hccl_result",),
+    "exception_code": ("device_exception",),
+    "excep_code": ("device_exception",),
+    "exception_info_code": ("device_exception",),
+    "event_id": ("device_event",),
+}
+PREFIX_WORDS = tuple(sorted(_PREFIX_TABLES))
+_SYMBOLIC = re.compile(r"^[A-Za-z][\w ]*\((?P<code>[EW][0-9A-Z]\d{4})\):?$")
+_PTA = re.compile(r"^ERR(?P<module>\d{2})(?P<type>\d{3})$")
+_HEX_ORDER = ("innercode", "device_exception", "device_event", "hccl_errno", "ts_retcode",
+              "aicore_errcode")
+_HIDDEN = {"short", "symbol"}  # used to build names, not shown again as details
+KINDS = {
+    "acl": "ACL runtime code",
+    "aicore_errcode": "AI Core errcode",
+    "device_event": "device fault event id",
+    "device_exception": "device exception code",
+    "errmgr": "error-manager code",
+    "errmgr_component": "error-manager code (by component letter)",
+    "hccl_errno": "HCCL errNo",
+    "hccl_result": "HcclResult",
+    "innercode": "runtime InnerCode",
+    "pta": "torch_npu error code",
+    "ts_retcode": "TS retCode",
+}
+
+
+@dataclass(frozen=True)
+class CodeInfo:
+    """One reading of a code: which table, its name, what it means, where that comes from."""
+
+    code: str  # the code in its canonical form (``EI0002``, ``0x25``, ``507916``)
+    table: str  # a key of ``KINDS``
+    name: str  # symbolic name or short label
+    meaning: str
+    source: str
+    category: str | None = None  # a rule category (the taxonomy) this code usually points to
+    details: tuple[tuple[str, str], ...] = ()  # further labelled facts, in display order
+    exact: bool = True  # False when decoded from the code's structure, not found in a table
+
+    @property
+    def kind(self) -> str:
+        return KINDS[self.table]
+
+    def line(self) -> str:
+        """The reading in one line: ``ACL_ERROR_RT_CCU_EXCEPTION: ccu exception``."""
+        label = self.kind if self.name.lower() == self.code.lower() else self.name
+        return f"{label}: {self.meaning}"
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "table": self.table, "kind": self.kind, "name": self.name,
+                "meaning": self.meaning, "category": self.category, "source": self.source,
+                "exact": self.exact, "details": dict(self.details)}
+
+
+def _from_entry(entry: Entry, code: str, *, name: str | None = None) -> CodeInfo:
+    details = tuple((k.replace("_", " "), v) for k, v in entry.extra if k not in _HIDDEN)
+    return CodeInfo(code=code, table=entry.table, name=name or entry.name or entry.code,
+                    meaning=entry.meaning, source=entry.source, category=entry.category,
+                    details=details)
+
+
+def normalize(text: str) -> tuple[str, tuple[str, ...] | None]:
+    """The bare code and the tables a prefix restricts it to (None: any table)."""
+    text = " ".join(text.split()).strip().strip(",;")
+    m = _PREFIX.match(text)
+    tables: tuple[str, ...] | None = None
+    if m and m.group("rest"):
+        word = re.sub(r"\s+", " ", m.group("prefix").lower())
+        tables = _PREFIX_TABLES.get(word)
+        if word in ("error code is", "error_code", "runtime result", "result"):
+            tables = None  # says "a code" without saying which kind
+        text = m.group("rest").strip()
+        if word == "errno":
+            text = text.strip("[]")
+        elif word != "errcode":
+            text = text.strip("[]()")
+    symbolic = _SYMBOLIC.match(text)
+    if symbolic:
+        text = symbolic.group("code")
+    return text, tables
+
+
+def _acl(tables: Tables, value: int, code: str) -> list[CodeInfo]:
+    entry = tables.table("acl").get(value)
+    return [_from_entry(entry, code)] if entry else []
+
+
+def _hccl_result(tables: Tables, value: int, code: str) -> list[CodeInfo]:
+    entry = tables.table("hccl_result").get(value)
+    return [_from_entry(entry, code)] if entry else []
+
+
+def _aicore(tables: Tables, key: tuple[int, ...], code: str) -> list[CodeInfo]:
+    entry = tables.table("aicore_errcode").get(key)
+    if entry is None:
+        return []
+    return [_from_entry(entry, code, name=f"AI Core errcode {entry.code}")]
+
+
+def _errno(tables: Tables, value: int, code: str) -> list[CodeInfo]:
+    layout = tables.errno
+    if layout is None or (value >> 24) & 0xFF != layout.module_id:
+        return []
+    sub, error, reserve = (value >> 16) & 0xFF, value & 0xFFFF, value >> 32
+    result = tables.table("hccl_result").get(error)
+    if sub not in layout.submodules or result is None:
+        return []
+    sub_name = layout.submodules[sub]
+    short = result.get("short") or result.meaning
+    details = [("module", f"{layout.module} ({layout.module_id})"),
+               ("submodule", f"{sub_name} ({sub})"),
+               ("error", f"{result.name} ({error}): {result.meaning}")]
+    if reserve:
+        details.append(("reserved bits", hex(reserve)))
+    return [CodeInfo(code=code, table="hccl_errno", name=f"{sub_name} {short} ({error})",
+                     meaning=f"HCCL errNo = module {layout.module} ({layout.module_id}) + "
+                     f"submodule {sub_name} ({sub}) + {result.name} ({error}): {result.meaning}",
+                     source=f"{layout.source}; {result.source}", category=result.category,
+                     details=tuple(details), exact=False)]
+
+
+def _hex(tables: Tables, text: str, only: tuple[str, ...] | None) -> list[CodeInfo]:
+    value = int(text, 16)
+    code = text.lower()
+    readings: list[CodeInfo] = []
+    for table in only or _HEX_ORDER:
+        if table == "hccl_errno":
+            readings += _errno(tables, value, code)
+        elif table == "aicore_errcode":
+            readings += _aicore(tables, (value,), f"errcode {code}")
+        elif table == "hccl_result":
+            readings += _hccl_result(tables, value, str(value))
+        else:
+            entry = tables.table(table).get(value)
+            if entry is not None:
+                readings.append(_from_entry(entry, entry.code))
+    return readings
+
+
+def _errmgr(tables: Tables, code: str) -> list[CodeInfo]:
+    entry = tables.table("errmgr").get(code)
+    letter = code[1]
+    component = tables.components.get(letter)
+    details: list[tuple[str, str]] = []
+    if component:
+        details.append(("component", f"{letter} = {component}"))
+    if entry is not None:
+        label = f"{component} error code" if component else code
+        info = _from_entry(entry, code, name=entry.get("symbol") or label)
+        return [CodeInfo(code=code, table="errmgr", name=info.name, meaning=info.meaning,
+                         source=info.source, category=info.category,
+                         details=tuple(details) + info.details)]
+    if component is None:
+        return []
+    severity = "warning" if code[0] == "W" else "error"
+    return [CodeInfo(code=code, table="errmgr_component", name=f"{component} {severity} code",
+                     meaning="not in the code tables; the message text after the code says "
+                     "what happened",
+                     source=tables.components_source, details=tuple(details), exact=False)]
+
+
+def _pta(tables: Tables, module: int, kind: int, code: str) -> list[CodeInfo]:
+    name = tables.pta_modules.get(module)
+    typ = tables.pta_types.get(kind)
+    if name is None and typ is None:
+        return []
+    meaning_text, note = typ if typ else (f"type {kind:03d} (not in the table)", None)
+    details = [("module", f"{module:02d} = {name or 'not in the table'}"),
+               ("type", f"{kind:03d} = {typ[0] if typ else 'not in the table'}")]
+    if note:
+        details.append(("note", note))
+    return [CodeInfo(code=code, table="pta", name=f"torch_npu {name or f'module {module:02d}'}",
+                     meaning=meaning_text, source=tables.pta_source, details=tuple(details),
+                     exact=name is not None and typ is not None)]
+
+
+def decode(text: str, tables: Tables) -> list[CodeInfo]:
+    """Every reading of ``text``, most specific first (empty when nothing is known)."""
+    code, only = normalize(text)
+    if not code:
+        return []
+    upper = code.upper()
+    if ERRMGR_RE.match(upper) and (only is None):
+        return _errmgr(tables, upper)
+    pta = _PTA.match(upper)
+    if pta and only is None:
+        return _pta(tables, int(pta.group("module")), int(pta.group("type")), upper)
+    if re.fullmatch(r"0[xX][0-9a-fA-F]+", code):
+        return _hex(tables, "0x" + code[2:], only)
+    if code.isdigit():
+        value = int(code)
+        if only is not None:
+            return _hex(tables, hex(value), only) if only != ("aicore_errcode",) else \
+                _aicore(tables, (value,), f"errcode {value}")
+        if len(code) == 6:
+            return _acl(tables, value, code)
+        return _hccl_result(tables, value, code) + _aicore(tables, (value,), f"errcode {value}")
+    key = tuple_key(code) if code.startswith("(") else None
+    if key is not None and only in (None, ("aicore_errcode",)):
+        return _aicore(tables, key, f"errcode {code}")
+    return []
+
+
+def known_codes(tables: Tables) -> list[str]:
+    """Every code the tables define, in a form ``decode`` accepts."""
+    out: list[str] = []
+    for table, entries in sorted(tables.entries.items()):
+        for entry in entries.values():
+            out.append(f"errcode {entry.code}" if table == "aicore_errcode" else entry.code)
+    out += [f"ERR{m:02d}{t:03d}" for m in sorted(tables.pta_modules) for t in
+            sorted(tables.pta_types)]
+    return out
+
+
+def suggest(text: str, tables: Tables, n: int = 5) -> list[str]:
+    """The known codes closest to ``text`` (for "did you mean")."""
+    code, _only = normalize(text)
+    known = known_codes(tables)
+    by_lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(code.lower(), list(by_lower), n=n, cutoff=0.6)
+    return [by_lower[c] for c in close]

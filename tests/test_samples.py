@@ -1,0 +1,120 @@
+"""End to end: every bundled sample gives its documented outcome, in every report format.
+
+Each ``samples/<name>/`` is diagnosed through the CLI as a user would run it (from the
+repository root, with the sample's relative path). The text, Markdown and JSON reports are
+compared whole with goldens in ``tests/golden/samples/``; JSON and SARIF are validated against
+their schemas; the exit code and the headline findings are asserted from the sample's README.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from plogscan.cli import cli
+from plogscan.report.json_report import schema_path
+
+REPO = Path(__file__).resolve().parents[1]
+SARIF_SCHEMA = json.loads((REPO / "tests/schemas/sarif-schema-2.1.0.json").read_text())
+REPORT_SCHEMA = json.loads(schema_path().read_text())
+
+# sample -> (exit code, {(rule, verdict): number of findings})
+EXPECTED = {
+    "ccu-reuse-before-mc2": (1, {("CCU001", "match"): 2}),
+    "mc2-before-eager": (0, {}),
+    "ccu-reuse-no-debug": (1, {("CCU001", "not_evaluable"): 2, ("CCU002", "match"): 2}),
+    "hostile-text": (1, {("CCU001", "match"): 1}),
+}
+
+
+def diagnose(sample: str, *args: str):
+    return CliRunner().invoke(cli, ["diagnose", f"samples/{sample}", "--quiet", *args],
+                              catch_exceptions=False)
+
+
+@pytest.fixture(autouse=True)
+def _at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+
+
+@pytest.mark.parametrize("sample", sorted(EXPECTED))
+def test_sample_outcome_and_json_golden(sample: str, golden) -> None:
+    code, wanted = EXPECTED[sample]
+    result = diagnose(sample, "--format", "json")
+    assert result.exit_code == code, result.stderr
+    document = json.loads(result.stdout)
+    jsonschema.validate(document, REPORT_SCHEMA)
+    counts: dict[tuple[str, str], int] = {}
+    for finding in document["findings"]:
+        key = (finding["rule"], finding["verdict"])
+        counts[key] = counts.get(key, 0) + 1
+    for key, number in wanted.items():
+        assert counts.get(key) == number, (key, counts)
+    if code == 0:
+        assert not [f for f in document["findings"] if f["level"] in ("error", "critical")]
+    golden.check(f"samples/{sample}.json", result.stdout)
+    assert diagnose(sample, "--format", "json").stdout == result.stdout  # byte-identical
+
+
+@pytest.mark.parametrize("sample", sorted(EXPECTED))
+@pytest.mark.parametrize(("fmt", "suffix"), [("text", "txt"), ("markdown", "md")])
+def test_sample_text_and_markdown_goldens(sample: str, fmt: str, suffix: str, golden) -> None:
+    result = diagnose(sample, "--format", fmt, "--width", "100")
+    assert result.exit_code == EXPECTED[sample][0]
+    golden.check(f"samples/{sample}.{suffix}", result.stdout)
+
+
+@pytest.mark.parametrize("sample", sorted(EXPECTED))
+def test_sample_sarif_and_junit_are_valid(sample: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = diagnose(sample, "--output-dir", str(out))
+    assert result.exit_code == EXPECTED[sample][0]
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["report.html", "report.json", "report.md", "report.sarif", "report.xml"]
+    jsonschema.validate(json.loads((out / "report.sarif").read_text()), SARIF_SCHEMA)
+    import xml.etree.ElementTree as ET
+
+    suite = ET.parse(out / "report.xml").getroot()
+    assert suite.iter("testcase")
+    assert (out / "report.html").stat().st_size < 2_000_000
+
+
+def test_flagship_finding_names_kernel_stream_task_and_the_delay() -> None:
+    document = json.loads(diagnose("ccu-reuse-before-mc2", "--format", "json").stdout)
+    flagship = [f for f in document["findings"] if f["rule"] == "CCU001"]
+    assert {tuple(f["scope"]["ranks"]) for f in flagship} == {(0,), (1,)}
+    first = flagship[0]
+    assert first["level"] == "critical" and first["category"] == "ccu-context-reuse"
+    steps = [e["step"] for e in first["evidence"]]
+    assert "reuse" in steps and "fault" in steps
+    reuse = next(e for e in first["evidence"] if e["step"] == "reuse")
+    assert "Already have context, skip create" in reuse["message"]
+    assert reuse["path"].endswith(".log") and reuse["line"] > 0
+    captures = dict(first["captures"]) if isinstance(first["captures"], list) else first["captures"]
+    assert "AlltoAllvQuantGroupedMatMul" in str(captures.get("kernel_name"))
+    assert captures.get("stream_id") == "61" and captures.get("task_id") == "90"
+    assert first["remediation"][0].startswith("Workaround")
+
+
+def test_no_debug_sample_says_how_to_enable_debug_logs() -> None:
+    document = json.loads(diagnose("ccu-reuse-no-debug", "--format", "json").stdout)
+    advice = [" ".join(f["missing"]) for f in document["findings"]
+              if f["verdict"] == "not_evaluable"]
+    assert len(advice) == 2
+    for missing in advice:
+        assert "ASCEND_GLOBAL_LOG_LEVEL=0" in missing
+        assert "ASCEND_MODULE_LOG_LEVEL=HCCL=0" in missing
+
+
+def test_a_broken_rule_file_is_located_and_exits_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("id: BAD001\nname: bad.rule\ntitle: t\ncategory: nonsense\nlevel: error\n"
+                   "description: d\nmatch:\n  message|contains: x\n")
+    result = diagnose("mc2-before-eager", "--rules", str(bad))
+    assert result.exit_code == 2
+    assert f"{bad}:4" in result.stderr and "category" in result.stderr
+    assert "Traceback" not in result.stderr
