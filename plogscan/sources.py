@@ -63,6 +63,7 @@ import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 from typing import BinaryIO
 
 from plogscan.schema import SourceKind
@@ -88,6 +89,14 @@ _CHUNK = 1024 * 1024
 
 PARQUET_REASON = "parquet event table (use plogscan events)"
 UNKNOWN_REASON = "unknown format: no line matches a known log shape"
+NOT_A_LOG_REASON = "not a log file"
+# Files that sit next to logs in collections (notes, scripts, configs, pictures): when their
+# content matches no log shape they are skipped as "not a log file" rather than "unknown".
+NOT_LOG_SUFFIXES = frozenset({
+    ".md", ".rst", ".py", ".sh", ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".html",
+    ".htm", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".csv", ".xml", ".pb", ".om",
+    ".onnx", ".pkl", ".pt", ".pth", ".npy", ".so", ".o",
+})
 
 
 @dataclass(frozen=True)
@@ -884,7 +893,11 @@ class _Walker:
             head += extra
             kind = classify(shown, head)
         if kind is None:
-            yield Skipped(shown, "binary file" if ratio > SUSPECT_RATIO else UNKNOWN_REASON)
+            suffix = PurePosixPath(shown).suffix.lower()
+            if suffix in NOT_LOG_SUFFIXES:
+                yield Skipped(shown, f"{NOT_A_LOG_REASON} ({suffix})")
+            else:
+                yield Skipped(shown, "binary file" if ratio > SUSPECT_RATIO else UNKNOWN_REASON)
             return
         source = Source(shown, kind, *path_hints(shown), size)
         if seekable:

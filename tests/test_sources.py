@@ -355,7 +355,7 @@ def test_directory_walk_is_recursive_sorted_and_accounts_for_everything(tmp_path
     items = collect([str(root)])
     got = [(p[len(str(root)) + 1 :], k) for p, k, _, _ in items]
     assert got == [
-        ("README.md", "unknown format: no line matches a known log shape"),
+        ("README.md", "not a log file (.md)"),
         ("a.log", K.DEVICE_FW),
         ("core.bin", "binary file"),
         ("debug/device-0/device-2_20250101010101012.log", K.DEVICE_APP),

@@ -10,6 +10,7 @@ import click
 
 from plogscan.console import warn
 from plogscan.model import IngestSummary
+from plogscan.sources import NOT_A_LOG_REASON
 
 
 def input_size(paths: Sequence[str]) -> int | None:
@@ -32,9 +33,16 @@ def input_size(paths: Sequence[str]) -> int | None:
 
 
 def report_problems(summary: IngestSummary) -> None:
-    """One stderr line per skipped file and per problem inside a file."""
+    """One stderr line per skipped file and per problem inside a file; files that are plainly
+    not logs (notes, scripts, pictures) are counted in one line."""
+    not_logs = [s for s in summary.skipped if s.reason.startswith(NOT_A_LOG_REASON)]
     for skipped in summary.skipped:
-        warn(f"skipped {skipped.path}: {skipped.reason}")
+        if skipped not in not_logs:
+            warn(f"skipped {skipped.path}: {skipped.reason}")
+    if not_logs:
+        example = not_logs[0].path
+        warn(f"skipped {len(not_logs)} file(s) that are not logs (e.g. {example}); "
+             "the report's inputs section lists them")
     for stats in summary.files:
         for problem in stats.problems:
             warn(f"{stats.path}: {problem}")
