@@ -187,7 +187,7 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     shared = int((lineno[starts[1:]] == lineno[last[:-1]]).sum()) if len(starts) > 1 else 0
     blank_total = int(blank.sum())
     head_blank = int(blank[head.lead_blank:head_end].sum()) if head else 0
-    lead_blank = int(blank[head_end:first_start].sum()) if len(starts) else blank_total - head_blank
+    lead_blank = int(blank[head_end:first_start].sum())  # before the first record
     inner_blank = int(sum_blank_inside(blank, starts, last))
     trailing_blank = int(blank[last[-1] + 1:].sum()) if len(starts) else 0
     records = _assemble(lines, spans, message, ctx, fset, starts, last, lineno, record_lines,

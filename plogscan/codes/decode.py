@@ -218,9 +218,11 @@ def decode(text: str, tables: Tables) -> list[CodeInfo]:
         return _hex(tables, "0x" + code[2:], only)
     if code.isdigit():
         value = int(code)
+        if only == ("aicore_errcode",):  # ``ErrCode=507035`` is the ACL code, not an errcode
+            acl = _acl(tables, value, code) if len(code) == 6 else []
+            return acl + _aicore(tables, (value,), f"errcode {value}")
         if only is not None:
-            return _hex(tables, hex(value), only) if only != ("aicore_errcode",) else \
-                _aicore(tables, (value,), f"errcode {value}")
+            return _hex(tables, hex(value), only)
         if len(code) == 6:
             return _acl(tables, value, code)
         return _hccl_result(tables, value, code) + _aicore(tables, (value,), f"errcode {value}")
@@ -235,7 +237,11 @@ def known_codes(tables: Tables) -> list[str]:
     out: list[str] = []
     for table, entries in sorted(tables.entries.items()):
         for entry in entries.values():
-            out.append(f"errcode {entry.code}" if table == "aicore_errcode" else entry.code)
+            if table == "aicore_errcode":  # the short form: ``errcode 0x800000``
+                first = entry.code.strip("()").split(",")[0].strip()
+                out.append(f"errcode {first}" if len(entry.key) == 1 else f"errcode {entry.code}")
+            else:
+                out.append(entry.code)
     out += [f"ERR{m:02d}{t:03d}" for m in sorted(tables.pta_modules) for t in
             sorted(tables.pta_types)]
     return out
@@ -244,7 +250,31 @@ def known_codes(tables: Tables) -> list[str]:
 def suggest(text: str, tables: Tables, n: int = 5) -> list[str]:
     """The known codes closest to ``text`` (for "did you mean")."""
     code, _only = normalize(text)
-    known = known_codes(tables)
-    by_lower = {k.lower(): k for k in known}
-    close = difflib.get_close_matches(code.lower(), list(by_lower), n=n, cutoff=0.6)
-    return [by_lower[c] for c in close]
+    wanted = code.lower()
+    matcher = difflib.SequenceMatcher(b=wanted)
+    scored = []
+    for known in known_codes(tables):
+        bare = normalize(known)[0].lower()
+        matcher.set_seq1(bare)
+        ratio = matcher.ratio()
+        if ratio >= 0.6:
+            prefix = _common_prefix(bare, wanted)
+            scored.append((-ratio, abs(len(bare) - len(wanted)), -prefix,
+                           _distance(bare, wanted), known))
+    return [item[-1] for item in sorted(scored)[:n]]
+
+
+def _distance(a: str, b: str) -> float:
+    """Numeric distance of two codes written as numbers (decimal or 0x hex), else infinity."""
+    try:
+        return abs(int(a, 0) - int(b, 0))
+    except ValueError:
+        return float("inf")
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n

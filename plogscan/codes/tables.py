@@ -135,7 +135,7 @@ class _File:
         self.path = path
         self.errors: list[CodeTableError] = []
 
-    def error(self, message: str, line: int, help: str | None = None) -> None:  # noqa: A002
+    def error(self, message: str, line: int, help: str | None = None) -> None:
         self.errors.append(CodeTableError(message, where=Location(self.path, line), help=help))
 
     def keys(self, m: LMap, what: str, valid: Iterable[str], required: Iterable[str] = ()) -> None:
@@ -266,10 +266,9 @@ def _entries(f: _File, table: str, doc: LMap, default_source: str | None) -> dic
                             help="these meanings are inferred from co-occurring records; say so")
                 extra.append(("inferred", "yes"))
                 continue
-            if key == "acl":
-                if isinstance(m[key], bool) or not isinstance(m[key], int):
-                    f.error(f"'acl' of {what} must be a six-digit ACL code", m.value_lines[key])
-                    continue
+            if key == "acl" and (isinstance(m[key], bool) or not isinstance(m[key], int)):
+                f.error(f"'acl' of {what} must be a six-digit ACL code", m.value_lines[key])
+                continue
             text = f.text(m, key, what)
             if text is not None:
                 extra.append((key, text))
@@ -277,7 +276,9 @@ def _entries(f: _File, table: str, doc: LMap, default_source: str | None) -> dic
         if coded is None or meaning is None:
             continue
         if source is None:
-            f.error(f"{what} has no source and the table sets none", m.line, help=SOURCE_HELP)
+            if "source" not in m:  # a bad source was reported already
+                f.error(f"{what} has no source and the table sets none", m.line,
+                        help=SOURCE_HELP)
             continue
         code, key = coded
         if key in out:

@@ -1,0 +1,194 @@
+"""Unexplained errors: ERROR records no finding explains, clustered into templates.
+
+A new failure mode has no rule yet, so its records would be lost among the ones the rules
+explain. ``Unexplained`` watches the same batches the engine reads (like ``Overview``) and
+turns each ERROR record's first line into a template the way Drain-style miners do: error
+codes are kept, then timestamps, paths, IP addresses, hex values and ids, and numbers are
+masked. Masking runs vectorized over the ERROR rows of a batch
+(``pyarrow.compute.replace_substring_regex``); grouping is done by Arrow, and only the small
+set of distinct templates of a batch is merged in Python.
+
+Memory is bounded: at most ``max_templates`` templates are kept (the earliest-seen ones);
+records of templates pushed out are counted in ``overflow_records``. After the scan,
+``result(findings)`` drops every template that a finding's evidence also produces (it is
+explained) and ranks the rest by how early they first appeared, then on how few ranks: a
+new root cause usually shows first, on one rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.model import Finding
+
+MAX_TEMPLATES = 5000
+KEEP = 100  # templates handed to the reports
+LINE_CHARS = 500  # first-line characters looked at (and shown as the example)
+_KEEP_MARK = "QQKEEPQQ"  # a word prefix no mask matches; protects codes, removed at the end
+_SEP = "[^A-Za-z0-9]"  # what separates tokens (``_`` too, as Drain3's default masks treat it)
+
+# (RE2 pattern, replacement, passes). RE2 has no look-around, so a separator before a token
+# is captured and put back; where the separator after it is consumed too, a second pass catches
+# the neighbour (``a1,b2`` -> ``<HEX>,<HEX>``).
+MASKS: tuple[tuple[str, str, int], ...] = (
+    # keep codes: ACL ``507035``, error-manager ``EI0002``, torch_npu ``ERR02200``
+    (rf"(^|{_SEP})([125]0[0-9]{{4}}|[EW][0-9A-Z][0-9]{{4}}|ERR[0-9]{{5}})({_SEP}|$)",
+     rf"\1{_KEEP_MARK}\2\3", 2),
+    (r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[-T ][0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:[.:,][0-9]+)*", "<TS>", 1),
+    (r"(^|[^0-9])[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?", r"\1<TS>", 1),
+    (r"[\w.~-]*(?:/[\w.~-]+){2,}/?", "<PATH>", 1),
+    (r"(^|[^0-9.])[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?::[0-9]+)?", r"\1<IP>", 1),
+    (r"0[xX][0-9a-fA-F]+", "<HEX>", 1),
+    (rf"(^|{_SEP})(?:[0-9]+[a-fA-F]|[a-fA-F]+[0-9])[0-9a-fA-F]*({_SEP}|$)", r"\1<HEX>\2", 2),
+    # a number after a separator; a unit may follow (``100ms`` -> ``<NUM>ms``)
+    (rf"(^|{_SEP})-?[0-9]+(?:\.[0-9]+)*", r"\1<NUM>", 1),
+    (r"[ \t\f\v]{2,}|[\t\f\v]", " ", 1),
+    (r"^ | $", "", 1),
+    (_KEEP_MARK, "", 1),
+)
+
+
+def first_lines(messages: pa.Array) -> pa.Array:
+    """The first line of each message, cut to ``LINE_CHARS`` characters."""
+    first = pc.replace_substring_regex(messages, r"(?s)[\r\n].*", "")
+    return pc.utf8_slice_codeunits(first, 0, LINE_CHARS)
+
+
+def mask(lines: pa.Array) -> pa.Array:
+    """Templates of first lines: codes kept, variable parts masked (vectorized)."""
+    out = lines
+    for pattern, replacement, passes in MASKS:
+        for _ in range(passes):
+            out = pc.replace_substring_regex(out, pattern, replacement)
+    return out
+
+
+def template_of(message: str) -> str:
+    """The template of one message (the same masking, for tests and small inputs)."""
+    return mask(first_lines(pa.array([message], pa.large_string())))[0].as_py() or ""
+
+
+@dataclass
+class _Template:
+    count: int
+    first_ts: datetime | None
+    last_ts: datetime | None
+    ranks: set[int] = field(default_factory=set)
+    processes: set[str] = field(default_factory=set)
+    module: str | None = None
+    path: str = ""
+    line: int = 0
+    example_ts: datetime | None = None
+    message: str = ""
+
+
+def _earlier(a: datetime | None, b: datetime | None) -> bool:
+    """``a`` is earlier than ``b`` (a missing time counts as latest)."""
+    return a is not None and (b is None or a < b)
+
+
+def _order(item: tuple[str, _Template]) -> tuple:
+    """Earliest first, then fewest ranks (processes when no rank is known), most frequent."""
+    text, t = item
+    spread = len(t.ranks) if t.ranks else len(t.processes)
+    return (t.first_ts is None, t.first_ts or datetime.min, spread, -t.count, text)
+
+
+class Unexplained:
+    """Template statistics of the ERROR records of every batch, in bounded memory."""
+
+    def __init__(self, max_templates: int = MAX_TEMPLATES) -> None:
+        self.max_templates = max_templates
+        self._templates: dict[str, _Template] = {}
+        self.overflow_records = 0  # records of templates not kept
+        self.overflow_templates = 0  # templates pushed out (one may be counted again)
+
+    @property
+    def template_count(self) -> int:
+        return len(self._templates)
+
+    def consume(self, batch: pa.RecordBatch) -> None:
+        """Fold one event batch in."""
+        table = pa.Table.from_batches([batch])
+        errors = table.filter(pc.fill_null(pc.equal(table.column("level"), "ERROR"), False))
+        if errors.num_rows == 0:
+            return
+        lines = first_lines(errors.column("message"))
+        process = pc.binary_join_element_wise(
+            pc.fill_null(errors.column("host"), ""),
+            pc.fill_null(pc.cast(errors.column("pid"), pa.string()), ""), "|")
+        rows = pa.table({
+            "template": mask(lines), "ts": errors.column("ts"), "rank": errors.column("rank"),
+            "process": process, "module": errors.column("module"), "path": errors.column("path"),
+            "line": errors.column("line"), "message": lines,
+        })
+        order = pc.sort_indices(rows, sort_keys=[("ts", "ascending"), ("path", "ascending"),
+                                                 ("line", "ascending")])  # nulls sort last
+        grouped = rows.take(order).group_by("template", use_threads=False).aggregate([
+            ("template", "count"), ("ts", "min"), ("ts", "max"), ("rank", "distinct"),
+            ("process", "distinct"), ("module", "first"), ("path", "first"),
+            ("line", "first"), ("ts", "first"), ("message", "first")])
+        for g in grouped.to_pylist():  # one row per distinct template in this batch
+            self._merge(g)
+        if len(self._templates) > self.max_templates:
+            self._shrink()
+
+    def _merge(self, g: dict) -> None:
+        text = g["template"] or ""
+        t = self._templates.get(text)
+        if t is None:
+            self._templates[text] = _Template(
+                count=g["template_count"], first_ts=g["ts_min"], last_ts=g["ts_max"],
+                ranks=set(g["rank_distinct"] or ()), processes=set(g["process_distinct"] or ()),
+                module=g["module_first"], path=g["path_first"] or "", line=g["line_first"] or 0,
+                example_ts=g["ts_first"], message=g["message_first"] or "")
+            return
+        t.count += g["template_count"]
+        t.ranks.update(g["rank_distinct"] or ())
+        t.processes.update(g["process_distinct"] or ())
+        if g["ts_max"] is not None and (t.last_ts is None or g["ts_max"] > t.last_ts):
+            t.last_ts = g["ts_max"]
+        example_key = (g["ts_first"] is None, g["ts_first"] or datetime.min,
+                       g["path_first"] or "", g["line_first"] or 0)
+        if example_key < (t.example_ts is None, t.example_ts or datetime.min, t.path, t.line):
+            t.module, t.path, t.line = g["module_first"], g["path_first"] or "", g["line_first"]
+            t.example_ts, t.message = g["ts_first"], g["message_first"] or ""
+        if _earlier(g["ts_min"], t.first_ts):
+            t.first_ts = g["ts_min"]
+
+    def _shrink(self) -> None:
+        """Keep the ``max_templates`` earliest templates; count what is pushed out."""
+        ranked = sorted(self._templates.items(), key=_order)
+        for _text, t in ranked[self.max_templates:]:
+            self.overflow_records += t.count
+            self.overflow_templates += 1
+        self._templates = dict(ranked[: self.max_templates])
+
+    def result(self, findings: Sequence[Finding] = (), keep: int = KEEP) -> list[dict]:
+        """The unexplained templates, ranked, at most ``keep`` of them (small dicts)."""
+        explained = explained_templates(ev.message for f in findings for ev in f.evidence)
+        remaining = [(text, t) for text, t in self._templates.items() if text not in explained]
+        remaining.sort(key=_order)
+        return [_as_dict(text, t) for text, t in remaining[:keep]]
+
+
+def explained_templates(messages: Iterable[str]) -> set[str]:
+    """The templates of evidence messages: an ERROR template among them is explained."""
+    texts = list(dict.fromkeys(messages))
+    if not texts:
+        return set()
+    return {t for t in mask(first_lines(pa.array(texts, pa.large_string()))).to_pylist() if t}
+
+
+def _as_dict(text: str, t: _Template) -> dict:
+    return {
+        "template": text, "count": t.count, "ranks": sorted(t.ranks),
+        "processes": len(t.processes), "first_ts": t.first_ts, "last_ts": t.last_ts,
+        "module": t.module,
+        "example": {"path": t.path, "line": t.line, "ts": t.example_ts, "message": t.message},
+    }
