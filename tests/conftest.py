@@ -8,11 +8,15 @@ files from the current output, then review the diff before committing it.
 from __future__ import annotations
 
 import difflib
+import os
 from pathlib import Path
 
 import pytest
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
+
+# Reports follow the locale; the goldens are English whatever the developer's LANG is.
+os.environ["PLOGSCAN_LANG"] = "en"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

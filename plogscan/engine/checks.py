@@ -2,16 +2,18 @@
 
 Errors: a ``stable`` rule without a positive case (one expecting a match) or a negative case
 (one expecting nothing); a case file naming a rule that is not loaded; a ``<stem>.test.yaml``
-that tests another rule than its ``<stem>.yaml`` defines. Warning: a rule with no cases.
+that tests another rule than its ``<stem>.yaml`` defines; a ``links`` entry naming a rule that
+is not loaded; a ``stable`` rule without a Chinese text (``i18n.zh``: every report can be read
+in Chinese, the language most users and the upstream docs use). Warning: a rule with no cases.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from plogscan.engine.rule import RuleSet
+from plogscan.engine.rule import Rule, RuleSet
 from plogscan.engine.ruleset import CASE_SUFFIX
 from plogscan.engine.testing import Case
 from plogscan.errors import RuleError
@@ -25,22 +27,22 @@ class Issue:
     error: RuleError
 
 
-def check(rules: RuleSet, cases: Sequence[Case]) -> list[Issue]:
-    """Every lint issue of ``rules`` and their ``cases``, in a stable order."""
-    issues: list[Issue] = []
-    by_rule: dict[str, list[Case]] = {}
-    for case in cases:
-        by_rule.setdefault(case.rule, []).append(case)
+def check(rules: RuleSet, cases: Sequence[Case], known_ids: Iterable[str] = ()) -> list[Issue]:
+    """Every lint issue of ``rules`` and their ``cases``, in a stable order.
+
+    ``known_ids`` are further rule ids a link may name (the built-in rules, when ``rules`` are
+    a user's extra rules that run next to them).
+    """
+    issues: list[Issue] = [*_links(rules, known_ids)]
+    counts = case_counts(rules, cases)
     for rule in rules:
-        mine = by_rule.get(rule.id, [])
-        if rule.status == "stable":
-            if not any(c.positive for c in mine):
-                issues.append(_issue("error", f"stable rule {rule.id} has no positive case "
-                                     "(one whose expect lists a match)", rule.where))
-            if not any(c.negative for c in mine):
-                issues.append(_issue("error", f"stable rule {rule.id} has no negative case "
-                                     "(one with 'expect: []')", rule.where))
-        elif not mine:
+        count = counts[rule.id]
+        for problem in case_problems(rule, count):
+            issues.append(_issue("error", problem, rule.where))
+        if rule.status == "stable" and not any(lang == "zh" for lang, _ in rule.i18n):
+            issues.append(_issue("error", f"stable rule {rule.id} has no Chinese text",
+                                 rule.where, "add i18n: {zh: {title, description, remediation}}"))
+        if rule.status != "stable" and not count.total:
             issues.append(_issue("warning", f"rule {rule.id} has no test cases", rule.where))
     defined = {_stem(r.where.path): r.id for r in rules}
     seen: set[str] = set()
@@ -58,6 +60,52 @@ def check(rules: RuleSet, cases: Sequence[Case]) -> list[Issue]:
                                  f"defines {owner}", case.where,
                                  f"name the file after the rule it tests: <stem>{CASE_SUFFIX}"))
     return issues
+
+
+@dataclass(frozen=True)
+class CaseCount:
+    """How many cases a rule has: all, positive (expecting a match), negative (expecting
+    nothing)."""
+
+    total: int = 0
+    positive: int = 0
+    negative: int = 0
+
+
+def case_counts(rules: RuleSet, cases: Sequence[Case]) -> dict[str, CaseCount]:
+    """The cases of each rule (by id), counted."""
+    out = {rule.id: CaseCount() for rule in rules}
+    for case in cases:
+        if case.rule in out:
+            c = out[case.rule]
+            out[case.rule] = CaseCount(c.total + 1, c.positive + case.positive,
+                                       c.negative + case.negative)
+    return out
+
+
+def case_problems(rule: Rule, count: CaseCount) -> list[str]:
+    """Why a rule's cases fall short of its status: a ``stable`` rule needs a positive case
+    (one expecting a match) and a negative case (one expecting nothing)."""
+    if rule.status != "stable":
+        return []
+    out = []
+    if not count.positive:
+        out.append(f"stable rule {rule.id} has no positive case (one whose expect lists a match)")
+    if not count.negative:
+        out.append(f"stable rule {rule.id} has no negative case (one with 'expect: []')")
+    return out
+
+
+def _links(rules: RuleSet, known_ids: Iterable[str]) -> list[Issue]:
+    known = {r.id for r in rules} | set(known_ids)
+    out = []
+    for rule in rules:
+        for rid in rule.links:
+            if rid not in known:
+                out.append(_issue("error", f"rule {rule.id} links to unknown rule {rid}",
+                                  rule.where, "links name ids of loaded rules (see "
+                                  "`plogscan rules list`); check the spelling"))
+    return out
 
 
 def _stem(path: str) -> str:
