@@ -153,12 +153,11 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
         message = pc.if_else(pa.array(blank), pa.scalar("", LARGE), message)
     fmt = spans.fmt
     is_text_kind = ctx.kind in _TEXT_KINDS
-    # Unmatched lines: indentation is judged after any framework prefix ("[rank0]:   ...").
-    indented = pc.fill_null(pc.match_substring_regex(message, r"^[ \t]"),
-                            False).to_numpy(zero_copy_only=False)
     start = fmt >= 0
     if is_text_kind:
-        start |= (fmt < 0) & ~blank & ~indented
+        # Unmatched text lines start records unless indented (judged after any framework
+        # prefix such as "[rank0]:   "): indented lines continue a traceback or a block.
+        start |= (fmt < 0) & ~blank & ~_indented(lines, spans.msg_start)
     # Glued parts after the first always start a record of their own.
     start[1:] |= (lineno[1:] == lineno[:-1]) & (fmt[1:] >= 0)
     nonblank = ~blank
@@ -203,6 +202,15 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
         unparsed_lines=unparsed, shared_lines=shared, truncated_lines=truncated_lines,
         invalid_timestamps=int(ts_invalid.sum()), epoch_records=int(epoch.sum()),
     )
+
+
+def _indented(lines: pa.Array, msg_start: np.ndarray) -> np.ndarray:
+    """True where the message part of a line starts with a space or a tab."""
+    offsets, data = line_buffers(lines)
+    first = offsets[:-1] + msg_start
+    has_text = first < offsets[1:]
+    head = data[np.where(has_text, first, 0)] if len(data) else np.zeros(len(first), np.uint8)
+    return has_text & ((head == 32) | (head == 9))
 
 
 def sum_blank_inside(blank: np.ndarray, starts: np.ndarray, last: np.ndarray) -> int:
