@@ -2,6 +2,9 @@
 
 sources -> parse -> event batches -> (engine + overview, in one pass) -> findings, with
 context lines and the exit code decided for ``fail_on``. Reporters take it from there.
+``Diagnosis.extra`` carries ``codes`` (each code in the evidence -> its one-line meaning, or
+None), ``unexplained`` (ERROR templates no finding explains, see ``plogscan.unexplained``) and
+``unexplained_overflow`` (ERROR records of templates dropped to bound memory).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 import pyarrow as pa
 
 from plogscan.baseline import exit_code_for
+from plogscan.codes import describe
+from plogscan.codes_extract import codes_in
 from plogscan.context import add_context
 from plogscan.engine import RuleSet, load_rules, scan
 from plogscan.errors import InputError
@@ -18,6 +23,7 @@ from plogscan.events_io import EventWriter, event_batches
 from plogscan.ingest import Ingest
 from plogscan.model import Diagnosis, EventRow, Finding, RuleInfo
 from plogscan.overview import Overview
+from plogscan.unexplained import Unexplained
 
 FAIL_ON = ("info", "warning", "error", "critical", "never")
 
@@ -44,17 +50,32 @@ def _evidence_rows(findings: Sequence[Finding]) -> list[EventRow]:
     return rows
 
 
+def evidence_codes(findings: Sequence[Finding]) -> dict[str, str | None]:
+    """Every code in the findings' evidence with its one-line meaning (None when unknown)."""
+    found: dict[str, str | None] = {}
+    for f in findings:
+        for ev in f.evidence:
+            for code in codes_in(ev.message):
+                if code not in found:
+                    found[code] = describe(code)
+    return dict(sorted(found.items()))
+
+
 def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
         rules: RuleSet | None = None, workers: int | None = None,
         on_progress: Callable[[str, int], None] | None = None,
-        events_out: str | None = None, context_lines: int = 3) -> Diagnosis:
-    """Read every input, run the rules, and return the whole diagnosis."""
+        events_out: str | None = None, context_lines: int = 3, lang: str = "en") -> Diagnosis:
+    """Read every input, run the rules, and return the whole diagnosis.
+
+    ``lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the findings and
+    of the reports' fixed words; a rule without that translation stays in English."""
     if fail_on not in FAIL_ON:
         raise InputError(f"unknown --fail-on level '{fail_on}'",
                          help="valid choices are: " + ", ".join(FAIL_ON))
-    ruleset = rules if rules is not None else load_rules(list(rules_dirs))
+    ruleset = (rules if rules is not None else load_rules(list(rules_dirs))).localized(lang)
     ingest = Ingest(workers=workers, on_progress=on_progress)
     overview = Overview()
+    unexplained = Unexplained()
     writer = EventWriter(events_out) if events_out else None
     saw_batches = False
 
@@ -63,6 +84,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         for batch in event_batches(list(paths), ingest):
             saw_batches = True
             overview.consume(batch)
+            unexplained.consume(batch)
             if writer is not None:
                 writer.write(batch)
             yield batch
@@ -79,7 +101,13 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     if context_lines:
         findings = list(add_context(findings, paths, context_lines))
     events, truncated = overview.events(_evidence_rows(findings))
+    extra: dict[str, object] = {
+        "codes": evidence_codes(findings),
+        "unexplained": unexplained.result(findings),
+        "unexplained_overflow": unexplained.overflow_records,
+    }
     return Diagnosis(inputs=summary, findings=tuple(findings),
                      rules_evaluated=rule_infos(ruleset), processes=overview.processes(),
                      events=events, events_truncated=truncated,
-                     exit_code=exit_code(findings, fail_on), fail_on=fail_on)
+                     exit_code=exit_code(findings, fail_on), fail_on=fail_on, extra=extra,
+                     lang=lang)

@@ -104,6 +104,24 @@ class Finding:
     references: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()  # for NOT_EVALUABLE: what evidence is missing and how to get it
     captures: tuple[tuple[str, str], ...] = ()  # named regex captures, sorted by name
+    role: str = "root-cause"  # "root-cause" | "symptom" (a wrapper or downstream effect)
+    links: tuple[str, ...] = ()  # ids of related rules (a symptom names its likely root causes)
+
+
+ROLE_RANK = {"root-cause": 0, "symptom": 1}
+
+
+def finding_order(f: Finding) -> tuple:
+    """The one order of findings everywhere (engine output and every report); the first is the
+    top finding: level (critical first), root causes before symptoms, matches before
+    not_evaluable, earliest first timestamp (unknown last), rule id, fingerprint, then the
+    first evidence record's path and line."""
+    first = f.evidence[0] if f.evidence else None
+    return (
+        -f.level.rank, ROLE_RANK.get(f.role, 0), f.verdict is not Verdict.MATCH,
+        f.first_ts is None, f.first_ts or datetime.min, f.rule, f.fingerprint,
+        first.path if first else "", first.line if first else 0,
+    )
 
 
 @dataclass(frozen=True)
@@ -167,6 +185,7 @@ class Diagnosis:
     exit_code: int = 0  # what the CLI will exit with for the chosen --fail-on
     fail_on: str = "error"
     extra: dict[str, object] = field(default_factory=dict)
+    lang: str = "en"  # language of the rule texts and of the reports' fixed words
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ rule: TST001
 cases:
   fires:
     log: |
-      [ERROR] RUNTIME(7,python3):2026-01-01-00:00:00.000.001 [a.cc:1]7 there is an aicore error exception, core id is 0
+      [ERROR] RUNTIME(7,p):2026-01-01-00:00:00.000.001 [a.cc:1]7 there is an aicore error exception
     expect:
       - verdict: match
   quiet:

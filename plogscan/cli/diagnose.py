@@ -16,6 +16,7 @@ from plogscan.cli.common import (
 )
 from plogscan.console import color_wanted, progress_bar, warn
 from plogscan.diagnose import FAIL_ON, run
+from plogscan.lang import ENV_VAR, LANGS, locale_lang
 from plogscan.report import Format, render, write_all
 
 
@@ -37,6 +38,10 @@ from plogscan.report import Format, render, write_all
               help="Exit 1 when a finding is at or above this level.")
 @click.option("--baseline", "baseline_path", type=click.Path(exists=True, dir_okay=False),
               metavar="FILE", help="Suppress findings recorded by `plogscan baseline create`.")
+@click.option("--lang", type=click.Choice(LANGS), default=None, envvar=ENV_VAR, show_envvar=True,
+              help="Language of the rule texts and report headings (rules without a "
+              "translation stay in English). Default: zh when LC_ALL, LC_MESSAGES or LANG "
+              "(the first one set) starts with 'zh', else en.")
 @click.option("-v", "--verbose", is_flag=True, help="Show context lines around evidence.")
 @click.option("--width", type=click.IntRange(40, 400), default=None,
               help="Terminal report width (default: the terminal's, 80 when piped).")
@@ -44,8 +49,8 @@ from plogscan.report import Format, render, write_all
 @workers_option
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,
-            baseline_path: str | None, verbose: bool, width: int | None, quiet: bool,
-            workers: int | None) -> None:
+            baseline_path: str | None, lang: str | None, verbose: bool, width: int | None,
+            quiet: bool, workers: int | None) -> None:
     """Diagnose a failed Ascend job from its logs.
 
     PATH may be files, directories, globs, .gz files, .tar/.tar.gz/.tgz/.zip
@@ -57,6 +62,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       plogscan diagnose ./logs --format json -o report.json
       plogscan diagnose ./logs --output-dir plogscan-report --fail-on critical
       plogscan diagnose events.parquet --rules ./my-rules --verbose
+      plogscan diagnose ./logs --lang zh
 
     \b
     Exit codes:
@@ -67,7 +73,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     with progress_bar(not quiet, input_size([p for p in paths if not p.endswith(".parquet")])
                       ) as advance:
         diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
-                        on_progress=advance, events_out=events_out)
+                        on_progress=advance, events_out=events_out,
+                        lang=lang or locale_lang())
     report_problems(diagnosis.inputs)
     if baseline_path:
         from plogscan.baseline import apply_baseline, expiry_warnings, load_baseline

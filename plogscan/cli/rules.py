@@ -1,4 +1,5 @@
-"""``plogscan rules list|show|check|test``: the rule catalog, its lints and its test cases.
+"""``plogscan rules list|show|check|test|coverage``: the rule catalog, its lints, its test
+cases and what it covers.
 
 ``check`` and ``test`` take rule files or directories (default: the built-in pack). ``check``
 prints every problem at once on stderr and exits 2 if any is an error; ``test`` runs every
@@ -7,6 +8,7 @@ case next to the rules and exits 1 if one fails (2 when a rule or case file is b
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import click
@@ -18,6 +20,7 @@ from plogscan.engine.rule import Rule
 from plogscan.engine.ruleset import display_path, load_partial
 from plogscan.engine.testing import case_files, load_cases, run_case
 from plogscan.errors import ErrorGroup, PlogscanError
+from plogscan.lang import ENV_VAR, LANGS, locale_lang
 
 _RULES_OPTION = click.option(
     "--rules", "rule_dirs", multiple=True, type=click.Path(exists=True, file_okay=True),
@@ -36,6 +39,8 @@ def command() -> None:
       plogscan rules show CCU001          one rule with its source
       plogscan rules check [PATH...]      strict load + lints; all problems at once
       plogscan rules test [PATH...]       run the cases next to each rule
+      plogscan rules coverage [PATH...]   cases per rule; catalogue rows, codes and
+                                          categories no rule covers
     """
 
 
@@ -55,24 +60,31 @@ def list_rules(rule_dirs: tuple[str, ...]) -> None:
 @command.command("show")
 @click.argument("rule_id")
 @_RULES_OPTION
-def show_rule(rule_id: str, rule_dirs: tuple[str, ...]) -> None:
+@click.option("--lang", type=click.Choice(LANGS), default=None, envvar=ENV_VAR, show_envvar=True,
+              help="Language of the summary (default: from the locale, as for diagnose).")
+def show_rule(rule_id: str, rule_dirs: tuple[str, ...], lang: str | None) -> None:
     """Show one rule (by id or name): its summary and its YAML source."""
-    rules = load_rules(rule_dirs)
+    rules = load_rules(rule_dirs, lang=lang or locale_lang())
     rule = rules.get(rule_id)
     if rule is None:
         raise PlogscanError(f"no rule '{rule_id}'",
                             help="valid ids are: " + ", ".join(r.id for r in rules))
-    click.echo(_summary(rule))
+    click.echo(_summary(rule, lang or locale_lang()))
 
 
-def _summary(rule: Rule) -> str:
+def _summary(rule: Rule, lang: str) -> str:
     lines = [
         f"{rule.id}  {rule.name}",
         f"  {rule.title}",
-        f"  level: {rule.level.value}   category: {rule.category}   status: {rule.status}",
+        f"  level: {rule.level.value}   category: {rule.category}   status: {rule.status}"
+        f"   role: {rule.role}" + (f"   links: {', '.join(rule.links)}" if rule.links else ""),
         f"  source: {rule.where.path}",
         "",
     ]
+    if lang != "en":  # the YAML below holds the English text; show the chosen language's
+        lines[4:4] = ["", *textwrap.wrap(rule.description, 96, initial_indent="  ",
+                                         subsequent_indent="  ")]
+        lines[-1:-1] = [f"  {n}. {step}" for n, step in enumerate(rule.remediation, 1)]
     try:
         source = Path(rule.where.path).read_text(encoding="utf-8")
     except OSError:
@@ -95,7 +107,8 @@ def check_rules(paths: tuple[str, ...]) -> None:
         found, problems = load_cases(path, display_path(path))
         cases.extend(found)
         errors.extend(problems)
-    issues = check(rules, cases)
+    known = [r.id for r in load_partial(None)[0]] if paths else []
+    issues = check(rules, cases, known)
     warnings = [i.error for i in issues if i.severity == "warning"]
     errors.extend(i.error for i in issues if i.severity == "error")
     for err in errors:
@@ -105,6 +118,36 @@ def check_rules(paths: tuple[str, ...]) -> None:
     click.echo(f"checked {len(rules)} rules and {len(files)} case files: "
                f"{len(errors)} errors, {len(warnings)} warnings", err=True)
     ctx.exit(EXIT_ERROR if errors else EXIT_CLEAN)
+
+
+@command.command("coverage")
+@_PATHS
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Output format.")
+def coverage_report(paths: tuple[str, ...], fmt: str) -> None:
+    """Show what the rules cover: each rule with its positive and negative cases, the rows of
+    the error-signature catalogue (formats.md §7) with the rules that declare them
+    (`covers: [row-N]`), the code-table codes no rule's conditions mention, and the
+    categories no rule uses. Always exits 0; `rules check` is the gate.
+
+    PATH: rule files or directories (default: the built-in rules).
+    """
+    import json
+
+    from plogscan.engine.coverage import coverage, render_text, to_dict
+
+    rules, errors = load_partial(paths or None, builtin=not paths)
+    cases = []
+    for path in case_files(paths or [builtin_rules_dir()]):
+        cases.extend(load_cases(path, display_path(path))[0])
+    if errors:
+        click.echo(f"warning: {len(errors)} rule file error(s); run `plogscan rules check`",
+                   err=True)
+    cov = coverage(rules, cases)
+    if fmt == "json":
+        click.echo(json.dumps(to_dict(cov), indent=2, ensure_ascii=False, sort_keys=True))
+    else:
+        click.echo(render_text(cov), nl=False)
 
 
 @command.command("test")

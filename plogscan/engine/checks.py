@@ -40,7 +40,8 @@ def check(rules: RuleSet, cases: Sequence[Case], known_ids: Iterable[str] = ()) 
         for problem in case_problems(rule, count):
             issues.append(_issue("error", problem, rule.where))
         if rule.status == "stable" and not any(lang == "zh" for lang, _ in rule.i18n):
-            issues.append(_issue("error", f"stable rule {rule.id} has no Chinese text",
+            issues.append(_issue("error",
+                                 f"rule {rule.id} is stable but has no Chinese text (i18n.zh)",
                                  rule.where, "add i18n: {zh: {title, description, remediation}}"))
         if rule.status != "stable" and not count.total:
             issues.append(_issue("warning", f"rule {rule.id} has no test cases", rule.where))

@@ -23,7 +23,7 @@ from plogscan.engine.predicates import evaluate, extract
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.errors import InputError
-from plogscan.model import Finding
+from plogscan.model import Finding, finding_order
 from plogscan.schema import COLUMNS
 
 _EPOCH = datetime(1, 1, 1)
@@ -84,8 +84,8 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
 
 
 def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Finding]:
-    """Run ``rules`` over the event table; findings sorted by level (critical first), first
-    timestamp, rule id and fingerprint."""
+    """Run ``rules`` over the event table; findings in ``model.finding_order`` (level, root
+    cause before symptom, earliest first timestamp, rule id, fingerprint)."""
     plans = [_Candidates(rule) for rule in rules]
     presence = Presence()
     need_presence = any(rule.requires is not None for rule in rules)
@@ -102,13 +102,5 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Fi
         if need_presence:
             presence.consume(batch)
     findings = [build_finding(p.rule, occ) for p in plans for occ in p.occurrences(presence)]
-    findings.sort(key=_finding_order)
+    findings.sort(key=finding_order)
     return findings
-
-
-def _finding_order(f: Finding) -> tuple:
-    first = f.evidence[0] if f.evidence else None
-    return (
-        -f.level.rank, f.first_ts is None, f.first_ts or _EPOCH, f.rule, f.fingerprint,
-        first.path if first else "", first.line if first else 0,
-    )

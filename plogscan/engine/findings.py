@@ -63,6 +63,8 @@ def build_finding(rule: Rule, occ: Occurrence) -> Finding:
         references=rule.references,
         missing=occ.missing,
         captures=tuple(sorted(shown.items())),
+        role=rule.role,
+        links=rule.links,
     )
 
 

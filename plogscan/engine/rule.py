@@ -8,7 +8,7 @@ of alternatives, each an AND of field ``Predicate``s.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from plogscan.errors import Location
 from plogscan.model import Level
@@ -121,8 +121,18 @@ class Requires:
 
 
 @dataclass(frozen=True)
+class RuleText:
+    """The words of a rule in one language: title, description, remediation steps."""
+
+    title: str
+    description: str
+    remediation: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Rule:
-    """One rule file, validated."""
+    """One rule file, validated. ``title``/``description``/``remediation`` are English;
+    ``i18n`` holds the other languages as ``(lang, RuleText)`` pairs, sorted by language."""
 
     id: str
     name: str
@@ -137,6 +147,27 @@ class Rule:
     requires: Requires | None = None
     show: tuple[str, ...] = ()
     where: Location = field(default_factory=lambda: Location("<memory>"))
+    role: str = "root-cause"  # "root-cause" | "symptom"
+    links: tuple[str, ...] = ()  # ids of related rules (a symptom names its root causes)
+    covers: tuple[int, ...] = ()  # formats.md §7 catalogue rows this rule implements
+    i18n: tuple[tuple[str, RuleText], ...] = ()
+
+    def text(self, lang: str = "en") -> RuleText:
+        """The rule's words in ``lang``; English when it has no such translation (a localized
+        rule keeps its English text in ``i18n`` under ``en``)."""
+        for code, text in self.i18n:
+            if code == lang:
+                return text
+        return RuleText(self.title, self.description, self.remediation)
+
+    def localized(self, lang: str) -> Rule:
+        """This rule with its title, description and remediation in ``lang`` (else English)."""
+        t, en = self.text(lang), self.text("en")
+        if t == RuleText(self.title, self.description, self.remediation):
+            return self
+        others = tuple(pair for pair in self.i18n if pair[0] != "en")
+        return replace(self, title=t.title, description=t.description, remediation=t.remediation,
+                       i18n=(("en", en), *others))
 
     def roles(self) -> Iterator[tuple[str, Condition]]:
         """Every (role id, condition) the engine evaluates per record batch."""
@@ -174,3 +205,9 @@ class RuleSet:
     def only(self, *ids: str) -> RuleSet:
         """A rule set restricted to the given ids."""
         return RuleSet(tuple(r for r in self.rules if r.id in ids))
+
+    def localized(self, lang: str) -> RuleSet:
+        """The same rules with their texts in ``lang`` (per rule, English when untranslated)."""
+        rules = tuple(r.localized(lang) for r in self.rules)
+        same = all(a is b for a, b in zip(rules, self.rules, strict=True))
+        return self if same else RuleSet(rules)

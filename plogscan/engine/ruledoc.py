@@ -3,13 +3,15 @@
 The format is written out in ``rules/README.md``. Checks done here: unknown and missing keys,
 types, closed choices (level, category, status, operators, fields), RE2 validity of every
 regex, durations, step structure, ``by`` fields that every step must produce, and
-``{placeholders}``/``show`` names that no column or capture provides.
+``{placeholders}``/``show`` names that no column or capture provides. The keys about meaning
+(``role``, ``links``, ``covers``, ``i18n``) are checked in ``ruletext``.
 """
 
 from __future__ import annotations
 
 import re
 
+from plogscan.engine import ruletext
 from plogscan.engine.categories import CATEGORIES
 from plogscan.engine.fields import Doc
 from plogscan.engine.located import LList, LMap
@@ -21,6 +23,7 @@ from plogscan.engine.rule import (
     Predicate,
     Requires,
     Rule,
+    RuleText,
     Sequence,
     Single,
     Step,
@@ -31,7 +34,8 @@ from plogscan.model import Level
 from plogscan.schema import COLUMNS, LEVELS, SourceKind
 
 RULE_KEYS = ("id", "name", "title", "category", "level", "status", "description", "remediation",
-             "references", "requires", "match", "by", "sequence", "threshold", "show")
+             "references", "requires", "match", "by", "sequence", "threshold", "show",
+             "role", "links", "covers", "i18n")
 REQUIRED = ("id", "name", "title", "category", "level", "description", "remediation")
 BODIES = ("match", "sequence", "threshold")
 _ID = re.compile(r"[A-Z]{2,10}[0-9]{3}")
@@ -65,6 +69,9 @@ def build_rule(doc: Doc, m: LMap) -> Rule | None:
     show = doc.text_list(m, "show", "rule") or ()
     if body is not None:
         _check_names(doc, m, body, show)
+    base = RuleText(title, description, remediation) if title and description and remediation \
+        else None
+    meaning = ruletext.meaning(doc, m, rid, base)
     if len(doc.errors) > before or body is None or level is None:
         return None
     return Rule(
@@ -73,6 +80,7 @@ def build_rule(doc: Doc, m: LMap) -> Rule | None:
         description=str(description), remediation=remediation or (),
         body=body, references=doc.text_list(m, "references", "rule") or (),
         requires=requires, show=show, where=Location(doc.path, m.key_lines.get("id", 1)),
+        **meaning,
     )
 
 

@@ -89,17 +89,19 @@ def load_rules(
     *,
     builtin: bool = True,
     collect_errors: bool = True,
+    lang: str = "en",
 ) -> RuleSet:
     """Load the built-in pack (if ``builtin``) and the rules under ``paths``.
 
     Rules under ``paths`` override built-in rules with the same id. Two rules with the same id
     (or name) in one layer are an error. With ``collect_errors`` every error of every file is
     raised together as ``ErrorGroup``; otherwise the first error is raised as it is found.
+    ``lang`` gives the rule texts in that language (per rule, English when untranslated).
     """
     rules, errors = load_partial(paths, builtin=builtin, stop_early=not collect_errors)
     if errors:
         raise ErrorGroup(errors) if collect_errors else errors[0]
-    return rules
+    return rules.localized(lang)
 
 
 def load_partial(

@@ -43,7 +43,7 @@ def document(diagnosis: Diagnosis) -> dict:
     """The report as plain JSON-ready data."""
     findings = ordered_findings(diagnosis.findings)
     hidden = suppressed(diagnosis)
-    return {
+    return _with_extras(diagnosis, {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "plogscan", "version": __version__},
         "inputs": _inputs(diagnosis),
@@ -68,6 +68,29 @@ def document(diagnosis: Diagnosis) -> dict:
             "fail_on": diagnosis.fail_on,
             "top_finding": findings[0].fingerprint if findings else None,
         },
+    })
+
+
+def _with_extras(diagnosis: Diagnosis, doc: dict) -> dict:
+    """Add the optional keys ``codes`` and ``unexplained`` when the diagnosis carries them."""
+    codes = diagnosis.extra.get("codes")
+    if isinstance(codes, dict):
+        doc["codes"] = dict(codes)
+    templates = diagnosis.extra.get("unexplained")
+    if isinstance(templates, list):
+        doc["unexplained"] = [_unexplained(t) for t in templates]
+    return doc
+
+
+def _unexplained(template: dict) -> dict:
+    example = template["example"]
+    return {
+        "template": template["template"], "count": template["count"],
+        "ranks": list(template["ranks"]), "processes": template["processes"],
+        "first_ts": iso_ts(template["first_ts"]), "last_ts": iso_ts(template["last_ts"]),
+        "module": template["module"],
+        "example": {"path": example["path"], "line": example["line"],
+                    "ts": iso_ts(example["ts"]), "message": example["message"]},
     }
 
 
@@ -131,6 +154,8 @@ def finding_dict(finding: Finding) -> dict:
         "category": finding.category,
         "level": finding.level.value,
         "verdict": finding.verdict.value,
+        "role": finding.role,
+        "links": list(finding.links),
         "description": finding.description,
         "scope": {"hosts": list(finding.scope.hosts), "ranks": list(finding.scope.ranks),
                   "pids": list(finding.scope.pids), "devices": list(finding.scope.devices)},

@@ -19,7 +19,9 @@ import re
 
 from plogscan import __version__
 from plogscan.model import Diagnosis, Finding, Verdict
+from plogscan.report.i18n import tr
 from plogscan.report.safe import neutralize
+from plogscan.report.text_finding import role_line
 from plogscan.report.view import (
     expired_entries,
     fmt_duration,
@@ -66,19 +68,22 @@ def fenced(body: str, info: str = "text") -> str:
 def render(diagnosis: Diagnosis) -> str:
     """The Markdown document, newline-terminated."""
     findings = ordered_findings(diagnosis.findings)
+    lang = diagnosis.lang
     out = [f"## plogscan: {text(verdict_line(diagnosis))}", ""]
     if findings:
         top = findings[0]
         scope = ", ".join(scope_parts(top.scope))
-        out += [f"**Top finding:** `{_code_span(top.rule)}` {text(top.title)}"
+        out += [f"**{tr(lang, 'Top finding:')}** `{_code_span(top.rule)}` {text(top.title)}"
                 + (f" ({text(scope)})" if scope else ""), ""]
-        out += _table(findings)
+        out += _table(findings, lang)
         for index, finding in enumerate(findings[:MAX_DETAILED], 1):
-            out += _details(finding, index)
+            out += _details(finding, index, lang)
         if len(findings) > MAX_DETAILED:
-            out += [f"_{len(findings) - MAX_DETAILED} more findings: see the full report._", ""]
+            out += [tr(lang, "_{n} more findings: see the full report._",
+                       n=len(findings) - MAX_DETAILED), ""]
     else:
-        out += [f"No findings from {len(diagnosis.rules_evaluated)} rules evaluated.", ""]
+        out += [tr(lang, "No findings from {n} rules evaluated.",
+                   n=len(diagnosis.rules_evaluated)), ""]
     out += _suppressed(diagnosis)
     inputs = diagnosis.inputs
     out.append(f"<sub>plogscan {__version__} read {len(inputs.files)} file(s), "
@@ -93,8 +98,8 @@ def _code_span(value: str, *, in_table: bool = False) -> str:
     return value.replace("|", "\\|") if in_table else value
 
 
-def _table(findings: list[Finding]) -> list[str]:
-    rows = ["| # | Level | Rule | Title | Verdict | Scope | First seen |",
+def _table(findings: list[Finding], lang: str) -> list[str]:
+    rows = [tr(lang, "| # | Level | Rule | Title | Verdict | Scope | First seen |"),
             "|---|---|---|---|---|---|---|"]
     for index, f in enumerate(findings[:MAX_TABLE], 1):
         rule = _code_span(f.rule, in_table=True)
@@ -121,20 +126,23 @@ def _evidence_block(finding: Finding) -> str:
     return fenced("\n".join(lines))
 
 
-def _details(finding: Finding, index: int) -> list[str]:
+def _details(finding: Finding, index: int, lang: str) -> list[str]:
     out = [f"### {index}. `{_code_span(finding.rule)}` {text(finding.title)}", "",
            f"**{finding.level.value}** · {finding.verdict.value} · {text(finding.category)} · "
            f"{text(', '.join(scope_parts(finding.scope)) or 'no scope')} · fingerprint "
            f"`{_code_span(finding.fingerprint)}`", ""]
+    role = role_line(finding, lang)
+    if role is not None:
+        out += [f"_{text(role)}_", ""]
     if finding.description:
         out += [text(finding.description), ""]
     if finding.verdict is Verdict.NOT_EVALUABLE and finding.missing:
-        out += ["**Not evaluable, missing evidence:**", ""]
+        out += [tr(lang, "**Not evaluable, missing evidence:**"), ""]
         out += [f"- {text(item)}" for item in finding.missing] + [""]
     if finding.evidence:
-        out += ["**Evidence**", "", _evidence_block(finding), ""]
+        out += [tr(lang, "**Evidence**"), "", _evidence_block(finding), ""]
     if finding.remediation:
-        out += ["**Remediation**", ""]
+        out += [tr(lang, "**Remediation**"), ""]
         out += [f"{n}. {text(step)}" for n, step in enumerate(finding.remediation, 1)] + [""]
     return out
 
@@ -144,7 +152,7 @@ def _suppressed(diagnosis: Diagnosis) -> list[str]:
     expired = expired_entries(diagnosis)
     if not found and not expired:
         return []
-    out = [f"### Suppressed by baseline ({len(found)})", ""]
+    out = [tr(diagnosis.lang, "### Suppressed by baseline ({n})", n=len(found)), ""]
     for f in found:
         reason = suppression_reason(diagnosis, f.fingerprint)
         out.append(f"- `{_code_span(f.rule)}` {text(f.title)} ({f.level.value}; "

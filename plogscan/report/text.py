@@ -2,7 +2,8 @@
 
 Sections, top to bottom: header (inputs, time span, ranks/hosts/processes and the log levels
 each process wrote), verdict line, findings grouped by severity (see ``text_finding``), a
-per-rank timeline of key events, findings suppressed by a baseline, and ingest health.
+per-rank timeline of key events, findings suppressed by a baseline, the first unexplained
+ERROR templates, ingest health, and the codes found in the evidence with their meanings.
 
 The console is fixed (width, no markup, highlighting or emoji, no environment lookups), so the
 same diagnosis always gives the same bytes. ``color=False`` gives plain text without escape
@@ -23,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from plogscan.model import Diagnosis, FileStats
+from plogscan.report.i18n import level_heading, tr
 from plogscan.report.safe import neutralize, one_line
 from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, numbered
 from plogscan.report.timeline import key_events
@@ -31,6 +33,7 @@ from plogscan.report.view import (
     expired_entries,
     fmt_duration,
     fmt_ts,
+    join_ints,
     ordered_findings,
     scope_parts,
     seconds_between,
@@ -43,6 +46,7 @@ from plogscan.report.view import (
 DEFAULT_WIDTH = 80
 MAX_PROCESSES = 32
 MAX_FILES = 20
+MAX_UNEXPLAINED = 5
 _TRAILING = re.compile(r"(?: |\x1b\[[0-9;]*m)+$")  # padding, possibly around style resets
 _KIND_STYLES = {"step": "bold", "first-error": "bold red", "timeout": "bold yellow"}
 
@@ -75,7 +79,7 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False, width: int | None = N
 
 
 def _sections(diagnosis: Diagnosis, verbose: bool, width: int) -> Iterator[RenderableType]:
-    yield Rule("plogscan report", characters="═", style="bold")
+    yield Rule(tr(diagnosis.lang, "plogscan report"), characters="═", style="bold")
     yield _header(diagnosis)
     yield Text("")
     style = "bold red" if diagnosis.exit_code else "bold green"
@@ -83,7 +87,9 @@ def _sections(diagnosis: Diagnosis, verbose: bool, width: int) -> Iterator[Rende
     yield from _findings(diagnosis, verbose)
     yield from _timeline(diagnosis, width)
     yield from _suppressed(diagnosis)
+    yield from _unexplained(diagnosis, width)
     yield from _ingest_health(diagnosis)
+    yield from _codes(diagnosis)
 
 
 def _kv(table: Table, key: str, value: str | Text) -> None:
@@ -96,19 +102,21 @@ def _header(diagnosis: Diagnosis) -> RenderableType:
     grid = Table.grid(padding=(0, 2, 0, 0))
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
-    _kv(grid, "Inputs", ", ".join(neutralize(p, keep_newlines=False) for p in inputs.paths))
-    _kv(grid, "Files", f"{len(inputs.files)} read · {len(inputs.skipped)} skipped · "
+    lang = diagnosis.lang
+    _kv(grid, tr(lang, "Inputs"),
+        ", ".join(neutralize(p, keep_newlines=False) for p in inputs.paths))
+    _kv(grid, tr(lang, "Files"), f"{len(inputs.files)} read · {len(inputs.skipped)} skipped · "
                        f"{plural(inputs.lines, 'line')} · {plural(inputs.records, 'record')} · "
                        f"{plural(inputs.unparsed_lines, 'unparsed line')}")
     first, last = time_span(diagnosis)
     span = "-" if first is None else f"{fmt_ts(first)} → {fmt_ts(last)}"
     if first is not None and last is not None:
         span += f" ({fmt_duration(seconds_between(first, last))})"
-    _kv(grid, "Time span", span)
+    _kv(grid, tr(lang, "Time span"), span)
     procs = diagnosis.processes
     ranks = {p.rank for p in procs if p.rank is not None}
     hosts = {p.host for p in procs if p.host}
-    _kv(grid, "Seen", f"{plural(len(ranks), 'rank')} · {plural(len(hosts), 'host')} · "
+    _kv(grid, tr(lang, "Seen"), f"{plural(len(ranks), 'rank')} · {plural(len(hosts), 'host')} · "
                       f"{len(procs)} process{'' if len(procs) == 1 else 'es'}")
     if not procs:
         return grid
@@ -138,13 +146,14 @@ def _findings(diagnosis: Diagnosis, verbose: bool) -> Iterator[RenderableType]:
         if not group:
             continue
         yield Text("")
-        yield Rule(Text(f"{level.value.upper()} ({len(group)})", style=LEVEL_STYLES[level]),
+        yield Rule(Text(f"{level_heading(diagnosis.lang, level)} ({len(group)})",
+                        style=LEVEL_STYLES[level]),
                    align="left", characters="─")
         for position, finding in enumerate(group):
             index += 1
             if position:
                 yield Text("")
-            yield finding_block(finding, index, verbose=verbose)
+            yield finding_block(finding, index, verbose=verbose, lang=diagnosis.lang)
 
 
 def _clock(ts: datetime | None, same_day: bool) -> str:
@@ -160,7 +169,8 @@ def _timeline(diagnosis: Diagnosis, width: int) -> Iterator[RenderableType]:
     stamps = {e.ts.date() for lane in lanes for e in lane.events if e.ts is not None}
     same_day = len(stamps) <= 1
     yield Text("")
-    yield Rule(Text("TIMELINE (key events per rank)", style="bold"), align="left",
+    yield Rule(Text(tr(diagnosis.lang, "TIMELINE (key events per rank)"), style="bold"),
+               align="left",
                characters="─")
     for lane in lanes:
         yield Text(neutralize(lane.name, keep_newlines=False), style="bold")
@@ -192,7 +202,8 @@ def _suppressed(diagnosis: Diagnosis) -> Iterator[RenderableType]:
     if not found and not expired:
         return
     yield Text("")
-    yield Rule(Text(f"SUPPRESSED BY BASELINE ({len(found)})", style="bold"), align="left",
+    yield Rule(Text(tr(diagnosis.lang, "SUPPRESSED BY BASELINE ({n})", n=len(found)),
+                    style="bold"), align="left",
                characters="─")
     for finding in found:
         line = Text(f"{neutralize(finding.rule)}  ", style="bold")
@@ -226,7 +237,8 @@ def file_problems(stats: FileStats) -> list[str]:
 def _ingest_health(diagnosis: Diagnosis) -> Iterator[RenderableType]:
     inputs = diagnosis.inputs
     yield Text("")
-    yield Rule(Text("INGEST HEALTH", style="bold"), align="left", characters="─")
+    yield Rule(Text(tr(diagnosis.lang, "INGEST HEALTH"), style="bold"), align="left",
+               characters="─")
     yield Text(f"{plural(len(inputs.files), 'file')} read · {plural(inputs.lines, 'line')} · "
                f"{plural(inputs.records, 'record')} · "
                f"{plural(inputs.unparsed_lines, 'unparsed line')} · "
@@ -245,3 +257,55 @@ def _ingest_health(diagnosis: Diagnosis) -> Iterator[RenderableType]:
             yield Text(f"  … and {len(troubled) - MAX_FILES} more files", style=DIM)
     if not inputs.skipped and not troubled:
         yield Text("every line of every file was read and parsed", style=DIM)
+
+
+def _unexplained(diagnosis: Diagnosis, width: int) -> Iterator[RenderableType]:
+    """The first few ERROR templates no finding explains (``Diagnosis.extra["unexplained"]``)."""
+    templates = diagnosis.extra.get("unexplained")
+    if not isinstance(templates, list) or not templates:
+        return
+    yield Text("")
+    shown = templates[:MAX_UNEXPLAINED]
+    yield Rule(Text(tr(diagnosis.lang, "UNEXPLAINED ERRORS (top {shown} of {total} templates, "
+                       "earliest first)", shown=len(shown), total=len(templates)),
+                    style="bold"), align="left", characters="─")
+    for index, t in enumerate(shown, 1):
+        head = Text(f"{index:>2}. ", style="bold")
+        head.append(one_line(t["template"], max(width - 4, 10)))
+        yield head
+        processes = t["processes"]
+        ranks = t["ranks"]
+        spread = f"rank{'s' if len(ranks) > 1 else ''} {join_ints(ranks)}" if ranks else \
+            f"{processes} process{'' if processes == 1 else 'es'}"
+        facts = [f"{t['count']:,}×", spread, f"first {fmt_ts(t['first_ts'])}"]
+        if t["module"]:
+            facts.append(neutralize(t["module"], keep_newlines=False))
+        yield Text("    " + " · ".join(facts), style=DIM)
+        example = t["example"]
+        where = f"{neutralize(example['path'], keep_newlines=False)}:{example['line']}"
+        room = max(width - 9, 10)
+        if len(where) > room:  # keep the file name and line: cut the path from the left
+            where = "…" + where[len(where) - room + 1:]
+        yield Text(f"    e.g. {where}", style=DIM)
+        yield Text("         " + one_line(example["message"], max(width - 9, 10)))
+    overflow = diagnosis.extra.get("unexplained_overflow")
+    if isinstance(overflow, int) and overflow:
+        yield Text(f"  … {overflow:,} more ERROR records in templates not kept", style=DIM)
+
+
+def _codes(diagnosis: Diagnosis) -> Iterator[RenderableType]:
+    """The codes in the findings' evidence and what they mean (``Diagnosis.extra["codes"]``)."""
+    codes = diagnosis.extra.get("codes")
+    if not isinstance(codes, dict) or not codes:
+        return
+    yield Text("")
+    yield Rule(Text(tr(diagnosis.lang, "CODES ({n})", n=len(codes)), style="bold"),
+               align="left", characters="─")
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for code, meaning in sorted(codes.items()):
+        grid.add_row(neutralize(str(code), keep_newlines=False),
+                     Text(neutralize(meaning or "not in the code tables", keep_newlines=False),
+                          style="" if meaning else DIM))
+    yield Padding(grid, (0, 0, 0, 2))

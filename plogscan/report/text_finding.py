@@ -16,6 +16,9 @@ Layout (fits 80 columns; every piece of log text is neutralized first)::
         Remediation
         1. Workaround: ...
         fingerprint c3a81f0d92e4b715
+
+A symptom finding adds ``symptom of: AIC001, CCU002`` under the summary (a root cause with
+links: ``linked: ...``). Headings come in the report language (``plogscan.report.i18n``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from plogscan.model import Evidence, Finding, Level, Verdict
+from plogscan.report.i18n import tr
 from plogscan.report.safe import neutralize
 from plogscan.report.view import fmt_duration, fmt_ts, scope_parts, seconds_between, step_deltas
 
@@ -129,19 +133,33 @@ def _summary_lines(finding: Finding) -> Text:
     return lines
 
 
-def finding_block(finding: Finding, index: int, *, verbose: bool) -> RenderableType:
-    """Everything the terminal shows about one finding."""
+def role_line(finding: Finding, lang: str = "en") -> str | None:
+    """``symptom of: AIC001`` / ``linked: CCU002`` / ``symptom``; None for a plain root cause."""
+    links = ", ".join(finding.links)
+    if finding.role == "symptom":
+        return tr(lang, "symptom of: {links}", links=links) if links else tr(lang, "symptom")
+    return tr(lang, "linked: {links}", links=links) if links else None
+
+
+def finding_block(finding: Finding, index: int, *, verbose: bool,
+                  lang: str = "en") -> RenderableType:
+    """Everything the terminal shows about one finding (fixed words in ``lang``)."""
     body: list[RenderableType] = [_summary_lines(finding)]
+    role = role_line(finding, lang)
+    if role is not None:
+        body.append(Text(neutralize(role, keep_newlines=False), style="bold", overflow="fold"))
     if finding.description:
         body += [Text(""), Text(neutralize(finding.description), overflow="fold")]
     if finding.verdict is Verdict.NOT_EVALUABLE and finding.missing:
-        body += [Text(""), Text("Not evaluable: missing evidence", style="bold magenta"),
+        body += [Text(""), Text(tr(lang, "Not evaluable: missing evidence"),
+                                style="bold magenta"),
                  numbered(finding.missing, bullet="•")]
     if finding.evidence:
-        body += [Text(""), Text("Evidence", style="bold"), _evidence(finding, verbose)]
+        body += [Text(""), Text(tr(lang, "Evidence"), style="bold"), _evidence(finding, verbose)]
     if finding.remediation:
-        body += [Text("Remediation", style="bold"), numbered(finding.remediation)]
+        body += [Text(tr(lang, "Remediation"), style="bold"), numbered(finding.remediation)]
     if finding.references:
-        body += [Text("References", style="bold"), numbered(finding.references, bullet="-")]
+        body += [Text(tr(lang, "References"), style="bold"),
+                 numbered(finding.references, bullet="-")]
     body.append(Text(f"fingerprint {neutralize(finding.fingerprint)}", style=DIM))
     return Group(_headline(finding, index), Padding(Group(*body), (0, 0, 0, INDENT)))

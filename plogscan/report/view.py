@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from plogscan.model import Diagnosis, Evidence, Finding, Level, Scope, Verdict
+from plogscan.model import Diagnosis, Evidence, Finding, Level, Scope, Verdict, finding_order
 
 # Keys of Diagnosis.extra written by plogscan.baseline.apply_baseline.
 EXTRA_SUPPRESSED = "suppressed"  # list[Finding] removed from findings by the baseline
@@ -19,18 +19,11 @@ EXTRA_SUPPRESSED_REASONS = "suppressed_reasons"  # dict[fingerprint, reason or N
 EXTRA_BASELINE_EXPIRED = "baseline_expired"  # list[dict]: fingerprint, rule, title, reason, expires
 
 LEVELS_DESC = (Level.CRITICAL, Level.ERROR, Level.WARNING, Level.INFO)
-_FAR_FUTURE = datetime.max
 
 
 def finding_key(finding: Finding) -> tuple:
-    """Sort key: most severe first, matches before not_evaluable, then earliest, then id."""
-    return (
-        -finding.level.rank,
-        finding.verdict is not Verdict.MATCH,
-        finding.first_ts or _FAR_FUTURE,
-        finding.rule,
-        finding.fingerprint,
-    )
+    """Sort key of report order: ``model.finding_order`` (the engine uses the same one)."""
+    return finding_order(finding)
 
 
 def ordered_findings(findings: Iterable[Finding]) -> list[Finding]:

@@ -1,0 +1,61 @@
+"""The fixed words of the reports (headings, labels) in every report language.
+
+Texts are keyed by their English form, so an English report uses them unchanged and a missing
+translation falls back to English. Rule texts (titles, descriptions, remediation) are not here:
+they come translated from the rule files (``i18n``). Keys with ``{name}`` are format strings.
+"""
+
+from __future__ import annotations
+
+from plogscan.model import Level
+
+UI: dict[str, dict[str, str]] = {
+    "zh": {
+        # terminal report
+        "plogscan report": "plogscan 诊断报告",
+        "Inputs": "输入",
+        "Files": "文件",
+        "Time span": "时间范围",
+        "Seen": "涉及",
+        "TIMELINE (key events per rank)": "时间线（各 rank 的关键事件）",
+        "SUPPRESSED BY BASELINE ({n})": "已被基线屏蔽（{n}）",
+        "UNEXPLAINED ERRORS (top {shown} of {total} templates, earliest first)":
+            "未解释的错误（共 {total} 个模板，按最早出现排序，显示前 {shown} 个）",
+        "INGEST HEALTH": "日志读取情况",
+        "CODES ({n})": "错误码（{n}）",
+        # one finding
+        "Evidence": "证据",
+        "Remediation": "处置建议",
+        "References": "参考资料",
+        "Not evaluable: missing evidence": "无法判定：缺少证据",
+        "symptom of: {links}": "症状，可能的根因：{links}",
+        "symptom": "症状",
+        "root cause": "根因",
+        "linked: {links}": "相关规则：{links}",
+        # Markdown report
+        "Top finding:": "首要结论：",
+        "| # | Level | Rule | Title | Verdict | Scope | First seen |":
+            "| # | 级别 | 规则 | 标题 | 判定 | 范围 | 首次出现 |",
+        "**Evidence**": "**证据**",
+        "**Remediation**": "**处置建议**",
+        "**Not evaluable, missing evidence:**": "**无法判定，缺少证据：**",
+        "### Suppressed by baseline ({n})": "### 已被基线屏蔽（{n}）",
+        "No findings from {n} rules evaluated.": "已评估 {n} 条规则，没有发现问题。",
+        "_{n} more findings: see the full report._": "_另有 {n} 条结论：请查看完整报告。_",
+    },
+}
+
+LEVEL_NAMES: dict[str, dict[Level, str]] = {
+    "zh": {Level.CRITICAL: "严重", Level.ERROR: "错误", Level.WARNING: "警告", Level.INFO: "提示"},
+}
+
+
+def tr(lang: str, text: str, **values: object) -> str:
+    """``text`` in ``lang`` (English when untranslated), with ``{name}`` filled from ``values``."""
+    out = UI.get(lang, {}).get(text, text)
+    return out.format(**values) if values else out
+
+
+def level_heading(lang: str, level: Level) -> str:
+    """A severity as a section heading: ``CRITICAL`` / ``严重``."""
+    return LEVEL_NAMES.get(lang, {}).get(level, level.value.upper())

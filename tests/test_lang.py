@@ -1,0 +1,151 @@
+"""Report language: locale default, ``PLOGSCAN_LANG``, ``--lang``, translated rule texts and
+report headings (English reports stay as they were: their goldens are unchanged)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from plogscan.cli import cli
+from plogscan.diagnose import run
+from plogscan.engine.rule import RuleSet
+from plogscan.engine.ruleset import rule_from_text
+from plogscan.lang import LANGS, default_lang, locale_lang
+from plogscan.report import render
+from plogscan.report.i18n import UI, tr
+
+REPO = Path(__file__).resolve().parents[1]
+NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "PLOGSCAN_LANG": ""}
+
+RULE = """\
+id: TST400
+name: test.lang
+title: AI Core kernel exception
+category: aicore-exception
+level: error
+description: >-
+  In {scope}, an AI Core kernel failed ({count} record(s)).
+remediation:
+  - Read the errcode record that follows.
+  - Check the kernel inputs.
+i18n:
+  zh:
+    title: AI Core 算子执行异常
+    description: >-
+      {scope} 中 AI Core 算子执行异常（{count} 条记录）。
+    remediation:
+      - 查看紧随其后的 errcode 记录。
+      - 检查算子的输入。
+match: {message|contains: 'there is an aicore error exception'}
+by: [host, pid]
+"""
+LOG = ("[ERROR] RUNTIME(51234,python3):2026-05-06-11:02:03.004.005 [device_error_proc.cc:700]"
+       "51234 ProcessStarsCoreErrorInfo:there is an aicore error exception, core id is 3\n")
+
+
+@pytest.fixture(autouse=True)
+def _at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+
+
+@pytest.mark.parametrize(("env", "want"), [
+    ({}, "en"),
+    ({"LANG": "zh_CN.UTF-8"}, "zh"),
+    ({"LANG": "en_US.UTF-8", "LC_MESSAGES": "zh_TW.UTF-8"}, "zh"),
+    ({"LANG": "zh_CN.UTF-8", "LC_ALL": "C"}, "en"),
+    ({"LC_ALL": "zh_CN.GB18030"}, "zh"),
+    ({"LANG": "C.UTF-8"}, "en"),
+])
+def test_locale_language(env: dict[str, str], want: str) -> None:
+    assert locale_lang(env) == want
+
+
+def test_plogscan_lang_overrides_the_locale() -> None:
+    assert default_lang({"LANG": "zh_CN.UTF-8", "PLOGSCAN_LANG": "en"}) == "en"
+    assert default_lang({"LANG": "C", "PLOGSCAN_LANG": "zh"}) == "zh"
+    assert default_lang({"LANG": "zh_CN", "PLOGSCAN_LANG": "klingon"}) == "zh"
+
+
+def test_every_ui_language_is_a_report_language() -> None:
+    assert set(UI) <= set(LANGS) - {"en"}
+    assert tr("en", "Evidence") == "Evidence" and tr("zh", "Evidence") == "证据"
+    assert tr("zh", "not a known text") == "not a known text"
+
+
+def _log(tmp_path: Path) -> Path:
+    path = tmp_path / "plog-51234_20260506110200000.log"
+    path.write_text(LOG, encoding="utf-8")
+    return path
+
+
+def test_run_gives_findings_and_rule_infos_in_the_chosen_language(tmp_path: Path) -> None:
+    rules = RuleSet((rule_from_text(RULE),))
+    zh = run([str(_log(tmp_path))], rules=rules, lang="zh", context_lines=0)
+    (finding,) = zh.findings
+    assert finding.title == "AI Core 算子执行异常"
+    assert finding.description.startswith("process 51234") and "（1 条记录）" in finding.description
+    assert finding.remediation == ("查看紧随其后的 errcode 记录。", "检查算子的输入。")
+    assert zh.rules_evaluated[0].title == "AI Core 算子执行异常" and zh.lang == "zh"
+    en = run([str(_log(tmp_path))], rules=rules, context_lines=0)
+    assert en.findings[0].title == "AI Core kernel exception" and en.lang == "en"
+    assert en.findings[0].fingerprint == finding.fingerprint  # language never changes identity
+
+
+def test_zh_reports_translate_headings_and_rule_texts(tmp_path: Path) -> None:
+    rules = RuleSet((rule_from_text(RULE),))
+    diagnosis = run([str(_log(tmp_path))], rules=rules, lang="zh", context_lines=0)
+    text = render(diagnosis, "text", width=100)
+    assert "plogscan 诊断报告" in text and "错误 (1)" in text
+    assert "证据" in text and "处置建议" in text and "AI Core 算子执行异常" in text
+    assert "Evidence" not in text and "Remediation" not in text
+    markdown = render(diagnosis, "markdown")
+    assert "**首要结论：**" in markdown and "| # | 级别 | 规则 |" in markdown
+    assert "**处置建议**" in markdown and "1. 查看紧随其后的 errcode 记录。" in markdown
+
+
+def _diagnose(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(cli, ["diagnose", "samples/ccu-reuse-before-mc2", "--quiet",
+                                    "--width", "100", *args], env={**NO_LOCALE, **(env or {})})
+
+
+def test_cli_language_follows_locale_and_env_and_option() -> None:
+    english = _diagnose().stdout
+    assert "Remediation" in english
+    assert _diagnose(env={"LANG": "zh_CN.UTF-8"}).stdout != english
+    assert "处置建议" in _diagnose(env={"LANG": "zh_CN.UTF-8"}).stdout
+    assert _diagnose(env={"LANG": "zh_CN.UTF-8", "PLOGSCAN_LANG": "en"}).stdout == english
+    assert _diagnose("--lang", "en", env={"PLOGSCAN_LANG": "zh"}).stdout == english
+    assert _diagnose("--lang", "zh").stdout == _diagnose(env={"PLOGSCAN_LANG": "zh"}).stdout
+
+
+def test_cli_rejects_an_unknown_language() -> None:
+    result = _diagnose("--lang", "fr")
+    assert result.exit_code == 2 and "'en', 'zh'" in result.stderr
+    result = _diagnose(env={"PLOGSCAN_LANG": "fr"})
+    assert result.exit_code == 2 and "PLOGSCAN_LANG" in result.stderr
+
+
+def test_help_documents_the_language_default() -> None:
+    text = CliRunner().invoke(cli, ["diagnose", "--help"]).stdout
+    assert "--lang [en|zh]" in text and "PLOGSCAN_LANG" in text and "LC_MESSAGES" in text
+
+
+@pytest.mark.parametrize(("fmt", "suffix"), [("text", "txt"), ("markdown", "md")])
+def test_zh_sample_goldens(fmt: str, suffix: str, golden) -> None:
+    result = _diagnose("--lang", "zh", "--format", fmt)
+    assert result.exit_code == 1, result.stderr
+    golden.check(f"samples/ccu-reuse-before-mc2.zh.{suffix}", result.stdout)
+
+
+def test_rules_show_in_chinese(tmp_path: Path) -> None:
+    (tmp_path / "lang.yaml").write_text(RULE, encoding="utf-8")
+    result = CliRunner().invoke(cli, ["rules", "show", "TST400", "--rules", str(tmp_path),
+                                      "--lang", "zh"], env=NO_LOCALE)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("TST400  test.lang\n  AI Core 算子执行异常\n")
+    assert "  1. 查看紧随其后的 errcode 记录。\n" in result.stdout
+    english = CliRunner().invoke(cli, ["rules", "show", "TST400", "--rules", str(tmp_path)],
+                                 env=NO_LOCALE).stdout
+    assert english.startswith("TST400  test.lang\n  AI Core kernel exception\n")

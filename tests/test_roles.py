@@ -1,0 +1,117 @@
+"""Root cause versus symptom: findings carry ``role`` and ``links``, the engine and every report
+order them the same way (a symptom is never the top finding while a root cause of its level
+exists), and the reports show the chain."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+import jsonschema
+
+from plogscan.diagnose import run
+from plogscan.engine.rule import RuleSet
+from plogscan.engine.ruleset import rule_from_text
+from plogscan.model import Finding, Level, Scope, Verdict, finding_order
+from plogscan.report import render
+from plogscan.report.json_report import schema_path
+from plogscan.report.view import finding_key, ordered_findings
+
+ROOT_RULE = """\
+id: TST501
+name: test.root
+title: Kernel out of bounds
+category: operator-oob
+level: error
+description: The kernel went out of bounds.
+remediation: [Fix the kernel input.]
+match: {message|contains: 'out of range'}
+by: [host, pid]
+"""
+SYMPTOM_RULE = """\
+id: TST502
+name: test.wrapper
+title: Model execution failed
+category: runtime-error
+level: {level}
+role: symptom
+links: [TST501]
+description: A wrapper code was logged.
+remediation: [Read the root-cause finding.]
+match: {{message|contains: 'model execute failed'}}
+by: [host, pid]
+"""
+# The symptom is logged FIRST: time alone would make it the top finding.
+LOG = (
+    "[ERROR] ASCENDCL(61001,python3):2026-05-07-09:10:11.000.001 [model.cpp:100]61001 "
+    "Run:model execute failed, runtime result = 507011\n"
+    "[ERROR] RUNTIME(61001,python3):2026-05-07-09:10:12.000.001 [kernel.cc:200]61001 "
+    "Check:Index 70000 out of range [0, 65536)\n"
+)
+
+
+def _diagnose(tmp_path: Path, level: str = "error"):
+    log = tmp_path / "plog-61001_20260507091000000.log"
+    log.write_text(LOG, encoding="utf-8")
+    rules = RuleSet((rule_from_text(ROOT_RULE), rule_from_text(SYMPTOM_RULE.format(level=level))))
+    return run([str(log)], rules=rules, context_lines=0)
+
+
+def _finding(rule: str, role: str, level: Level, second: int) -> Finding:
+    return Finding(
+        fingerprint=f"{rule}-{second}", rule=rule, name="x.y", title=rule, category="c",
+        level=level, verdict=Verdict.MATCH, description="", scope=Scope(),
+        first_ts=datetime(2026, 1, 1, 0, 0, second), last_ts=None, evidence=(),
+        remediation=(), role=role)
+
+
+def test_findings_carry_role_and_links(tmp_path: Path) -> None:
+    diagnosis = _diagnose(tmp_path)
+    by_rule = {f.rule: f for f in diagnosis.findings}
+    assert (by_rule["TST501"].role, by_rule["TST501"].links) == ("root-cause", ())
+    assert (by_rule["TST502"].role, by_rule["TST502"].links) == ("symptom", ("TST501",))
+
+
+def test_root_cause_comes_before_an_earlier_symptom_of_the_same_level(tmp_path: Path) -> None:
+    diagnosis = _diagnose(tmp_path)
+    assert [f.rule for f in diagnosis.findings] == ["TST501", "TST502"]  # engine order
+    assert [f.rule for f in ordered_findings(diagnosis.findings)] == ["TST501", "TST502"]
+    symptom = next(f for f in diagnosis.findings if f.rule == "TST502")
+    assert symptom.first_ts < diagnosis.findings[0].first_ts
+
+
+def test_level_still_comes_first(tmp_path: Path) -> None:
+    diagnosis = _diagnose(tmp_path, level="critical")
+    assert [f.rule for f in diagnosis.findings] == ["TST502", "TST501"]
+
+
+def test_one_order_for_engine_and_reports() -> None:
+    findings = [
+        _finding("B", "symptom", Level.ERROR, 1), _finding("A", "root-cause", Level.ERROR, 5),
+        _finding("C", "root-cause", Level.WARNING, 0), _finding("D", "root-cause", Level.ERROR, 3),
+        replace(_finding("E", "root-cause", Level.ERROR, 2), verdict=Verdict.NOT_EVALUABLE),
+        replace(_finding("F", "symptom", Level.ERROR, 9), first_ts=None),
+    ]
+    expected = ["D", "A", "E", "B", "F", "C"]
+    assert [f.rule for f in sorted(findings, key=finding_order)] == expected
+    assert [f.rule for f in ordered_findings(findings)] == expected
+    assert all(finding_key(f) == finding_order(f) for f in findings)
+
+
+def test_reports_show_the_chain(tmp_path: Path) -> None:
+    diagnosis = _diagnose(tmp_path)
+    text = render(diagnosis, "text", width=100)
+    assert "symptom of: TST501" in text
+    assert text.index("[1] TST501") < text.index("[2] TST502")
+    markdown = render(diagnosis, "markdown")
+    assert "_symptom of: TST501_" in markdown
+    assert "**Top finding:** `TST501`" in markdown
+    document = json.loads(render(diagnosis, "json"))
+    jsonschema.validate(document, json.loads(schema_path().read_text()))
+    assert [(f["rule"], f["role"], f["links"]) for f in document["findings"]] == [
+        ("TST501", "root-cause", []), ("TST502", "symptom", ["TST501"])]
+    html = render(diagnosis, "html")
+    assert html.count('<span class="badge role-symptom">symptom</span>') == 1
+    assert "symptom of <code>TST501</code>" in html
