@@ -22,6 +22,8 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
+from plogscan.report.safe import neutralize
+
 
 def color_wanted(stream) -> bool:
     """True when colour should be used on ``stream``."""
@@ -38,8 +40,9 @@ def err_console() -> Console:
 
 
 def warn(message: str) -> None:
-    """One line on stderr; never a traceback."""
-    err_console().print(f"plogscan: {message}", soft_wrap=True)
+    """One line on stderr; never a traceback. Control and bidi characters (from file names or
+    log text) are shown as escapes."""
+    err_console().print(f"plogscan: {neutralize(message, keep_newlines=False)}", soft_wrap=True)
 
 
 @contextmanager

@@ -8,6 +8,8 @@ a readable length.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -41,6 +43,17 @@ def _read_lines(stream, numbers: set[int]) -> dict[int, str]:
     return out
 
 
+def _read_once(path: str) -> bool:
+    """True for ``-`` and for FIFOs and character devices: inputs that cannot be read again."""
+    if path == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
+
+
 def _collect(inputs: Sequence[str], wanted: dict[str, set[int]]) -> dict[str, dict[int, str]]:
     found: dict[str, dict[int, str]] = {}
     plain = {p for p in wanted if "!" not in p and Path(p).is_file()}
@@ -54,7 +67,9 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]]) -> dict[str, di
     if members:
         from plogscan.sources import Skipped, iter_inputs
 
-        for item in iter_inputs(list(inputs)):
+        # Standard input and pipes were consumed by the first read: opening a pipe again
+        # would wait forever for a writer.
+        for item in iter_inputs([p for p in inputs if not _read_once(p)]):
             if isinstance(item, Skipped):
                 continue
             source, stream = item

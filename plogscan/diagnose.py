@@ -9,7 +9,8 @@ None), ``unexplained`` (ERROR templates no finding explains, see ``plogscan.unex
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 
@@ -18,14 +19,45 @@ from plogscan.codes import describe
 from plogscan.codes_extract import codes_in
 from plogscan.context import add_context
 from plogscan.engine import RuleSet, load_rules, scan
-from plogscan.errors import InputError
+from plogscan.errors import InputError, Location, PlogscanError
 from plogscan.events_io import EventWriter, event_batches
 from plogscan.ingest import Ingest
-from plogscan.model import Diagnosis, EventRow, Finding, RuleInfo
+from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, RuleInfo
 from plogscan.overview import Overview
 from plogscan.unexplained import Unexplained
 
 FAIL_ON = ("info", "warning", "error", "critical", "never")
+COALESCE_ROWS = 65536  # small batches are joined up to this many rows before the rules run
+COALESCE_BYTES = 16 << 20
+
+
+class NothingRead(InputError):
+    """No input could be read; ``summary`` says why for each path (the CLI prints it)."""
+
+    def __init__(self, summary: IngestSummary) -> None:
+        super().__init__("nothing could be read from the given paths",
+                         help="pass log files, directories, archives or an events .parquet")
+        self.summary = summary
+
+
+def coalesced(batches: Iterable[pa.RecordBatch], rows: int = COALESCE_ROWS,
+              nbytes: int = COALESCE_BYTES) -> Iterator[pa.RecordBatch]:
+    """The same rows in the same order, with small batches joined.
+
+    Ingest yields at least one batch per file, and every rule costs a few Arrow calls per
+    batch: a tree of thousands of one-line files would otherwise cost thousands of rule passes.
+    """
+    pending: list[pa.RecordBatch] = []
+    count = size = 0
+    for batch in batches:
+        pending.append(batch)
+        count += batch.num_rows
+        size += batch.nbytes
+        if count >= rows or size >= nbytes:
+            yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
+            pending, count, size = [], 0, 0
+    if pending:
+        yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
 
 
 def exit_code(findings: Sequence[Finding], fail_on: str) -> int:
@@ -61,6 +93,18 @@ def evidence_codes(findings: Sequence[Finding]) -> dict[str, str | None]:
     return dict(sorted(found.items()))
 
 
+def _cannot_write_events(path: str | None, err: OSError) -> PlogscanError:
+    reason = os.strerror(err.errno) if err.errno else (err.strerror or str(err))
+    return PlogscanError(f"cannot write the event table: {reason}", where=Location(str(path)))
+
+
+def _event_writer(path: str) -> EventWriter:
+    try:
+        return EventWriter(path)
+    except OSError as err:
+        raise _cannot_write_events(path, err) from None
+
+
 def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
         rules: RuleSet | None = None, workers: int | None = None,
         on_progress: Callable[[str, int], None] | None = None,
@@ -76,28 +120,33 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     ingest = Ingest(workers=workers, on_progress=on_progress)
     overview = Overview()
     unexplained = Unexplained()
-    writer = EventWriter(events_out) if events_out else None
+    writer = _event_writer(events_out) if events_out else None
     saw_batches = False
 
     def watched() -> Iterator[pa.RecordBatch]:
         nonlocal saw_batches
-        for batch in event_batches(list(paths), ingest):
+        for batch in coalesced(event_batches(list(paths), ingest)):
             saw_batches = True
             overview.consume(batch)
             unexplained.consume(batch)
             if writer is not None:
-                writer.write(batch)
+                try:
+                    writer.write(batch)
+                except OSError as err:
+                    raise _cannot_write_events(events_out, err) from None
             yield batch
 
     try:
         findings = scan(watched(), ruleset)
     finally:
         if writer is not None:
-            writer.close()
+            try:
+                writer.close()
+            except OSError as err:
+                raise _cannot_write_events(events_out, err) from None
     summary = ingest.summary
     if not summary.files and not saw_batches:
-        raise InputError("nothing could be read from the given paths",
-                         help="pass log files, directories, archives or an events .parquet")
+        raise NothingRead(summary)
     if context_lines:
         findings = list(add_context(findings, paths, context_lines))
     events, truncated = overview.events(_evidence_rows(findings))

@@ -1,4 +1,9 @@
-"""Print event batches as a text table, CSV or JSON Lines (``plogscan events``)."""
+"""Print event batches as a text table, CSV or JSON Lines (``plogscan events``).
+
+Log text is hostile: the table and CSV show control and bidi characters as visible escapes
+(``plogscan.report.safe.neutralize``); JSON Lines keep the exact text, with those characters
+as ``\\uXXXX`` escapes, so every record stays on one line and nothing reaches a terminal raw.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from datetime import datetime
 
 import pyarrow as pa
 
-from plogscan.report.safe import neutralize
+from plogscan.report.safe import json_escape, neutralize
 from plogscan.schema import EVENT_SCHEMA
 
 
@@ -23,7 +28,7 @@ def jsonl(batch: pa.RecordBatch) -> str:
     out = io.StringIO()
     for row in batch.to_pylist():
         row["ts"] = _iso(row["ts"])
-        out.write(json.dumps(row, ensure_ascii=False))
+        out.write(json_escape(json.dumps(row, ensure_ascii=False)))
         out.write("\n")
     return out.getvalue()
 
@@ -37,7 +42,9 @@ def csv_rows(batch: pa.RecordBatch, header: bool) -> str:
     for row in batch.to_pylist():
         row["ts"] = _iso(row["ts"])
         row["codes"] = ";".join(row["codes"] or [])
-        writer.writerow(["" if row[name] is None else row[name] for name in EVENT_SCHEMA.names])
+        writer.writerow(["" if row[name] is None else
+                         neutralize(row[name]) if isinstance(row[name], str) else row[name]
+                         for name in EVENT_SCHEMA.names])
     return out.getvalue()
 
 
@@ -51,10 +58,12 @@ def table_rows(batch: pa.RecordBatch, header: bool) -> str:
         ts = row["ts"].isoformat(sep=" ", timespec="microseconds") if row["ts"] else "-"
         first = neutralize((row["message"] or "").split("\n", 1)[0])
         more = f" (+{row['line_count'] - 1} lines)" if row["line_count"] > 1 else ""
-        out.write(f"{ts:26}  {row['level'] or '-':7}  {row['module'] or '-':9}  "
+        level, module, path = (neutralize(row[k] or "-", keep_newlines=False)
+                               for k in ("level", "module", "path"))
+        out.write(f"{ts:26}  {level:7}  {module:9}  "
                   f"{'-' if row['pid'] is None else row['pid']:>8}  "
                   f"{'-' if row['rank'] is None else row['rank']:>4}  "
-                  f"{row['path']}:{row['line']}{more}\n    {first}\n")
+                  f"{path}:{row['line']}{more}\n    {first}\n")
     return out.getvalue()
 
 

@@ -145,7 +145,10 @@ class Ingest:
 
     @property
     def summary(self) -> IngestSummary:
-        return IngestSummary(self.paths, tuple(self.files), tuple(self.skipped))
+        # Skips in directory-walk order of their paths, so that the report does not depend on
+        # the order in which the arguments were given.
+        return IngestSummary(self.paths, tuple(self.files),
+                             tuple(sorted(self.skipped, key=lambda s: s.path.split("/"))))
 
     def batches(self, paths: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Every record of every input, file by file, in line order."""
@@ -195,7 +198,10 @@ class Ingest:
         forkable = "fork" in multiprocessing.get_all_start_methods()
         if self.workers > 1 and self.processes and forkable:
             context = multiprocessing.get_context("fork")
-            return ProcessPoolExecutor(self.workers, mp_context=context)
+            try:
+                return ProcessPoolExecutor(self.workers, mp_context=context)
+            except (NotImplementedError, ImportError, OSError):
+                pass  # no working semaphores (no /dev/shm, sandboxes): threads still work
         return ThreadPoolExecutor(self.workers, thread_name_prefix="plogscan-parse")
 
     @property

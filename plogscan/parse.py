@@ -119,6 +119,8 @@ def _split_glued(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray
         pieces.append(lines.slice(prev, i - prev))
         numbers.append(lineno[prev:i])
         parts = _GLUE_PY.split(lines[i].as_py())
+        if not parts[0].strip():  # indentation, not a record: a blank part would count twice
+            parts = parts[1:]
         pieces.append(pa.array(parts, LARGE))
         numbers.append(np.full(len(parts), lineno[i]))
         prev = i + 1
@@ -184,6 +186,8 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     last = np.maximum(last, starts)
     record_lines = (lineno[last] - lineno[starts] + 1).astype(np.int32)
     shared = int((lineno[starts[1:]] == lineno[last[:-1]]).sum()) if len(starts) > 1 else 0
+    if head is not None and len(starts) and lineno[head_end - 1] == lineno[starts[0]]:
+        shared += 1  # the head's last line also holds the first record (glued)
     blank_total = int(blank.sum())
     head_blank = int(blank[head.lead_blank:head_end].sum()) if head else 0
     lead_blank = int(blank[head_end:first_start].sum())  # before the first record

@@ -5,6 +5,11 @@ files, ``.tar``/``.tar.gz``/``.tgz``/``.zip`` archives, in any mix and nesting) 
 deterministic sequence of readable logs and skipped files. Every log comes with its ``Source``
 (display path, kind, path hints, size) and a stream of its *decompressed* bytes from the start.
 
+Standard input and pipes
+    ``-`` reads the standard input (shown as ``<stdin>``); a FIFO or character device named as
+    an argument (``<(zcat run.log.gz)``, ``/dev/stdin``) is read as a stream too. Inside a
+    directory walk such files are skipped as ``not a regular file``: reading one could block.
+
 Order
     Arguments in the order given; a directory walk in sorted name order, depth first (so the
     whole walk is sorted by path); glob matches sorted; archive members in archive order.
@@ -58,6 +63,7 @@ import os
 import re
 import stat
 import struct
+import sys
 import tarfile
 import zipfile
 import zlib
@@ -90,6 +96,7 @@ _CHUNK = 1024 * 1024
 PARQUET_REASON = "parquet event table (use plogscan events)"
 UNKNOWN_REASON = "unknown format: no line matches a known log shape"
 NOT_A_LOG_REASON = "not a log file"
+STDIN_PATH = "<stdin>"  # the display path of ``-``
 # Files that sit next to logs in collections (notes, scripts, configs, pictures): when their
 # content matches no log shape they are skipped as "not a log file" rather than "unknown".
 NOT_LOG_SUFFIXES = frozenset({
@@ -228,7 +235,12 @@ _MAX_DEVICE_ID = 64  # device ids are small; a larger number in device-<n>_<ts>.
 _NOISE_FILES = frozenset({".ds_store", "thumbs.db", "desktop.ini"})
 _NOISE_DIRS = frozenset({"__macosx", ".git", ".hg", ".svn"})
 _GLOB_CHARS = re.compile(r"[*?\[]")
-_UNSAFE_CHARS = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+# Controls (C0, DEL, C1), bidi overrides/isolates, line separators and surrogates: what a
+# terminal would act on or reorder (the same set as ``plogscan.report.safe``).
+_UNSAFE_CHARS = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff]"
+)
 _NON_TEXT_BYTES = bytes(
     b for b in range(256) if (b < 32 and b not in b"\t\n\v\f\r\x1b") or b == 127
 )
@@ -663,11 +675,14 @@ def _non_text_ratio(head: bytes) -> float:
 
 
 def _display(text: str) -> str:
-    """A path safe to print: control characters and undecodable bytes as ``\\xNN``."""
+    """A path safe to print: control characters and undecodable bytes as ``\\xNN``, other
+    unsafe characters (C1 controls, bidi overrides) as ``\\uNNNN``."""
 
     def esc(m: re.Match[str]) -> str:
         code = ord(m.group(0))
-        return f"\\x{code - 0xDC00 if 0xDC80 <= code <= 0xDCFF else code:02x}"
+        if 0xDC80 <= code <= 0xDCFF:  # an undecodable byte (surrogateescape)
+            return f"\\x{code - 0xDC00:02x}"
+        return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
 
     return _UNSAFE_CHARS.sub(esc, text)
 
@@ -712,6 +727,34 @@ class _TarInfo(tarfile.TarInfo):
             raise
 
 
+class _TarMember(io.RawIOBase):
+    """A regular tar member read straight from the archive stream, in order.
+
+    ``tarfile.extractfile`` drops the bytes of a read that hits the end of a truncated archive;
+    this reader returns every byte that is there, then raises, so a cut-off ``.tar.gz`` keeps
+    the readable part of its last member (as a cut-off ``.gz`` does).
+    """
+
+    def __init__(self, fileobj: BinaryIO, offset: int, size: int) -> None:
+        super().__init__()
+        self._file, self._offset, self._size, self._pos = fileobj, offset, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
+        want = min(len(buffer), self._size - self._pos)
+        if want <= 0:
+            return 0
+        self._file.seek(self._offset + self._pos)
+        data = self._file.read(want)
+        if not data:
+            raise tarfile.ReadError("unexpected end of data")
+        buffer[: len(data)] = data
+        self._pos += len(data)
+        return len(data)
+
+
 class _TarFile(tarfile.TarFile):
     header_error: str | None = None
 
@@ -729,6 +772,9 @@ class _Walker:
     # -- file system -------------------------------------------------------------------------
 
     def argument(self, arg: str) -> Iterator[_Item]:
+        if arg == "-" and not os.path.lexists(arg):
+            yield from self.stdin()
+            return
         if not os.path.lexists(arg) and _GLOB_CHARS.search(arg):
             matches = sorted(glob.glob(arg, recursive=True))
             if not matches:
@@ -755,8 +801,29 @@ class _Walker:
             yield from self.walk(path, st)
         elif stat.S_ISREG(st.st_mode):
             yield from self.file(path, st)
+        elif stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode):
+            yield from self.pipe(path)  # named by the user: <(zcat x.gz), /dev/stdin
         else:
             yield Skipped(shown, "not a regular file")
+
+    def stdin(self) -> Iterator[_Item]:
+        """``-``: the standard input, read once as a stream."""
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:
+            yield Skipped(STDIN_PATH, "unreadable: no standard input")
+            return
+        yield from self.stream(STDIN_PATH, stream, None, seekable=False, depth=0)
+
+    def pipe(self, path: str) -> Iterator[_Item]:
+        """A FIFO or character device named on the command line, read once as a stream (a
+        directory walk skips them: reading one could block forever)."""
+        try:
+            f = open(path, "rb")  # noqa: SIM115 - closed by the with below, after the yield
+        except OSError as exc:
+            yield Skipped(_display(path), f"unreadable: {_describe(exc)}")
+            return
+        with f:
+            yield from self.stream(_display(path), f, None, seekable=False, depth=0)
 
     def walk(self, top: str, top_stat: os.stat_result) -> Iterator[_Item]:
         """Depth first, entries sorted by name; a directory already on the path is a loop."""
@@ -998,7 +1065,8 @@ class _Walker:
                     yield Skipped(member, "not a regular file")
                     continue
                 try:
-                    extracted = archive.extractfile(info)
+                    extracted = (archive.extractfile(info) if info.issparse()
+                                 else _TarMember(archive.fileobj, info.offset_data, info.size))
                 except _DATA_ERRORS as exc:
                     yield Skipped(member, f"corrupt archive member: {_describe(exc)}")
                     continue

@@ -12,6 +12,7 @@ import click
 
 from plogscan import __version__
 from plogscan.errors import PlogscanError
+from plogscan.report.safe import neutralize
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -25,7 +26,7 @@ class PlogscanGroup(click.Group):
         try:
             return super().invoke(ctx)
         except PlogscanError as err:
-            click.echo(err.render(), err=True)
+            click.echo(neutralize(err.render()), err=True)
             ctx.exit(EXIT_ERROR)
         except click.exceptions.Exit:
             raise

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from plogscan.baseline import create_baseline, write_baseline
+from plogscan.cli.common import prepare_output, report_problems, workers_option
 from plogscan.console import warn
 from plogscan.errors import Location, PlogscanError
 
@@ -40,15 +41,22 @@ def command() -> None:
 @click.option("--rules", "rule_dirs", multiple=True, type=click.Path(exists=True),
               help="Rule file or directory added to the built-in rules (as for diagnose). "
               "Repeatable.")
+@workers_option
 def create(paths: tuple[str, ...], output: Path, reason: str | None,
-           expires: datetime | None, rule_dirs: tuple[str, ...]) -> None:
+           expires: datetime | None, rule_dirs: tuple[str, ...], workers: int | None) -> None:
     """Diagnose PATH... and write every current finding's fingerprint to a baseline file."""
     expiry = expires.date() if expires else None
     if expiry is not None and expiry < date.today():
         raise click.BadParameter(f"{expiry.isoformat()} is in the past", param_hint="--expires")
-    from plogscan.diagnose import run  # the whole pipeline; imported only when needed
+    prepare_output(output, "baseline file", inputs=paths)
+    from plogscan.diagnose import NothingRead, run  # the whole pipeline; imported when needed
 
-    diagnosis = run(list(paths), rules_dirs=rule_dirs, fail_on="never")
+    try:
+        diagnosis = run(list(paths), rules_dirs=rule_dirs, fail_on="never", workers=workers)
+    except NothingRead as err:
+        report_problems(err.summary)
+        raise
+    report_problems(diagnosis.inputs)
     baseline = create_baseline(diagnosis, reason=reason, expires=expiry)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)

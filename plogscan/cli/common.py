@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import click
 
 from plogscan.console import warn
+from plogscan.errors import Location, PlogscanError
 from plogscan.model import IngestSummary
 from plogscan.sources import NOT_A_LOG_REASON
 
@@ -54,6 +56,49 @@ def report_problems(summary: IngestSummary) -> None:
 
 def nothing_read(summary: IngestSummary) -> bool:
     return not summary.files
+
+
+def cannot_write(what: str, path: str | Path, err: OSError) -> PlogscanError:
+    """The error for an output that cannot be written (exit 2, no traceback)."""
+    reason = os.strerror(err.errno) if err.errno else (err.strerror or str(err))
+    return PlogscanError(f"cannot write {what}: {reason}", where=Location(str(path)))
+
+
+def prepare_output(path: str | Path, what: str, *, directory: bool = False,
+                   inputs: Sequence[str] = ()) -> Path:
+    """Create the output's directory and check that it is writable, before any parsing: a typo
+    in ``-o`` is reported at once, not after a long run, and never as a traceback. An output
+    that is one of the ``inputs`` is refused: writing it would destroy the log being read."""
+    target = Path(path)
+    for raw in inputs:
+        with contextlib.suppress(OSError):
+            if target.exists() and Path(raw).is_file() and os.path.samefile(raw, target):
+                raise PlogscanError(f"refusing to overwrite the input file {raw} with the {what}",
+                                    where=Location(str(path)))
+    folder = target if directory else target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        blocker = next((p for p in (folder, *folder.parents) if p.exists()), None)
+        if blocker is not None and not blocker.is_dir():
+            raise PlogscanError(f"cannot write {what}: {blocker} is not a directory",
+                                where=Location(str(path))) from None
+        raise cannot_write(what, path, err) from None
+    if not folder.is_dir():
+        raise PlogscanError(f"cannot write {what}: {folder} is not a directory",
+                            where=Location(str(path)))
+    if not os.access(folder, os.W_OK) or (not directory and target.exists()
+                                          and not os.access(target, os.W_OK)):
+        raise PlogscanError(f"cannot write {what}: permission denied", where=Location(str(path)))
+    return target
+
+
+def write_output(path: str | Path, text: str, what: str) -> None:
+    """Write ``text`` as UTF-8; an OS error becomes a one-line error."""
+    try:
+        Path(path).write_bytes(text.encode("utf-8"))
+    except OSError as err:
+        raise cannot_write(what, path, err) from None
 
 
 paths_argument = click.argument("paths", nargs=-1, required=True, metavar="PATH...")

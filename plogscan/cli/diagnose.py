@@ -8,14 +8,17 @@ from pathlib import Path
 import click
 
 from plogscan.cli.common import (
+    cannot_write,
     input_size,
     paths_argument,
+    prepare_output,
     quiet_option,
     report_problems,
     workers_option,
+    write_output,
 )
 from plogscan.console import color_wanted, progress_bar, warn
-from plogscan.diagnose import FAIL_ON, run
+from plogscan.diagnose import FAIL_ON, NothingRead, run
 from plogscan.lang import ENV_VAR, LANGS, locale_lang
 from plogscan.report import Format, render, write_all
 
@@ -70,28 +73,45 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       1  findings at or above --fail-on (a CI hook fails the job on this)
       2  could not run: bad rule file, unreadable input, bad option
     """
-    with progress_bar(not quiet, input_size([p for p in paths if not p.endswith(".parquet")])
-                      ) as advance:
-        diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
-                        on_progress=advance, events_out=events_out,
-                        lang=lang or locale_lang())
-    report_problems(diagnosis.inputs)
+    # Everything that can be checked before the (possibly long) run is checked first.
+    baseline = None
     if baseline_path:
         from plogscan.baseline import apply_baseline, expiry_warnings, load_baseline
 
-        diagnosis, _suppressed, expired = apply_baseline(diagnosis, load_baseline(
-            Path(baseline_path)))
+        baseline = load_baseline(Path(baseline_path))
+    if output:
+        prepare_output(output, "report", inputs=paths)
+    if output_dir:
+        prepare_output(output_dir, "reports", directory=True)
+    if events_out:
+        prepare_output(events_out, "event table", inputs=paths)
+    with progress_bar(not quiet, input_size([p for p in paths if not p.endswith(".parquet")])
+                      ) as advance:
+        try:
+            diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
+                            on_progress=advance, events_out=events_out,
+                            lang=lang or locale_lang())
+        except NothingRead as err:
+            report_problems(err.summary)
+            raise
+    report_problems(diagnosis.inputs)
+    if baseline is not None:
+        diagnosis, _suppressed, expired = apply_baseline(diagnosis, baseline)
         for line in expiry_warnings(expired):
             warn(line)
     if output_dir:
-        for path in write_all(diagnosis, Path(output_dir), verbose=verbose):
+        try:
+            written = write_all(diagnosis, Path(output_dir), verbose=verbose)
+        except OSError as err:
+            raise cannot_write("reports", err.filename or output_dir, err) from None
+        for path in written:
             click.echo(f"wrote {path}", err=True)
     to_terminal = output is None and sys.stdout.isatty()
     text = render(diagnosis, fmt, verbose=verbose,
                   width=width or (None if not to_terminal else click.get_terminal_size()[0]),
                   color=to_terminal and color_wanted(sys.stdout))
     if output:
-        Path(output).write_text(text, encoding="utf-8")
+        write_output(output, text, "report")
     else:
         click.echo(text, nl=not text.endswith("\n"))
     sys.exit(diagnosis.exit_code)

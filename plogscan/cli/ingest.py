@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from plogscan.cli.common import (
+    cannot_write,
     input_size,
     nothing_read,
     paths_argument,
+    prepare_output,
     quiet_option,
     report_problems,
     workers_option,
@@ -39,17 +43,22 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
       plogscan ingest 'job-*/asys_output_*.tar.gz' -o events.parquet --stats
       plogscan events events.parquet --level ERROR      # query it later, no re-parse
     """
+    prepare_output(output, "event table", inputs=paths)
     with progress_bar(not quiet, input_size(paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance)
-        writer = EventWriter(output)
         try:
-            for batch in ingest.batches(list(paths)):
-                writer.write(batch)
-        finally:
-            writer.close()
+            writer = EventWriter(output)
+            try:
+                for batch in ingest.batches(list(paths)):
+                    writer.write(batch)
+            finally:
+                writer.close()
+        except OSError as err:
+            raise cannot_write("event table", output, err) from None
     summary = ingest.summary
     report_problems(summary)
     if nothing_read(summary):
+        Path(output).unlink(missing_ok=True)  # no empty table that looks like a result
         raise InputError("nothing could be read from the given paths",
                          help="pass log files, directories or archives; see plogscan ingest -h")
     if stats:

@@ -138,6 +138,6 @@ def _type(value: object) -> str:
         return "nothing"
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
-    if isinstance(value, str):
-        return f"the text {value!r}"
+    if isinstance(value, str):  # a whole non-YAML file may arrive as one text
+        return f"the text {value if len(value) <= 60 else value[:60] + '…'!r}"
     return f"{type(value).__name__} {value!r}"

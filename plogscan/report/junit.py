@@ -22,6 +22,7 @@ import xml.etree.ElementTree as ET
 from plogscan.model import Diagnosis, Finding, Verdict
 from plogscan.report.safe import neutralize
 from plogscan.report.view import (
+    clip,
     fmt_ts,
     ordered_findings,
     scope_parts,
@@ -49,7 +50,7 @@ def _finding_text(finding: Finding) -> str:
         lines += ["", "Evidence:"]
         for ev in finding.evidence[:MAX_EVIDENCE]:
             lines.append(f"[{ev.step}] {ev.path}:{ev.line} {fmt_ts(ev.ts)}")
-            lines.append("    " + ev.message.replace("\n", "\n    "))
+            lines.append("    " + clip(ev.message).replace("\n", "\n    "))
         if len(finding.evidence) > MAX_EVIDENCE:
             lines.append(f"... {len(finding.evidence) - MAX_EVIDENCE} more evidence records")
     if finding.remediation:

@@ -52,14 +52,26 @@ def one_line(text: str, limit: int | None = None) -> str:
     return line
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# What ``json.dumps(ensure_ascii=False)`` leaves raw although a terminal acts on it (DEL, C1
+# controls, bidi overrides), ``str.splitlines`` splits on it (U+2028/2029, U+0085), or UTF-8
+# cannot encode it (lone surrogates). C0 controls are always escaped by ``json.dumps``.
+_JSON_UNSAFE = re.compile(
+    "[\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff\ufffe\uffff]"
+)
+
+
+def json_escape(text: str) -> str:
+    """JSON text with every unsafe character written as a ``\\uXXXX`` escape.
+
+    Those characters can only occur inside JSON strings, where the escape decodes to the very
+    same string: the document still carries the exact log text, but cannot reorder or control a
+    terminal it is printed on, and JSON Lines stay one record per line.
+    """
+    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def json_text(document: object) -> str:
-    """``document`` as deterministic JSON text: sorted keys, 2-space indent, UTF-8, final newline.
-
-    A lone surrogate (undecodable input kept by ``surrogateescape``) cannot be encoded as UTF-8;
-    it can only occur inside a JSON string, where a ``\\uXXXX`` escape is valid JSON.
-    """
-    text = json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False)
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    """``document`` as deterministic JSON text: sorted keys, 2-space indent, UTF-8, final newline,
+    unsafe characters escaped (``json_escape``)."""
+    return json_escape(json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False)) + "\n"

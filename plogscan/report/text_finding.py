@@ -33,7 +33,14 @@ from rich.text import Text
 from plogscan.model import Evidence, Finding, Level, Verdict
 from plogscan.report.i18n import tr
 from plogscan.report.safe import neutralize
-from plogscan.report.view import fmt_duration, fmt_ts, scope_parts, seconds_between, step_deltas
+from plogscan.report.view import (
+    clip,
+    fmt_duration,
+    fmt_ts,
+    scope_parts,
+    seconds_between,
+    step_deltas,
+)
 
 LEVEL_STYLES = {
     Level.CRITICAL: "bold white on red",
@@ -58,7 +65,7 @@ def highlighter(finding: Finding) -> re.Pattern[str]:
 
 
 def _message(text: str, pattern: re.Pattern[str]) -> Text:
-    out = Text(neutralize(text), overflow="fold")
+    out = Text(neutralize(clip(text)), overflow="fold")
     out.highlight_regex(pattern, HIGHLIGHT)
     return out
 

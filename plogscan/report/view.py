@@ -133,6 +133,17 @@ def step_deltas(evidence: Sequence[Evidence]) -> list[float | None]:
     return deltas
 
 
+MAX_EVIDENCE_CHARS = 2000  # of one evidence message in the text and JUnit reports
+
+
+def clip(text: str, limit: int = MAX_EVIDENCE_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out: a record that
+    swallowed a megabyte-long line must not turn a report into a megabyte of that line."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit} more characters]"
+
+
 def join_ints(values: Iterable[int]) -> str:
     return ",".join(str(v) for v in values)
 
