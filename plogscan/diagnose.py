@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 
 import pyarrow as pa
 
@@ -146,6 +147,8 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
                 raise _cannot_write_events(events_out, err) from None
     summary = ingest.summary
     if not summary.files and not saw_batches:
+        if events_out:  # leave no empty table behind that looks like a result
+            Path(events_out).unlink(missing_ok=True)
         raise NothingRead(summary)
     if context_lines:
         findings = list(add_context(findings, paths, context_lines))

@@ -33,8 +33,22 @@ def jsonl(batch: pa.RecordBatch) -> str:
     return out.getvalue()
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_TEXT_COLUMNS = ("level", "module", "proc", "src_file", "message", "kind", "path", "host", "codes",
+                 "fmt")
+
+
+def _no_formula(value: object) -> object:
+    """Text that a spreadsheet would run as a formula gets a leading apostrophe (OWASP CSV
+    injection advice); log text is attacker-controllable."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
 def csv_rows(batch: pa.RecordBatch, header: bool) -> str:
-    """CSV with every schema column; ``codes`` joined with ``;``."""
+    """CSV with every schema column; ``codes`` joined with ``;``; text cells are made safe to
+    open in a spreadsheet (control characters escaped, formula starts neutralised)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     if header:
@@ -43,8 +57,8 @@ def csv_rows(batch: pa.RecordBatch, header: bool) -> str:
         row["ts"] = _iso(row["ts"])
         row["codes"] = ";".join(row["codes"] or [])
         writer.writerow(["" if row[name] is None else
-                         neutralize(row[name]) if isinstance(row[name], str) else row[name]
-                         for name in EVENT_SCHEMA.names])
+                         _no_formula(neutralize(row[name])) if name in _TEXT_COLUMNS
+                         else row[name] for name in EVENT_SCHEMA.names])
     return out.getvalue()
 
 

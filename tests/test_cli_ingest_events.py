@@ -102,3 +102,32 @@ def test_version_and_module_entry_point() -> None:
     run = subprocess.run([sys.executable, "-m", "plogscan", "--version"], capture_output=True,
                          text=True, check=True)
     assert __version__ in run.stdout
+
+
+def test_csv_cells_cannot_run_as_spreadsheet_formulas(tmp_path: Path) -> None:
+    path = tmp_path / "plog-1_20260101000000000.log"
+    path.write_text("[ERROR] GE(1,p):2026-01-01-00:00:00.000.001 [a.cc:1]1 x\n"
+                    "=HYPERLINK(\"http://example.invalid\")\n")
+    result = invoke("events", str(path), "--format", "csv", "--quiet")
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[1][rows[0].index("message")] == "x\n=HYPERLINK(\"http://example.invalid\")"
+    orphan = tmp_path / "plog-2_20260101000000000.log"
+    orphan.write_text("=1+1\n")
+    rows = list(csv.reader(io.StringIO(invoke("events", str(orphan), "--format", "csv",
+                                              "--quiet").stdout)))
+    assert rows[1][rows[0].index("message")] == "'=1+1"
+    assert rows[1][rows[0].index("pid")] == ""
+
+
+def test_rules_directory_without_rules_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("nothing here\n")
+    log = tmp_path / "plog-1_20260101000000000.log"
+    log.write_text(L.INFO_GE + "\n")
+    result = invoke("diagnose", str(log), "--rules", str(tmp_path), "--quiet")
+    assert result.exit_code == 2 and "no rule files in" in result.stderr
+
+
+def test_events_out_is_not_left_behind_when_nothing_was_read(tmp_path: Path) -> None:
+    out = tmp_path / "events.parquet"
+    result = invoke("diagnose", str(tmp_path / "missing"), "--events-out", str(out), "--quiet")
+    assert result.exit_code == 2 and not out.exists()

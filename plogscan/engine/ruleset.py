@@ -39,7 +39,11 @@ def rule_files(paths: Iterable[str | Path]) -> list[Path]:
                 p for p in path.rglob("*")
                 if p.suffix in (".yaml", ".yml") and p.is_file() and not _hidden(p, path)
             )
-            out.extend(p for p in found if not p.name.endswith(CASE_SUFFIX))
+            rules_here = [p for p in found if not p.name.endswith(CASE_SUFFIX)]
+            if not rules_here:
+                raise InputError(f"no rule files in {path}",
+                                 help="rule files are *.yaml / *.yml (not *.test.yaml)")
+            out.extend(rules_here)
         elif path.is_file():
             out.append(path)
         else:
