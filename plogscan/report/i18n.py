@@ -24,6 +24,10 @@ UI: dict[str, dict[str, str]] = {
         "INGEST HEALTH": "日志读取情况",
         "CODES ({n})": "错误码（{n}）",
         # one finding
+        "… {n} more {rule} findings{where} (--verbose or --format json lists all)":
+            "… 另有 {n} 条 {rule} 结论{where}（--verbose 或 --format json 可列出全部）",
+        "ranks {ranks}": "rank {ranks}",
+        "pids {pids}": "进程 {pids}",
         "Evidence": "证据",
         "Remediation": "处置建议",
         "References": "参考资料",

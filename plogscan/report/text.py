@@ -23,7 +23,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from plogscan.model import Diagnosis, FileStats
+from plogscan.model import Diagnosis, FileStats, Finding
 from plogscan.report.i18n import level_heading, tr
 from plogscan.report.safe import neutralize, one_line
 from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, numbered
@@ -49,6 +49,9 @@ MAX_FILES = 20
 MAX_UNEXPLAINED = 5
 _TRAILING = re.compile(r"(?: |\x1b\[[0-9;]*m)+$")  # padding, possibly around style resets
 _KIND_STYLES = {"step": "bold", "first-error": "bold red", "timeout": "bold yellow"}
+
+
+MAX_PER_RULE = 3  # findings of one rule shown in full; the rest fold into one line
 
 
 def plural(count: int, word: str) -> str:
@@ -149,11 +152,37 @@ def _findings(diagnosis: Diagnosis, verbose: bool) -> Iterator[RenderableType]:
         yield Rule(Text(f"{level_heading(diagnosis.lang, level)} ({len(group)})",
                         style=LEVEL_STYLES[level]),
                    align="left", characters="─")
-        for position, finding in enumerate(group):
+        shown_per_rule: dict[str, int] = {}
+        folded: dict[str, list[Finding]] = {}
+        for finding in group:
             index += 1
-            if position:
+            seen = shown_per_rule.get(finding.rule, 0)
+            if seen >= MAX_PER_RULE and not verbose:
+                folded.setdefault(finding.rule, []).append(finding)
+                continue
+            shown_per_rule[finding.rule] = seen + 1
+            if sum(shown_per_rule.values()) > 1:
                 yield Text("")
             yield finding_block(finding, index, verbose=verbose, lang=diagnosis.lang)
+        for rule, rest in folded.items():
+            yield Text("")
+            yield Text(_folded_line(rule, rest, diagnosis.lang), style="dim")
+
+
+def _folded_line(rule: str, rest: list[Finding], lang: str) -> str:
+    """One line for the findings of a rule beyond MAX_PER_RULE (a job of many ranks can give
+    one per process): how many, and on which ranks or processes."""
+    ranks = sorted({r for f in rest for r in f.scope.ranks})
+    pids = sorted({p for f in rest for p in f.scope.pids})
+    where = (tr(lang, "ranks {ranks}", ranks=_short_list(ranks)) if ranks
+             else tr(lang, "pids {pids}", pids=_short_list(pids)) if pids else "")
+    return tr(lang, "… {n} more {rule} findings{where} (--verbose or --format json lists all)",
+              n=len(rest), rule=rule, where=f" ({where})" if where else "")
+
+
+def _short_list(values: list[int], limit: int = 12) -> str:
+    head = ", ".join(str(v) for v in values[:limit])
+    return head + (f", … ({len(values)} in all)" if len(values) > limit else "")
 
 
 def _clock(ts: datetime | None, same_day: bool) -> str:
