@@ -15,11 +15,11 @@ InnerCode pointing at an ACL code the ACL table lacks.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from plogscan.engine.categories import CATEGORIES
+from plogscan.engine.fields import Doc, describe_value
 from plogscan.engine.located import LList, LMap, load_yaml
 from plogscan.errors import ErrorGroup, Location, PlogscanError, RuleError
 
@@ -128,39 +128,11 @@ def tuple_key(text: str) -> tuple[int, ...] | None:
     return tuple(values)
 
 
-class _File:
-    """Errors found in one table file."""
+class _File(Doc):
+    """Errors found in one table file: the rule loader's located checks, raising
+    ``CodeTableError``, plus the checks only code tables need."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.errors: list[CodeTableError] = []
-
-    def error(self, message: str, line: int, help: str | None = None) -> None:
-        self.errors.append(CodeTableError(message, where=Location(self.path, line), help=help))
-
-    def keys(self, m: LMap, what: str, valid: Iterable[str], required: Iterable[str] = ()) -> None:
-        valid = sorted(valid)
-        for key in m:
-            if key not in valid:
-                self.error(f"unknown key '{key}' in {what}", m.key_lines[key],
-                           help="valid keys are: " + ", ".join(valid))
-        for key in required:
-            if key not in m:
-                self.error(f"{what} is missing required key '{key}'", m.line)
-
-    def text(self, m: LMap, key: str, what: str) -> str | None:
-        if key not in m:
-            return None
-        value = m[key]
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
-            self.error(f"'{key}' of {what} must be text, got {_kind(value)}", m.value_lines[key],
-                       help="quote the value")
-            return None
-        text = str(value).strip()
-        if not text:
-            self.error(f"'{key}' of {what} must not be empty", m.value_lines[key])
-            return None
-        return text
+    error_type = CodeTableError
 
     def source(self, m: LMap, what: str, default: str | None) -> str | None:
         text = self.text(m, "source", what)
@@ -170,33 +142,13 @@ class _File:
             return None
         return text or default
 
-    def mapping(self, value: object, line: int, what: str) -> LMap | None:
-        if isinstance(value, LMap):
-            return value
-        self.error(f"{what} must be a mapping, got {_kind(value)}", line)
-        return None
-
     def sequence(self, m: LMap, key: str, what: str) -> LList | None:
         value = m.get(key)
         if isinstance(value, LList):
             return value
-        self.error(f"'{key}' of {what} must be a list, got {_kind(value)}",
+        self.error(f"'{key}' of {what} must be a list, got {describe_value(value)}",
                    m.value_lines.get(key, m.line))
         return None
-
-
-def _kind(value: object) -> str:
-    if isinstance(value, LMap):
-        return "a mapping"
-    if isinstance(value, LList):
-        return "a list"
-    if value is None:
-        return "nothing"
-    if isinstance(value, bool):
-        return f"the boolean {str(value).lower()}"
-    if isinstance(value, str):
-        return f"the text {value!r}"
-    return f"{type(value).__name__} {value!r}"
 
 
 def _code_key(f: _File, table: str, m: LMap) -> tuple[str, object] | None:

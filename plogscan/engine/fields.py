@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from plogscan.engine.located import LList, LMap
-from plogscan.errors import Location, RuleError, choices
+from plogscan.errors import Location, PlogscanError, RuleError, choices
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(us|ms|s|m|h|d)")
 _UNIT_US = {"us": 1, "ms": 1_000, "s": 1_000_000, "m": 60_000_000, "h": 3_600_000_000}
@@ -18,19 +18,22 @@ _UNIT_US["d"] = 24 * _UNIT_US["h"]
 
 
 class Doc:
-    """The errors found in one file."""
+    """The errors found in one file (``RuleError`` by default; data files of other kinds,
+    such as the code tables, pass their own error class)."""
+
+    error_type: type[PlogscanError] = RuleError
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.errors: list[RuleError] = []
+        self.errors: list[PlogscanError] = []
 
     def error(self, message: str, line: int, help: str | None = None) -> None:
-        self.errors.append(RuleError(message, where=Location(self.path, line), help=help))
+        self.errors.append(self.error_type(message, where=Location(self.path, line), help=help))
 
     def mapping(self, value: object, line: int, what: str) -> LMap | None:
         if isinstance(value, LMap):
             return value
-        self.error(f"{what} must be a mapping, got {_type(value)}", line)
+        self.error(f"{what} must be a mapping, got {describe_value(value)}", line)
         return None
 
     def keys(
@@ -57,7 +60,7 @@ class Doc:
             hint = None
             if isinstance(value, LMap):
                 hint = "a value starting with '{' is read as a mapping: quote it or use '>-'"
-            self.error(f"'{key}' of {what} must be text, got {_type(value)}",
+            self.error(f"'{key}' of {what} must be text, got {describe_value(value)}",
                        m.value_lines[key], help=hint)
             return None
         text = str(value).strip()
@@ -72,12 +75,14 @@ class Doc:
             return None
         value = m[key]
         if not isinstance(value, LList):
-            self.error(f"'{key}' of {what} must be a list, got {_type(value)}", m.value_lines[key])
+            self.error(f"'{key}' of {what} must be a list, got {describe_value(value)}",
+                       m.value_lines[key])
             return None
         out: list[str] = []
         for item, line in zip(value, value.item_lines, strict=True):
             if isinstance(item, bool) or not isinstance(item, str | int) or not str(item).strip():
-                self.error(f"items of '{key}' must be non-empty text, got {_type(item)}", line)
+                self.error(f"items of '{key}' must be non-empty text, "
+                           f"got {describe_value(item)}", line)
             else:
                 out.append(str(item).strip())
         return tuple(out)
@@ -129,7 +134,8 @@ def parse_duration(text: str) -> int | None:
     return round(total)
 
 
-def _type(value: object) -> str:
+def describe_value(value: object) -> str:
+    """How a YAML value reads in an error message: 'a list', 'the text ...'."""
     if isinstance(value, LMap):
         return "a mapping"
     if isinstance(value, LList):
