@@ -7,27 +7,20 @@ The corpus lives outside the repository (``shared/corpus/real`` beside the check
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
 from plogscan.ingest import Ingest
+from tests.corpus_path import corpus_dir
 
 HEADER = re.compile(
     r"^\[(?P<level>[A-Z]+|\d+)\]\s?(?P<module>[A-Za-z0-9_]+)\((?P<pid>-?\d+),(?P<pname>[^)]*)\):"
     r"\s?(?P<ts>\d{4}-\d{2}-\d{2}[- ]\d{2}:\d{2}:\d{2}\.\d{3}\.\d{3})")
 
 
-def _corpus() -> Path | None:
-    env = os.environ.get("PLOGSCAN_CORPUS")
-    candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real")
-    return next((c for c in candidates if c.is_dir()), None)
-
-
-CORPUS = _corpus()
+CORPUS = corpus_dir()
 FILES = sorted(CORPUS.glob("*.log")) if CORPUS else []
 
 

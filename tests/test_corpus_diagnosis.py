@@ -10,7 +10,6 @@ root cause before symptom, then the earliest first timestamp).
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -19,16 +18,9 @@ from click.testing import CliRunner
 
 from plogscan.cli import cli
 from plogscan.engine.categories import CATEGORIES
+from tests.corpus_path import corpus_dir
 
-
-def _corpus() -> Path | None:
-    env = os.environ.get("PLOGSCAN_CORPUS")
-    candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real")
-    return next((c for c in candidates if c.is_dir()), None)
-
-
-CORPUS = _corpus()
+CORPUS = corpus_dir()
 SKIP = pytest.mark.skipif(CORPUS is None, reason="real-log corpus not present beside the checkout")
 
 # MANIFEST vocabulary -> rule category.
