@@ -28,6 +28,8 @@ UI: dict[str, dict[str, str]] = {
             "… 另有 {n} 条 {rule} 结论{where}（--verbose 或 --format json 可列出全部）",
         "ranks {ranks}": "rank {ranks}",
         "pids {pids}": "进程 {pids}",
+        "Unexplained errors": "未解释的错误",
+        "_{n} more templates: see the JSON report._": "_另有 {n} 个模板，见 JSON 报告。_",
         "Evidence": "证据",
         "Remediation": "处置建议",
         "References": "参考资料",

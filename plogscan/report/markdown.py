@@ -20,7 +20,7 @@ import re
 from plogscan import __version__
 from plogscan.model import Diagnosis, Finding, Verdict
 from plogscan.report.i18n import tr
-from plogscan.report.safe import neutralize
+from plogscan.report.safe import neutralize, one_line
 from plogscan.report.text_finding import role_line
 from plogscan.report.view import (
     expired_entries,
@@ -85,11 +85,35 @@ def render(diagnosis: Diagnosis) -> str:
         out += [tr(lang, "No findings from {n} rules evaluated.",
                    n=len(diagnosis.rules_evaluated)), ""]
     out += _suppressed(diagnosis)
+    out += _unexplained(diagnosis)
     inputs = diagnosis.inputs
     out.append(f"<sub>plogscan {__version__} read {len(inputs.files)} file(s), "
                f"{inputs.lines:,} lines ({inputs.unparsed_lines:,} unparsed); skipped "
                f"{len(inputs.skipped)} file(s).</sub>")
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+MAX_UNEXPLAINED = 5
+
+
+def _unexplained(diagnosis: Diagnosis) -> list[str]:
+    """ERROR templates no finding explains, earliest first: a new failure mode still shows."""
+    templates = diagnosis.extra.get("unexplained")
+    if not isinstance(templates, list) or not templates:
+        return []
+    lang = diagnosis.lang
+    shown = templates[:MAX_UNEXPLAINED]
+    out = [f"### {tr(lang, 'Unexplained errors')}", ""]
+    for t in shown:
+        ranks = ", ".join(str(r) for r in t["ranks"]) or "-"
+        example = t["example"]
+        out.append(f"- {t['count']:,}× (ranks {text(ranks)}) first {text(fmt_ts(t['first_ts']))}, "
+                   f"e.g. `{_code_span(example['path'])}:{example['line']}`")
+        out += ["", fenced(one_line(t["template"])), ""]
+    if len(templates) > len(shown):
+        out += [tr(lang, "_{n} more templates: see the JSON report._",
+                   n=len(templates) - len(shown)), ""]
+    return out
 
 
 def _code_span(value: str, *, in_table: bool = False) -> str:
