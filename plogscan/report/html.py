@@ -53,6 +53,7 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False) -> str:
         "events": _events_view(diagnosis),
         "ingest": _ingest_view(diagnosis),
         "processes": _processes_view(diagnosis),
+        "unexplained": _unexplained_view(diagnosis),
     }
     return _template().render(**context)
 
@@ -208,6 +209,22 @@ def _ingest_view(diagnosis: Diagnosis) -> dict:
         "clock": [f for f in files if f.invalid_timestamps or f.epoch_clock_records],
         "problems": [(f.path, p) for f in files for p in f.problems],
     }
+
+
+MAX_UNEXPLAINED = 10
+
+
+def _unexplained_view(diagnosis: Diagnosis) -> dict:
+    """ERROR templates no finding explains (``Diagnosis.extra["unexplained"]``), earliest first."""
+    templates = diagnosis.extra.get("unexplained")
+    if not isinstance(templates, list):
+        templates = []
+    rows = [{"template": _clip(str(t["template"]), MAX_CONTEXT), "count": t["count"],
+             "ranks": ", ".join(str(r) for r in t["ranks"]) or "-",
+             "first": fmt_ts(t["first_ts"]),
+             "where": f"{t['example']['path']}:{t['example']['line']}"}
+            for t in templates[:MAX_UNEXPLAINED]]
+    return {"rows": rows, "total": len(templates)}
 
 
 def _processes_view(diagnosis: Diagnosis) -> list:

@@ -1,0 +1,19 @@
+"""The HTML report lists unexplained error templates, escaped like every other log text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from plogscan.diagnose import run
+from plogscan.report import render
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_unexplained_templates_are_shown_as_inert_text() -> None:
+    diagnosis = run([str(REPO / "samples" / "hostile-text")], workers=1)
+    assert diagnosis.extra.get("unexplained"), "the sample has errors no rule explains"
+    page = render(diagnosis, "html")
+    section = page[page.index('id="unexplained"'):page.index('id="ingest"')]
+    assert "ERR00100 PTA call acl api failed &lt;script&gt;" in section
+    assert "<script>alert" not in section and "<img" not in section
