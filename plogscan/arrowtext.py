@@ -77,24 +77,6 @@ def slice_from(arr: pa.Array, starts: np.ndarray) -> pa.LargeStringArray:
     return out
 
 
-def gather(arr: pa.Array, starts: np.ndarray, lengths: np.ndarray,
-           valid: np.ndarray) -> pa.LargeStringArray:
-    """Substring ``[starts[i], starts[i]+lengths[i])`` of each row; null where not ``valid``."""
-    offsets, data = _parts(arr)
-    n = len(offsets) - 1
-    lengths = np.where(valid, lengths, 0).astype(np.int64)
-    absolute = offsets[:-1] + np.where(valid, starts, 0).astype(np.int64)
-    out_offsets = np.empty(n + 1, np.int64)
-    out_offsets[0] = 0
-    np.cumsum(lengths, out=out_offsets[1:])
-    total = int(out_offsets[-1])
-    index = np.repeat(absolute - out_offsets[:-1], lengths) + np.arange(total, dtype=np.int64)
-    values = data[index]
-    validity = pa.py_buffer(np.packbits(valid.astype(np.uint8), bitorder="little"))
-    return pa.LargeStringArray.from_buffers(
-        n, pa.py_buffer(out_offsets), pa.py_buffer(values), validity, int(n - valid.sum()))
-
-
 def span_columns(spans: pa.StructArray, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(starts, lengths, valid) of one named group of an ``extract_regex_span`` result."""
     col = spans.field(name)

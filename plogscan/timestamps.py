@@ -74,21 +74,6 @@ def parse_cann_bytes(raw: np.ndarray, present: np.ndarray) -> tuple[pa.Array, np
     return _combine(parts, present)
 
 
-def parse_cann_fixed(ts: pa.Array) -> tuple[pa.Array, np.ndarray] | None:
-    """Fast path: every non-null value is the 27-character CANN form. None if not so."""
-    n = len(ts)
-    present = ts.is_valid().to_numpy(zero_copy_only=False)
-    if not present.any():
-        return pa.nulls(n, pa.timestamp("us")), np.zeros(n, bool)
-    filled = pc.fill_null(ts, "0000-00-00-00:00:00.000.000").cast(pa.large_string())
-    offsets = np.frombuffer(filled.buffers()[1], dtype=np.int64)
-    offsets = offsets[filled.offset:filled.offset + n + 1]
-    if not np.all(np.diff(offsets) == 27):
-        return None
-    raw = np.frombuffer(filled.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
-    return parse_cann_bytes(raw.reshape(n, 27), present)
-
-
 def parse_generic(ts: pa.Array) -> tuple[pa.Array, np.ndarray]:
     """Any ``Y-m-d?H:M:S[.frac[.uuu]]`` value; returns (timestamps, invalid mask)."""
     ex = pc.extract_regex(ts.cast(pa.large_string()), _GENERIC)
@@ -114,14 +99,6 @@ def parse_generic(ts: pa.Array) -> tuple[pa.Array, np.ndarray]:
     had_text = ts.is_valid().to_numpy(zero_copy_only=False)
     arr, invalid = _combine(parts, present)
     return arr, invalid | (had_text & ~present)
-
-
-def parse_timestamps(ts: pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """Timestamps for a string column (nulls stay null); also the mask of invalid values."""
-    fast = parse_cann_fixed(ts)
-    if fast is not None:
-        return fast
-    return parse_generic(ts)
 
 
 def epoch_mask(ts: pa.Array) -> np.ndarray:

@@ -43,6 +43,7 @@ from plogscan.diagnose import coalesced
 from plogscan.engine import load_rules, scan
 from plogscan.ingest import Ingest, parse_files
 from plogscan.parse import FileContext
+from tests.forked import run_forked
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -345,32 +346,19 @@ def test_stdin_and_named_pipes_are_read(tmp_path: Path) -> None:
 def _as_nobody(argv: list[str]) -> tuple[int, str]:
     """Exit code and stderr of plogscan run in a forked child that became 'nobody' (root reads
     everything, so permission problems can only be seen after dropping privileges)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child: never returns
-        code = 3
+
+    def body(write_fd: int) -> int:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the child exits right after
+        sys.stderr = io.TextIOWrapper(os.fdopen(write_fd, "wb"), encoding="utf-8")
         try:
-            os.close(read_end)
-            if os.geteuid() == 0:
-                os.setgid(65534)
-                os.setuid(65534)
-            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the child exits right after
-            sys.stderr = io.TextIOWrapper(os.fdopen(write_end, "wb"), encoding="utf-8")
-            try:
-                cli.main(argv, prog_name="plogscan", standalone_mode=True)
-                code = 0
-            except SystemExit as exit_:
-                code = exit_.code if isinstance(exit_.code, int) else 3
-            sys.stderr.flush()
-        except BaseException as exc:  # report anything to the parent
-            os.write(write_end, f"CHILD ERROR {exc!r}".encode())
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        err = pipe.read().decode()
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), err
+            cli.main(argv, prog_name="plogscan", standalone_mode=True)
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 3
+        sys.stderr.flush()
+        return code
+
+    return run_forked(65534, body)
 
 
 def test_unreadable_inputs_and_outputs(tmp_path: Path) -> None:

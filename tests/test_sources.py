@@ -22,6 +22,7 @@ import pytest
 
 from plogscan.schema import SourceKind
 from plogscan.sources import HEAD_BYTES, Skipped, Source, classify, iter_inputs, path_hints
+from tests.forked import run_forked
 
 K = SourceKind
 
@@ -448,28 +449,15 @@ def _unreadable_tree(base: Path) -> tuple[Path, Path]:
 
 def _skips_as(user: int | None, base: Path) -> list[tuple[str, str]]:
     """The skips of ``iter_inputs([base])`` computed in a forked child running as ``user``."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child: drop privileges, walk, report through the pipe, never return
-        code = 1
-        try:
-            os.close(read_end)
-            if user is not None:
-                os.setgid(user)
-                os.setuid(user)
-            items = iter_inputs([str(base)])
-            lines = [f"{i.path}\t{i.reason}" for i in items if isinstance(i, Skipped)]
-            os.write(write_end, "\n".join(lines).encode())
-            code = 0
-        except BaseException as exc:  # report anything to the parent
-            os.write(write_end, f"ERROR\t{exc!r}".encode())
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        out = pipe.read().decode()
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0, out
+
+    def body(write_fd: int) -> int:
+        items = iter_inputs([str(base)])
+        lines = [f"{i.path}\t{i.reason}" for i in items if isinstance(i, Skipped)]
+        os.write(write_fd, "\n".join(lines).encode())
+        return 0
+
+    code, out = run_forked(user, body)
+    assert code == 0, out
     return [tuple(line.split("\t")) for line in out.splitlines()]
 
 

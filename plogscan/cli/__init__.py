@@ -6,7 +6,6 @@ This package is the only place that turns errors into exit codes:
 
 from __future__ import annotations
 
-import sys
 
 import click
 
@@ -28,10 +27,6 @@ class PlogscanGroup(click.Group):
         except PlogscanError as err:
             click.echo(neutralize(err.render()), err=True)
             ctx.exit(EXIT_ERROR)
-        except click.exceptions.Exit:
-            raise
-        except (click.ClickException, click.Abort):
-            raise
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             ctx.exit(EXIT_ERROR)
@@ -78,9 +73,5 @@ _register()
 
 
 def main() -> None:
-    """Console-script entry point."""
-    try:
-        cli.main(prog_name="plogscan", standalone_mode=True)
-    except SystemExit as exit_:
-        # click's usage errors exit 2 already; keep codes as they are.
-        sys.exit(exit_.code)
+    """Console-script entry point (click's usage errors already exit 2)."""
+    cli.main(prog_name="plogscan", standalone_mode=True)
