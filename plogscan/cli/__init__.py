@@ -6,7 +6,6 @@ This package is the only place that turns errors into exit codes:
 
 from __future__ import annotations
 
-
 import click
 
 from plogscan import __version__
