@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan import cannheader
 from plogscan.arrowtext import slice_from, span_columns
 from plogscan.formats import FIELDS, Body, FormatSet, LineFormat, field_of
 
@@ -98,16 +99,44 @@ def _refine(lines: pa.Array, fmt: LineFormat, body: Body, rows: np.ndarray, out:
     out.msg_start[rows[ok]] = base[ok] + blen[ok]
 
 
+def _match_primary(lines: pa.Array, primary: LineFormat, rows: np.ndarray, out: Spans
+                   ) -> np.ndarray:
+    """The primary format's regex on ``rows``; returns the mask of all lines it matched."""
+    sub = lines if len(rows) == len(lines) else lines.take(pa.array(rows))
+    spans, hlen, ok = _try(sub, primary.pattern)
+    out.put(rows, spans, primary.groups, np.zeros(len(rows), np.int64))
+    out.fmt[rows[ok]] = 0
+    out.msg_start[rows[ok]] = hlen[ok]
+    matched = np.zeros(len(lines), bool)
+    matched[rows[ok]] = True
+    return matched
+
+
+def _match_cann(lines: pa.Array, primary: LineFormat, out: Spans) -> np.ndarray:
+    """The CANN header through its fast path (same spans as the regex)."""
+    found = cannheader.match(lines)
+    rows = found.rows
+    for name, starts in found.start.items():
+        out.start[name][rows] = starts
+        out.length[name][rows] = found.length[name]
+    out.fmt[rows] = 0
+    out.msg_start[rows] = found.msg_start
+    matched = np.zeros(len(lines), bool)
+    matched[rows] = True
+    if len(found.undecided):
+        matched |= _match_primary(lines, primary, found.undecided, out)
+    return matched
+
+
 def match_lines(lines: pa.Array, blank: np.ndarray, fset: FormatSet) -> Spans:
     """Which format matched each line, where its fields are, and where its message starts."""
     n = len(lines)
     out = Spans.empty(n)
     primary = fset.primary
-    spans, hlen, ok = _try(lines, primary.pattern)
-    everything = np.arange(n)
-    out.put(everything, spans, primary.groups, np.zeros(n, np.int64))
-    out.fmt[ok] = 0
-    out.msg_start = np.where(ok, hlen, 0).astype(np.int64)
+    if cannheader.applies_to(primary.pattern):
+        ok = _match_cann(lines, primary, out)
+    else:
+        ok = _match_primary(lines, primary, np.arange(n), out)
     rest = np.flatnonzero(~ok & ~blank)
     if len(rest):
         _match_rest(lines, rest, fset, out)

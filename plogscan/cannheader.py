@@ -1,0 +1,167 @@
+"""A fast path for the CANN record header that gives exactly the spans of its YAML pattern.
+
+RE2 captures groups slowly unless a pattern is *one-pass* (at every byte the next step is
+unambiguous) and has at most four groups; then its OnePass engine runs several times faster.
+The CANN header pattern of ``formats/cann.yaml`` is neither: it has nine groups, and its
+optional spaces and thread-id shapes are ambiguous. This module matches an equivalent
+one-pass pattern with four groups (module, proc, src_file, src_line), derives level, pid and
+ts from where those groups lie, and reads the optional thread id after ``[file:line]`` from a
+small byte window with numpy. ``tests/test_cannheader.py`` checks that the spans equal those of
+the YAML pattern on generated and real lines.
+
+The fast path is used only while the YAML pattern is the one it was written for
+(``YAML_PATTERN``); an edited pattern goes through the generic regex path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.arrowtext import line_buffers, span_columns
+
+# The primary pattern of formats/cann.yaml, as loaded.
+YAML_PATTERN = (
+    r"\[(?P<level>[A-Z]+|\d+)\] ?(?P<module>\w+)\((?P<pid>-?\d+),(?P<proc>[^)]*)\): ?"
+    r"(?P<ts>\d{4}-\d\d-\d\d[- ]\d\d:\d\d:\d\d\.\d{3}\.\d{3})"
+    r" ?(?:\[(?P<src_file>[^\]\s:]+)[: ](?P<src_line>\d+)\]"
+    r"(?: ?(?P<tid>\d+) | ?\[(?P<tid_2>\d+)\])?)? ?"
+)
+# The same header up to the end of ``[file:line]``: one-pass, four groups. A line matches it
+# exactly when it matches YAML_PATTERN, because everything after the timestamp is optional.
+ONE_PASS = (
+    r"^\[(?:[A-Z]+|\d+)\] ?(?P<module>\w+)\(-?\d+,(?P<proc>[^)]*)\): ?"
+    r"\d{4}-\d\d-\d\d[- ]\d\d:\d\d:\d\d\.\d{3}\.\d{3}"
+    r" ?(?:\[(?P<src_file>[^\]\s:]+)[: ](?P<src_line>\d+)\])?"
+)
+TS_BYTES = 27
+_TID_WINDOW = 32  # bytes read after "[file:line]"; a longer thread-id part takes the regex path
+_SPACE, _OPEN, _CLOSE = 32, 91, 93
+
+
+@dataclass
+class HeaderSpans:
+    """Field spans (byte offsets in the line) of the rows that carry a CANN header."""
+
+    rows: np.ndarray  # line indices that matched
+    start: dict[str, np.ndarray]  # field -> start, -1 where absent (aligned with rows)
+    length: dict[str, np.ndarray]
+    msg_start: np.ndarray
+    undecided: np.ndarray  # line indices whose thread-id part did not fit the window
+
+
+def applies_to(pattern: str) -> bool:
+    """True when ``pattern`` is the header this fast path reproduces."""
+    return pattern == YAML_PATTERN
+
+
+def _byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The byte at ``pos`` of each line (absolute offsets), 0 past the line's end."""
+    inside = pos < ends
+    out = np.zeros(len(pos), np.uint8)
+    out[inside] = data[pos[inside]]
+    return out
+
+
+def _window(data: np.ndarray, start: np.ndarray, end: np.ndarray, width: int) -> np.ndarray:
+    """A ``(len(start), width)`` byte matrix read from ``start``; zero from ``end`` on."""
+    if len(start) and int(start.max()) + width > len(data):
+        data = np.concatenate([data, np.zeros(width, np.uint8)])
+    rows = np.ndarray((len(data) - width + 1,), np.dtype((np.void, width)), data, 0, (1,))
+    matrix = rows[start].view(np.uint8).reshape(len(start), width)
+    matrix[np.arange(width)[None, :] >= (end - start)[:, None]] = 0
+    return matrix
+
+
+def _first_nondigit(window: np.ndarray, at: int) -> np.ndarray:
+    """Column of the first non-digit at or after column ``at``; -1 if the window has none."""
+    part = window[:, at:]
+    nondigit = (part < 48) | (part > 57)
+    col = nondigit.argmax(axis=1)
+    return np.where(nondigit[np.arange(len(part)), col], col + at, -1)
+
+
+def _thread_id(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ``(?: ?(\\d+) | ?\\[(\\d+)\\])?`` part, read from a window at its first byte.
+
+    Returns (tid start, tid length, end of the part, undecided), as window columns; start is
+    -1 where there is no thread id.
+    """
+    n = len(window)
+    at = np.arange(n)
+    lead = (window[:, 0] == _SPACE).astype(np.int64)
+    stop = {k: _first_nondigit(window, k) for k in (0, 1, 2)}
+
+    def stop_at(col: np.ndarray) -> np.ndarray:
+        return np.select([col == 0, col == 1], [stop[0], stop[1]], stop[2])
+
+    # " 123 " or "123 ": digits, then a space that is required.
+    d_end = stop_at(lead)
+    plain = (d_end > lead) & (window[at, np.maximum(d_end, 0)] == _SPACE)
+    # " [123]" or "[123]"
+    bracket_open = window[at, lead] == _OPEN
+    b_end = stop_at(lead + 1)
+    bracket = ~plain & bracket_open & (b_end > lead + 1) & (
+        window[at, np.maximum(b_end, 0)] == _CLOSE)
+    undecided = (d_end < 0) | (bracket_open & (b_end < 0))
+    tid_start = np.where(plain, lead, np.where(bracket, lead + 1, -1))
+    tid_len = np.where(plain, d_end - lead, np.where(bracket, b_end - lead - 1, 0))
+    end = np.where(plain | bracket, np.where(plain, d_end, b_end) + 1, 0)
+    return tid_start, tid_len, end, undecided
+
+
+def match(lines: pa.Array) -> HeaderSpans:
+    """Spans of every line that carries a CANN header (the YAML pattern's, exactly)."""
+    spans = pc.extract_regex_span(lines, ONE_PASS)
+    valid = spans.is_valid().to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(valid)
+    offsets, data = line_buffers(lines)
+    base = offsets[rows]
+    ends = offsets[rows + 1]
+    sub = spans.filter(pa.array(valid)) if len(rows) != len(lines) else spans
+    m0, m_len, _ = span_columns(sub, "module")
+    p0, p_len, _ = span_columns(sub, "proc")
+    f0, f_len, has_block = span_columns(sub, "src_file")
+    l0, l_len, _ = span_columns(sub, "src_line")
+
+    start: dict[str, np.ndarray] = {}
+    length: dict[str, np.ndarray] = {}
+    gap = (_byte_at(data, ends, base + m0 - 1) == _SPACE).astype(np.int64)
+    start["level"], length["level"] = np.ones(len(rows), np.int64), m0 - 1 - gap - 1
+    start["module"], length["module"] = m0, m_len
+    start["pid"], length["pid"] = m0 + m_len + 1, p0 - 1 - (m0 + m_len + 1)
+    start["proc"], length["proc"] = p0, p_len
+    ts0 = p0 + p_len + 2
+    ts0 = ts0 + (_byte_at(data, ends, base + ts0) == _SPACE)
+    start["ts"], length["ts"] = ts0, np.full(len(rows), TS_BYTES, np.int64)
+    start["src_file"] = np.where(has_block, f0, -1)
+    length["src_file"] = np.where(has_block, f_len, 0)
+    start["src_line"] = np.where(has_block, l0, -1)
+    length["src_line"] = np.where(has_block, l_len, 0)
+
+    # Without [file:line]: " ?" then the final " ?" of the pattern.
+    ts_end = ts0 + TS_BYTES
+    after = ts_end + (_byte_at(data, ends, base + ts_end) == _SPACE)
+    msg = after + (_byte_at(data, ends, base + after) == _SPACE)
+    tid_start = np.full(len(rows), -1, np.int64)
+    tid_len = np.zeros(len(rows), np.int64)
+    undecided = np.zeros(len(rows), bool)
+    block = np.flatnonzero(has_block)
+    if len(block):
+        part = l0[block] + l_len[block] + 1  # just after "]"
+        window = _window(data, base[block] + part, ends[block], _TID_WINDOW)
+        t_start, t_len, t_end, undecided[block] = _thread_id(window)
+        tid_start[block] = np.where(t_start >= 0, part + t_start, -1)
+        tid_len[block] = t_len
+        h = part + t_end
+        msg[block] = h + (_byte_at(data, ends[block], base[block] + h) == _SPACE)
+    start["tid"], length["tid"] = tid_start, tid_len
+    decided = ~undecided
+    return HeaderSpans(
+        rows=rows[decided],
+        start={k: v[decided] for k, v in start.items()},
+        length={k: v[decided] for k, v in length.items()},
+        msg_start=msg[decided], undecided=rows[undecided])

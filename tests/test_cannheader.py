@@ -1,0 +1,127 @@
+"""The CANN header fast path gives exactly the spans of the YAML pattern it stands in for."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from plogscan import cannheader
+from plogscan.formats import FIELDS, builtin_formats, field_of
+from plogscan.linematch import Spans, _match_primary
+from tests.corpus_path import corpus_dir
+
+CORPUS = corpus_dir()
+
+
+def _regex_spans(lines: list[str]) -> Spans:
+    arr = pa.array(lines, pa.large_string())
+    out = Spans.empty(len(lines))
+    _match_primary(arr, builtin_formats().primary, np.arange(len(lines)), out)
+    return out
+
+
+def _fast_spans(lines: list[str]) -> Spans:
+    arr = pa.array(lines, pa.large_string())
+    out = Spans.empty(len(lines))
+    found = cannheader.match(arr)
+    for name, starts in found.start.items():
+        out.start[name][found.rows] = starts
+        out.length[name][found.rows] = found.length[name]
+    out.fmt[found.rows] = 0
+    out.msg_start[found.rows] = found.msg_start
+    if len(found.undecided):
+        _match_primary(arr, builtin_formats().primary, found.undecided, out)
+    return out
+
+
+def assert_same(lines: list[str]) -> None:
+    slow, fast = _regex_spans(lines), _fast_spans(lines)
+    for i, line in enumerate(lines):
+        assert fast.fmt[i] == slow.fmt[i], line
+        if slow.fmt[i] < 0:
+            continue
+        assert fast.msg_start[i] == slow.msg_start[i], line
+        for name in FIELDS:
+            got = (fast.start[name][i], fast.length[name][i] if fast.start[name][i] >= 0 else 0)
+            want = (slow.start[name][i], slow.length[name][i] if slow.start[name][i] >= 0 else 0)
+            assert got == want, (name, line)
+
+
+def test_the_fast_path_is_used_for_the_builtin_header() -> None:
+    """If this fails, formats/cann.yaml changed: update cannheader (and keep it exact)."""
+    assert cannheader.applies_to(builtin_formats().primary.pattern)
+    names = {field_of(g) for g in builtin_formats().primary.groups}
+    assert names == {"level", "module", "pid", "proc", "ts", "src_file", "src_line", "tid"}
+
+
+def test_every_builtin_sample_line() -> None:
+    lines = [s[0] for f in builtin_formats().formats for s in f.samples]
+    assert_same(lines)
+
+
+@pytest.mark.skipif(CORPUS is None, reason="real-log corpus not present beside the checkout")
+def test_real_corpus_lines() -> None:
+    assert CORPUS is not None
+    lines: list[str] = []
+    for path in sorted(CORPUS.iterdir()):
+        if path.suffix != ".log" and path.suffix != ".txt":
+            continue
+        lines += path.read_text("utf-8", errors="replace").splitlines()
+    assert len(lines) > 100
+    assert_same(lines)
+
+
+_digits = st.text("0123456789", min_size=0, max_size=12)
+_word = st.text("ABCDEFGHIJKLMNOPQRSTUVWXYZ_abc019", min_size=0, max_size=10)
+_noise = st.text(" []:()0123456789atid,\t-", min_size=0, max_size=14)
+_tail_part = st.one_of(
+    st.just(" "), st.just("["), st.just("]"), st.just(":"), _digits, _noise,
+    st.builds(lambda f, sep, n: f"[{f}{sep}{n}]", st.text("ab._/ :x\t", max_size=8),
+              st.sampled_from([":", " ", "", "::"]), _digits),
+    st.builds(lambda sp, n: f"{sp}[{n}]", st.sampled_from(["", " ", "  "]), _digits),
+    st.builds(lambda sp, n, end: f"{sp}{n}{end}", st.sampled_from(["", " "]), _digits,
+              st.sampled_from([" ", "", "x", "  ", "]"])),
+)
+
+
+@st.composite
+def header_lines(draw: st.DrawFn) -> str:
+    level = draw(st.one_of(st.sampled_from(["ERROR", "INFO", "DEBUG", "EVENT", "3"]), _word))
+    module = draw(st.one_of(st.sampled_from(["HCCL", "RUNTIME", "TSCH"]), _word))
+    pid = draw(st.sampled_from(["123", "-1", "-2", "", "1a", "4194304"]))
+    proc = draw(st.text("abc.py3 ,(_-", max_size=10))
+    date_sep = draw(st.sampled_from(["-", " ", "-", "_"]))
+    ts = f"2025-03-14{date_sep}08:01:26.400.{draw(st.sampled_from(['006', '06', '1234']))}"
+    head = (f"[{level}]{draw(st.sampled_from([' ', '', '  ']))}{module}({pid},{proc})"
+            f":{draw(st.sampled_from(['', ' ', '  ']))}{ts}")
+    tail = "".join(draw(st.lists(_tail_part, max_size=6)))
+    return head + tail + draw(st.sampled_from(["", " msg", "\u00e9 x"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(header_lines(), min_size=1, max_size=30))
+def test_generated_headers(lines: list[str]) -> None:
+    assert_same(lines)
+
+
+def test_thread_id_longer_than_the_window_takes_the_regex_path() -> None:
+    line = "[INFO] HCCL(1,p):2025-03-14-08:01:26.400.006 [a.cc:1]" + "9" * 40 + " m"
+    found = cannheader.match(pa.array([line], pa.large_string()))
+    assert list(found.undecided) == [0]
+    assert_same([line, line.replace("]9", "] [9", 1) + "]"])
+
+
+_HEAD = "[INFO] HCCL(1,p):2025-03-14-08:01:26.400.006"
+
+
+@pytest.mark.parametrize("tail", [
+    " [a.cc:1]  msg", " [a.cc:1] [] x", " [a.cc:1]12x", " [a.cc:1] 12 ", " [a.cc:1]12",
+    " [a.cc:1] [12", " [a.cc:1][12]", " [a.cc:1]  [12] x", " [a.cc 1]7 m", " [a.cc:]7 m",
+    " [:1]7 m", " [a b:1]7 m", "  [a.cc:1]7 m", "[a.cc:1]7 m", "  x", " ", "", "x",
+    " [a.cc:1] ", " [a.cc:1]", " [a.cc:1]\t7 m", " [a.cc:1] 7  m", " [a.cc:1][7] m",
+])
+def test_thread_id_shapes(tail: str) -> None:
+    assert_same([_HEAD + tail])
