@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.arrowtext import line_buffers, span_columns
+from plogscan.arrowtext import line_buffers, span_columns, windows
 
 # The primary pattern of formats/cann.yaml, as loaded.
 YAML_PATTERN = (
@@ -67,11 +67,8 @@ def _byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
 
 
 def _window(data: np.ndarray, start: np.ndarray, end: np.ndarray, width: int) -> np.ndarray:
-    """A ``(len(start), width)`` byte matrix read from ``start``; zero from ``end`` on."""
-    if len(start) and int(start.max()) + width > len(data):
-        data = np.concatenate([data, np.zeros(width, np.uint8)])
-    rows = np.ndarray((len(data) - width + 1,), np.dtype((np.void, width)), data, 0, (1,))
-    matrix = rows[start].view(np.uint8).reshape(len(start), width)
+    """``width`` bytes from each ``start``; zero from ``end`` (the line's end) on."""
+    matrix = windows(data, start, width)
     matrix[np.arange(width)[None, :] >= (end - start)[:, None]] = 0
     return matrix
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from plogscan.arrowtext import windows
 from plogscan.timestamps import parse_cann_bytes, parse_generic
 
 CANN_TS_BYTES = 27
@@ -57,9 +58,8 @@ def timestamps(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, sta
     ts = pa.nulls(len(rows), pa.timestamp("us"))
     invalid = np.zeros(len(rows), bool)
     if fixed.any():
-        cols = np.arange(CANN_TS_BYTES)
         base = np.where(fixed, _absolute(line_offsets, rows, start), 0)
-        raw = data[base[:, None] + cols[None, :]]
+        raw = windows(data, base, CANN_TS_BYTES)
         ts, invalid = parse_cann_bytes(raw, fixed)
     other = present & ~fixed
     if other.any():

@@ -68,7 +68,7 @@ class _FileState:
 
 def clean(data: bytes) -> tuple[bytes, int, int]:
     """Drop NUL bytes and CRs before newlines; replace invalid UTF-8. Returns counts too."""
-    nul = data.count(b"\x00")
+    nul = data.count(b"\x00") if b"\x00" in data else 0
     if nul:
         data = data.replace(b"\x00", b"")
     if b"\r" in data:

@@ -140,8 +140,7 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     lines = split_lines(buf)
     n_physical = len(lines)
     lineno = first_line + np.arange(n_physical, dtype=np.int64)
-    lengths_chars = pc.utf8_length(lines).to_numpy(zero_copy_only=False)
-    long_line = lengths_chars >= TRUNCATION_CHARS
+    long_line = _long_lines(lines)
     truncated_lines = int(long_line.sum())
     lines, lineno = _split_glued(lines, lineno, _glue_suspects(buf))
     n = len(lines)
@@ -195,8 +194,7 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     trailing_blank = int(blank[last[-1] + 1:].sum()) if len(starts) else 0
     records = _assemble(lines, spans, message, ctx, fset, starts, last, lineno, record_lines,
                         long_line)
-    fmt_names = records.column("fmt").to_numpy(zero_copy_only=False)
-    unparsed = int(record_lines[np.isin(fmt_names, ["unparsed", "text"])].sum())
+    unparsed = int(record_lines[spans.fmt[starts] < 0].sum())  # "unparsed" and "text" records
     ts_invalid = records.column("ts_invalid").to_numpy(zero_copy_only=False)
     epoch = records.column("clock_epoch").to_numpy(zero_copy_only=False)
     return ChunkResult(
@@ -206,6 +204,17 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
         unparsed_lines=unparsed, shared_lines=shared, truncated_lines=truncated_lines,
         invalid_timestamps=int(ts_invalid.sum()), epoch_records=int(epoch.sum()),
     )
+
+
+def _long_lines(lines: pa.Array) -> np.ndarray:
+    """Lines of at least ``TRUNCATION_CHARS`` characters (counted only where the byte length
+    allows it: a character is at least one byte)."""
+    long_line = byte_lengths(lines) >= TRUNCATION_CHARS
+    rows = np.flatnonzero(long_line)
+    if len(rows):
+        chars = pc.utf8_length(lines.take(pa.array(rows))).to_numpy(zero_copy_only=False)
+        long_line[rows] = chars >= TRUNCATION_CHARS
+    return long_line
 
 
 def _indented(lines: pa.Array, msg_start: np.ndarray) -> np.ndarray:
@@ -293,10 +302,9 @@ def _assemble(lines: pa.Array, spans: Spans, message: pa.Array, ctx: FileContext
         return values
 
     fmt_idx = spans.fmt[starts]
-    names = np.array([f.name for f in fset.formats] + ["unparsed"], dtype=object)
-    fmt_names = names[np.where(fmt_idx >= 0, fmt_idx, len(names) - 1)]
-    if ctx.kind in _TEXT_KINDS:
-        fmt_names = np.where(fmt_idx >= 0, fmt_names, "text")
+    no_format = "text" if ctx.kind in _TEXT_KINDS else "unparsed"
+    names = pa.array([f.name for f in fset.formats] + [no_format], pa.string())
+    fmt_names = names.take(pa.array(np.where(fmt_idx >= 0, fmt_idx, len(names) - 1)))
     level, module = _fixed_values(fset, fmt_idx, text("level"), text("module"))
     ts, ts_invalid = fv.timestamps(data, offsets, starts, *span("ts"))
     messages = _messages(message, starts, last)
@@ -313,20 +321,25 @@ def _assemble(lines: pa.Array, spans: Spans, message: pa.Array, ctx: FileContext
         "src_file": text("src_file"),
         "src_line": number("src_line", None),
         "message": messages,
-        "kind": pa.array(np.full(count, ctx.kind, dtype=object), pa.string()),
-        "path": pa.array(np.full(count, ctx.path, dtype=object), pa.string()),
+        "kind": _repeat(ctx.kind, count),
+        "path": _repeat(ctx.path, count),
         "line": pa.array(lineno[starts], pa.int64()),
         "line_count": pa.array(record_lines, pa.int32()),
-        "host": pa.array(np.full(count, ctx.host, dtype=object), pa.string()),
+        "host": _repeat(ctx.host, count),
         "rank": number("rank", ctx.rank),
         "device": number("device", ctx.device),
         "codes": _with_prefix_codes(extract_codes(messages, level), text("code")),
-        "fmt": pa.array(fmt_names, pa.string()),
+        "fmt": fmt_names,
         "truncated": pa.array(truncated, pa.bool_()),
         "ts_invalid": pa.array(ts_invalid, pa.bool_()),
         "clock_epoch": pa.array(epoch_mask(ts), pa.bool_()),
     }
     return pa.Table.from_pydict(columns, schema=EVENT_SCHEMA)
+
+
+def _repeat(value: str | None, count: int) -> pa.Array:
+    """A string column holding one value (built in C++, not from Python objects)."""
+    return pa.repeat(pa.scalar(value, pa.string()), count)
 
 
 def _with_prefix_codes(codes: pa.Array, prefix: pa.Array) -> pa.Array:
