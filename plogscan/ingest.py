@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import multiprocessing
 import os
 import tarfile
@@ -46,10 +47,24 @@ class _Chunk:
 
 
 @dataclass
+class _Range:
+    """A byte range of a plain file, cut after a newline: the worker reads it itself, so the
+    bytes never pass through the main process. Its lines are numbered from 1 by the worker
+    and shifted by the main process, which knows how many lines came before."""
+
+    path: str
+    start: int
+    end: int
+    open_record: bool
+
+
+@dataclass
 class _Cleaned:
     result: ChunkResult
     nul_bytes: int
     decode_errors: int
+    relative_lines: bool = False  # lines numbered from 1: shift by the lines before the chunk
+    problem: str | None = None
 
 
 @dataclass
@@ -61,6 +76,7 @@ class _FileState:
     problems: list[str] = field(default_factory=list)
     pending: pa.Table | None = None  # the last record seen, which may continue
     pending_trailing_blank: int = 0
+    lines_before: int = 0  # physical lines of the chunks merged so far
 
     def add(self, key: str, value: int) -> None:
         self.stats[key] = self.stats.get(key, 0) + value
@@ -82,11 +98,72 @@ def clean(data: bytes) -> tuple[bytes, int, int]:
         return text.encode("utf-8"), nul, text.count("\ufffd") - already
 
 
+# Columns that hold one value per file: workers leave them out of what they send back, and
+# the main process puts them in again (cheaply, in C++), so they are not pickled row by row.
+_CONSTANT_COLUMNS = ("kind", "path", "host")
+
+
 def _parse(chunk: _Chunk, ctx: FileContext, fset: FormatSet | None) -> _Cleaned:
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
     data, nul, bad = clean(chunk.data)
     result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record)
+    result.records = result.records.drop_columns(list(_CONSTANT_COLUMNS))
     return _Cleaned(result, nul, bad)
+
+
+def _parse_range(part: _Range, ctx: FileContext, fset: FormatSet | None) -> _Cleaned:
+    """Read and parse one range of a plain file (runs in a worker)."""
+    problem = None
+    try:
+        with open(part.path, "rb") as handle:
+            handle.seek(part.start)
+            data = handle.read(part.end - part.start)
+    except OSError as err:
+        data, problem = b"", f"read stopped at byte {part.start}: {type(err).__name__}: {err}"
+    if problem is None and len(data) < part.end - part.start:
+        problem = f"read stopped at byte {part.start + len(data)}: the file became shorter"
+    if data.endswith(b"\n"):
+        data = data[:-1]
+    cleaned = _parse(_Chunk(data, 1, part.open_record), ctx, fset)
+    cleaned.relative_lines = True
+    cleaned.problem = problem
+    return cleaned
+
+
+RANGE_SCAN_BYTES = 1 << 20  # a line longer than this near a cut sends the file to read_chunks
+
+
+def plan_ranges(stream: BinaryIO, chunk_bytes: int) -> list[_Range] | None:
+    """Newline-aligned ranges of a plain file, or None when the file must be streamed
+    (not a plain file on disk, unreadable, or a line longer than ``RANGE_SCAN_BYTES`` at a
+    cut). Only a small window around each cut is read here."""
+    path = getattr(stream, "name", None)
+    if not isinstance(stream, io.BufferedReader) or not isinstance(path, str):
+        return None
+    try:
+        size = os.fstat(stream.fileno()).st_size
+        cuts = [0]
+        pos = chunk_bytes
+        while pos < size:
+            stream.seek(pos)
+            window = stream.read(RANGE_SCAN_BYTES)
+            newline = window.find(b"\n")
+            if newline < 0 and pos + len(window) >= size:
+                break  # the rest of the file is its last line
+            if newline < 0:
+                stream.seek(0)
+                return None
+            cut = pos + newline + 1
+            if cut >= size:
+                break
+            cuts.append(cut)
+            pos = cut + chunk_bytes
+        stream.seek(0)
+    except (OSError, ValueError):
+        return None
+    cuts.append(size)
+    return [_Range(path, a, b, i > 0) for i, (a, b) in enumerate(itertools.pairwise(cuts))
+            if b > a]
 
 
 def read_chunks(stream: BinaryIO, state: _FileState, size: int = CHUNK_BYTES) -> Iterator[_Chunk]:
@@ -177,20 +254,42 @@ class Ingest:
             limit = self.workers * 2
             for ctx, stream in inputs:
                 state = _FileState(ctx)
-                chunks = list_ahead(read_chunks(stream, state, self.chunk_bytes))
-                for chunk, is_last in chunks:
-                    task = pool.submit(_parse, chunk, ctx, self._task_formats)
-                    inflight.append((state, task, is_last))
+                ranges = plan_ranges(stream, self.chunk_bytes)
+                tasks: Iterable[tuple[Callable[[], Future[_Cleaned]], int, bool]]
+                if ranges:
+                    tasks = self._range_tasks(pool, ranges, ctx, state)
+                    seen = True
+                else:
+                    chunks = list_ahead(read_chunks(stream, state, self.chunk_bytes))
+                    tasks = self._chunk_tasks(pool, chunks, ctx)
+                for submit, size, is_last in tasks:
+                    inflight.append((state, submit(), is_last))
                     if self.on_progress:
-                        self.on_progress("bytes", len(chunk.data))
+                        self.on_progress("bytes", size)
                     while len(inflight) > limit:
                         yield from self._drain(inflight.popleft())
-                if state.stats.get("bytes", 0) == 0 or not chunks.seen:
+                if not ranges:
+                    seen = chunks.seen
+                if state.stats.get("bytes", 0) == 0 or not seen:
                     while inflight:
                         yield from self._drain(inflight.popleft())
                     self._finish(state)
             while inflight:
                 yield from self._drain(inflight.popleft())
+
+    def _range_tasks(self, pool: Executor, ranges: list[_Range], ctx: FileContext,
+                     state: _FileState
+                     ) -> Iterator[tuple[Callable[[], Future[_Cleaned]], int, bool]]:
+        for index, part in enumerate(ranges):
+            state.add("bytes", part.end - part.start)
+            yield ((lambda p=part: pool.submit(_parse_range, p, ctx, self._task_formats)),
+                   part.end - part.start, index == len(ranges) - 1)
+
+    def _chunk_tasks(self, pool: Executor, chunks: list_ahead, ctx: FileContext
+                     ) -> Iterator[tuple[Callable[[], Future[_Cleaned]], int, bool]]:
+        for chunk, is_last in chunks:
+            yield ((lambda c=chunk: pool.submit(_parse, c, ctx, self._task_formats)),
+                   len(chunk.data), is_last)
 
     def _pool(self) -> Executor:
         """Worker processes when there are several workers and fork is available (the parse
@@ -222,6 +321,12 @@ class Ingest:
 
     def _merge(self, state: _FileState, cleaned: _Cleaned) -> Iterator[pa.RecordBatch]:
         result = cleaned.result
+        if cleaned.problem:
+            state.problems.append(cleaned.problem)
+        _restore_constants(result, state.ctx)
+        if cleaned.relative_lines and state.lines_before:
+            _shift_lines(result, state.lines_before)
+        state.lines_before += result.lines
         for key, value in (("lines", result.lines), ("blank_lines", result.blank_lines),
                            ("unparsed_lines", result.unparsed_lines),
                            ("record_lines", -result.shared_lines),
@@ -290,6 +395,27 @@ class list_ahead:  # reads like a function at the call site
             self.seen = True
         if previous is not None:
             yield previous, True
+
+
+def _restore_constants(result: ChunkResult, ctx: FileContext) -> None:
+    """Put back the per-file columns a worker left out (see ``_CONSTANT_COLUMNS``)."""
+    table = result.records
+    count = table.num_rows
+    values = {"kind": ctx.kind, "path": ctx.path, "host": ctx.host}
+    for name in _CONSTANT_COLUMNS:
+        table = table.append_column(EVENT_SCHEMA.field(name),
+                                    pa.repeat(pa.scalar(values[name], pa.string()), count))
+    result.records = table.select(EVENT_SCHEMA.names)
+
+
+def _shift_lines(result: ChunkResult, offset: int) -> None:
+    """Renumber a chunk parsed from line 1 that starts after ``offset`` lines."""
+    table = result.records
+    index = table.schema.get_field_index("line")
+    shifted = pa.compute.add(table.column(index), pa.scalar(offset, pa.int64()))
+    result.records = table.set_column(index, table.schema.field(index), shifted)
+    if result.head is not None:
+        result.head.first_line += offset
 
 
 def _orphan(ctx: FileContext, head: Head) -> pa.Table:
