@@ -19,6 +19,8 @@ from plogscan.schema import EVENT_SCHEMA
 PARQUET_BATCH_ROWS = 65536
 PARQUET_WRITE_ROWS = 262144
 LOW_CARDINALITY = ["level", "module", "proc", "src_file", "kind", "path", "host", "fmt"]
+STATISTICS = ["ts", "pid", "rank", "device", "line"]
+DELTA_ENCODED = {"ts": "DELTA_BINARY_PACKED", "line": "DELTA_BINARY_PACKED"}
 
 
 def is_parquet(path: str) -> bool:
@@ -57,8 +59,13 @@ class EventWriter:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        # Statistics only where a reader can skip row groups by them (time, process, rank and
+        # line ranges): min/max of every message would cost more than the rest of the write.
+        # Timestamps and line numbers rise steadily, so delta encoding suits them.
         self._writer = pq.ParquetWriter(path, EVENT_SCHEMA, compression="zstd",
-                                        use_dictionary=LOW_CARDINALITY)
+                                        use_dictionary=LOW_CARDINALITY,
+                                        write_statistics=STATISTICS,
+                                        column_encoding=DELTA_ENCODED)
         self._pending: list[pa.RecordBatch] = []
         self._rows = 0
 
