@@ -11,16 +11,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import yaml
 
 from plogscan.errors import ErrorGroup, FormatError, Location, choices
+from plogscan.firstbytes import first_bytes
 
 FIELDS = ("level", "module", "pid", "proc", "ts", "tid", "src_file", "src_line", "rank", "device",
           "code")
@@ -87,6 +89,18 @@ class FormatSet:
     @property
     def primary(self) -> LineFormat:
         return self.formats[0]
+
+    @cached_property
+    def secondary_start_bytes(self) -> np.ndarray | None:
+        """A 256-entry mask of the bytes a line can start with for any prefix or any format
+        but the primary to match it; None when any byte can."""
+        mask = np.zeros(256, bool)
+        for pattern in [p.pattern for p in self.prefixes] + [f.pattern for f in self.formats[1:]]:
+            found = first_bytes(pattern)
+            if found is None:
+                return None
+            mask[list(found)] = True
+        return mask
 
 
 def field_of(group: str) -> str:

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan import cannheader
-from plogscan.arrowtext import slice_from, span_columns
+from plogscan.arrowtext import line_buffers, slice_from, span_columns
 from plogscan.formats import FIELDS, Body, FormatSet, LineFormat, field_of
 
 
@@ -53,7 +53,17 @@ def _try(lines: pa.Array, pattern: str) -> tuple[pa.StructArray, np.ndarray, np.
 
 
 def _match_rest(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) -> None:
-    """Framework prefixes, then the formats in order, on lines the primary did not match."""
+    """Framework prefixes, then the formats in order, on lines the primary did not match
+    (except lines whose first byte no prefix or format can start with)."""
+    starters = fset.secondary_start_bytes
+    if starters is not None:
+        offsets, data = line_buffers(lines)
+        first = data[np.minimum(offsets[rows], max(len(data) - 1, 0))] if len(data) else None
+        if first is None:
+            return
+        rows = rows[starters[first] & (offsets[rows + 1] > offsets[rows])]
+        if len(rows) == 0:
+            return
     sub = lines.take(pa.array(rows))
     offset = np.zeros(len(rows), np.int64)
     for prefix in fset.prefixes:

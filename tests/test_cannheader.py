@@ -125,3 +125,43 @@ _HEAD = "[INFO] HCCL(1,p):2025-03-14-08:01:26.400.006"
 ])
 def test_thread_id_shapes(tail: str) -> None:
     assert_same([_HEAD + tail])
+
+
+# The tagged-tid body of formats/cann.yaml is written as two one-pass patterns; tried in order
+# they must capture what the single pattern they replace captures.
+_SINGLE_TID_BODY = (r"(?:\[[A-Za-z_]\w*\])?\[[Tt]id:(?P<tid>\d+)\] ?| ?\(tid:(?P<tid_2>\d+)\) ?"
+                    r"|tid:(?P<tid_3>\d+),")
+
+
+def _tid_and_end(pattern: str, messages: list[str]) -> list[tuple[int, int, int] | None]:
+    import pyarrow.compute as pc
+
+    spans = pc.extract_regex_span(pa.array(messages, pa.large_string()),
+                                  f"^(?P<_all>{pattern})").to_pylist()
+    out: list[tuple[int, int, int] | None] = []
+    for row in spans:
+        if row is None:
+            out.append(None)
+            continue
+        tid = next(v for k, v in row.items() if k.startswith("tid") and v is not None)
+        out.append((tid[0], tid[1], row["_all"][1]))
+    return out
+
+
+_tid_message = st.builds(
+    lambda a, b, c, d: a + b + c + d,
+    st.sampled_from(["", " ", "[", "(", "[Func]", "[_x9]", "[9x]", "[tid]", "t"]),
+    st.sampled_from(["[tid:", "[Tid:", "(tid:", "tid:", "[TID:", "", "[tid"]),
+    st.text("0123456789", max_size=6),
+    st.sampled_from(["] msg", "]", ") x", ")", ",", " ", "x", "]  y", ")  y"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_tid_message, min_size=1, max_size=20))
+def test_split_tagged_tid_bodies_equal_the_single_pattern(messages: list[str]) -> None:
+    bodies = {b.name: b.pattern for b in builtin_formats().primary.bodies}
+    first = _tid_and_end(bodies["tagged-tid"], messages)
+    second = _tid_and_end(bodies["bare-tid"], messages)
+    combined = [a if a is not None else b for a, b in zip(first, second, strict=True)]
+    assert combined == _tid_and_end(_SINGLE_TID_BODY, messages)
