@@ -27,6 +27,7 @@ from typing import BinaryIO
 
 import pyarrow as pa
 
+from plogscan import handoff
 from plogscan.codes_extract import extract_codes
 from plogscan.formats import FormatSet, builtin_formats
 from plogscan.model import FileStats, IngestSummary, SkippedFile
@@ -65,6 +66,7 @@ class _Cleaned:
     decode_errors: int
     relative_lines: bool = False  # lines numbered from 1: shift by the lines before the chunk
     problem: str | None = None
+    records_file: str | None = None  # the records, in shared memory (see ``handoff``)
 
 
 @dataclass
@@ -103,15 +105,21 @@ def clean(data: bytes) -> tuple[bytes, int, int]:
 _CONSTANT_COLUMNS = ("kind", "path", "host")
 
 
-def _parse(chunk: _Chunk, ctx: FileContext, fset: FormatSet | None) -> _Cleaned:
+def _parse(chunk: _Chunk, ctx: FileContext, fset: FormatSet | None,
+           shared: str | None = None) -> _Cleaned:
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
     data, nul, bad = clean(chunk.data)
     result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record)
-    result.records = result.records.drop_columns(list(_CONSTANT_COLUMNS))
-    return _Cleaned(result, nul, bad)
+    if multiprocessing.parent_process() is not None:  # in a worker process
+        result.records = result.records.drop_columns(list(_CONSTANT_COLUMNS))
+    records_file = handoff.put(result.records, shared)
+    if records_file is not None:
+        result.records = result.records.slice(0, 0)
+    return _Cleaned(result, nul, bad, records_file=records_file)
 
 
-def _parse_range(part: _Range, ctx: FileContext, fset: FormatSet | None) -> _Cleaned:
+def _parse_range(part: _Range, ctx: FileContext, fset: FormatSet | None,
+                 shared: str | None = None) -> _Cleaned:
     """Read and parse one range of a plain file (runs in a worker)."""
     problem = None
     try:
@@ -124,7 +132,7 @@ def _parse_range(part: _Range, ctx: FileContext, fset: FormatSet | None) -> _Cle
         problem = f"read stopped at byte {part.start + len(data)}: the file became shorter"
     if data.endswith(b"\n"):
         data = data[:-1]
-    cleaned = _parse(_Chunk(data, 1, part.open_record), ctx, fset)
+    cleaned = _parse(_Chunk(data, 1, part.open_record), ctx, fset, shared)
     cleaned.relative_lines = True
     cleaned.problem = problem
     return cleaned
@@ -219,6 +227,7 @@ class Ingest:
         self.files: list[FileStats] = []
         self.skipped: list[SkippedFile] = []
         self.paths: tuple[str, ...] = ()
+        self._shared: str | None = None  # shared-memory directory of the running pool
 
     @property
     def summary(self) -> IngestSummary:
@@ -249,7 +258,8 @@ class Ingest:
     def batches_from(self, inputs: Iterable[tuple[FileContext, BinaryIO]]
                      ) -> Iterator[pa.RecordBatch]:
         """Like ``batches`` for already opened streams (used by ``parse_text``)."""
-        with self._pool() as pool:
+        with self._pool() as pool, handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box:
+            self._shared = box.directory
             inflight: deque[tuple[_FileState, Future[_Cleaned], bool]] = deque()
             limit = self.workers * 2
             for ctx, stream in inputs:
@@ -282,13 +292,14 @@ class Ingest:
                      ) -> Iterator[tuple[Callable[[], Future[_Cleaned]], int, bool]]:
         for index, part in enumerate(ranges):
             state.add("bytes", part.end - part.start)
-            yield ((lambda p=part: pool.submit(_parse_range, p, ctx, self._task_formats)),
+            yield ((lambda p=part: pool.submit(_parse_range, p, ctx, self._task_formats,
+                                                     self._shared)),
                    part.end - part.start, index == len(ranges) - 1)
 
     def _chunk_tasks(self, pool: Executor, chunks: list_ahead, ctx: FileContext
                      ) -> Iterator[tuple[Callable[[], Future[_Cleaned]], int, bool]]:
         for chunk, is_last in chunks:
-            yield ((lambda c=chunk: pool.submit(_parse, c, ctx, self._task_formats)),
+            yield ((lambda c=chunk: pool.submit(_parse, c, ctx, self._task_formats, self._shared)),
                    len(chunk.data), is_last)
 
     def _pool(self) -> Executor:
@@ -321,6 +332,8 @@ class Ingest:
 
     def _merge(self, state: _FileState, cleaned: _Cleaned) -> Iterator[pa.RecordBatch]:
         result = cleaned.result
+        if cleaned.records_file is not None:
+            result.records = handoff.take(cleaned.records_file)
         if cleaned.problem:
             state.problems.append(cleaned.problem)
         _restore_constants(result, state.ctx)
@@ -400,6 +413,8 @@ class list_ahead:  # reads like a function at the call site
 def _restore_constants(result: ChunkResult, ctx: FileContext) -> None:
     """Put back the per-file columns a worker left out (see ``_CONSTANT_COLUMNS``)."""
     table = result.records
+    if table.num_columns == len(EVENT_SCHEMA):
+        return
     count = table.num_rows
     values = {"kind": ctx.kind, "path": ctx.path, "host": ctx.host}
     for name in _CONSTANT_COLUMNS:
