@@ -73,12 +73,16 @@ def _window(data: np.ndarray, start: np.ndarray, end: np.ndarray, width: int) ->
     return matrix
 
 
-def _first_nondigit(window: np.ndarray, at: int) -> np.ndarray:
-    """Column of the first non-digit at or after column ``at``; -1 if the window has none."""
-    part = window[:, at:]
-    nondigit = (part < 48) | (part > 57)
-    col = nondigit.argmax(axis=1)
-    return np.where(nondigit[np.arange(len(part)), col], col + at, -1)
+def _digit_runs(window: np.ndarray, starts: tuple[int, ...]) -> np.ndarray:
+    """For each start column: the column of the first non-digit at or after it, per row
+    (-1 when the window holds only digits from there on). Shape ``(len(starts), rows)``."""
+    nondigit = (window - np.uint8(48)) > 9  # bytes below "0" wrap around to large values
+    at = np.arange(len(window))
+    out = np.empty((len(starts), len(window)), np.int64)
+    for i, k in enumerate(starts):
+        col = nondigit[:, k:].argmax(axis=1) + k
+        out[i] = np.where(nondigit[at, col], col, -1)
+    return out
 
 
 def _thread_id(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -87,20 +91,15 @@ def _thread_id(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     Returns (tid start, tid length, end of the part, undecided), as window columns; start is
     -1 where there is no thread id.
     """
-    n = len(window)
-    at = np.arange(n)
+    at = np.arange(len(window))
     lead = (window[:, 0] == _SPACE).astype(np.int64)
-    stop = {k: _first_nondigit(window, k) for k in (0, 1, 2)}
-
-    def stop_at(col: np.ndarray) -> np.ndarray:
-        return np.select([col == 0, col == 1], [stop[0], stop[1]], stop[2])
-
+    runs = _digit_runs(window, (0, 1, 2))
     # " 123 " or "123 ": digits, then a space that is required.
-    d_end = stop_at(lead)
+    d_end = runs[lead, at]
     plain = (d_end > lead) & (window[at, np.maximum(d_end, 0)] == _SPACE)
     # " [123]" or "[123]"
     bracket_open = window[at, lead] == _OPEN
-    b_end = stop_at(lead + 1)
+    b_end = runs[lead + 1, at]
     bracket = ~plain & bracket_open & (b_end > lead + 1) & (
         window[at, np.maximum(b_end, 0)] == _CLOSE)
     undecided = (d_end < 0) | (bracket_open & (b_end < 0))
@@ -156,6 +155,8 @@ def match(lines: pa.Array) -> HeaderSpans:
         h = part + t_end
         msg[block] = h + (_byte_at(data, ends[block], base[block] + h) == _SPACE)
     start["tid"], length["tid"] = tid_start, tid_len
+    if not undecided.any():
+        return HeaderSpans(rows, start, length, msg, rows[:0])
     decided = ~undecided
     return HeaderSpans(
         rows=rows[decided],
