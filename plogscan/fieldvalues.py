@@ -23,15 +23,18 @@ def strings(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, start:
             length: np.ndarray) -> pa.StringArray:
     """The substring of each row's line (null where ``start`` is -1)."""
     valid = start >= 0
-    lengths = np.where(valid, length, 0).astype(np.int64)
+    if not valid.any():
+        return pa.nulls(len(rows), pa.string())
+    lengths = np.where(valid, length, 0)
     offsets = np.zeros(len(rows) + 1, np.int64)
     np.cumsum(lengths, out=offsets[1:])
     absolute = _absolute(line_offsets, rows, start)
     index = np.repeat(absolute - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
     values = data[index]
-    validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    nulls = len(rows) - int(np.count_nonzero(valid))
+    validity = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
     return pa.StringArray.from_buffers(len(rows), pa.py_buffer(offsets.astype(np.int32)),
-                                       pa.py_buffer(values), validity, int((~valid).sum()))
+                                       pa.py_buffer(values), validity, nulls)
 
 
 def integers(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, start: np.ndarray,
