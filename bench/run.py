@@ -162,6 +162,7 @@ def run_plogscan(tree: Tree, probe: str, workdir: Path) -> Result:
     missing = plogscan_available()
     if missing:
         return Result("plogscan", "unavailable", message=missing)
+    workdir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="ingest-", dir=workdir) as tmp:
         out = Path(tmp) / "events.parquet"
         cmd = [sys.executable, "-m", "plogscan", "ingest", str(tree.path), "-o", str(out),
