@@ -17,8 +17,25 @@ EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 
 
+COMMANDS = ("ingest", "events", "diagnose", "rules", "baseline", "explain")
+
+
 class PlogscanGroup(click.Group):
-    """A click group that renders ``PlogscanError`` as a located message and exits 2."""
+    """A click group that renders ``PlogscanError`` as a located message and exits 2.
+
+    Command modules are imported when their command runs (or when help lists them), so that
+    ``plogscan ingest`` does not pay for importing the reporters.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        from importlib import import_module
+
+        return import_module(f"plogscan.cli.{cmd_name}").command
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
@@ -52,23 +69,6 @@ def cli() -> None:
 
     Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not run.
     """
-
-
-def _register() -> None:
-    """Attach every command module; each exposes a click command named ``command``."""
-    from importlib import import_module
-
-    for name in ("ingest", "events", "diagnose", "rules", "baseline", "explain"):
-        try:
-            module = import_module(f"plogscan.cli.{name}")
-        except ModuleNotFoundError as err:
-            if err.name == f"plogscan.cli.{name}":
-                continue  # command not built yet
-            raise
-        cli.add_command(module.command)
-
-
-_register()
 
 
 def main() -> None:
