@@ -10,6 +10,7 @@ run ends, whatever happens. Where there is no such file system, tables go throug
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -45,13 +46,17 @@ def put(table: pa.Table, directory: str | None) -> str | None:
     """Write ``table`` into ``directory`` (in a worker); None if it must go through the pipe."""
     if directory is None:
         return None
+    path = None
     try:
         handle, path = tempfile.mkstemp(suffix=".arrow", dir=directory)
         os.close(handle)  # the name is ours; Arrow reopens it for writing
         with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
             writer.write_table(table)
-    except OSError:
-        return None  # shared memory full or gone: the table goes through the pipe
+    except OSError:  # shared memory full (a small /dev/shm in a container) or gone
+        if path is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        return None  # the table goes through the pipe
     return path
 
 

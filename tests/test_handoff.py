@@ -76,3 +76,14 @@ def test_an_interrupted_run_removes_its_directory(tmp_path: Path) -> None:
     next(batches)
     batches.close()  # the consumer stops early (an error, ^C, a broken pipe)
     assert _ours() == before
+
+
+@needs_shm
+def test_a_full_shared_memory_falls_back_to_the_pipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    def full(*_args: object, **_kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with handoff.Handoff() as box:
+        monkeypatch.setattr(pa.ipc, "new_file", full)
+        assert handoff.put(pa.table({"a": [1]}), box.directory) is None
+        assert os.listdir(box.directory) == []  # no partial file is left
