@@ -1,9 +1,12 @@
 """Stream log files into event-table record batches, in parallel, with bounded memory.
 
-One thread reads each input in fixed-size chunks that end on a line boundary (decompressing
-``.gz`` and archive members on the way); worker threads parse chunks with Arrow kernels, which
-release the GIL; results are stitched back in order, so a record that spans two chunks comes
-out whole. At most a few chunks are in flight at any time, whatever the input size.
+Each input is cut into chunks of about 4 MiB that end on a line boundary. A plain file is cut
+into byte ranges (only a small window around each cut is read here) and every worker reads its
+own range; compressed files and archive members are read and decompressed by the main process
+and their chunks sent to the workers. Workers are processes where ``fork`` works (threads
+otherwise); they parse with Arrow and numpy kernels and hand their tables back through shared
+memory (``handoff``). Results are stitched back in order, so a record that spans two chunks
+comes out whole. At most a few chunks are in flight at any time, whatever the input size.
 
 Every physical line is accounted for in ``FileStats``: it is inside exactly one record
 (``record_lines``), or blank (``blank_lines``). ``lines == record_lines + blank_lines``.
