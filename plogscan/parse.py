@@ -149,9 +149,6 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     blank = (byte_lengths(lines) == 0) | pc.fill_null(pc.utf8_is_space(lines), False).to_numpy(
         zero_copy_only=False)
     spans = match_lines(lines, blank, fset)
-    message = slice_from(lines, spans.msg_start)
-    if blank.any():  # whitespace-only lines inside a record read as empty lines
-        message = pc.if_else(pa.array(blank), pa.scalar("", LARGE), message)
     fmt = spans.fmt
     is_text_kind = ctx.kind in _TEXT_KINDS
     start = fmt >= 0
@@ -175,7 +172,8 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
         head_end = 0
     elif head_end:
         lead = int(head_nonblank[0])
-        text = "\n".join(message.slice(lead, head_end - lead).to_pylist())
+        text = "\n".join(_line_messages(lines, spans.msg_start, blank, lead, head_end)
+                         .to_pylist())
         head = Head(text, int(lineno[lead]), int(lineno[head_end - 1] - lineno[lead] + 1), lead,
                     bool(long_line[:head_end].any()))
     starts = np.flatnonzero(start)
@@ -192,7 +190,9 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     lead_blank = int(blank[head_end:first_start].sum())  # before the first record
     inner_blank = int(sum_blank_inside(blank, starts, last))
     trailing_blank = int(blank[last[-1] + 1:].sum()) if len(starts) else 0
-    records = _assemble(lines, spans, message, ctx, fset, starts, last, lineno, record_lines,
+    glued = n != n_physical
+    messages = _record_messages(buf, lines, spans.msg_start, blank, starts, last, glued)
+    records = _assemble(lines, spans, messages, ctx, fset, starts, last, lineno, record_lines,
                         long_line)
     unparsed = int(record_lines[spans.fmt[starts] < 0].sum())  # "unparsed" and "text" records
     ts_invalid = records.column("ts_invalid").to_numpy(zero_copy_only=False)
@@ -234,8 +234,67 @@ def sum_blank_inside(blank: np.ndarray, starts: np.ndarray, last: np.ndarray) ->
     return int((cum[last + 1] - cum[starts]).sum())
 
 
-def _messages(message: pa.Array, starts: np.ndarray, last: np.ndarray) -> pa.Array:
-    """Record messages: the first line's message joined with its continuation lines."""
+def _line_messages(lines: pa.Array, msg_start: np.ndarray, blank: np.ndarray, lo: int,
+                   hi: int) -> pa.Array:
+    """The message part of lines ``lo..hi-1``; whitespace-only lines read as empty lines."""
+    part = slice_from(lines.slice(lo, hi - lo), msg_start[lo:hi])
+    if blank[lo:hi].any():
+        part = pc.if_else(pa.array(blank[lo:hi]), pa.scalar("", LARGE), part)
+    return part
+
+
+def _record_messages(buf: bytes, lines: pa.Array, msg_start: np.ndarray, blank: np.ndarray,
+                     starts: np.ndarray, last: np.ndarray, glued: bool) -> pa.Array:
+    """Record messages: the first line's message joined with its continuation lines by
+    newlines.
+
+    That is a byte range of the chunk as written (from the first line's message to the end
+    of the last line), so all records are cut out in one pass. Where the text as written
+    differs from the joined messages (a split glued line, a continuation line that lost a
+    prefix such as ``[rank0]:``, a whitespace-only line inside a record) the messages are
+    joined line by line instead.
+    """
+    offsets, _ = line_buffers(lines)
+    lengths = np.diff(offsets)
+    multi = last > starts
+    if glued or (multi.any() and _rewritten_inside(msg_start, blank, lengths, starts, last)):
+        return _joined_messages(_line_messages(lines, msg_start, blank, 0, len(lines)),
+                                starts, last)
+    line_start = offsets[:-1] - offsets[0] + np.arange(len(lines))  # where lines begin in buf
+    begin = line_start[starts] + np.minimum(msg_start[starts], lengths[starts])
+    end = line_start[last] + lengths[last]
+    return _byte_ranges(buf, begin, end)
+
+
+def _rewritten_inside(msg_start: np.ndarray, blank: np.ndarray, lengths: np.ndarray,
+                      starts: np.ndarray, last: np.ndarray) -> bool:
+    """Whether a continuation line's message is not the line as written."""
+    changed = (msg_start > 0) | (blank & (lengths > 0))
+    if not changed.any():
+        return False
+    cum = np.concatenate([[0], np.cumsum(changed)])
+    return bool(((cum[last + 1] - cum[starts + 1]) > 0).any())
+
+
+def _byte_ranges(buf: bytes, begin: np.ndarray, end: np.ndarray) -> pa.LargeStringArray:
+    """``buf[begin[i]:end[i]]`` for sorted, non-overlapping ranges, as one string array."""
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    count = len(begin)
+    sizes = end - begin
+    counts = np.empty(2 * count, np.int64)
+    counts[0::2] = begin - np.concatenate([[0], end[:-1]])
+    counts[1::2] = sizes
+    keep = np.zeros(2 * count, bool)
+    keep[1::2] = True
+    stop = int(end[-1]) if count else 0
+    values = raw[:stop][np.repeat(keep, counts)]
+    offsets = np.zeros(count + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return pa.LargeStringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(values))
+
+
+def _joined_messages(message: pa.Array, starts: np.ndarray, last: np.ndarray) -> pa.Array:
+    """Record messages from per-line messages: each record's lines joined with newlines."""
     n = len(message)
     multi = last > starts
     if len(starts) == n:
@@ -243,7 +302,6 @@ def _messages(message: pa.Array, starts: np.ndarray, last: np.ndarray) -> pa.Arr
     first = message.take(pa.array(starts))
     if not multi.any():
         return first
-    member = np.zeros(n, bool)
     for_rows = np.flatnonzero(multi)
     # members of multi-line records: from start to last, inclusive (interior blanks kept)
     delta = np.zeros(n + 1, np.int64)
@@ -283,7 +341,7 @@ def _fixed_values(fset: FormatSet, fmt_idx: np.ndarray, level: pa.Array,
     return level, module
 
 
-def _assemble(lines: pa.Array, spans: Spans, message: pa.Array, ctx: FileContext,
+def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContext,
               fset: FormatSet, starts: np.ndarray, last: np.ndarray, lineno: np.ndarray,
               record_lines: np.ndarray, long_line: np.ndarray) -> pa.Table:
     count = len(starts)
@@ -307,7 +365,6 @@ def _assemble(lines: pa.Array, spans: Spans, message: pa.Array, ctx: FileContext
     fmt_names = names.take(pa.array(np.where(fmt_idx >= 0, fmt_idx, len(names) - 1)))
     level, module = _fixed_values(fset, fmt_idx, text("level"), text("module"))
     ts, ts_invalid = fv.timestamps(data, offsets, starts, *span("ts"))
-    messages = _messages(message, starts, last)
     truncated = np.zeros(count, bool)
     if long_line.any() and count:
         truncated = _segments_max(long_line.astype(np.int8), starts).astype(bool)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from plogscan.ingest import parse_text
 from plogscan.schema import EVENT_SCHEMA
@@ -119,3 +121,32 @@ def test_rank_and_device_hints_come_from_the_path() -> None:
 def test_content_rank_wins_over_the_path() -> None:
     (row,) = rows(L.STDOUT_PTA + "\n", "job/rank_0/train.log")
     assert row["rank"] == 1
+
+
+_MESSAGE_LINES = [*L.VALID_LINES, L.STDOUT_PTA, L.STDOUT_EXC, "\t", "  ", "[rank0]:   detail",
+                  "[rank1]: Traceback (most recent call last):", "    at x.py:3",
+                  L.HCCL_DEBUG + L.RUNTIME_ERROR]
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.sampled_from(_MESSAGE_LINES), max_size=30),
+       kind=st.sampled_from(["plog-debug", "stdout"]))
+def test_record_messages_cut_from_the_chunk_equal_the_joined_line_messages(
+        lines: list[str], kind: str) -> None:
+    """The one-pass cut of record messages gives what joining line messages gives."""
+    from plogscan import parse
+
+    text = "\n".join(lines)
+    path = "job/train.log" if kind == "stdout" else "debug/plog/plog-1_20260203100000000.log"
+    fast = parse_text(text, path)
+    def line_by_line(buf, lines_, msg_start, blank, starts, last, glued):
+        every = parse._line_messages(lines_, msg_start, blank, 0, len(lines_))
+        return parse._joined_messages(every, starts, last)
+
+    original = parse._record_messages
+    try:
+        parse._record_messages = line_by_line
+        joined = parse_text(text, path)
+    finally:
+        parse._record_messages = original
+    assert fast.column("message").to_pylist() == joined.column("message").to_pylist()
