@@ -107,7 +107,7 @@ def _event_writer(path: str) -> EventWriter:
 
 
 def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
-        rules: RuleSet | None = None, workers: int | None = None,
+        rules: RuleSet | None = None, workers: int | None = None, processes: bool = False,
         on_progress: Callable[[str, int], None] | None = None,
         events_out: str | None = None, context_lines: int = 3, lang: str = "en") -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
@@ -118,7 +118,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         raise InputError(f"unknown --fail-on level '{fail_on}'",
                          help="valid choices are: " + ", ".join(FAIL_ON))
     ruleset = (rules if rules is not None else load_rules(list(rules_dirs))).localized(lang)
-    ingest = Ingest(workers=workers, on_progress=on_progress)
+    ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes)
     overview = Overview()
     unexplained = Unexplained()
     writer = _event_writer(events_out) if events_out else None

@@ -131,3 +131,22 @@ def test_events_out_is_not_left_behind_when_nothing_was_read(tmp_path: Path) -> 
     out = tmp_path / "events.parquet"
     result = invoke("diagnose", str(tmp_path / "missing"), "--events-out", str(out), "--quiet")
     assert result.exit_code == 2 and not out.exists()
+
+
+def test_threads_and_processes_write_the_same_table(logs: Path, tmp_path: Path) -> None:
+    tables = {}
+    for mode in ("threads", "processes"):
+        out = tmp_path / f"{mode}.parquet"
+        result = invoke("ingest", str(logs), "-o", str(out), "--quiet", "--workers", "2",
+                        "--parallel", mode)
+        assert result.exit_code == 0, result.output
+        tables[mode] = pq.read_table(out)
+    assert tables["threads"].num_rows == 7
+    assert tables["threads"].equals(tables["processes"])
+
+
+def test_an_unknown_parallel_mode_is_refused_with_the_choices(logs: Path, tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["ingest", str(logs), "-o", str(tmp_path / "e.parquet"),
+                                      "--parallel", "fibers"])
+    assert result.exit_code == 2
+    assert "threads" in result.output and "processes" in result.output

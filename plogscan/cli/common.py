@@ -105,4 +105,9 @@ paths_argument = click.argument("paths", nargs=-1, required=True, metavar="PATH.
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress bar on stderr.")
 workers_option = click.option(
     "--workers", type=click.IntRange(1, 64), default=None, envvar="PLOGSCAN_WORKERS",
-    show_envvar=True, help="Parser threads (default: one per CPU core).")
+    show_envvar=True, help="Parser workers (default: one per CPU core).")
+parallel_option = click.option(
+    "--parallel", type=click.Choice(["threads", "processes"]), default="threads",
+    envvar="PLOGSCAN_PARALLEL", show_envvar=True, show_default=True,
+    help="How the workers run: threads share one process and use the least CPU in all; "
+         "processes need no interpreter lock and hand parsed chunks back through /dev/shm.")

@@ -10,6 +10,7 @@ import click
 from plogscan.cli.common import (
     cannot_write,
     input_size,
+    parallel_option,
     paths_argument,
     prepare_output,
     quiet_option,
@@ -50,10 +51,11 @@ from plogscan.report import Format, render, write_all
               help="Terminal report width (default: the terminal's, 80 when piped).")
 @quiet_option
 @workers_option
+@parallel_option
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,
             baseline_path: str | None, lang: str | None, verbose: bool, width: int | None,
-            quiet: bool, workers: int | None) -> None:
+            quiet: bool, workers: int | None, parallel: str) -> None:
     """Diagnose a failed Ascend job from its logs.
 
     PATH may be files, directories, globs, .gz files, .tar/.tar.gz/.tgz/.zip
@@ -89,6 +91,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
                       ) as advance:
         try:
             diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
+                            processes=parallel == "processes",
                             on_progress=advance, events_out=events_out,
                             lang=lang or locale_lang())
         except NothingRead as err:

@@ -7,6 +7,7 @@ import click
 from plogscan.cli.common import (
     input_size,
     nothing_read,
+    parallel_option,
     paths_argument,
     quiet_option,
     report_problems,
@@ -36,10 +37,11 @@ from plogscan.ingest import Ingest
               show_default=True, help="Output format.")
 @quiet_option
 @workers_option
+@parallel_option
 def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str, ...],
             pids: tuple[int, ...], ranks: tuple[int, ...], grep: str | None, since: str | None,
             until: str | None, limit: int | None, fmt: str, quiet: bool,
-            workers: int | None) -> None:
+            workers: int | None, parallel: str) -> None:
     """Print parsed log records, filtered, as a table, CSV or JSON Lines.
 
     PATH may be logs (files, directories, globs, archives) or a .parquet file
@@ -61,7 +63,8 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
     stopped_early = False
     log_paths = [p for p in paths if not is_parquet(p)]
     with progress_bar(not quiet and bool(log_paths), input_size(log_paths)) as advance:
-        ingest = Ingest(workers=workers, on_progress=advance)
+        ingest = Ingest(workers=workers, on_progress=advance,
+                        processes=parallel == "processes")
         for batch in event_batches(list(paths), ingest):
             if limit is not None and printed >= limit:
                 stopped_early = True

@@ -10,6 +10,7 @@ from plogscan.cli.common import (
     cannot_write,
     input_size,
     nothing_read,
+    parallel_option,
     paths_argument,
     prepare_output,
     quiet_option,
@@ -30,8 +31,9 @@ from plogscan.stats_table import render_stats
 @click.option("--stats", is_flag=True, help="Print per-file accounting to stdout.")
 @quiet_option
 @workers_option
+@parallel_option
 def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
-            workers: int | None) -> None:
+            workers: int | None, parallel: str) -> None:
     """Parse logs into one event table and save it as Parquet.
 
     PATH may be files, directories (searched recursively), globs, .gz files and
@@ -45,7 +47,8 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
     """
     prepare_output(output, "event table", inputs=paths)
     with progress_bar(not quiet, input_size(paths)) as advance:
-        ingest = Ingest(workers=workers, on_progress=advance)
+        ingest = Ingest(workers=workers, on_progress=advance,
+                        processes=parallel == "processes")
         try:
             writer = EventWriter(output)
             try:
