@@ -28,6 +28,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+import numpy as np
 import pyarrow as pa
 
 from plogscan import handoff
@@ -94,13 +95,23 @@ def clean(data: bytes) -> tuple[bytes, int, int]:
         data = data.replace(b"\x00", b"")
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
-    try:
-        data.decode("utf-8")
+    if _valid_utf8(data):
         return data, nul, 0
-    except UnicodeDecodeError:
-        text = data.decode("utf-8", errors="replace")
-        already = data.count("\ufffd".encode())
-        return text.encode("utf-8"), nul, text.count("\ufffd") - already
+    text = data.decode("utf-8", errors="replace")
+    already = data.count("\ufffd".encode())
+    return text.encode("utf-8"), nul, text.count("\ufffd") - already
+
+
+def _valid_utf8(data: bytes) -> bool:
+    """Arrow's UTF-8 check: faster than ``bytes.decode`` and it releases the GIL."""
+    offsets = pa.py_buffer(np.array([0, len(data)], np.int64))
+    raw = pa.LargeBinaryArray.from_buffers(pa.large_binary(), 1, [None, offsets,
+                                                                  pa.py_buffer(data)])
+    try:
+        raw.cast(pa.large_string())
+    except pa.ArrowInvalid:
+        return False
+    return True
 
 
 # Columns that hold one value per file: workers leave them out of what they send back, and

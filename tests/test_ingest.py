@@ -139,3 +139,16 @@ def test_truncated_gzip_keeps_what_was_readable(tmp_path: Path) -> None:
 def test_parse_text_classifies_by_path() -> None:
     table = parse_text(L.STDOUT_PTA + "\n", "job/train_rank1.log")
     assert table.column("kind").to_pylist() == ["stdout"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.one_of(st.binary(max_size=64), st.text(max_size=32).map(str.encode)))
+def test_the_utf8_check_agrees_with_python(data: bytes) -> None:
+    from plogscan.ingest import _valid_utf8
+
+    try:
+        data.decode("utf-8")
+        expected = True
+    except UnicodeDecodeError:
+        expected = False
+    assert _valid_utf8(data) is expected
