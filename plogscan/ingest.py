@@ -153,6 +153,7 @@ def _parse_range(part: _Range, ctx: FileContext, fset: FormatSet | None,
 
 
 RANGE_SCAN_BYTES = 1 << 20  # a line longer than this near a cut sends the file to read_chunks
+CUT_PEEK_BYTES = 16 << 10
 
 
 def plan_ranges(stream: BinaryIO, chunk_bytes: int) -> list[_Range] | None:
@@ -168,8 +169,11 @@ def plan_ranges(stream: BinaryIO, chunk_bytes: int) -> list[_Range] | None:
         pos = chunk_bytes
         while pos < size:
             stream.seek(pos)
-            window = stream.read(RANGE_SCAN_BYTES)
+            window = stream.read(min(CUT_PEEK_BYTES, RANGE_SCAN_BYTES))  # lines are short
             newline = window.find(b"\n")
+            if newline < 0:
+                window += stream.read(RANGE_SCAN_BYTES - len(window))
+                newline = window.find(b"\n")
             if newline < 0 and pos + len(window) >= size:
                 break  # the rest of the file is its last line
             if newline < 0:
