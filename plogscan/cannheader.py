@@ -58,6 +58,27 @@ def applies_to(pattern: str) -> bool:
     return pattern == YAML_PATTERN
 
 
+# The bodies of formats/cann.yaml that ``tagged_thread_ids`` reproduces (a subset of their
+# shapes: what it does not recognise is left to the regexes).
+TAGGED_TID_BODIES = (
+    (r"\[[A-Za-z_]\w*\]\[[Tt]id:(?P<tid>\d+)\] ?| ?\(tid:(?P<tid_2>\d+)\) ?"
+     r"|tid:(?P<tid_3>\d+),"),
+    r"\[[Tt]id:(?P<tid>\d+)\] ?",
+)
+_BODY_WINDOW = 48
+_WORD = np.zeros(256, bool)
+_WORD[list(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")] = True
+_WORD_START = _WORD.copy()
+_WORD_START[list(b"0123456789")] = False
+
+
+def bodies_apply(bodies: list[tuple[str, bool, bool]]) -> bool:
+    """True when the format's bodies are the ones ``tagged_thread_ids`` was written for:
+    (pattern, when_src_file_missing, when_tid_missing) in order."""
+    tid_bodies = [b[0] for b in bodies if b[2]]
+    return tuple(tid_bodies) == TAGGED_TID_BODIES and all(not b[1] for b in bodies if b[2])
+
+
 def _byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """The byte at ``pos`` of each line (absolute offsets), 0 past the line's end."""
     inside = pos < ends
@@ -109,7 +130,78 @@ def _thread_id(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     return tid_start, tid_len, end, undecided
 
 
-def match(lines: pa.Array) -> HeaderSpans:
+def tagged_thread_ids(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                   np.ndarray]:
+    """``[Func][tid:N] ?``, `` ?(tid:N) ?`` and ``[tid:N] ?`` at the start of each window row:
+    the tagged-tid and bare-tid bodies of formats/cann.yaml. Their first bytes differ and at
+    most one can match, so the one found is the one the regexes would take.
+
+    Returns (tid start, tid length, end, found), as window columns. Rows not found are left
+    to the regexes (other shapes, or a part that runs past the window).
+    """
+    n, width = window.shape
+    at = np.arange(n)
+    cols = np.arange(width)[None, :]
+    nondigit = (window - np.uint8(48)) > 9
+
+    def byte(col: np.ndarray) -> np.ndarray:
+        return np.where(col < width, window[at, np.minimum(col, width - 1)], 0)
+
+    def digits_end(begin: np.ndarray) -> np.ndarray:
+        """First non-digit at or after ``begin``; ``width`` when there is none."""
+        stop = nondigit & (cols >= begin[:, None])
+        col = stop.argmax(axis=1)
+        return np.where(stop[at, col], col, width)
+
+    def is_tid(col: np.ndarray) -> np.ndarray:  # "[Tt]id:"
+        return (((byte(col) == 84) | (byte(col) == 116)) & (byte(col + 1) == 105)
+                & (byte(col + 2) == 100) & (byte(col + 3) == 58))
+
+    def closed(begin: np.ndarray, closer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Digits from ``begin`` then ``closer`` then an optional space."""
+        end = digits_end(begin)
+        ok = (end > begin) & (end < width - 1) & (byte(end) == closer)
+        return ok, end, end + 1 + (byte(end + 1) == _SPACE)
+
+    # "[Func][tid:N]": the word run after "[" must end at "]".
+    nonword = ~_WORD[window]
+    word_end = nonword[:, 2:].argmax(axis=1) + 2
+    func = ((window[:, 0] == _OPEN) & _WORD_START[window[:, 1]] & nonword[at, word_end]
+            & (byte(word_end) == _CLOSE) & (byte(word_end + 1) == _OPEN)
+            & is_tid(word_end + 2))
+    func_ok, func_stop, func_end = closed(word_end + 6, _CLOSE)
+    func &= func_ok
+    # " (tid:N)" or "(tid:N)"
+    lead = (window[:, 0] == _SPACE).astype(np.int64)
+    paren = (byte(lead) == 40) & (byte(lead + 1) == 116) & is_tid(lead + 1)
+    paren_ok, paren_stop, paren_end = closed(lead + 5, 41)
+    paren &= paren_ok & ~func
+    # "[tid:N]"
+    bare = (window[:, 0] == _OPEN) & is_tid(np.ones(n, np.int64)) & ~func
+    bare_ok, bare_stop, bare_end = closed(np.full(n, 5), _CLOSE)
+    bare &= bare_ok
+    found = func | paren | bare
+    tid_start = np.select([func, paren, bare], [word_end + 6, lead + 5, np.full(n, 5)], -1)
+    tid_stop = np.select([func, paren, bare], [func_stop, paren_stop, bare_stop], -1)
+    end = np.select([func, paren, bare], [func_end, paren_end, bare_end], 0)
+    found &= end < width  # the optional space after the part was seen
+    return tid_start, np.where(found, tid_stop - tid_start, 0), end, found
+
+
+def _apply_tagged(data: np.ndarray, base: np.ndarray, ends: np.ndarray, rows: np.ndarray,
+                  msg: np.ndarray, tid_start: np.ndarray, tid_len: np.ndarray) -> None:
+    """Thread ids that the tagged-tid bodies would take off the messages of ``rows``."""
+    if len(rows) == 0:
+        return
+    window = _window(data, base[rows] + msg[rows], ends[rows], _BODY_WINDOW)
+    t_start, t_len, t_end, found = tagged_thread_ids(window)
+    hit = rows[found]
+    tid_start[hit] = msg[hit] + t_start[found]
+    tid_len[hit] = t_len[found]
+    msg[hit] = msg[hit] + t_end[found]
+
+
+def match(lines: pa.Array, tagged_bodies: bool = False) -> HeaderSpans:
     """Spans of every line that carries a CANN header (the YAML pattern's, exactly)."""
     spans = pc.extract_regex_span(lines, ONE_PASS)
     valid = spans.is_valid().to_numpy(zero_copy_only=False)
@@ -154,6 +246,9 @@ def match(lines: pa.Array) -> HeaderSpans:
         tid_len[block] = t_len
         h = part + t_end
         msg[block] = h + (_byte_at(data, ends[block], base[block] + h) == _SPACE)
+        if tagged_bodies:
+            _apply_tagged(data, base, ends, block[(t_start < 0) & ~undecided[block]],
+                          msg, tid_start, tid_len)
     start["tid"], length["tid"] = tid_start, tid_len
     if not undecided.any():
         return HeaderSpans(rows, start, length, msg, rows[:0])

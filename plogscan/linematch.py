@@ -124,7 +124,8 @@ def _match_primary(lines: pa.Array, primary: LineFormat, rows: np.ndarray, out: 
 
 def _match_cann(lines: pa.Array, primary: LineFormat, out: Spans) -> np.ndarray:
     """The CANN header through its fast path (same spans as the regex)."""
-    found = cannheader.match(lines)
+    bodies = [(b.pattern, b.when_src_file_missing, b.when_tid_missing) for b in primary.bodies]
+    found = cannheader.match(lines, tagged_bodies=cannheader.bodies_apply(bodies))
     rows = found.rows
     for name, starts in found.start.items():
         out.start[name][rows] = starts

@@ -165,3 +165,55 @@ def test_split_tagged_tid_bodies_equal_the_single_pattern(messages: list[str]) -
     second = _tid_and_end(bodies["bare-tid"], messages)
     combined = [a if a is not None else b for a, b in zip(first, second, strict=True)]
     assert combined == _tid_and_end(_SINGLE_TID_BODY, messages)
+
+
+def _match_both_ways(lines: list[str]) -> tuple[Spans, Spans]:
+    from plogscan import linematch
+
+    arr = pa.array(lines, pa.large_string())
+    blank = np.array([not line.strip() for line in lines])
+    fast = linematch.match_lines(arr, blank, builtin_formats())
+    original = cannheader.applies_to
+    try:
+        cannheader.applies_to = lambda pattern: False  # the YAML regexes only
+        slow = linematch.match_lines(arr, blank, builtin_formats())
+    finally:
+        cannheader.applies_to = original
+    return fast, slow
+
+
+_body_tail = st.builds(
+    lambda sp, head, mid, num, close, rest: sp + head + mid + num + close + rest,
+    st.sampled_from(["", " ", "  "]),
+    st.sampled_from(["[Func]", "[_f9]", "[9f]", "[tid]", "[", "(", " (", "", "[a b]"]),
+    st.sampled_from(["[tid:", "[Tid:", "(tid:", "tid:", "[tId:", "", "[tid"]),
+    st.text("0123456789", max_size=8),
+    st.sampled_from(["]", ")", ",", "] ", ") ", "]x", "", "]]"]),
+    st.sampled_from(["", " m", "  m", "x" * 40]),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["[a.cc:1]", "[a.cc:1] 7 ", "[a.cc:1]7 ", ""]),
+                          _body_tail), min_size=1, max_size=20))
+def test_tagged_thread_ids_equal_the_body_regexes(parts: list[tuple[str, str]]) -> None:
+    lines = [f"{_HEAD} {block}{tail}" for block, tail in parts]
+    fast, slow = _match_both_ways(lines)
+    for i, line in enumerate(lines):
+        assert fast.fmt[i] == slow.fmt[i], line
+        assert fast.msg_start[i] == slow.msg_start[i], line
+        for name in FIELDS:
+            got = (fast.start[name][i], fast.length[name][i] if fast.start[name][i] >= 0 else 0)
+            want = (slow.start[name][i], slow.length[name][i] if slow.start[name][i] >= 0 else 0)
+            assert got == want, (name, line)
+
+
+def test_tagged_thread_id_shapes_are_found() -> None:
+    rows = [b"[ProcessTask][tid:16768] task", b" (tid:9) x", b"[Tid:5]y", b"[x]", b"tid:4,"]
+    window = np.zeros((len(rows), 48), np.uint8)
+    for i, row in enumerate(rows):
+        window[i, :len(row)] = np.frombuffer(row, np.uint8)
+    start, length, end, found = cannheader.tagged_thread_ids(window)
+    assert found.tolist() == [True, True, True, False, False]
+    assert [rows[i][start[i]:start[i] + length[i]] for i in range(3)] == [b"16768", b"9", b"5"]
+    assert end[:3].tolist() == [25, 9, 7]
