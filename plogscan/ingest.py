@@ -144,6 +144,9 @@ def _parse_range(part: _Range, ctx: FileContext, fset: FormatSet | None,
         data, problem = b"", f"read stopped at byte {part.start}: {type(err).__name__}: {err}"
     if problem is None and len(data) < part.end - part.start:
         problem = f"read stopped at byte {part.start + len(data)}: the file became shorter"
+    if not data:  # nothing could be read: no line to count (an empty chunk is one line)
+        nothing = ChunkResult(records=EVENT_SCHEMA.empty_table(), head=None)
+        return _Cleaned(nothing, 0, 0, relative_lines=True, problem=problem)
     if data.endswith(b"\n"):
         data = data[:-1]
     cleaned = _parse(_Chunk(data, 1, part.open_record), ctx, fset, shared)

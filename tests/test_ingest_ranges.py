@@ -104,3 +104,15 @@ def test_a_file_that_shrinks_while_read_is_reported(tmp_path: Path) -> None:
     part = ranges[1]
     cleaned = ingest_module._parse_range(part, FileContext(str(path), "plog-debug"), None)
     assert cleaned.problem is not None and "became shorter" in cleaned.problem
+
+
+def test_a_range_that_cannot_be_read_counts_no_line(tmp_path: Path) -> None:
+    path = tmp_path / "plog-1_20260101000000000.log"
+    path.write_bytes(("\n".join(L.VALID_LINES * 20) + "\n").encode())
+    with open(path, "rb") as stream:
+        ranges = plan_ranges(stream, 200)
+    assert ranges is not None
+    path.unlink()
+    cleaned = ingest_module._parse_range(ranges[1], FileContext(str(path), "plog-debug"), None)
+    assert cleaned.result.lines == 0 and cleaned.result.records.num_rows == 0
+    assert cleaned.problem is not None and "FileNotFoundError" in cleaned.problem
