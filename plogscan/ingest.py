@@ -39,6 +39,9 @@ from plogscan.parse import ChunkResult, FileContext, Head, parse_chunk
 from plogscan.schema import EVENT_SCHEMA, SourceKind
 
 CHUNK_BYTES = 4 << 20
+# Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
+# row group (about ten chunks' worth of rows), few enough to keep memory bounded.
+INFLIGHT_PER_WORKER = 4
 MAX_LINE_BYTES = 64 << 20  # a longer physical line keeps its first 64 MiB
 _READ_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile, tarfile.TarError, zipfile.BadZipFile,
                 OSError, ValueError)
@@ -282,7 +285,7 @@ class Ingest:
         with self._pool() as pool, handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box:
             self._shared = box.directory
             inflight: deque[tuple[_FileState, Future[_Cleaned], bool]] = deque()
-            limit = self.workers * 2
+            limit = self.workers * INFLIGHT_PER_WORKER
             for ctx, stream in inputs:
                 state = _FileState(ctx)
                 ranges = plan_ranges(stream, self.chunk_bytes)
