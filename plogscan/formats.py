@@ -238,12 +238,14 @@ def load_formats(paths: Sequence[Path] | None = None, *, check: bool = True) -> 
 
 def check_samples(fset: FormatSet) -> None:
     """Parse every sample line with the real parser; raise if any field differs."""
-    from plogscan.parse import parse_sample  # the parser depends on this module
+    from plogscan.parse import parse_sample, parse_samples  # the parser depends on this module
 
     errors: list[FormatError] = []
+    every = [line for fmt in fset.formats for line, _, _ in fmt.samples]
+    parsed = iter(parse_samples(every, fset) or [parse_sample(line, fset) for line in every])
     for fmt in fset.formats:
         for line, expected, where in fmt.samples:
-            got = parse_sample(line, fset)
+            got = next(parsed)
             if got.get("fmt") != fmt.name:
                 errors.append(FormatError(
                     f"sample is parsed by format '{got.get('fmt')}', not '{fmt.name}'",

@@ -72,3 +72,15 @@ def test_a_sample_that_matches_no_format_is_reported(tmp_path: Path) -> None:
     text = PRIMARY.replace("[INFO] GE(1,p)", "INFO GE 1 p")
     with pytest.raises(ErrorGroup, match="1 error"):
         load_formats([_write(tmp_path, text)])
+
+
+def test_samples_parsed_together_equal_samples_parsed_one_by_one() -> None:
+    from plogscan.parse import parse_sample, parse_samples
+
+    fset = builtin_formats()
+    lines = [line for fmt in fset.formats for line, _, _ in fmt.samples]
+    together = parse_samples(lines, fset)
+    assert together is not None
+    assert together == [parse_sample(line, fset) for line in lines]
+    # A line that continues the one before cannot be checked in the batch: one by one then.
+    assert parse_samples([lines[0], "    continued"], fset) is None
