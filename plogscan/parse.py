@@ -31,7 +31,8 @@ _INT_FIELDS = {"pid": pa.int64(), "tid": pa.int64(), "src_line": pa.int32(),
 # Two records glued on one physical line (a lost newline): split before the second header.
 _GLUE_RE2 = r".\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*\(-?\d+,[^)]*\):"
 _GLUE_TAGS = ("[ERROR]", "[WARNING]", "[INFO]", "[DEBUG]", "[EVENT]", "[TRACE]")
-_TAG_INITIALS = np.frombuffer(b"EWIDT", dtype=np.uint8)
+_TAG_INITIAL = np.zeros(256, bool)  # first letters of the level tags
+_TAG_INITIAL[list(b"EWIDT")] = True
 _GLUE_PY = re.compile(r"(?<=.)(?=\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*"
                       r"\(-?\d+,[^)]*\):)")
 
@@ -87,7 +88,7 @@ def _glue_suspects(buf: bytes) -> np.ndarray:
     brackets = np.flatnonzero(raw == 91)
     brackets = brackets[(brackets > 0) & (brackets + 1 < len(raw))]
     # Only a "[" not at a line start and followed by a tag's first letter can glue.
-    brackets = brackets[(raw[brackets - 1] != 10) & np.isin(raw[brackets + 1], _TAG_INITIALS)]
+    brackets = brackets[(raw[brackets - 1] != 10) & _TAG_INITIAL[raw[brackets + 1]]]
     found = np.zeros(len(brackets), bool)
     for tag in _GLUE_TAGS:
         inside = brackets + len(tag) <= len(raw)
