@@ -137,12 +137,13 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
                     raise _cannot_write_events(events_out, err) from None
             yield batch
 
+    findings = None
     try:
         findings = scan(watched(), ruleset)
     finally:
         if writer is not None:
             try:
-                writer.close()
+                writer.close(ingest.summary if findings is not None else None)
             except OSError as err:
                 raise _cannot_write_events(events_out, err) from None
     summary = ingest.summary

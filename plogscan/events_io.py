@@ -6,6 +6,8 @@ Parquet is read batch by batch, so memory stays bounded.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pyarrow.parquet as pq
 
 from plogscan.errors import InputError
 from plogscan.ingest import Ingest
+from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.schema import EVENT_SCHEMA
 
 PARQUET_BATCH_ROWS = 65536
@@ -44,14 +47,43 @@ def read_parquet(path: str) -> Iterator[pa.RecordBatch]:
             schema=EVENT_SCHEMA)
 
 
+INPUTS_KEY = b"plogscan.inputs"  # Parquet footer key: the per-file accounting, as JSON
+
+
+def inputs_json(summary: IngestSummary) -> str:
+    """The per-file accounting of an ingest run, for the Parquet footer (deterministic)."""
+    return json.dumps({"files": [dataclasses.asdict(f) for f in summary.files],
+                       "skipped": [dataclasses.asdict(s) for s in summary.skipped]},
+                      sort_keys=True, separators=(",", ":"))
+
+
+def stored_inputs(path: str) -> tuple[list[FileStats], list[SkippedFile]]:
+    """The accounting ``ingest`` stored in an event table (none for tables without it)."""
+    try:
+        metadata = pq.read_metadata(path).metadata or {}
+        document = json.loads(metadata.get(INPUTS_KEY, b"{}"))
+        files = [FileStats(**{**f, "problems": tuple(f.get("problems", ()))})
+                 for f in document.get("files", [])]
+        skipped = [SkippedFile(**s) for s in document.get("skipped", [])]
+    except (OSError, pa.ArrowInvalid, ValueError, TypeError, AttributeError):
+        return [], []  # unreadable or foreign accounting: the table's rows still count
+    return files, skipped
+
+
 def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBatch]:
-    """Parquet inputs first (in the order given), then every other input through ``ingest``."""
+    """Parquet inputs first (in the order given), then every other input through ``ingest``.
+
+    The accounting stored in each table joins ``ingest``'s own, so reports on a table show the
+    files it was made from, as reports on the logs would."""
     tables = [p for p in paths if is_parquet(p)]
     logs = [p for p in paths if not is_parquet(p)]
     for path in tables:
+        files, skipped = stored_inputs(path)
+        ingest.absorb(files, skipped)
         yield from read_parquet(path)
     if logs:
         yield from ingest.batches(logs)
+    ingest.paths = tuple(paths)
 
 
 class EventWriter:
@@ -81,6 +113,9 @@ class EventWriter:
                                      row_group_size=PARQUET_WRITE_ROWS)
         self._pending, self._rows = [], 0
 
-    def close(self) -> None:
+    def close(self, inputs: IngestSummary | None = None) -> None:
+        """Write what is left; ``inputs`` (the run's accounting) goes into the footer."""
         self._flush()
+        if inputs is not None:
+            self._writer.add_key_value_metadata({INPUTS_KEY: inputs_json(inputs)})
         self._writer.close()

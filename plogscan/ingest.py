@@ -260,6 +260,11 @@ class Ingest:
         return IngestSummary(self.paths, tuple(self.files),
                              tuple(sorted(self.skipped, key=lambda s: s.path.split("/"))))
 
+    def absorb(self, files: Iterable[FileStats], skipped: Iterable[SkippedFile]) -> None:
+        """Add accounting made by an earlier run (stored in an event table)."""
+        self.files.extend(files)
+        self.skipped.extend(skipped)
+
     def batches(self, paths: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Every record of every input, file by file, in line order."""
         from plogscan.sources import Skipped, iter_inputs

@@ -150,3 +150,31 @@ def test_an_unknown_parallel_mode_is_refused_with_the_choices(logs: Path, tmp_pa
                                       "--parallel", "fibers"])
     assert result.exit_code == 2
     assert "threads" in result.output and "processes" in result.output
+
+
+def test_reports_on_an_event_table_show_the_files_it_was_made_from(logs: Path,
+                                                                    tmp_path: Path) -> None:
+    table = tmp_path / "events.parquet"
+    assert invoke("ingest", str(logs), "-o", str(table), "--quiet").exit_code == 0
+    direct = json.loads(invoke("diagnose", str(logs), "--format", "json", "--quiet").stdout)
+    stored = json.loads(invoke("diagnose", str(table), "--format", "json", "--quiet").stdout)
+    assert stored["inputs"]["paths"] == [str(table)]
+    for key in ("file_stats", "files", "lines", "records", "skipped_files", "unparsed_lines"):
+        assert stored["inputs"][key] == direct["inputs"][key], key
+    assert stored["inputs"]["files"] == 2
+
+
+def test_an_event_table_without_stored_accounting_still_reads(logs: Path, tmp_path: Path) -> None:
+    from plogscan.events_io import INPUTS_KEY, stored_inputs
+
+    table = tmp_path / "events.parquet"
+    assert invoke("ingest", str(logs), "-o", str(table), "--quiet").exit_code == 0
+    rows = pq.read_table(table)
+    for name, metadata in (("bare.parquet", None),
+                           ("broken.parquet", {INPUTS_KEY: b"{not json"}),
+                           ("foreign.parquet", {INPUTS_KEY: b'{"files": [{"x": 1}]}'})):
+        copy = tmp_path / name
+        pq.write_table(rows.replace_schema_metadata(metadata), copy)
+        assert stored_inputs(str(copy)) == ([], [])
+        result = invoke("diagnose", str(copy), "--format", "json", "--quiet")
+        assert json.loads(result.stdout)["inputs"]["records"] == 0  # nothing stored, no crash

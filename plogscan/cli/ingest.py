@@ -51,11 +51,13 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
                         processes=parallel == "processes")
         try:
             writer = EventWriter(output)
+            complete = False
             try:
                 for batch in ingest.batches(list(paths)):
                     writer.write(batch)
+                complete = True
             finally:
-                writer.close()
+                writer.close(ingest.summary if complete else None)
         except OSError as err:
             raise cannot_write("event table", output, err) from None
     summary = ingest.summary
