@@ -6,11 +6,14 @@ The CANN header pattern of ``formats/cann.yaml`` is neither: it has nine groups,
 optional spaces and thread-id shapes are ambiguous. This module matches an equivalent
 one-pass pattern with four groups (module, proc, src_file, src_line), derives level, pid and
 ts from where those groups lie, and reads the optional thread id after ``[file:line]`` from a
-small byte window with numpy. ``tests/test_cannheader.py`` checks that the spans equal those of
-the YAML pattern on generated and real lines.
+small byte window with numpy. Where the thread id is missing there, the common shapes of the
+format's tagged-tid bodies (``[Func][tid:N]``, ``(tid:N)``, ``[tid:N]``) are read the same way,
+so that those regexes only run on the few rows left. ``tests/test_cannheader.py`` checks that
+the spans equal those of the YAML patterns on generated and real lines.
 
 The fast path is used only while the YAML pattern is the one it was written for
-(``YAML_PATTERN``); an edited pattern goes through the generic regex path.
+(``YAML_PATTERN``), and the body shortcut only while the bodies are (``TAGGED_TID_BODIES``);
+edited patterns go through the generic regex path.
 """
 
 from __future__ import annotations

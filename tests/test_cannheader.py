@@ -52,7 +52,10 @@ def assert_same(lines: list[str]) -> None:
 
 def test_the_fast_path_is_used_for_the_builtin_header() -> None:
     """If this fails, formats/cann.yaml changed: update cannheader (and keep it exact)."""
-    assert cannheader.applies_to(builtin_formats().primary.pattern)
+    primary = builtin_formats().primary
+    assert cannheader.applies_to(primary.pattern)
+    assert cannheader.bodies_apply([(b.pattern, b.when_src_file_missing, b.when_tid_missing)
+                                    for b in primary.bodies])
     names = {field_of(g) for g in builtin_formats().primary.groups}
     assert names == {"level", "module", "pid", "proc", "ts", "src_file", "src_line", "tid"}
 
