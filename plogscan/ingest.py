@@ -294,22 +294,18 @@ class Ingest:
             for ctx, stream in inputs:
                 state = _FileState(ctx)
                 ranges = plan_ranges(stream, self.chunk_bytes)
-                tasks: Iterable[tuple[Callable[[], Future[_Cleaned]], int, bool]]
-                if ranges:
-                    tasks = self._range_tasks(pool, ranges, ctx, state)
-                    seen = True
-                else:
-                    chunks = list_ahead(read_chunks(stream, state, self.chunk_bytes))
-                    tasks = self._chunk_tasks(pool, chunks, ctx)
+                tasks = (self._range_tasks(pool, ranges, ctx, state) if ranges else
+                         self._chunk_tasks(pool, with_last(read_chunks(stream, state,
+                                                                       self.chunk_bytes)), ctx))
+                submitted = 0
                 for submit, size, is_last in tasks:
                     inflight.append((state, submit(), is_last))
+                    submitted += 1
                     if self.on_progress:
                         self.on_progress("bytes", size)
                     while len(inflight) > limit:
                         yield from self._drain(inflight.popleft())
-                if not ranges:
-                    seen = chunks.seen
-                if state.stats.get("bytes", 0) == 0 or not seen:
+                if not submitted:  # nothing to parse: finish it in its place in the order
                     while inflight:
                         yield from self._drain(inflight.popleft())
                     self._finish(state)
@@ -325,7 +321,7 @@ class Ingest:
                                                      self._shared)),
                    part.end - part.start, index == len(ranges) - 1)
 
-    def _chunk_tasks(self, pool: Executor, chunks: list_ahead, ctx: FileContext
+    def _chunk_tasks(self, pool: Executor, chunks: Iterator[tuple[_Chunk, bool]], ctx: FileContext
                      ) -> Iterator[tuple[Callable[[], Future[_Cleaned]], int, bool]]:
         for chunk, is_last in chunks:
             yield ((lambda c=chunk: pool.submit(_parse, c, ctx, self._task_formats, self._shared)),
@@ -423,22 +419,15 @@ class Ingest:
             self.on_progress("file", 0)
 
 
-class list_ahead:  # reads like a function at the call site
+def with_last(iterator: Iterator[_Chunk]) -> Iterator[tuple[_Chunk, bool]]:
     """Iterate with one item of look-ahead, yielding (item, is_last)."""
-
-    def __init__(self, iterator: Iterator[_Chunk]) -> None:
-        self.iterator = iterator
-        self.seen = False
-
-    def __iter__(self) -> Iterator[tuple[_Chunk, bool]]:
-        previous = None
-        for item in self.iterator:
-            if previous is not None:
-                yield previous, False
-            previous = item
-            self.seen = True
+    previous = None
+    for item in iterator:
         if previous is not None:
-            yield previous, True
+            yield previous, False
+        previous = item
+    if previous is not None:
+        yield previous, True
 
 
 def _restore_constants(result: ChunkResult, ctx: FileContext) -> None:
