@@ -97,16 +97,17 @@ def _window(data: np.ndarray, start: np.ndarray, end: np.ndarray, width: int) ->
     return matrix
 
 
-def _digit_runs(window: np.ndarray, starts: tuple[int, ...]) -> np.ndarray:
-    """For each start column: the column of the first non-digit at or after it, per row
-    (-1 when the window holds only digits from there on). Shape ``(len(starts), rows)``."""
-    nondigit = (window - np.uint8(48)) > 9  # bytes below "0" wrap around to large values
-    at = np.arange(len(window))
-    out = np.empty((len(starts), len(window)), np.int64)
-    for i, k in enumerate(starts):
-        col = nondigit[:, k:].argmax(axis=1) + k
-        out[i] = np.where(nondigit[at, col], col, -1)
-    return out
+def _digits_end(nondigit: np.ndarray, begin: np.ndarray) -> np.ndarray:
+    """Per row, the column of the first non-digit at or after ``begin``; the window's width
+    when there is none (the digits may go on past the window)."""
+    width = nondigit.shape[1]
+    stop = nondigit & (np.arange(width)[None, :] >= begin[:, None])
+    col = stop.argmax(axis=1)
+    return np.where(stop[np.arange(len(nondigit)), col], col, width)
+
+
+def _non_digits(window: np.ndarray) -> np.ndarray:
+    return (window - np.uint8(48)) > 9  # bytes below "0" wrap around to large values
 
 
 def _thread_id(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -116,17 +117,18 @@ def _thread_id(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     -1 where there is no thread id.
     """
     at = np.arange(len(window))
+    width = window.shape[1]
+    nondigit = _non_digits(window)
     lead = (window[:, 0] == _SPACE).astype(np.int64)
-    runs = _digit_runs(window, (0, 1, 2))
     # " 123 " or "123 ": digits, then a space that is required.
-    d_end = runs[lead, at]
-    plain = (d_end > lead) & (window[at, np.maximum(d_end, 0)] == _SPACE)
+    d_end = _digits_end(nondigit, lead)
+    plain = (d_end > lead) & (window[at, np.minimum(d_end, width - 1)] == _SPACE)
     # " [123]" or "[123]"
     bracket_open = window[at, lead] == _OPEN
-    b_end = runs[lead + 1, at]
+    b_end = _digits_end(nondigit, lead + 1)
     bracket = ~plain & bracket_open & (b_end > lead + 1) & (
-        window[at, np.maximum(b_end, 0)] == _CLOSE)
-    undecided = (d_end < 0) | (bracket_open & (b_end < 0))
+        window[at, np.minimum(b_end, width - 1)] == _CLOSE)
+    undecided = (d_end >= width) | (bracket_open & (b_end >= width))
     tid_start = np.where(plain, lead, np.where(bracket, lead + 1, -1))
     tid_len = np.where(plain, d_end - lead, np.where(bracket, b_end - lead - 1, 0))
     end = np.where(plain | bracket, np.where(plain, d_end, b_end) + 1, 0)
@@ -144,17 +146,10 @@ def tagged_thread_ids(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
     """
     n, width = window.shape
     at = np.arange(n)
-    cols = np.arange(width)[None, :]
-    nondigit = (window - np.uint8(48)) > 9
+    nondigit = _non_digits(window)
 
     def byte(col: np.ndarray) -> np.ndarray:
         return np.where(col < width, window[at, np.minimum(col, width - 1)], 0)
-
-    def digits_end(begin: np.ndarray) -> np.ndarray:
-        """First non-digit at or after ``begin``; ``width`` when there is none."""
-        stop = nondigit & (cols >= begin[:, None])
-        col = stop.argmax(axis=1)
-        return np.where(stop[at, col], col, width)
 
     def is_tid(col: np.ndarray) -> np.ndarray:  # "[Tt]id:"
         return (((byte(col) == 84) | (byte(col) == 116)) & (byte(col + 1) == 105)
@@ -162,7 +157,7 @@ def tagged_thread_ids(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nd
 
     def closed(begin: np.ndarray, closer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Digits from ``begin`` then ``closer`` then an optional space."""
-        end = digits_end(begin)
+        end = _digits_end(nondigit, begin)
         ok = (end > begin) & (end < width - 1) & (byte(end) == closer)
         return ok, end, end + 1 + (byte(end + 1) == _SPACE)
 

@@ -3,10 +3,11 @@
 Each input is cut into chunks of about 4 MiB that end on a line boundary. A plain file is cut
 into byte ranges (only a small window around each cut is read here) and every worker reads its
 own range; compressed files and archive members are read and decompressed by the main process
-and their chunks sent to the workers. Workers are processes where ``fork`` works (threads
-otherwise); they parse with Arrow and numpy kernels and hand their tables back through shared
-memory (``handoff``). Results are stitched back in order, so a record that spans two chunks
-comes out whole. At most a few chunks are in flight at any time, whatever the input size.
+and their chunks sent to the workers. Workers are threads by default; as processes (where
+``fork`` works) they hand their tables back through shared memory (``handoff``). Either way
+they parse with Arrow and numpy kernels. Results are stitched back in order, so a record that
+spans two chunks comes out whole. At most a few chunks are in flight at any time, whatever the
+input size.
 
 Every physical line is accounted for in ``FileStats``: it is inside exactly one record
 (``record_lines``), or blank (``blank_lines``). ``lines == record_lines + blank_lines``.
@@ -117,8 +118,9 @@ def _valid_utf8(data: bytes) -> bool:
     return True
 
 
-# Columns that hold one value per file: workers leave them out of what they send back, and
-# the main process puts them in again (cheaply, in C++), so they are not pickled row by row.
+# Columns that hold one value per file: worker processes leave them out of what they send
+# back, and the main process puts them in again (cheaply, in C++), so they are not sent row by
+# row.
 _CONSTANT_COLUMNS = ("kind", "path", "host")
 
 

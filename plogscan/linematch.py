@@ -58,10 +58,8 @@ def _match_rest(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) 
     starters = fset.secondary_start_bytes
     if starters is not None:
         offsets, data = line_buffers(lines)
-        first = data[np.minimum(offsets[rows], max(len(data) - 1, 0))] if len(data) else None
-        if first is None:
-            return
-        rows = rows[starters[first] & (offsets[rows + 1] > offsets[rows])]
+        rows = rows[offsets[rows + 1] > offsets[rows]]  # an empty line starts with no byte
+        rows = rows[starters[data[offsets[rows]]]]
         if len(rows) == 0:
             return
     sub = lines.take(pa.array(rows))

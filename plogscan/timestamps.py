@@ -45,13 +45,11 @@ def _combine_values(parts: dict[str, np.ndarray], present: np.ndarray
 
 
 def _timestamp_array(micros: np.ndarray, ok: np.ndarray) -> pa.Array:
-    if ok.all():
-        return pa.Array.from_buffers(pa.timestamp("us"), len(micros),
-                                     [None, pa.py_buffer(micros.astype(np.int64))])
-    validity = pa.py_buffer(np.packbits(ok, bitorder="little"))
+    """Timestamps from microseconds, null where not ``ok`` (built from the buffers)."""
+    nulls = len(ok) - int(np.count_nonzero(ok))
+    validity = pa.py_buffer(np.packbits(ok, bitorder="little")) if nulls else None
     return pa.Array.from_buffers(pa.timestamp("us"), len(micros),
-                                 [validity, pa.py_buffer(micros.astype(np.int64))],
-                                 int((~ok).sum()))
+                                 [validity, pa.py_buffer(micros.astype(np.int64))], nulls)
 
 
 def _combine(parts: dict[str, np.ndarray], present: np.ndarray) -> tuple[pa.Array, np.ndarray]:
