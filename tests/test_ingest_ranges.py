@@ -93,12 +93,18 @@ def test_streams_that_are_not_plain_files_are_not_ranged() -> None:
     assert plan_ranges(io.BytesIO(b"a\nb\n"), 1) is None
 
 
-def test_a_file_that_shrinks_while_read_is_reported(tmp_path: Path) -> None:
+def _ranged_plog(tmp_path: Path) -> tuple[Path, list]:
+    """A plog on disk cut into ranges of about 200 bytes."""
     path = tmp_path / "plog-1_20260101000000000.log"
     path.write_bytes(("\n".join(L.VALID_LINES * 20) + "\n").encode())
     with open(path, "rb") as stream:
         ranges = plan_ranges(stream, 200)
     assert ranges is not None
+    return path, ranges
+
+
+def test_a_file_that_shrinks_while_read_is_reported(tmp_path: Path) -> None:
+    path, ranges = _ranged_plog(tmp_path)
     with open(path, "r+b") as handle:
         handle.truncate(ranges[1].start + 10)
     part = ranges[1]
@@ -107,11 +113,7 @@ def test_a_file_that_shrinks_while_read_is_reported(tmp_path: Path) -> None:
 
 
 def test_a_range_that_cannot_be_read_counts_no_line(tmp_path: Path) -> None:
-    path = tmp_path / "plog-1_20260101000000000.log"
-    path.write_bytes(("\n".join(L.VALID_LINES * 20) + "\n").encode())
-    with open(path, "rb") as stream:
-        ranges = plan_ranges(stream, 200)
-    assert ranges is not None
+    path, ranges = _ranged_plog(tmp_path)
     path.unlink()
     cleaned = ingest_module._parse_range(ranges[1], FileContext(str(path), "plog-debug"), None)
     assert cleaned.result.lines == 0 and cleaned.result.records.num_rows == 0
