@@ -30,8 +30,8 @@ def is_parquet(path: str) -> bool:
     return path.endswith(".parquet") and Path(path).is_file()
 
 
-def read_parquet(path: str) -> Iterator[pa.RecordBatch]:
-    """Batches of an event table file; refuses files that are not plogscan event tables."""
+def open_event_table(path: str) -> pq.ParquetFile:
+    """An event table file, opened; refuses files that are not plogscan event tables."""
     try:
         handle = pq.ParquetFile(path)
     except (OSError, pa.ArrowInvalid) as err:
@@ -41,6 +41,11 @@ def read_parquet(path: str) -> Iterator[pa.RecordBatch]:
         raise InputError(f"{path} is not a plogscan event table (missing columns: "
                          f"{', '.join(missing)})",
                          help="write one with: plogscan ingest LOGS -o events.parquet")
+    return handle
+
+
+def read_parquet(handle: pq.ParquetFile) -> Iterator[pa.RecordBatch]:
+    """Batches of an opened event table, in the event schema's types."""
     for batch in handle.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=EVENT_SCHEMA.names):
         yield pa.RecordBatch.from_arrays(
             [batch.column(i).cast(EVENT_SCHEMA.field(i).type) for i in range(len(EVENT_SCHEMA))],
@@ -57,10 +62,10 @@ def inputs_json(summary: IngestSummary) -> str:
                       sort_keys=True, separators=(",", ":"))
 
 
-def stored_inputs(path: str) -> tuple[list[FileStats], list[SkippedFile]]:
+def stored_inputs(handle: pq.ParquetFile) -> tuple[list[FileStats], list[SkippedFile]]:
     """The accounting ``ingest`` stored in an event table (none for tables without it)."""
     try:
-        metadata = pq.read_metadata(path).metadata or {}
+        metadata = handle.metadata.metadata or {}
         document = json.loads(metadata.get(INPUTS_KEY, b"{}"))
         files = [FileStats(**{**f, "problems": tuple(f.get("problems", ()))})
                  for f in document.get("files", [])]
@@ -78,9 +83,9 @@ def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBat
     tables = [p for p in paths if is_parquet(p)]
     logs = [p for p in paths if not is_parquet(p)]
     for path in tables:
-        files, skipped = stored_inputs(path)
-        ingest.absorb(files, skipped)
-        yield from read_parquet(path)
+        handle = open_event_table(path)
+        ingest.absorb(*stored_inputs(handle))
+        yield from read_parquet(handle)
     if logs:
         yield from ingest.batches(logs)
     ingest.paths = tuple(paths)
