@@ -100,3 +100,48 @@ def windows(data: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
         data = np.concatenate([data, np.zeros(width, np.uint8)])
     records = np.ndarray((len(data) - width + 1,), np.dtype((np.void, width)), data, 0, (1,))
     return records[starts].view(np.uint8).reshape(len(starts), width)
+
+
+_VIEW_INLINE = 12  # Arrow keeps strings of up to 12 bytes inside the view itself
+_VIEW_LIMIT = 2**31  # view offsets are 32-bit
+
+
+def views_fit(data_size: int) -> bool:
+    """Whether ``string_views`` can point into a buffer of ``data_size`` bytes."""
+    return data_size < _VIEW_LIMIT
+
+
+def string_views(data: np.ndarray, buffer: pa.Buffer, starts: np.ndarray,
+                 lengths: np.ndarray, valid: np.ndarray | None = None) -> pa.Array:
+    """A ``string_view`` array of ``data[starts[i]:starts[i] + lengths[i]]`` (``data`` is
+    ``buffer`` as numpy bytes; spans may be anywhere, in any order).
+
+    Only the 16-byte views are written here: long strings point into ``buffer`` and short
+    ones are copied into their view, as the Arrow format lays them out. Casting the result to
+    ``string`` or ``large_string`` then copies the bytes in one C++ pass, much faster than a
+    numpy gather of every byte. ``data`` must be smaller than 2 GiB (``views_fit``).
+    """
+    count = len(starts)
+    lengths = lengths.astype(np.int64, copy=False)
+    view = np.empty((count, 16), np.uint8)
+    words = view.view(np.int32)
+    words[:, 0] = lengths
+    inline = lengths <= _VIEW_INLINE
+    spilled = np.flatnonzero(~inline)
+    if len(spilled):
+        at = starts[spilled]
+        view[spilled, 4:8] = windows(data, at, 4)
+        words[spilled, 2] = 0
+        words[spilled, 3] = at
+    short = np.flatnonzero(inline)
+    if len(short):
+        text = windows(data, starts[short], _VIEW_INLINE)
+        text[np.arange(_VIEW_INLINE)[None, :] >= lengths[short][:, None]] = 0
+        view[short, 4:] = text
+    validity = None
+    nulls = 0
+    if valid is not None and not valid.all():
+        nulls = count - int(np.count_nonzero(valid))
+        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(pa.string_view(), count,
+                                 [validity, pa.py_buffer(view), buffer], nulls)

@@ -17,7 +17,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan import fieldvalues as fv
-from plogscan.arrowtext import LARGE, byte_lengths, line_buffers, slice_from, split_lines
+from plogscan.arrowtext import (
+    LARGE,
+    byte_lengths,
+    line_buffers,
+    slice_from,
+    split_lines,
+    string_views,
+    views_fit,
+)
 from plogscan.codes_extract import extract_codes
 from plogscan.formats import FormatSet
 from plogscan.linematch import Spans, match_lines
@@ -278,7 +286,15 @@ def _rewritten_inside(msg_start: np.ndarray, blank: np.ndarray, lengths: np.ndar
 
 
 def _byte_ranges(buf: bytes, begin: np.ndarray, end: np.ndarray) -> pa.LargeStringArray:
-    """``buf[begin[i]:end[i]]`` for sorted, non-overlapping ranges, as one string array."""
+    """``buf[begin[i]:end[i]]`` for each range, as one string array."""
+    if views_fit(len(buf)):
+        raw = np.frombuffer(buf, dtype=np.uint8)
+        return pc.cast(string_views(raw, pa.py_buffer(buf), begin, end - begin), LARGE)
+    return _gathered_ranges(buf, begin, end)
+
+
+def _gathered_ranges(buf: bytes, begin: np.ndarray, end: np.ndarray) -> pa.LargeStringArray:
+    """``_byte_ranges`` for sorted, non-overlapping ranges of a buffer of any size."""
     raw = np.frombuffer(buf, dtype=np.uint8)
     count = len(begin)
     sizes = end - begin
