@@ -4,12 +4,12 @@ RE2 captures groups slowly unless a pattern is *one-pass* (at every byte the nex
 unambiguous) and has at most four groups; then its OnePass engine runs several times faster.
 The CANN header pattern of ``formats/cann.yaml`` is neither: it has nine groups, and its
 optional spaces and thread-id shapes are ambiguous. This module matches an equivalent
-one-pass pattern with four groups (module, proc, src_file, src_line), derives level, pid and
-ts from where those groups lie, and reads the optional thread id after ``[file:line]`` from a
-small byte window with numpy. Where the thread id is missing there, the common shapes of the
-format's tagged-tid bodies (``[Func][tid:N]``, ``(tid:N)``, ``[tid:N]``) are read the same way,
-so that those regexes only run on the few rows left. ``tests/test_cannheader.py`` checks that
-the spans equal those of the YAML patterns on generated and real lines.
+one-pass pattern with four groups (module, proc, src_line and the thread-id part) and derives
+level, pid, ts and src_file from where those groups lie. Where the thread id is missing after
+``[file:line]``, the common shapes of the format's tagged-tid bodies (``[Func][tid:N]``,
+``(tid:N)``, ``[tid:N]``) are read from a small byte window with numpy, so that those regexes
+only run on the few rows left. ``tests/test_cannheader.py`` checks that the spans equal those
+of the YAML patterns on generated and real lines.
 
 The fast path is used only while the YAML pattern is the one it was written for
 (``YAML_PATTERN``), and the body shortcut only while the bodies are (``TAGGED_TID_BODIES``);
@@ -33,15 +33,16 @@ YAML_PATTERN = (
     r" ?(?:\[(?P<src_file>[^\]\s:]+)[: ](?P<src_line>\d+)\]"
     r"(?: ?(?P<tid>\d+) | ?\[(?P<tid_2>\d+)\])?)? ?"
 )
-# The same header up to the end of ``[file:line]``: one-pass, four groups. A line matches it
-# exactly when it matches YAML_PATTERN, because everything after the timestamp is optional.
+# The same header up to the end of its thread-id part: one-pass, four groups. A line matches
+# it exactly when it matches YAML_PATTERN, because everything after the timestamp is optional.
+# ``src_file`` is not captured (it lies between "[" and ``src_line``); ``tid`` holds the
+# thread-id part as written ("123 " or "[123]"), so that one group serves both shapes.
 ONE_PASS = (
     r"^\[(?:[A-Z]+|\d+)\] ?(?P<module>\w+)\(-?\d+,(?P<proc>[^)]*)\): ?"
     r"\d{4}-\d\d-\d\d[- ]\d\d:\d\d:\d\d\.\d{3}\.\d{3}"
-    r" ?(?:\[(?P<src_file>[^\]\s:]+)[: ](?P<src_line>\d+)\])?"
+    r" ?(?:\[[^\]\s:]+[: ](?P<src_line>\d+)\](?: ?(?P<tid>\d+ |\[\d+\]))?)?"
 )
 TS_BYTES = 27
-_TID_WINDOW = 32  # bytes read after "[file:line]"; a longer thread-id part takes the regex path
 _SPACE, _OPEN, _CLOSE = 32, 91, 93
 
 
@@ -53,7 +54,6 @@ class HeaderSpans:
     start: dict[str, np.ndarray]  # field -> start, -1 where absent (aligned with rows)
     length: dict[str, np.ndarray]
     msg_start: np.ndarray
-    undecided: np.ndarray  # line indices whose thread-id part did not fit the window
 
 
 def applies_to(pattern: str) -> bool:
@@ -108,31 +108,6 @@ def _digits_end(nondigit: np.ndarray, begin: np.ndarray) -> np.ndarray:
 
 def _non_digits(window: np.ndarray) -> np.ndarray:
     return (window - np.uint8(48)) > 9  # bytes below "0" wrap around to large values
-
-
-def _thread_id(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The ``(?: ?(\\d+) | ?\\[(\\d+)\\])?`` part, read from a window at its first byte.
-
-    Returns (tid start, tid length, end of the part, undecided), as window columns; start is
-    -1 where there is no thread id.
-    """
-    at = np.arange(len(window))
-    width = window.shape[1]
-    nondigit = _non_digits(window)
-    lead = (window[:, 0] == _SPACE).astype(np.int64)
-    # " 123 " or "123 ": digits, then a space that is required.
-    d_end = _digits_end(nondigit, lead)
-    plain = (d_end > lead) & (window[at, np.minimum(d_end, width - 1)] == _SPACE)
-    # " [123]" or "[123]"
-    bracket_open = window[at, lead] == _OPEN
-    b_end = _digits_end(nondigit, lead + 1)
-    bracket = ~plain & bracket_open & (b_end > lead + 1) & (
-        window[at, np.minimum(b_end, width - 1)] == _CLOSE)
-    undecided = (d_end >= width) | (bracket_open & (b_end >= width))
-    tid_start = np.where(plain, lead, np.where(bracket, lead + 1, -1))
-    tid_len = np.where(plain, d_end - lead, np.where(bracket, b_end - lead - 1, 0))
-    end = np.where(plain | bracket, np.where(plain, d_end, b_end) + 1, 0)
-    return tid_start, tid_len, end, undecided
 
 
 def tagged_thread_ids(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
@@ -210,8 +185,8 @@ def match(lines: pa.Array, tagged_bodies: bool = False) -> HeaderSpans:
     # Group spans of every line, then of the matched rows (cheaper than filtering the struct).
     m0, m_len = (column[rows] for column in span_columns(spans, "module")[:2])
     p0, p_len = (column[rows] for column in span_columns(spans, "proc")[:2])
-    f0, f_len, has_block = (column[rows] for column in span_columns(spans, "src_file"))
-    l0, l_len = (column[rows] for column in span_columns(spans, "src_line")[:2])
+    l0, l_len, has_block = (column[rows] for column in span_columns(spans, "src_line"))
+    t0, t_len, has_tid = (column[rows] for column in span_columns(spans, "tid"))
 
     start: dict[str, np.ndarray] = {}
     length: dict[str, np.ndarray] = {}
@@ -223,36 +198,20 @@ def match(lines: pa.Array, tagged_bodies: bool = False) -> HeaderSpans:
     ts0 = p0 + p_len + 2
     ts0 = ts0 + (_byte_at(data, ends, base + ts0) == _SPACE)
     start["ts"], length["ts"] = ts0, np.full(len(rows), TS_BYTES, np.int64)
-    start["src_file"] = np.where(has_block, f0, -1)
-    length["src_file"] = np.where(has_block, f_len, 0)
-    start["src_line"] = np.where(has_block, l0, -1)
-    length["src_line"] = np.where(has_block, l_len, 0)
-
-    # Without [file:line]: " ?" then the final " ?" of the pattern.
+    # " ?" after the timestamp, then "[" of [file:line] or the final " ?" of the pattern.
     ts_end = ts0 + TS_BYTES
     after = ts_end + (_byte_at(data, ends, base + ts_end) == _SPACE)
-    msg = after + (_byte_at(data, ends, base + after) == _SPACE)
-    tid_start = np.full(len(rows), -1, np.int64)
-    tid_len = np.zeros(len(rows), np.int64)
-    undecided = np.zeros(len(rows), bool)
-    block = np.flatnonzero(has_block)
-    if len(block):
-        part = l0[block] + l_len[block] + 1  # just after "]"
-        window = _window(data, base[block] + part, ends[block], _TID_WINDOW)
-        t_start, t_len, t_end, undecided[block] = _thread_id(window)
-        tid_start[block] = np.where(t_start >= 0, part + t_start, -1)
-        tid_len[block] = t_len
-        h = part + t_end
-        msg[block] = h + (_byte_at(data, ends[block], base[block] + h) == _SPACE)
-        if tagged_bodies:
-            _apply_tagged(data, base, ends, block[(t_start < 0) & ~undecided[block]],
-                          msg, tid_start, tid_len)
-    start["tid"], length["tid"] = tid_start, tid_len
-    if not undecided.any():
-        return HeaderSpans(rows, start, length, msg, rows[:0])
-    decided = ~undecided
-    return HeaderSpans(
-        rows=rows[decided],
-        start={k: v[decided] for k, v in start.items()},
-        length={k: v[decided] for k, v in length.items()},
-        msg_start=msg[decided], undecided=rows[undecided])
+    start["src_file"] = np.where(has_block, after + 1, -1)
+    length["src_file"] = np.where(has_block, l0 - 2 - after, 0)
+    start["src_line"] = np.where(has_block, l0, -1)
+    length["src_line"] = np.where(has_block, l_len, 0)
+    # The thread-id part: "123 " (digits, then the space it needs) or "[123]".
+    bracketed = has_tid & (_byte_at(data, ends, base + t0) == _OPEN)
+    start["tid"] = np.where(has_tid, t0 + bracketed, -1)
+    length["tid"] = np.where(has_tid, t_len - 1 - bracketed, 0)
+    part_end = np.where(has_tid, t0 + t_len, np.where(has_block, l0 + l_len + 1, after))
+    msg = part_end + (_byte_at(data, ends, base + part_end) == _SPACE)
+    if tagged_bodies:
+        _apply_tagged(data, base, ends, np.flatnonzero(has_block & ~has_tid), msg,
+                      start["tid"], length["tid"])
+    return HeaderSpans(rows, start, length, msg)

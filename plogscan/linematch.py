@@ -132,8 +132,6 @@ def _match_cann(lines: pa.Array, primary: LineFormat, out: Spans) -> np.ndarray:
     out.msg_start[rows] = found.msg_start
     matched = np.zeros(len(lines), bool)
     matched[rows] = True
-    if len(found.undecided):
-        matched |= _match_primary(lines, primary, found.undecided, out)
     return matched
 
 

@@ -32,8 +32,6 @@ def _fast_spans(lines: list[str]) -> Spans:
         out.length[name][found.rows] = found.length[name]
     out.fmt[found.rows] = 0
     out.msg_start[found.rows] = found.msg_start
-    if len(found.undecided):
-        _match_primary(arr, builtin_formats().primary, found.undecided, out)
     return out
 
 
@@ -113,10 +111,10 @@ def test_generated_headers(lines: list[str]) -> None:
     assert_same(lines)
 
 
-def test_thread_id_longer_than_the_window_takes_the_regex_path() -> None:
+def test_long_thread_ids_are_read_whole() -> None:
     line = "[INFO] HCCL(1,p):2025-03-14-08:01:26.400.006 [a.cc:1]" + "9" * 40 + " m"
     found = cannheader.match(pa.array([line], pa.large_string()))
-    assert list(found.undecided) == [0]
+    assert list(found.length["tid"]) == [40]
     assert_same([line, line.replace("]9", "] [9", 1) + "]"])
 
 
