@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute  # (pa.compute)
+import pyarrow.compute as pc
 
 LARGE = pa.large_string()
 
@@ -55,25 +55,37 @@ def byte_lengths(arr: pa.Array) -> np.ndarray:
 
 def slice_from(arr: pa.Array, starts: np.ndarray) -> pa.LargeStringArray:
     """Each string from byte ``starts[i]`` to its end (starts clipped to the length)."""
+    return tails(arr, np.arange(len(arr)), starts)
+
+
+def tails(arr: pa.Array, rows: np.ndarray, starts: np.ndarray) -> pa.LargeStringArray:
+    """String ``rows[i]`` of ``arr`` from byte ``starts[i]`` to its end (starts clipped to
+    the length), without cutting out the other rows first."""
     offsets, data = _parts(arr)
-    n = len(offsets) - 1
-    lengths = np.diff(offsets)
+    lengths = offsets[rows + 1] - offsets[rows]
     starts = np.clip(starts.astype(np.int64), 0, lengths)
-    keep_len = lengths - starts
-    counts = np.empty(2 * n, np.int64)
-    counts[0::2] = starts
-    counts[1::2] = keep_len
-    pattern = np.zeros(2 * n, bool)
-    pattern[1::2] = True
-    mask = np.repeat(pattern, counts)
-    new_data = data[offsets[0]:offsets[-1]][mask]
-    new_offsets = np.empty(n + 1, np.int64)
-    new_offsets[0] = 0
-    np.cumsum(keep_len, out=new_offsets[1:])
-    validity = arr.is_valid()
-    out = pa.LargeStringArray.from_buffers(n, pa.py_buffer(new_offsets), pa.py_buffer(new_data))
+    valid = None
     if arr.null_count:
-        out = pa.compute.if_else(validity, out, pa.scalar(None, LARGE))
+        valid = arr.is_valid().to_numpy(zero_copy_only=False)[rows]
+    if views_fit(len(data)):
+        buffer = arr.cast(LARGE).buffers()[2] if len(data) else pa.py_buffer(b"")
+        return pc.cast(string_views(data, buffer, offsets[rows] + starts, lengths - starts,
+                                    valid), LARGE)
+    return _gathered_tails(offsets, data, rows, starts, valid)
+
+
+def _gathered_tails(offsets: np.ndarray, data: np.ndarray, rows: np.ndarray, starts: np.ndarray,
+                    valid: np.ndarray | None) -> pa.LargeStringArray:
+    """``tails`` for data of any size, with numpy gathers."""
+    begin = offsets[rows] + starts
+    keep_len = offsets[rows + 1] - begin
+    new_offsets = np.zeros(len(rows) + 1, np.int64)
+    np.cumsum(keep_len, out=new_offsets[1:])
+    index = np.repeat(begin - new_offsets[:-1], keep_len) + np.arange(new_offsets[-1])
+    out = pa.LargeStringArray.from_buffers(len(rows), pa.py_buffer(new_offsets),
+                                           pa.py_buffer(data[index]))
+    if valid is not None:
+        out = pc.if_else(pa.array(valid), out, pa.scalar(None, LARGE))
     return out
 
 
@@ -82,7 +94,7 @@ def span_columns(spans: pa.StructArray, name: str) -> tuple[np.ndarray, np.ndarr
     col = spans.field(name)
     valid = spans.is_valid().to_numpy(zero_copy_only=False) & col.is_valid().to_numpy(
         zero_copy_only=False)
-    values = pa.compute.fill_null(col.values, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    values = pc.fill_null(col.values, 0).to_numpy(zero_copy_only=False).astype(np.int64)
     values = values[2 * col.offset: 2 * (col.offset + len(col))]
     starts = np.where(valid, values[0::2], 0)
     lengths = np.where(valid, values[1::2], 0)

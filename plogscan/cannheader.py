@@ -5,15 +5,13 @@ unambiguous) and has at most four groups; then its OnePass engine runs several t
 The CANN header pattern of ``formats/cann.yaml`` is neither: it has nine groups, and its
 optional spaces and thread-id shapes are ambiguous. This module matches an equivalent
 one-pass pattern with four groups (module, proc, src_line and the thread-id part) and derives
-level, pid, ts and src_file from where those groups lie. Where the thread id is missing after
-``[file:line]``, the common shapes of the format's tagged-tid bodies (``[Func][tid:N]``,
-``(tid:N)``, ``[tid:N]``) are read from a small byte window with numpy, so that those regexes
-only run on the few rows left. ``tests/test_cannheader.py`` checks that the spans equal those
-of the YAML patterns on generated and real lines.
+level, pid, ts and src_file from where those groups lie. The format's bodies (such as the
+tagged thread ids of device logs) then run as regexes on the messages, as for any format.
+``tests/test_cannheader.py`` checks that the spans equal those of the YAML pattern on
+generated and real lines.
 
 The fast path is used only while the YAML pattern is the one it was written for
-(``YAML_PATTERN``), and the body shortcut only while the bodies are (``TAGGED_TID_BODIES``);
-edited patterns go through the generic regex path.
+(``YAML_PATTERN``); an edited pattern goes through the generic regex path.
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.arrowtext import line_buffers, span_columns, windows
+from plogscan.arrowtext import line_buffers, span_columns
 
 # The primary pattern of formats/cann.yaml, as loaded.
 YAML_PATTERN = (
@@ -43,7 +41,7 @@ ONE_PASS = (
     r" ?(?:\[[^\]\s:]+[: ](?P<src_line>\d+)\](?: ?(?P<tid>\d+ |\[\d+\]))?)?"
 )
 TS_BYTES = 27
-_SPACE, _OPEN, _CLOSE = 32, 91, 93
+_SPACE, _OPEN = 32, 91
 
 
 @dataclass
@@ -61,27 +59,6 @@ def applies_to(pattern: str) -> bool:
     return pattern == YAML_PATTERN
 
 
-# The bodies of formats/cann.yaml that ``tagged_thread_ids`` reproduces (a subset of their
-# shapes: what it does not recognise is left to the regexes).
-TAGGED_TID_BODIES = (
-    (r"\[[A-Za-z_]\w*\]\[[Tt]id:(?P<tid>\d+)\] ?| ?\(tid:(?P<tid_2>\d+)\) ?"
-     r"|tid:(?P<tid_3>\d+),"),
-    r"\[[Tt]id:(?P<tid>\d+)\] ?",
-)
-_BODY_WINDOW = 48
-_WORD = np.zeros(256, bool)
-_WORD[list(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")] = True
-_WORD_START = _WORD.copy()
-_WORD_START[list(b"0123456789")] = False
-
-
-def bodies_apply(bodies: list[tuple[str, bool, bool]]) -> bool:
-    """True when the format's bodies are the ones ``tagged_thread_ids`` was written for:
-    (pattern, when_src_file_missing, when_tid_missing) in order."""
-    tid_bodies = [b[0] for b in bodies if b[2]]
-    return tuple(tid_bodies) == TAGGED_TID_BODIES and all(not b[1] for b in bodies if b[2])
-
-
 def _byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
     """The byte at ``pos`` of each line (absolute offsets), 0 past the line's end."""
     inside = pos < ends
@@ -90,91 +67,7 @@ def _byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
     return out
 
 
-def _window(data: np.ndarray, start: np.ndarray, end: np.ndarray, width: int) -> np.ndarray:
-    """``width`` bytes from each ``start``; zero from ``end`` (the line's end) on."""
-    matrix = windows(data, start, width)
-    matrix[np.arange(width)[None, :] >= (end - start)[:, None]] = 0
-    return matrix
-
-
-def _digits_end(nondigit: np.ndarray, begin: np.ndarray) -> np.ndarray:
-    """Per row, the column of the first non-digit at or after ``begin``; the window's width
-    when there is none (the digits may go on past the window)."""
-    width = nondigit.shape[1]
-    stop = nondigit & (np.arange(width)[None, :] >= begin[:, None])
-    col = stop.argmax(axis=1)
-    return np.where(stop[np.arange(len(nondigit)), col], col, width)
-
-
-def _non_digits(window: np.ndarray) -> np.ndarray:
-    return (window - np.uint8(48)) > 9  # bytes below "0" wrap around to large values
-
-
-def tagged_thread_ids(window: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                   np.ndarray]:
-    """``[Func][tid:N] ?``, `` ?(tid:N) ?`` and ``[tid:N] ?`` at the start of each window row:
-    the tagged-tid and bare-tid bodies of formats/cann.yaml. Their first bytes differ and at
-    most one can match, so the one found is the one the regexes would take.
-
-    Returns (tid start, tid length, end, found), as window columns. Rows not found are left
-    to the regexes (other shapes, or a part that runs past the window).
-    """
-    n, width = window.shape
-    at = np.arange(n)
-    nondigit = _non_digits(window)
-
-    def byte(col: np.ndarray) -> np.ndarray:
-        return np.where(col < width, window[at, np.minimum(col, width - 1)], 0)
-
-    def is_tid(col: np.ndarray) -> np.ndarray:  # "[Tt]id:"
-        return (((byte(col) == 84) | (byte(col) == 116)) & (byte(col + 1) == 105)
-                & (byte(col + 2) == 100) & (byte(col + 3) == 58))
-
-    def closed(begin: np.ndarray, closer: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Digits from ``begin`` then ``closer`` then an optional space."""
-        end = _digits_end(nondigit, begin)
-        ok = (end > begin) & (end < width - 1) & (byte(end) == closer)
-        return ok, end, end + 1 + (byte(end + 1) == _SPACE)
-
-    # "[Func][tid:N]": the word run after "[" must end at "]".
-    nonword = ~_WORD[window]
-    word_end = nonword[:, 2:].argmax(axis=1) + 2
-    func = ((window[:, 0] == _OPEN) & _WORD_START[window[:, 1]] & nonword[at, word_end]
-            & (byte(word_end) == _CLOSE) & (byte(word_end + 1) == _OPEN)
-            & is_tid(word_end + 2))
-    func_ok, func_stop, func_end = closed(word_end + 6, _CLOSE)
-    func &= func_ok
-    # " (tid:N)" or "(tid:N)"
-    lead = (window[:, 0] == _SPACE).astype(np.int64)
-    paren = (byte(lead) == 40) & (byte(lead + 1) == 116) & is_tid(lead + 1)
-    paren_ok, paren_stop, paren_end = closed(lead + 5, 41)
-    paren &= paren_ok & ~func
-    # "[tid:N]"
-    bare = (window[:, 0] == _OPEN) & is_tid(np.ones(n, np.int64)) & ~func
-    bare_ok, bare_stop, bare_end = closed(np.full(n, 5), _CLOSE)
-    bare &= bare_ok
-    found = func | paren | bare
-    tid_start = np.select([func, paren, bare], [word_end + 6, lead + 5, np.full(n, 5)], -1)
-    tid_stop = np.select([func, paren, bare], [func_stop, paren_stop, bare_stop], -1)
-    end = np.select([func, paren, bare], [func_end, paren_end, bare_end], 0)
-    found &= end < width  # the optional space after the part was seen
-    return tid_start, np.where(found, tid_stop - tid_start, 0), end, found
-
-
-def _apply_tagged(data: np.ndarray, base: np.ndarray, ends: np.ndarray, rows: np.ndarray,
-                  msg: np.ndarray, tid_start: np.ndarray, tid_len: np.ndarray) -> None:
-    """Thread ids that the tagged-tid bodies would take off the messages of ``rows``."""
-    if len(rows) == 0:
-        return
-    window = _window(data, base[rows] + msg[rows], ends[rows], _BODY_WINDOW)
-    t_start, t_len, t_end, found = tagged_thread_ids(window)
-    hit = rows[found]
-    tid_start[hit] = msg[hit] + t_start[found]
-    tid_len[hit] = t_len[found]
-    msg[hit] = msg[hit] + t_end[found]
-
-
-def match(lines: pa.Array, tagged_bodies: bool = False) -> HeaderSpans:
+def match(lines: pa.Array) -> HeaderSpans:
     """Spans of every line that carries a CANN header (the YAML pattern's, exactly)."""
     spans = pc.extract_regex_span(lines, ONE_PASS)
     valid = spans.is_valid().to_numpy(zero_copy_only=False)
@@ -211,7 +104,4 @@ def match(lines: pa.Array, tagged_bodies: bool = False) -> HeaderSpans:
     length["tid"] = np.where(has_tid, t_len - 1 - bracketed, 0)
     part_end = np.where(has_tid, t0 + t_len, np.where(has_block, l0 + l_len + 1, after))
     msg = part_end + (_byte_at(data, ends, base + part_end) == _SPACE)
-    if tagged_bodies:
-        _apply_tagged(data, base, ends, np.flatnonzero(has_block & ~has_tid), msg,
-                      start["tid"], length["tid"])
     return HeaderSpans(rows, start, length, msg)

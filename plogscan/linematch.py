@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan import cannheader
-from plogscan.arrowtext import line_buffers, slice_from, span_columns
+from plogscan.arrowtext import line_buffers, slice_from, span_columns, tails
 from plogscan.formats import FIELDS, Body, FormatSet, LineFormat, field_of
 
 
@@ -99,7 +99,7 @@ def _refine(lines: pa.Array, fmt: LineFormat, body: Body, rows: np.ndarray, out:
     if len(rows) == 0:
         return
     base = out.msg_start[rows]
-    part = slice_from(lines.take(pa.array(rows)), base)
+    part = tails(lines, rows, base)
     spans, blen, ok = _try(part, body.pattern)
     if not ok.any():
         return
@@ -122,8 +122,7 @@ def _match_primary(lines: pa.Array, primary: LineFormat, rows: np.ndarray, out: 
 
 def _match_cann(lines: pa.Array, primary: LineFormat, out: Spans) -> np.ndarray:
     """The CANN header through its fast path (same spans as the regex)."""
-    bodies = [(b.pattern, b.when_src_file_missing, b.when_tid_missing) for b in primary.bodies]
-    found = cannheader.match(lines, tagged_bodies=cannheader.bodies_apply(bodies))
+    found = cannheader.match(lines)
     rows = found.rows
     for name, starts in found.start.items():
         out.start[name][rows] = starts

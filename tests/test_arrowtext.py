@@ -8,7 +8,16 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.arrowtext import LARGE, split_lines, string_views
+from plogscan.arrowtext import (
+    LARGE,
+    _gathered_tails,
+    line_buffers,
+    split_lines,
+    string_views,
+    tails,
+)
+
+_ASCII = st.characters(min_codepoint=32, max_codepoint=126)  # byte offsets are characters
 
 
 @st.composite
@@ -51,3 +60,20 @@ def test_string_views_inline_and_spilled_strings() -> None:
 
 def test_split_lines_keeps_every_line() -> None:
     assert split_lines(b"one\n\nthree").to_pylist() == ["one", "", "three"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.text(_ASCII, max_size=30)), max_size=10), st.data())
+def test_tails_are_string_ends(strings: list[str | None], data: st.DataObject) -> None:
+    """``tails`` (string views) and its gather fallback cut what Python slicing cuts."""
+    arr = pa.array(strings, LARGE)
+    rows = np.array(data.draw(st.lists(st.integers(0, max(len(strings) - 1, 0)),
+                                       max_size=len(strings) and 8)), np.int64)
+    starts = np.array([data.draw(st.integers(0, 40)) for _ in rows], np.int64)
+    want = [None if strings[r] is None else strings[r].encode()[s:].decode()
+            for r, s in zip(rows, starts, strict=True)]
+    assert tails(arr, rows, starts).to_pylist() == want
+    offsets, raw = line_buffers(arr)
+    clipped = np.clip(starts, 0, offsets[rows + 1] - offsets[rows])
+    valid = arr.is_valid().to_numpy(zero_copy_only=False)[rows] if arr.null_count else None
+    assert _gathered_tails(offsets, raw, rows, clipped, valid).to_pylist() == want
