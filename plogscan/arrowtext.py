@@ -108,14 +108,34 @@ def windows(data: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
     much cheaper than gathering ``width`` separate indices per row. Bytes past the end of
     ``data`` read as 0; bytes past a line's end are the next line's, so callers mask them.
     """
-    if len(starts) and int(starts.max()) + width > len(data):
-        data = np.concatenate([data, np.zeros(width, np.uint8)])
-    records = np.ndarray((len(data) - width + 1,), np.dtype((np.void, width)), data, 0, (1,))
-    return records[starts].view(np.uint8).reshape(len(starts), width)
+    limit = len(data) - width  # the last start with ``width`` bytes after it
+    if len(starts) == 0 or int(starts.max()) <= limit:
+        return _records(data, width)[starts].view(np.uint8).reshape(len(starts), width)
+    # Rows near the end read from a zero-padded copy of the last ``width`` bytes only.
+    tail_from = max(limit, 0)
+    tail = np.concatenate([data[tail_from:], np.zeros(width, np.uint8)])
+    near_end = starts > limit
+    out = np.empty((len(starts), width), np.uint8)
+    if not near_end.all():
+        out[~near_end] = _records(data, width)[starts[~near_end]].view(np.uint8).reshape(
+            -1, width)
+    out[near_end] = _records(tail, width)[starts[near_end] - tail_from].view(np.uint8).reshape(
+        -1, width)
+    return out
+
+
+def _records(data: np.ndarray, width: int) -> np.ndarray:
+    """``data`` as overlapping ``width``-byte records, one starting at every byte."""
+    return np.ndarray((max(len(data) - width + 1, 0),), np.dtype((np.void, width)), data, 0,
+                      (1,))
 
 
 _VIEW_INLINE = 12  # Arrow keeps strings of up to 12 bytes inside the view itself
 _VIEW_LIMIT = 2**31  # view offsets are 32-bit
+_WORD = np.dtype("<u4")  # views are little-endian 32-bit words, as Arrow lays them out
+# _HEAD_MASKS[n]: three words that keep the first n of 12 bytes.
+_HEAD_MASKS = np.array([[0 if n <= 4 * w else 0xFFFFFFFF >> (8 * max(0, 4 * w + 4 - n))
+                         for w in range(3)] for n in range(_VIEW_INLINE + 1)], _WORD)
 
 
 def views_fit(data_size: int) -> bool:
@@ -135,21 +155,16 @@ def string_views(data: np.ndarray, buffer: pa.Buffer, starts: np.ndarray,
     """
     count = len(starts)
     lengths = lengths.astype(np.int64, copy=False)
-    view = np.empty((count, 16), np.uint8)
-    words = view.view(np.int32)
-    words[:, 0] = lengths
-    inline = lengths <= _VIEW_INLINE
-    spilled = np.flatnonzero(~inline)
+    view = np.empty((count, 4), _WORD)
+    view[:, 0] = lengths
+    # The first 12 bytes of every string, cut to its length: a short string's whole text, a
+    # long one's 4-byte prefix (then overwritten by the buffer index and offset).
+    head = windows(data, starts, _VIEW_INLINE).view(_WORD)
+    np.bitwise_and(head, _HEAD_MASKS[np.minimum(lengths, _VIEW_INLINE)], out=view[:, 1:])
+    spilled = np.flatnonzero(lengths > _VIEW_INLINE)
     if len(spilled):
-        at = starts[spilled]
-        view[spilled, 4:8] = windows(data, at, 4)
-        words[spilled, 2] = 0
-        words[spilled, 3] = at
-    short = np.flatnonzero(inline)
-    if len(short):
-        text = windows(data, starts[short], _VIEW_INLINE)
-        text[np.arange(_VIEW_INLINE)[None, :] >= lengths[short][:, None]] = 0
-        view[short, 4:] = text
+        view[spilled, 2] = 0
+        view[spilled, 3] = starts[spilled]
     validity = None
     nulls = 0
     if valid is not None and not valid.all():

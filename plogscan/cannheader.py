@@ -22,7 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.arrowtext import line_buffers, span_columns
+from plogscan import fieldvalues as fv
+from plogscan.arrowtext import byte_lengths, line_buffers, span_columns
 
 # The primary pattern of formats/cann.yaml, as loaded.
 YAML_PATTERN = (
@@ -33,25 +34,29 @@ YAML_PATTERN = (
 )
 # The same header up to the end of its thread-id part: one-pass, four groups. A line matches
 # it exactly when it matches YAML_PATTERN, because everything after the timestamp is optional.
-# ``src_file`` is not captured (it lies between "[" and ``src_line``); ``tid`` holds the
-# thread-id part as written ("123 " or "[123]"), so that one group serves both shapes.
+# ``prefix`` is everything before the timestamp (level, module, pid and proc, which repeat
+# from line to line); ``tid`` is the thread-id part as written ("123 " or "[123]").
 ONE_PASS = (
-    r"^\[(?:[A-Z]+|\d+)\] ?(?P<module>\w+)\(-?\d+,(?P<proc>[^)]*)\): ?"
+    r"^(?P<prefix>\[(?:[A-Z]+|\d+)\] ?\w+\(-?\d+,[^)]*\): ?)"
     r"\d{4}-\d\d-\d\d[- ]\d\d:\d\d:\d\d\.\d{3}\.\d{3}"
-    r" ?(?:\[[^\]\s:]+[: ](?P<src_line>\d+)\](?: ?(?P<tid>\d+ |\[\d+\]))?)?"
+    r" ?(?:\[(?P<src_file>[^\]\s:]+)[: ](?P<src_line>\d+)\](?: ?(?P<tid>\d+ |\[\d+\]))?)?"
 )
+# The fields of a prefix, read once per distinct prefix.
+PREFIX = r"^\[(?P<level>[A-Z]+|\d+)\] ?(?P<module>\w+)\((?P<pid>-?\d+),(?P<proc>[^)]*)\): ?"
 TS_BYTES = 27
 _SPACE, _OPEN = 32, 91
 
 
 @dataclass
 class HeaderSpans:
-    """Field spans (byte offsets in the line) of the rows that carry a CANN header."""
+    """Field spans (byte offsets in the line) and values of the lines that carry a CANN
+    header; every array is aligned with the lines."""
 
-    rows: np.ndarray  # line indices that matched
-    start: dict[str, np.ndarray]  # field -> start, -1 where absent (aligned with rows)
+    matched: np.ndarray  # lines that carry a header
+    start: dict[str, np.ndarray]  # field -> start, -1 where absent or not matched
     length: dict[str, np.ndarray]
-    msg_start: np.ndarray
+    msg_start: np.ndarray  # 0 where not matched
+    values: dict[str, pa.Array]  # field -> typed values, null where absent or not matched
 
 
 def applies_to(pattern: str) -> bool:
@@ -67,41 +72,74 @@ def _byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
     return out
 
 
-def match(lines: pa.Array) -> HeaderSpans:
-    """Spans of every line that carries a CANN header (the YAML pattern's, exactly)."""
-    spans = pc.extract_regex_span(lines, ONE_PASS)
-    valid = spans.is_valid().to_numpy(zero_copy_only=False)
-    rows = np.flatnonzero(valid)
-    offsets, data = line_buffers(lines)
-    base = offsets[rows]
-    ends = offsets[rows + 1]
-    # Group spans of every line, then of the matched rows (cheaper than filtering the struct).
-    m0, m_len = (column[rows] for column in span_columns(spans, "module")[:2])
-    p0, p_len = (column[rows] for column in span_columns(spans, "proc")[:2])
-    l0, l_len, has_block = (column[rows] for column in span_columns(spans, "src_line"))
-    t0, t_len, has_tid = (column[rows] for column in span_columns(spans, "tid"))
+def _present(arr: pa.Array, present: np.ndarray) -> pa.Array:
+    """``arr`` with nulls where ``present`` is false (an optional group that took no part)."""
+    if present.all():
+        return arr
+    return pc.if_else(pa.array(present), arr, pa.scalar(None, arr.type))
 
+
+def _prefix_fields(prefix: pa.Array) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
+                                                dict[str, pa.Array]]:
+    """Spans and values of level, module, pid and proc, read once per distinct prefix."""
+    encoded = pc.dictionary_encode(prefix)
+    index = encoded.indices.to_numpy(zero_copy_only=False)
+    distinct = encoded.dictionary
+    spans = pc.extract_regex_span(distinct, PREFIX)
+    texts = dict(zip(("level", "module", "pid", "proc"),
+                     pc.extract_regex(distinct, PREFIX).flatten(), strict=True))  # null: no match
     start: dict[str, np.ndarray] = {}
     length: dict[str, np.ndarray] = {}
-    gap = (_byte_at(data, ends, base + m0 - 1) == _SPACE).astype(np.int64)
-    start["level"], length["level"] = np.ones(len(rows), np.int64), m0 - 1 - gap - 1
-    start["module"], length["module"] = m0, m_len
-    start["pid"], length["pid"] = m0 + m_len + 1, p0 - 1 - (m0 + m_len + 1)
-    start["proc"], length["proc"] = p0, p_len
-    ts0 = p0 + p_len + 2
-    ts0 = ts0 + (_byte_at(data, ends, base + ts0) == _SPACE)
-    start["ts"], length["ts"] = ts0, np.full(len(rows), TS_BYTES, np.int64)
+    values: dict[str, pa.Array] = {}
+    for name in ("level", "module", "pid", "proc"):
+        starts, lengths, _ = span_columns(spans, name)
+        start[name], length[name] = starts[index], lengths[index]
+        text = texts[name].cast(pa.string())
+        if name == "pid":
+            text = fv.digits(text, pa.int64())
+        values[name] = text.take(encoded.indices)
+    return start, length, values
+
+
+def match(lines: pa.Array) -> HeaderSpans:
+    """Spans and values of every line that carries a CANN header (the YAML pattern's,
+    exactly)."""
+    found = pc.extract_regex(lines, ONE_PASS)
+    matched = found.is_valid().to_numpy(zero_copy_only=False)
+    offsets, data = line_buffers(lines)
+    base = offsets[:-1]
+    ends = offsets[1:]
+    # Lines that do not match have empty groups, so their spans come out as garbage here;
+    # they are set to "absent" at the end.
+    prefix, src_file, src_line, tid = (found.field(name) for name in
+                                       ("prefix", "src_file", "src_line", "tid"))
+    start, length, values = _prefix_fields(prefix)
+    file_len, line_len, tid_len = byte_lengths(src_file), byte_lengths(src_line), byte_lengths(tid)
+    has_block, has_tid = file_len > 0, tid_len > 0  # these groups are never empty
+    ts0 = byte_lengths(prefix)
+    start["ts"], length["ts"] = ts0, np.full(len(ts0), TS_BYTES, np.int64)
     # " ?" after the timestamp, then "[" of [file:line] or the final " ?" of the pattern.
     ts_end = ts0 + TS_BYTES
     after = ts_end + (_byte_at(data, ends, base + ts_end) == _SPACE)
     start["src_file"] = np.where(has_block, after + 1, -1)
-    length["src_file"] = np.where(has_block, l0 - 2 - after, 0)
-    start["src_line"] = np.where(has_block, l0, -1)
-    length["src_line"] = np.where(has_block, l_len, 0)
-    # The thread-id part: "123 " (digits, then the space it needs) or "[123]".
+    length["src_file"] = file_len
+    line0 = after + 1 + file_len + 1
+    start["src_line"] = np.where(has_block, line0, -1)
+    length["src_line"] = line_len
+    # The thread-id part: " ?" then "123 " (digits, then the space they need) or "[123]".
+    close_end = line0 + line_len + 1
+    t0 = close_end + (_byte_at(data, ends, base + close_end) == _SPACE)
     bracketed = has_tid & (_byte_at(data, ends, base + t0) == _OPEN)
     start["tid"] = np.where(has_tid, t0 + bracketed, -1)
-    length["tid"] = np.where(has_tid, t_len - 1 - bracketed, 0)
-    part_end = np.where(has_tid, t0 + t_len, np.where(has_block, l0 + l_len + 1, after))
+    length["tid"] = np.where(has_tid, tid_len - 1 - bracketed, 0)
+    part_end = np.where(has_tid, t0 + tid_len, np.where(has_block, close_end, after))
     msg = part_end + (_byte_at(data, ends, base + part_end) == _SPACE)
-    return HeaderSpans(rows, start, length, msg)
+    values["src_file"] = _present(src_file.cast(pa.string()), has_block)
+    values["src_line"] = fv.digits(_present(src_line, has_block), pa.int32())
+    values["tid"] = fv.digits(_present(pc.utf8_trim(tid, " []"), has_tid), pa.int64())
+    if not matched.all():
+        for name in start:
+            start[name] = np.where(matched, start[name], -1)
+            length[name] = np.where(matched, length[name], 0)
+        msg = np.where(matched, msg, 0)
+    return HeaderSpans(matched, start, length, msg, values)

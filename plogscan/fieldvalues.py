@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from plogscan.arrowtext import windows
+from plogscan.arrowtext import string_views, views_fit, windows
 from plogscan.timestamps import parse_cann_bytes, parse_generic
 
 CANN_TS_BYTES = 27
@@ -22,33 +22,61 @@ def _absolute(line_offsets: np.ndarray, rows: np.ndarray, start: np.ndarray) -> 
 def strings(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, start: np.ndarray,
             length: np.ndarray) -> pa.StringArray:
     """The substring of each row's line (null where ``start`` is -1)."""
+    return pa.compute.cast(_views(data, line_offsets, rows, start, length), pa.string())
+
+
+def _views(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, start: np.ndarray,
+           length: np.ndarray) -> pa.Array:
+    """The substring of each row's line as string views (null where ``start`` is -1)."""
     valid = start >= 0
     if not valid.any():
-        return pa.nulls(len(rows), pa.string())
+        return pa.nulls(len(rows), pa.string_view())
     lengths = np.where(valid, length, 0)
-    offsets = np.zeros(len(rows) + 1, np.int64)
-    np.cumsum(lengths, out=offsets[1:])
     absolute = _absolute(line_offsets, rows, start)
+    if views_fit(len(data)):
+        return string_views(data, pa.py_buffer(data), absolute, lengths, valid)
+    return _gathered(data, absolute, lengths, valid)
+
+
+def _gathered(data: np.ndarray, absolute: np.ndarray, lengths: np.ndarray, valid: np.ndarray
+              ) -> pa.StringArray:
+    """``_views`` for data of any size, with a numpy gather of every byte."""
+    offsets = np.zeros(len(absolute) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
     index = np.repeat(absolute - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
-    values = data[index]
-    nulls = len(rows) - int(np.count_nonzero(valid))
+    nulls = len(absolute) - int(np.count_nonzero(valid))
     validity = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
-    return pa.StringArray.from_buffers(len(rows), pa.py_buffer(offsets.astype(np.int32)),
-                                       pa.py_buffer(values), validity, nulls)
+    return pa.LargeStringArray.from_buffers(len(absolute), pa.py_buffer(offsets),
+                                            pa.py_buffer(data[index]), validity, nulls)
+
+
+def _digit_limit(typ: pa.DataType) -> int:
+    """The longest number text read into ``typ`` (a longer one would overflow: null)."""
+    return 18 if typ == pa.int64() else 9
+
+
+def digits(text: pa.Array, typ: pa.DataType) -> pa.Array:
+    """Optionally signed decimal numbers, given as text (null stays null); null where the
+    text is too long for ``typ``, as ``integers`` reads them."""
+    too_long = pa.compute.greater(pa.compute.binary_length(text), _digit_limit(typ))
+    if pa.compute.any(too_long).as_py():
+        text = pa.compute.if_else(too_long, pa.scalar(None, text.type), text)
+    return pa.compute.cast(text, typ)
 
 
 def integers(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, start: np.ndarray,
              length: np.ndarray, typ: pa.DataType) -> pa.Array:
     """Optionally signed decimal numbers; null where absent or too long for ``typ``."""
-    limit = 18 if typ == pa.int64() else 9
+    limit = _digit_limit(typ)
     usable = np.where(length <= limit, start, -1)
     if not (usable >= 0).any():
         return pa.nulls(len(rows), typ)
-    text = strings(data, line_offsets, rows, usable, length)
+    text = _views(data, line_offsets, rows, usable, length)
     try:
         return pa.compute.cast(text, typ)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         # A span that is not a plain number (only a custom format could capture one).
+        text = pa.compute.cast(text, pa.string())
         numeric = pa.compute.match_substring_regex(text, r"^-?\d+$")
         return pa.compute.cast(pa.compute.if_else(numeric, text, None), typ)
 

@@ -8,7 +8,7 @@ for record-start lines only, by ``fieldvalues``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
@@ -27,6 +27,9 @@ class Spans:
     start: dict[str, np.ndarray]  # field -> int64 start, -1 where absent
     length: dict[str, np.ndarray]  # field -> int64 length
     msg_start: np.ndarray  # where the message begins (after prefix / header)
+    # field -> typed values of all lines, where a fast path read them already (null where it
+    # did not: there the span is the one to read)
+    values: dict[str, pa.Array] = field(default_factory=dict)
 
     @classmethod
     def empty(cls, n: int) -> Spans:
@@ -120,18 +123,16 @@ def _match_primary(lines: pa.Array, primary: LineFormat, rows: np.ndarray, out: 
     return matched
 
 
-def _match_cann(lines: pa.Array, primary: LineFormat, out: Spans) -> np.ndarray:
-    """The CANN header through its fast path (same spans as the regex)."""
+def _match_cann(lines: pa.Array, out: Spans) -> np.ndarray:
+    """The CANN header through its fast path (same spans as the regex, and the values);
+    returns the mask of lines it matched."""
     found = cannheader.match(lines)
-    rows = found.rows
-    for name, starts in found.start.items():
-        out.start[name][rows] = starts
-        out.length[name][rows] = found.length[name]
-    out.fmt[rows] = 0
-    out.msg_start[rows] = found.msg_start
-    matched = np.zeros(len(lines), bool)
-    matched[rows] = True
-    return matched
+    out.start.update(found.start)
+    out.length.update(found.length)
+    out.fmt[found.matched] = 0
+    out.msg_start = found.msg_start
+    out.values = found.values
+    return found.matched
 
 
 def match_lines(lines: pa.Array, blank: np.ndarray, fset: FormatSet) -> Spans:
@@ -140,7 +141,7 @@ def match_lines(lines: pa.Array, blank: np.ndarray, fset: FormatSet) -> Spans:
     out = Spans.empty(n)
     primary = fset.primary
     if cannheader.applies_to(primary.pattern):
-        ok = _match_cann(lines, primary, out)
+        ok = _match_cann(lines, out)
     else:
         ok = _match_primary(lines, primary, np.arange(n), out)
     rest = np.flatnonzero(~ok & ~blank)

@@ -10,6 +10,7 @@ the previous record come back as ``ChunkResult.head``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -367,11 +368,27 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
     def span(name: str) -> tuple[np.ndarray, np.ndarray]:
         return spans.start[name][starts], spans.length[name][starts]
 
-    def text(name: str) -> pa.StringArray:
-        return fv.strings(data, offsets, starts, *span(name))
+    def known(name: str, read: Callable[[np.ndarray], pa.Array]) -> pa.Array:
+        """Values a fast path read already, and ``read(rows)`` for the other records that
+        have the field."""
+        found = spans.values.get(name)
+        if found is None:
+            return read(starts)
+        if len(starts) < len(found):
+            found = found.take(pa.array(starts))
+        todo = found.is_null().to_numpy(zero_copy_only=False) & (spans.start[name][starts] >= 0)
+        if not todo.any():
+            return found
+        return pc.replace_with_mask(found, pa.array(todo), read(starts[todo]))
+
+    def text(name: str) -> pa.Array:
+        return known(name, lambda rows: fv.strings(data, offsets, rows, spans.start[name][rows],
+                                                   spans.length[name][rows]))
 
     def number(name: str, hint: int | None) -> pa.Array:
-        values = fv.integers(data, offsets, starts, *span(name), _INT_FIELDS[name])
+        values = known(name, lambda rows: fv.integers(
+            data, offsets, rows, spans.start[name][rows], spans.length[name][rows],
+            _INT_FIELDS[name]))
         if hint is not None:
             values = pc.coalesce(values, pa.scalar(hint, _INT_FIELDS[name]))
         return values

@@ -27,11 +27,10 @@ def _fast_spans(lines: list[str]) -> Spans:
     arr = pa.array(lines, pa.large_string())
     out = Spans.empty(len(lines))
     found = cannheader.match(arr)
-    for name, starts in found.start.items():
-        out.start[name][found.rows] = starts
-        out.length[name][found.rows] = found.length[name]
-    out.fmt[found.rows] = 0
-    out.msg_start[found.rows] = found.msg_start
+    out.start.update(found.start)
+    out.length.update(found.length)
+    out.fmt[found.matched] = 0
+    out.msg_start = found.msg_start
     return out
 
 
@@ -113,6 +112,7 @@ def test_long_thread_ids_are_read_whole() -> None:
     line = "[INFO] HCCL(1,p):2025-03-14-08:01:26.400.006 [a.cc:1]" + "9" * 40 + " m"
     found = cannheader.match(pa.array([line], pa.large_string()))
     assert list(found.length["tid"]) == [40]
+    assert found.values["tid"].to_pylist() == [None]  # too long for int64
     assert_same([line, line.replace("]9", "] [9", 1) + "]"])
 
 
@@ -198,6 +198,49 @@ _body_tail = st.builds(
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["[a.cc:1]", "[a.cc:1] 7 ", "[a.cc:1]7 ", ""]),
                           _body_tail), min_size=1, max_size=20))
-def test_thread_id_bodies_after_the_fast_header_equal_the_regexes(parts: list[tuple[str, str]]) -> None:
+def test_thread_id_bodies_after_the_fast_header_equal_the_regexes(parts: list[tuple[str, str]]
+                                                                  ) -> None:
     lines = [f"{_HEAD} {block}{tail}" for block, tail in parts]
     assert_spans_equal(*_match_both_ways(lines), lines)
+
+
+def _records_both_ways(lines: list[str]) -> tuple[pa.Table, pa.Table]:
+    """Records of ``lines`` parsed with the fast path and with the YAML regexes only."""
+    from plogscan.parse import FileContext, parse_chunk
+
+    text = "\n".join(lines).encode()
+    ctx = FileContext(path="x.log", kind="plog")
+    fast = parse_chunk(text, 1, ctx, builtin_formats(), open_record=False).records
+    original = cannheader.applies_to
+    try:
+        cannheader.applies_to = lambda pattern: False
+        slow = parse_chunk(text, 1, ctx, builtin_formats(), open_record=False).records
+    finally:
+        cannheader.applies_to = original
+    return fast, slow
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(header_lines(), st.builds(lambda b, t: f"{_HEAD} {b}{t}",
+                                                   st.sampled_from(["[a.cc:1]", "[b.c 9] 7 ", ""]),
+                                                   _body_tail)),
+                min_size=1, max_size=25))
+def test_fast_path_values_equal_the_regex_path(lines: list[str]) -> None:
+    """The values the fast path reads (level, module, pid, proc, src_file, src_line, tid)
+    are the ones the regex path cuts from the spans, record for record."""
+    lines = [line.replace("\n", " ").replace("\r", " ") for line in lines]
+    fast, slow = _records_both_ways(lines)
+    assert fast.to_pylist() == slow.to_pylist()
+
+
+def test_fast_path_values_of_long_numbers_and_odd_prefixes() -> None:
+    lines = [
+        "[INFO] HCCL(123456789012345678901,p):2025-03-14-08:01:26.400.006 [a.cc:1234567890]7 m",
+        "[3]GE(-1,):2025-03-14 08:01:26.400.006 [x.c:5] [1234567890123456789012] y",
+        "[DEBUG]  TSCH(-2,a b):2025-03-14-08:01:26.400.006 z",
+        "not a header",
+        "[ERROR] RUNTIME(7,python3):2025-03-14-08:01:26.400.006 [f.cc:3][Run][tid:99] w",
+    ]
+    fast, slow = _records_both_ways(lines)
+    assert fast.to_pylist() == slow.to_pylist()
+    assert fast.column("pid").to_pylist() == [None, -1, 7]  # lines 3 and 4 continue line 2
