@@ -73,10 +73,19 @@ def _byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
 
 
 def _present(arr: pa.Array, present: np.ndarray) -> pa.Array:
-    """``arr`` with nulls where ``present`` is false (an optional group that took no part)."""
+    """``arr`` with nulls where ``present`` is false: an optional group that took no part.
+    Only the validity bitmap is new."""
+    if arr.null_count:
+        present = present & arr.is_valid().to_numpy(zero_copy_only=False)
     if present.all():
         return arr
-    return pc.if_else(pa.array(present), arr, pa.scalar(None, arr.type))
+    validity = pa.py_buffer(np.packbits(present, bitorder="little"))
+    buffers = arr.buffers()
+    if arr.offset:
+        arr = arr.take(pa.array(np.arange(len(arr))))  # rebase: the bitmap starts at row 0
+        buffers = arr.buffers()
+    return pa.Array.from_buffers(arr.type, len(arr), [validity, *buffers[1:]],
+                                 len(present) - int(np.count_nonzero(present)))
 
 
 def _prefix_fields(prefix: pa.Array) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],

@@ -141,19 +141,27 @@ def _parse_range(part: _Range, ctx: FileContext, fset: FormatSet | None,
                  shared: str | None = None) -> _Cleaned:
     """Read and parse one range of a plain file (runs in a worker)."""
     problem = None
+    size = part.end - part.start
     try:
         with open(part.path, "rb") as handle:
             handle.seek(part.start)
-            data = handle.read(part.end - part.start)
+            # The last byte apart: it is the range's final newline, left out without copying
+            # the chunk (only a file's last range may end without one).
+            data = handle.read(size - 1) if size > 1 else b""
+            last = handle.read(1)
     except OSError as err:
-        data, problem = b"", f"read stopped at byte {part.start}: {type(err).__name__}: {err}"
-    if problem is None and len(data) < part.end - part.start:
-        problem = f"read stopped at byte {part.start + len(data)}: the file became shorter"
-    if not data:  # nothing could be read: no line to count (an empty chunk is one line)
+        data, last = b"", b""
+        problem = f"read stopped at byte {part.start}: {type(err).__name__}: {err}"
+    read = len(data) + len(last)
+    if problem is None and read < size:
+        problem = f"read stopped at byte {part.start + read}: the file became shorter"
+    if last and last != b"\n":
+        data += last
+    elif not last and data.endswith(b"\n"):  # the file became shorter
+        data = data[:-1]
+    if not data and not last:  # nothing could be read: no line to count
         nothing = ChunkResult(records=EVENT_SCHEMA.empty_table(), head=None)
         return _Cleaned(nothing, 0, 0, relative_lines=True, problem=problem)
-    if data.endswith(b"\n"):
-        data = data[:-1]
     cleaned = _parse(_Chunk(data, 1, part.open_record), ctx, fset, shared)
     cleaned.relative_lines = True
     cleaned.problem = problem

@@ -30,11 +30,18 @@ class Spans:
     # field -> typed values of all lines, where a fast path read them already (null where it
     # did not: there the span is the one to read)
     values: dict[str, pa.Array] = field(default_factory=dict)
+    # fields whose spans were set after the fast path (by other formats, prefixes or bodies)
+    spans_added: set[str] = field(default_factory=set)
 
     @classmethod
-    def empty(cls, n: int) -> Spans:
-        return cls(np.full(n, -1, np.int16), {f: np.full(n, -1, np.int64) for f in FIELDS},
-                   {f: np.zeros(n, np.int64) for f in FIELDS}, np.zeros(n, np.int64))
+    def empty(cls, n: int, given: dict[str, np.ndarray] | None = None,
+              given_length: dict[str, np.ndarray] | None = None) -> Spans:
+        """No field anywhere, except the ``given`` spans (field -> starts, lengths)."""
+        start = {f: np.full(n, -1, np.int64) for f in FIELDS if not given or f not in given}
+        length = {f: np.zeros(n, np.int64) for f in FIELDS if not given or f not in given}
+        start.update(given or {})
+        length.update(given_length or {})
+        return cls(np.full(n, -1, np.int16), start, length, np.zeros(n, np.int64))
 
     def put(self, rows: np.ndarray, spans: pa.StructArray, groups: tuple[str, ...],
             base: np.ndarray, only_missing: bool = False) -> None:
@@ -45,8 +52,10 @@ class Spans:
             if only_missing or name != group:
                 valid = valid & (self.start[name][rows] < 0)
             target = rows[valid]
-            self.start[name][target] = base[valid] + starts[valid]
-            self.length[name][target] = lengths[valid]
+            if len(target):
+                self.start[name][target] = base[valid] + starts[valid]
+                self.length[name][target] = lengths[valid]
+                self.spans_added.add(name)
 
 
 def _try(lines: pa.Array, pattern: str) -> tuple[pa.StructArray, np.ndarray, np.ndarray]:
@@ -123,26 +132,25 @@ def _match_primary(lines: pa.Array, primary: LineFormat, rows: np.ndarray, out: 
     return matched
 
 
-def _match_cann(lines: pa.Array, out: Spans) -> np.ndarray:
+def _match_cann(lines: pa.Array) -> tuple[Spans, np.ndarray]:
     """The CANN header through its fast path (same spans as the regex, and the values);
-    returns the mask of lines it matched."""
+    returns the spans and the mask of lines it matched."""
     found = cannheader.match(lines)
-    out.start.update(found.start)
-    out.length.update(found.length)
+    out = Spans.empty(len(lines), found.start, found.length)
     out.fmt[found.matched] = 0
     out.msg_start = found.msg_start
     out.values = found.values
-    return found.matched
+    return out, found.matched
 
 
 def match_lines(lines: pa.Array, blank: np.ndarray, fset: FormatSet) -> Spans:
     """Which format matched each line, where its fields are, and where its message starts."""
     n = len(lines)
-    out = Spans.empty(n)
     primary = fset.primary
     if cannheader.applies_to(primary.pattern):
-        ok = _match_cann(lines, out)
+        out, ok = _match_cann(lines)
     else:
+        out = Spans.empty(n)
         ok = _match_primary(lines, primary, np.arange(n), out)
     rest = np.flatnonzero(~ok & ~blank)
     if len(rest):

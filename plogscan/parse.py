@@ -368,14 +368,23 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
     def span(name: str) -> tuple[np.ndarray, np.ndarray]:
         return spans.start[name][starts], spans.length[name][starts]
 
+    record_rows = None  # mask of the record-start lines, when they are not all lines
+
     def known(name: str, read: Callable[[np.ndarray], pa.Array]) -> pa.Array:
         """Values a fast path read already, and ``read(rows)`` for the other records that
         have the field."""
+        nonlocal record_rows
         found = spans.values.get(name)
         if found is None:
             return read(starts)
-        if len(starts) < len(found):
-            found = found.take(pa.array(starts))
+        if count < len(found):
+            if record_rows is None:
+                mask = np.zeros(len(found), bool)
+                mask[starts] = True
+                record_rows = pa.array(mask)
+            found = found.filter(record_rows)
+        if name not in spans.spans_added:  # the fast path found every one there is
+            return found
         todo = found.is_null().to_numpy(zero_copy_only=False) & (spans.start[name][starts] >= 0)
         if not todo.any():
             return found

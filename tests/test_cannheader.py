@@ -25,10 +25,8 @@ def _regex_spans(lines: list[str]) -> Spans:
 
 def _fast_spans(lines: list[str]) -> Spans:
     arr = pa.array(lines, pa.large_string())
-    out = Spans.empty(len(lines))
     found = cannheader.match(arr)
-    out.start.update(found.start)
-    out.length.update(found.length)
+    out = Spans.empty(len(lines), found.start, found.length)
     out.fmt[found.matched] = 0
     out.msg_start = found.msg_start
     return out
