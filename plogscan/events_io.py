@@ -6,6 +6,7 @@ Parquet is read batch by batch, so memory stays bounded.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 from collections.abc import Iterator, Sequence
@@ -105,6 +106,7 @@ class EventWriter:
                                         column_encoding=DELTA_ENCODED)
         self._pending: list[pa.RecordBatch] = []
         self._rows = 0
+        self._failed = False  # a write failed: the file is unusable, nothing more goes in
 
     def write(self, batch: pa.RecordBatch) -> None:
         self._pending.append(batch)
@@ -113,13 +115,24 @@ class EventWriter:
             self._flush()
 
     def _flush(self) -> None:
-        if self._pending:
-            self._writer.write_table(pa.Table.from_batches(self._pending, schema=EVENT_SCHEMA),
-                                     row_group_size=PARQUET_WRITE_ROWS)
-        self._pending, self._rows = [], 0
+        pending, self._pending, self._rows = self._pending, [], 0
+        if pending and not self._failed:
+            try:
+                self._writer.write_table(pa.Table.from_batches(pending, schema=EVENT_SCHEMA),
+                                         row_group_size=PARQUET_WRITE_ROWS)
+            except BaseException:
+                self._failed = True
+                raise
 
     def close(self, inputs: IngestSummary | None = None) -> None:
-        """Write what is left; ``inputs`` (the run's accounting) goes into the footer."""
+        """Write what is left; ``inputs`` (the run's accounting) goes into the footer.
+
+        After a failed write only the file is closed, quietly: the failure was raised
+        already, and a second error about the same file would hide it."""
+        if self._failed:
+            with contextlib.suppress(pa.ArrowException, OSError):
+                self._writer.close()
+            return
         self._flush()
         if inputs is not None:
             self._writer.add_key_value_metadata({INPUTS_KEY: inputs_json(inputs)})

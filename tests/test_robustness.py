@@ -760,3 +760,33 @@ def test_errors_escape_control_characters_from_arguments(tmp_path: Path) -> None
     assert result.exit_code == 2
     assert_inert(result.stderr, "stderr")
     assert "\\x1b[2Jnow\\u202e" in result.stderr
+
+
+def _limit_file_size() -> None:
+    """In the child: files may not grow past 64 KiB (writes past it fail with EFBIG)."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+
+@pytest.mark.parametrize("command", ["ingest", "diagnose"])
+@pytest.mark.parametrize("rows", [20_000, 300_000], ids=["at_close", "while_writing"])
+def test_a_failed_write_is_one_error_line(tmp_path: Path, rows: int, command: str) -> None:
+    """The event table's writer fails partway (the file may not grow): one error line, exit
+    2, no traceback, whether the failure comes while row groups are written or at the end."""
+    logs = tmp_path / "plog-7_20260302101500000.log"
+    rng = random.Random(5)
+    logs.write_text("".join(
+        f"[INFO] GE(7,python3):2026-03-02-10:15:00.{i % 1000:03d}.000 [a.cc:{i}]9 "
+        f"value {rng.getrandbits(64):x}\n" for i in range(rows)))
+    out = tmp_path / "events.parquet"
+    option = "-o" if command == "ingest" else "--events-out"
+    proc = subprocess.run([sys.executable, "-m", "plogscan", command, str(logs), option,
+                           str(out), "--quiet", "--workers", "1"],
+                          capture_output=True, text=True, preexec_fn=_limit_file_size,
+                          timeout=300, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert re.search(r"^error: cannot write (the )?event table", proc.stderr, re.M), proc.stderr
+    assert "Traceback" not in proc.stderr
