@@ -42,7 +42,7 @@ from plogscan.schema import EVENT_SCHEMA, SourceKind
 CHUNK_BYTES = 4 << 20
 # Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
 # row group (about ten chunks' worth of rows), few enough to keep memory bounded.
-INFLIGHT_PER_WORKER = 4
+INFLIGHT_PER_WORKER = 10
 MAX_LINE_BYTES = 64 << 20  # a longer physical line keeps its first 64 MiB
 _READ_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile, tarfile.TarError, zipfile.BadZipFile,
                 OSError, ValueError)
