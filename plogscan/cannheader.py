@@ -4,14 +4,16 @@ RE2 captures groups slowly unless a pattern is *one-pass* (at every byte the nex
 unambiguous) and has at most four groups; then its OnePass engine runs several times faster.
 The CANN header pattern of ``formats/cann.yaml`` is neither: it has nine groups, and its
 optional spaces and thread-id shapes are ambiguous. This module matches an equivalent
-one-pass pattern with four groups (module, proc, src_line and the thread-id part) and derives
-level, pid, ts and src_file from where those groups lie. The format's bodies (such as the
-tagged thread ids of device logs) then run as regexes on the messages, as for any format.
-``tests/test_cannheader.py`` checks that the spans equal those of the YAML pattern on
-generated and real lines.
+one-pass pattern with four groups (the prefix before the timestamp, src_file, src_line and
+the thread-id part) and derives the other spans from where those groups lie. RE2 returns the
+groups as text, so most values need no second cut: level, module, pid and proc are read once
+per distinct prefix. The thread-id part also takes the two common shapes of the format's
+tagged-tid body (``[Func][tid:N]`` and ``(tid:N)`` after ``[file:line]``); the body regexes
+still run where the thread id is missing after that. ``tests/test_cannheader.py`` checks that
+spans and values equal those of the YAML header and bodies, on generated and real lines.
 
-The fast path is used only while the YAML pattern is the one it was written for
-(``YAML_PATTERN``); an edited pattern goes through the generic regex path.
+The fast path is used only while the YAML pattern and the tagged-tid body are the ones it was
+written for (``applies_to``); an edited format goes through the generic regex path.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pyarrow.compute as pc
 
 from plogscan import fieldvalues as fv
 from plogscan.arrowtext import byte_lengths, line_buffers, span_columns
+from plogscan.formats import LineFormat
 
 # The primary pattern of formats/cann.yaml, as loaded.
 YAML_PATTERN = (
@@ -35,16 +38,20 @@ YAML_PATTERN = (
 # The same header up to the end of its thread-id part: one-pass, four groups. A line matches
 # it exactly when it matches YAML_PATTERN, because everything after the timestamp is optional.
 # ``prefix`` is everything before the timestamp (level, module, pid and proc, which repeat
-# from line to line); ``tid`` is the thread-id part as written ("123 " or "[123]").
+# from line to line); ``tid`` is the thread-id part as written: "123 " or "[123]" of the
+# header, or else "[Func][tid:123]" or "(tid:123)", two shapes of the format's tagged-tid
+# body, which takes the thread id from the message when the header has none. Its other
+# shapes are left to the body's regex, which runs where the thread id is still missing.
 ONE_PASS = (
     r"^(?P<prefix>\[(?:[A-Z]+|\d+)\] ?\w+\(-?\d+,[^)]*\): ?)"
     r"\d{4}-\d\d-\d\d[- ]\d\d:\d\d:\d\d\.\d{3}\.\d{3}"
-    r" ?(?:\[(?P<src_file>[^\]\s:]+)[: ](?P<src_line>\d+)\](?: ?(?P<tid>\d+ |\[\d+\]))?)?"
+    r" ?(?:\[(?P<src_file>[^\]\s:]+)[: ](?P<src_line>\d+)\]"
+    r"(?: ?(?P<tid>\d+ |\[(?:\d+\]|[A-Za-z_]\w*\]\[[Tt]id:\d+\])|\(tid:\d+\)))?)?"
 )
 # The fields of a prefix, read once per distinct prefix.
 PREFIX = r"^\[(?P<level>[A-Z]+|\d+)\] ?(?P<module>\w+)\((?P<pid>-?\d+),(?P<proc>[^)]*)\): ?"
 TS_BYTES = 27
-_SPACE, _OPEN = 32, 91
+_SPACE, _OPEN, _PAREN = 32, 91, 40
 
 
 @dataclass
@@ -59,9 +66,18 @@ class HeaderSpans:
     values: dict[str, pa.Array]  # field -> typed values, null where absent or not matched
 
 
-def applies_to(pattern: str) -> bool:
-    """True when ``pattern`` is the header this fast path reproduces."""
-    return pattern == YAML_PATTERN
+# The first thread-id body of formats/cann.yaml, whose two common shapes ONE_PASS reads.
+TAGGED_TID_BODY = (r"\[[A-Za-z_]\w*\]\[[Tt]id:(?P<tid>\d+)\] ?| ?\(tid:(?P<tid_2>\d+)\) ?"
+                   r"|tid:(?P<tid_3>\d+),")
+
+
+def applies_to(primary: LineFormat) -> bool:
+    """True when ``primary`` is the header (and first thread-id body) this fast path
+    reproduces."""
+    tid_bodies = [b for b in primary.bodies if b.when_tid_missing]
+    return (primary.pattern == YAML_PATTERN and bool(tid_bodies)
+            and tid_bodies[0].pattern == TAGGED_TID_BODY
+            and not tid_bodies[0].when_src_file_missing)
 
 
 def _byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -70,6 +86,10 @@ def _byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
     out = np.zeros(len(pos), np.uint8)
     out[inside] = data[pos[inside]]
     return out
+
+
+def _is_digit(byte: np.ndarray) -> np.ndarray:
+    return (byte - np.uint8(48)) <= 9  # bytes below "0" wrap around to large values
 
 
 def _present(arr: pa.Array, present: np.ndarray) -> pa.Array:
@@ -135,20 +155,29 @@ def match(lines: pa.Array) -> HeaderSpans:
     line0 = after + 1 + file_len + 1
     start["src_line"] = np.where(has_block, line0, -1)
     length["src_line"] = line_len
-    # The thread-id part: " ?" then "123 " (digits, then the space they need) or "[123]".
+    # The thread-id part, after " ?": "123 " (digits, then the space they need), "[123]",
+    # or a tagged shape whose digits follow its first ":" and end before its last byte.
     close_end = line0 + line_len + 1
     t0 = close_end + (_byte_at(data, ends, base + close_end) == _SPACE)
-    bracketed = has_tid & (_byte_at(data, ends, base + t0) == _OPEN)
-    start["tid"] = np.where(has_tid, t0 + bracketed, -1)
-    length["tid"] = np.where(has_tid, tid_len - 1 - bracketed, 0)
+    first = _byte_at(data, ends, base + t0)
+    plain = has_tid & (first != _OPEN) & (first != _PAREN)
+    bracketed = has_tid & (first == _OPEN) & _is_digit(_byte_at(data, ends, base + t0 + 1))
+    tagged = has_tid & ~plain & ~bracketed
+    colon = np.zeros(len(t0), np.int64)
+    if tagged.any():
+        colon = pc.find_substring(tid, ":").to_numpy(zero_copy_only=False).astype(np.int64)
+    start["tid"] = np.select([plain, bracketed, tagged], [t0, t0 + 1, t0 + colon + 1], -1)
+    length["tid"] = np.select([plain, bracketed, tagged],
+                              [tid_len - 1, tid_len - 2, tid_len - colon - 2], 0)
     part_end = np.where(has_tid, t0 + tid_len, np.where(has_block, close_end, after))
     msg = part_end + (_byte_at(data, ends, base + part_end) == _SPACE)
     values["src_file"] = _present(src_file.cast(pa.string()), has_block)
     values["src_line"] = fv.digits(_present(src_line, has_block), pa.int32())
-    values["tid"] = fv.digits(_present(pc.utf8_trim(tid, " []"), has_tid), pa.int64())
     if not matched.all():
         for name in start:
             start[name] = np.where(matched, start[name], -1)
             length[name] = np.where(matched, length[name], 0)
         msg = np.where(matched, msg, 0)
+    values["tid"] = fv.integers(data, offsets, np.arange(len(matched)), start["tid"],
+                                length["tid"], pa.int64())
     return HeaderSpans(matched, start, length, msg, values)

@@ -147,7 +147,7 @@ def match_lines(lines: pa.Array, blank: np.ndarray, fset: FormatSet) -> Spans:
     """Which format matched each line, where its fields are, and where its message starts."""
     n = len(lines)
     primary = fset.primary
-    if cannheader.applies_to(primary.pattern):
+    if cannheader.applies_to(primary):
         out, ok = _match_cann(lines)
     else:
         out = Spans.empty(n)

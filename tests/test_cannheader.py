@@ -1,4 +1,5 @@
-"""The CANN header fast path gives exactly the spans of the YAML pattern it stands in for."""
+"""The CANN header fast path gives exactly the spans and values of the YAML header and bodies
+it stands in for."""
 
 from __future__ import annotations
 
@@ -10,26 +11,25 @@ from hypothesis import strategies as st
 
 from plogscan import cannheader
 from plogscan.formats import FIELDS, builtin_formats, field_of
-from plogscan.linematch import Spans, _match_primary
+from plogscan.linematch import Spans
 from tests.corpus_path import corpus_dir
 
 CORPUS = corpus_dir()
 
 
-def _regex_spans(lines: list[str]) -> Spans:
-    arr = pa.array(lines, pa.large_string())
-    out = Spans.empty(len(lines))
-    _match_primary(arr, builtin_formats().primary, np.arange(len(lines)), out)
-    return out
+def _match_both_ways(lines: list[str]) -> tuple[Spans, Spans]:
+    from plogscan import linematch
 
-
-def _fast_spans(lines: list[str]) -> Spans:
     arr = pa.array(lines, pa.large_string())
-    found = cannheader.match(arr)
-    out = Spans.empty(len(lines), found.start, found.length)
-    out.fmt[found.matched] = 0
-    out.msg_start = found.msg_start
-    return out
+    blank = np.array([not line.strip() for line in lines])
+    fast = linematch.match_lines(arr, blank, builtin_formats())
+    original = cannheader.applies_to
+    try:
+        cannheader.applies_to = lambda primary: False  # the YAML regexes only
+        slow = linematch.match_lines(arr, blank, builtin_formats())
+    finally:
+        cannheader.applies_to = original
+    return fast, slow
 
 
 def assert_spans_equal(fast: Spans, slow: Spans, lines: list[str]) -> None:
@@ -45,13 +45,14 @@ def assert_spans_equal(fast: Spans, slow: Spans, lines: list[str]) -> None:
 
 
 def assert_same(lines: list[str]) -> None:
-    assert_spans_equal(_fast_spans(lines), _regex_spans(lines), lines)
+    """Header and bodies: the fast path's spans equal those of the YAML regexes."""
+    assert_spans_equal(*_match_both_ways(lines), lines)
 
 
 def test_the_fast_path_is_used_for_the_builtin_header() -> None:
     """If this fails, formats/cann.yaml changed: update cannheader (and keep it exact)."""
     primary = builtin_formats().primary
-    assert cannheader.applies_to(primary.pattern)
+    assert cannheader.applies_to(primary)
     names = {field_of(g) for g in builtin_formats().primary.groups}
     assert names == {"level", "module", "pid", "proc", "ts", "src_file", "src_line", "tid"}
 
@@ -167,21 +168,6 @@ def test_split_tagged_tid_bodies_equal_the_single_pattern(messages: list[str]) -
     assert combined == _tid_and_end(_SINGLE_TID_BODY, messages)
 
 
-def _match_both_ways(lines: list[str]) -> tuple[Spans, Spans]:
-    from plogscan import linematch
-
-    arr = pa.array(lines, pa.large_string())
-    blank = np.array([not line.strip() for line in lines])
-    fast = linematch.match_lines(arr, blank, builtin_formats())
-    original = cannheader.applies_to
-    try:
-        cannheader.applies_to = lambda pattern: False  # the YAML regexes only
-        slow = linematch.match_lines(arr, blank, builtin_formats())
-    finally:
-        cannheader.applies_to = original
-    return fast, slow
-
-
 _body_tail = st.builds(
     lambda sp, head, mid, num, close, rest: sp + head + mid + num + close + rest,
     st.sampled_from(["", " ", "  "]),
@@ -198,8 +184,7 @@ _body_tail = st.builds(
                           _body_tail), min_size=1, max_size=20))
 def test_thread_id_bodies_after_the_fast_header_equal_the_regexes(parts: list[tuple[str, str]]
                                                                   ) -> None:
-    lines = [f"{_HEAD} {block}{tail}" for block, tail in parts]
-    assert_spans_equal(*_match_both_ways(lines), lines)
+    assert_same([f"{_HEAD} {block}{tail}" for block, tail in parts])
 
 
 def _records_both_ways(lines: list[str]) -> tuple[pa.Table, pa.Table]:
@@ -211,7 +196,7 @@ def _records_both_ways(lines: list[str]) -> tuple[pa.Table, pa.Table]:
     fast = parse_chunk(text, 1, ctx, builtin_formats(), open_record=False).records
     original = cannheader.applies_to
     try:
-        cannheader.applies_to = lambda pattern: False
+        cannheader.applies_to = lambda primary: False
         slow = parse_chunk(text, 1, ctx, builtin_formats(), open_record=False).records
     finally:
         cannheader.applies_to = original
@@ -242,3 +227,13 @@ def test_fast_path_values_of_long_numbers_and_odd_prefixes() -> None:
     fast, slow = _records_both_ways(lines)
     assert fast.to_pylist() == slow.to_pylist()
     assert fast.column("pid").to_pylist() == [None, -1, 7]  # lines 3 and 4 continue line 2
+
+
+def test_an_edited_tagged_tid_body_turns_the_fast_path_off() -> None:
+    import dataclasses
+
+    primary = builtin_formats().primary
+    bodies = tuple(dataclasses.replace(b, pattern=r"\[tid=(?P<tid>\d+)\]") if
+                   b.pattern == cannheader.TAGGED_TID_BODY else b for b in primary.bodies)
+    assert not cannheader.applies_to(dataclasses.replace(primary, bodies=bodies))
+    assert not cannheader.applies_to(dataclasses.replace(primary, pattern=primary.pattern + "x"))
