@@ -63,7 +63,9 @@ class HeaderSpans:
     start: dict[str, np.ndarray]  # field -> start, -1 where absent or not matched
     length: dict[str, np.ndarray]
     msg_start: np.ndarray  # 0 where not matched
-    values: dict[str, pa.Array]  # field -> typed values, null where absent or not matched
+    # field -> typed values, null where absent or not matched (level, module, pid and proc
+    # dictionary-encoded)
+    values: dict[str, pa.Array]
 
 
 # The first thread-id body of formats/cann.yaml, whose two common shapes ONE_PASS reads.
@@ -126,7 +128,8 @@ def _prefix_fields(prefix: pa.Array) -> tuple[dict[str, np.ndarray], dict[str, n
         text = texts[name].cast(pa.string())
         if name == "pid":
             text = fv.digits(text, pa.int64())
-        values[name] = text.take(encoded.indices)
+        # Dictionary-encoded: rows are picked from the indices, values decoded once, later.
+        values[name] = pa.DictionaryArray.from_arrays(encoded.indices, text)
     return start, length, values
 
 
@@ -178,6 +181,13 @@ def match(lines: pa.Array) -> HeaderSpans:
             start[name] = np.where(matched, start[name], -1)
             length[name] = np.where(matched, length[name], 0)
         msg = np.where(matched, msg, 0)
-    values["tid"] = fv.integers(data, offsets, np.arange(len(matched)), start["tid"],
-                                length["tid"], pa.int64())
+    # "123 " and "[123]" trimmed; the tagged shapes read from their spans.
+    values["tid"] = fv.digits(_present(pc.utf8_trim(tid, " []"), has_tid & ~tagged), pa.int64())
+    tagged_rows = np.flatnonzero(tagged & matched)
+    if len(tagged_rows):
+        mask = np.zeros(len(matched), bool)
+        mask[tagged_rows] = True
+        values["tid"] = pc.replace_with_mask(values["tid"], pa.array(mask), fv.integers(
+            data, offsets, tagged_rows, start["tid"][tagged_rows], length["tid"][tagged_rows],
+            pa.int64()))
     return HeaderSpans(matched, start, length, msg, values)

@@ -383,6 +383,8 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
                 mask[starts] = True
                 record_rows = pa.array(mask)
             found = found.filter(record_rows)
+        if pa.types.is_dictionary(found.type):
+            found = found.dictionary_decode()
         if name not in spans.spans_added:  # the fast path found every one there is
             return found
         todo = found.is_null().to_numpy(zero_copy_only=False) & (spans.start[name][starts] >= 0)
