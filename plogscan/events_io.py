@@ -22,7 +22,10 @@ from plogscan.schema import EVENT_SCHEMA
 
 PARQUET_BATCH_ROWS = 65536
 PARQUET_WRITE_ROWS = 262144
-LOW_CARDINALITY = ["level", "module", "proc", "src_file", "kind", "path", "host", "fmt"]
+# Columns with few distinct values per row group: dictionary pages make them small and cheap
+# to write (thread, process and source-line numbers repeat as much as the names do).
+LOW_CARDINALITY = ["level", "module", "proc", "src_file", "kind", "path", "host", "fmt",
+                   "pid", "tid", "src_line", "rank", "device"]
 STATISTICS = ["ts", "pid", "rank", "device", "line"]
 DELTA_ENCODED = {"ts": "DELTA_BINARY_PACKED", "line": "DELTA_BINARY_PACKED"}
 
