@@ -32,6 +32,8 @@ class Spans:
     values: dict[str, pa.Array] = field(default_factory=dict)
     # fields whose spans were set after the fast path (by other formats, prefixes or bodies)
     spans_added: set[str] = field(default_factory=set)
+    # lines a framework prefix or a format other than the fast path's matched
+    other_lines: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @classmethod
     def empty(cls, n: int, given: dict[str, np.ndarray] | None = None,
@@ -98,6 +100,7 @@ def _match_rest(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) 
         if not fmt.keep_prefix:
             out.msg_start[rows[hit]] = offset[hit] + hlen[ok]
         todo = todo[~ok]
+    out.other_lines = rows[(out.fmt[rows] >= 0) | (out.msg_start[rows] > 0)]
 
 
 def _refine(lines: pa.Array, fmt: LineFormat, body: Body, rows: np.ndarray, out: Spans) -> None:

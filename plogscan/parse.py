@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan import cannheader
 from plogscan import fieldvalues as fv
 from plogscan.arrowtext import (
     LARGE,
@@ -39,6 +40,10 @@ _INT_FIELDS = {"pid": pa.int64(), "tid": pa.int64(), "src_line": pa.int32(),
                "rank": pa.int32(), "device": pa.int32()}
 # Two records glued on one physical line (a lost newline): split before the second header.
 _GLUE_RE2 = r".\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*\(-?\d+,[^)]*\):"
+# The same second header anywhere in a text (a record's message, which starts after its own
+# header): where the lines' regex matches, this one does too.
+_GLUE_IN_TEXT = _GLUE_RE2[1:]
+_GLUE_IN_TEXT_PY = re.compile(_GLUE_IN_TEXT)
 _GLUE_TAGS = ("[ERROR]", "[WARNING]", "[INFO]", "[DEBUG]", "[EVENT]", "[TRACE]")
 _TAG_INITIAL = np.zeros(256, bool)  # first letters of the level tags
 _TAG_INITIAL[list(b"EWIDT")] = True
@@ -146,13 +151,54 @@ def _segments_max(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
 def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
                 open_record: bool) -> ChunkResult:
     """Parse whole lines of UTF-8 text; ``open_record`` tells whether a record of the same
-    file is still open before this chunk (its continuation lines come back as ``head``)."""
+    file is still open before this chunk (its continuation lines come back as ``head``).
+
+    Glued lines (two records on one physical line) are rare, and looking for them costs a
+    scan of every byte. With the built-in CANN header the chunk is parsed first as if there
+    were none; only when a record's text shows a second header (``_glue_possible``) is it
+    parsed again with glued lines split.
+    """
+    if cannheader.applies_to(fset.primary):
+        result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=False)
+        if result is not None:
+            return result
+    result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=True)
+    assert result is not None
+    return result
+
+
+def _glue_possible(records: pa.Table, head: Head | None, lines: pa.Array,
+                   spans: Spans) -> bool:
+    """Whether any line of a chunk parsed without splitting glued lines may hold one.
+
+    A second header inside a line lies in its record's message, except where the line's
+    own header or prefix could hold it: the proc field of a CANN header (``[^)]*``), and the
+    headers of the other formats and prefixes, whose lines are checked whole. (The other
+    parts of the CANN header and of its bodies cannot hold a ``[TAG] Module(`` run.) A false
+    alarm only costs the second parse.
+    """
+    messages = records.column("message")
+    if pc.any(pc.match_substring_regex(messages, _GLUE_IN_TEXT)).as_py():
+        return True
+    if head is not None and _GLUE_IN_TEXT_PY.search(head.text):
+        return True
+    if pc.any(pc.match_substring(records.column("proc"), "[")).as_py():
+        return True
+    other = spans.other_lines
+    return len(other) > 0 and bool(pc.any(pc.match_substring_regex(
+        lines.take(pa.array(other)), _GLUE_RE2)).as_py())
+
+
+def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
+                 open_record: bool, split_glued: bool) -> ChunkResult | None:
+    """``parse_chunk``'s work; None when glued lines were not split and may be there."""
     lines = split_lines(buf)
     n_physical = len(lines)
     lineno = first_line + np.arange(n_physical, dtype=np.int64)
     long_line = _long_lines(lines)
     truncated_lines = int(long_line.sum())
-    lines, lineno = _split_glued(lines, lineno, _glue_suspects(buf))
+    if split_glued:
+        lines, lineno = _split_glued(lines, lineno, _glue_suspects(buf))
     n = len(lines)
     if n != n_physical:
         long_line = long_line[lineno - first_line]
@@ -204,6 +250,8 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     messages = _record_messages(buf, lines, spans.msg_start, blank, starts, last, glued)
     records = _assemble(lines, spans, messages, ctx, fset, starts, last, lineno, record_lines,
                         long_line)
+    if not split_glued and _glue_possible(records, head, lines, spans):
+        return None
     unparsed = int(record_lines[spans.fmt[starts] < 0].sum())  # "unparsed" and "text" records
     ts_invalid = records.column("ts_invalid").to_numpy(zero_copy_only=False)
     epoch = records.column("clock_epoch").to_numpy(zero_copy_only=False)

@@ -150,3 +150,34 @@ def test_record_messages_cut_from_the_chunk_equal_the_joined_line_messages(
     finally:
         parse._record_messages = original
     assert fast.column("message").to_pylist() == joined.column("message").to_pylist()
+
+
+_GLUE_PARTS = [L.HCCL_DEBUG, L.RUNTIME_ERROR, L.INFO_GE, L.TDT_INFO, L.CONTINUATION, "", "   ",
+               L.STDOUT_PTA, "[rank1]:" + L.RUNTIME_ERROR, "[DEBUG] GE(1,p[INFO] X(2,q):",
+               "[ERROR] X(3,y):", "text [WARNING] HCCL(-1,):", "  [INFO]Y(4,z):"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.lists(st.sampled_from(_GLUE_PARTS), min_size=1, max_size=3),
+                       max_size=12),
+       kind=st.sampled_from(["plog-debug", "stdout"]), open_record=st.booleans())
+def test_chunks_parsed_without_a_glue_scan_equal_the_scanned_parse(
+        pieces: list[list[str]], kind: str, open_record: bool) -> None:
+    """Parsing first as if no line held two records, and again only when a record's text
+    shows a second header, gives what splitting glued lines up front gives. Lines are built
+    from pieces run together, so second headers land in messages, procs, prefixes and
+    continuation lines."""
+    from plogscan import parse
+    from plogscan.formats import builtin_formats
+
+    text = "\n".join("".join(parts) for parts in pieces).encode()
+    ctx = parse.FileContext(path="x.log", kind=kind)
+    fset = builtin_formats()
+    optimistic = parse.parse_chunk(text, 1, ctx, fset, open_record)
+    scanned = parse._parse_lines(text, 1, ctx, fset, open_record, split_glued=True)
+    assert scanned is not None
+    assert optimistic.records.to_pylist() == scanned.records.to_pylist()
+    assert optimistic.head == scanned.head
+    for name in ("lines", "blank_lines", "trailing_blank", "unparsed_lines", "shared_lines",
+                 "truncated_lines", "invalid_timestamps", "epoch_records"):
+        assert getattr(optimistic, name) == getattr(scanned, name), name
