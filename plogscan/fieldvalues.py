@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from plogscan.arrowtext import string_views, views_fit, windows
-from plogscan.timestamps import parse_cann_bytes, parse_generic
+from plogscan.timestamps import WINDOW_BYTES, parse_cann_bytes, parse_generic
 
 CANN_TS_BYTES = 27
 
@@ -90,7 +90,7 @@ def timestamps(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, sta
     invalid = np.zeros(len(rows), bool)
     if fixed.any():
         base = np.where(fixed, _absolute(line_offsets, rows, start), 0)
-        raw = windows(data, base, CANN_TS_BYTES)
+        raw = windows(data, base, WINDOW_BYTES)
         ts, invalid = parse_cann_bytes(raw, fixed)
     other = present & ~fixed
     if other.any():
