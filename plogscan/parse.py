@@ -1,6 +1,6 @@
 """Parse one chunk of log text into event-table records, with vectorized Arrow kernels.
 
-The hot path runs one RE2 pass (``extract_regex_span`` of the primary CANN header) over every
+The hot path runs one RE2 pass (the one-pass CANN header pattern of ``cannheader``) over every
 line of the chunk; everything else works on the lines it did not match, or on small subsets.
 There is no Python loop per line. A chunk always holds whole lines; a record that continues
 into the next chunk is stitched by ``ingest``: the lines at the top of a chunk that continue

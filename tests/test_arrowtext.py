@@ -77,3 +77,26 @@ def test_tails_are_string_ends(strings: list[str | None], data: st.DataObject) -
     clipped = np.clip(starts, 0, offsets[rows + 1] - offsets[rows])
     valid = arr.is_valid().to_numpy(zero_copy_only=False)[rows] if arr.null_count else None
     assert _gathered_tails(offsets, raw, rows, clipped, valid).to_pylist() == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(spans_of_text())
+def test_gather_fallbacks_cut_what_string_views_cut(
+        case: tuple[bytes, list[tuple[int, int]], list[bool]]) -> None:
+    """The numpy gathers used for buffers of 2 GiB and more (too large for string views)
+    give the same strings as the views."""
+    from plogscan import fieldvalues, parse
+
+    text, spans, valid = case
+    data = np.frombuffer(text, np.uint8)
+    starts = np.array([s for s, _ in spans], np.int64)
+    lengths = np.array([n for _, n in spans], np.int64)
+    mask = np.array(valid, bool)
+    views = string_views(data, pa.py_buffer(text), starts, lengths, mask)
+    gathered = fieldvalues._gathered(data, starts, np.where(mask, lengths, 0), mask)
+    assert pc.cast(gathered, LARGE).to_pylist() == pc.cast(views, LARGE).to_pylist()
+    # Record messages: sorted ranges that do not overlap.
+    ends = sorted({0, len(text), *(s for s, _ in spans)})
+    begin, end = np.array(ends[:-1], np.int64), np.array(ends[1:], np.int64)
+    assert (parse._gathered_ranges(text, begin, end).to_pylist()
+            == parse._byte_ranges(text, begin, end).to_pylist())
