@@ -1,6 +1,6 @@
 """Stream log files into event-table record batches, in parallel, with bounded memory.
 
-Each input is cut into chunks of about 16 MiB that end on a line boundary. A plain file is cut
+Each input is cut into chunks of about 8 MiB that end on a line boundary. A plain file is cut
 into byte ranges (only a small window around each cut is read here) and every worker reads its
 own range; compressed files and archive members are read and decompressed by the main process
 and their chunks sent to the workers. Workers are threads by default; as processes (where
@@ -39,13 +39,13 @@ from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse import ChunkResult, FileContext, Head, parse_chunk
 from plogscan.schema import EVENT_SCHEMA, SourceKind
 
-# Large chunks: every call into Arrow or numpy (and every RE2 pattern, compiled per call) costs
-# the same per chunk whatever its size, so a chunk of 16 MiB parses about 8% faster in all
-# than four of 4 MiB (bench/README.md), for about 200 MB more peak memory.
-CHUNK_BYTES = 16 << 20
+# Chunks of 8 MiB: every call into Arrow or numpy costs about the same per chunk whatever its
+# size, so 8 MiB chunks parse faster in all than 4 MiB ones (about 5% on bench/'s tree). Larger
+# ones gain little more and raise peak memory (bench/README.md).
+CHUNK_BYTES = 8 << 20
 # Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
-# row group (about two chunks' worth of rows), few enough to keep memory bounded.
-INFLIGHT_PER_WORKER = 3
+# row group (about four chunks' worth of rows), few enough to keep memory bounded.
+INFLIGHT_PER_WORKER = 4
 MAX_LINE_BYTES = 64 << 20  # a longer physical line keeps its first 64 MiB
 _READ_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile, tarfile.TarError, zipfile.BadZipFile,
                 OSError, ValueError)
