@@ -300,7 +300,10 @@ class Ingest:
     def batches_from(self, inputs: Iterable[tuple[FileContext, BinaryIO]]
                      ) -> Iterator[pa.RecordBatch]:
         """Like ``batches`` for already opened streams (used by ``parse_text``)."""
-        with self._pool() as pool, handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box:
+        pool = self._pool()
+        # The pool is shut down (its workers done) before the hand-off directory is removed,
+        # so no worker can write into it after it is gone, even when the run stops early.
+        with handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box, pool:
             self._shared = box.directory
             inflight: deque[tuple[_FileState, Future[_Cleaned], bool]] = deque()
             limit = self.workers * INFLIGHT_PER_WORKER
