@@ -119,12 +119,17 @@ def _prefix_fields(prefix: pa.Array) -> tuple[dict[str, np.ndarray], dict[str, n
     spans = pc.extract_regex_span(distinct, PREFIX)
     texts = dict(zip(("level", "module", "pid", "proc"),
                      pc.extract_regex(distinct, PREFIX).flatten(), strict=True))  # null: no match
+    names = ("level", "module", "pid", "proc")
+    # One row of spans per distinct prefix, spread to the lines in a single gather.
+    table = np.empty((len(distinct), 2 * len(names)), np.int64)
+    for column, name in enumerate(names):
+        table[:, 2 * column], table[:, 2 * column + 1], _ = span_columns(spans, name)
+    per_line = table[index]
     start: dict[str, np.ndarray] = {}
     length: dict[str, np.ndarray] = {}
     values: dict[str, pa.Array] = {}
-    for name in ("level", "module", "pid", "proc"):
-        starts, lengths, _ = span_columns(spans, name)
-        start[name], length[name] = starts[index], lengths[index]
+    for column, name in enumerate(names):
+        start[name], length[name] = per_line[:, 2 * column], per_line[:, 2 * column + 1]
         text = texts[name].cast(pa.string())
         if name == "pid":
             text = fv.digits(text, pa.int64())

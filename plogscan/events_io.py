@@ -22,6 +22,7 @@ from plogscan.schema import EVENT_SCHEMA
 
 PARQUET_BATCH_ROWS = 65536
 PARQUET_WRITE_ROWS = 262144
+WRITE_BATCH_ROWS = 16384  # rows the Parquet writer encodes at a time (its default 1024 costs more)
 # Columns with few distinct values per row group: dictionary pages make them small and cheap
 # to write (thread, process and source-line numbers repeat as much as the names do).
 LOW_CARDINALITY = ["level", "module", "proc", "src_file", "kind", "path", "host", "fmt",
@@ -106,7 +107,8 @@ class EventWriter:
         self._writer = pq.ParquetWriter(path, EVENT_SCHEMA, compression="zstd",
                                         use_dictionary=LOW_CARDINALITY,
                                         write_statistics=STATISTICS,
-                                        column_encoding=DELTA_ENCODED)
+                                        column_encoding=DELTA_ENCODED,
+                                        write_batch_size=WRITE_BATCH_ROWS)
         self._pending: list[pa.RecordBatch] = []
         self._rows = 0
         self._failed = False  # a write failed: the file is unusable, nothing more goes in
