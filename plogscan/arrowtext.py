@@ -1,9 +1,10 @@
-"""Zero-loop text kernels over Arrow string arrays, built from numpy index arithmetic.
+"""Zero-loop text kernels over Arrow string arrays: splitting, per-row substrings, windows.
 
 pyarrow has no per-row substring kernel (``utf8_slice_codeunits`` takes one start for all
 rows), and capturing a whole line body through RE2 is several times slower than matching its
-prefix. These helpers cut strings by per-row byte offsets instead, in a few vectorized numpy
-passes over the data buffer.
+prefix. These helpers cut strings by per-row byte offsets instead: as Arrow string views into
+the chunk, which one C++ cast turns into plain strings, or, for buffers too large for views,
+with a numpy gather.
 """
 
 from __future__ import annotations
@@ -38,9 +39,14 @@ def split_lines(buf: bytes) -> pa.LargeStringArray:
     lines (an empty ``buf`` is one empty line). Arrow's ``split_pattern`` cuts them in one C++
     pass that does not hold the GIL.
     """
-    text = pa.LargeStringArray.from_buffers(
-        1, pa.py_buffer(np.array([0, len(buf)], np.int64)), pa.py_buffer(buf))
-    return pc.split_pattern(text, "\n").flatten()
+    return pc.split_pattern(as_one_value(buf, LARGE), "\n").flatten()
+
+
+def as_one_value(buf: bytes, typ: pa.DataType) -> pa.Array:
+    """The whole buffer as the one value of a ``large_string`` or ``large_binary`` array,
+    without copying it (no check that it is valid UTF-8)."""
+    offsets = pa.py_buffer(np.array([0, len(buf)], np.int64))
+    return pa.Array.from_buffers(typ, 1, [None, offsets, pa.py_buffer(buf)])
 
 
 def byte_lengths(arr: pa.Array) -> np.ndarray:
@@ -59,29 +65,42 @@ def tails(arr: pa.Array, rows: np.ndarray, starts: np.ndarray) -> pa.LargeString
     offsets, data = _parts(arr)
     lengths = offsets[rows + 1] - offsets[rows]
     starts = np.clip(starts.astype(np.int64), 0, lengths)
-    valid = None
-    if arr.null_count:
-        valid = arr.is_valid().to_numpy(zero_copy_only=False)[rows]
+    valid = arr.is_valid().to_numpy(zero_copy_only=False)[rows] if arr.null_count else None
+    return pc.cast(substrings(data, offsets[rows] + starts, lengths - starts, valid), LARGE)
+
+
+def substrings(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+               valid: np.ndarray | None = None) -> pa.Array:
+    """``data[starts[i]:starts[i] + lengths[i]]`` for each row (null where ``valid`` is
+    false), as string views into ``data`` when it is small enough for them, else gathered
+    into a ``large_string`` array. Cast the result to the string type wanted."""
     if views_fit(len(data)):
-        buffer = arr.cast(LARGE).buffers()[2] if len(data) else pa.py_buffer(b"")
-        return pc.cast(string_views(data, buffer, offsets[rows] + starts, lengths - starts,
-                                    valid), LARGE)
-    return _gathered_tails(offsets, data, rows, starts, valid)
+        return string_views(data, pa.py_buffer(data), starts, lengths, valid)
+    return gathered(data, starts, lengths, valid)
 
 
-def _gathered_tails(offsets: np.ndarray, data: np.ndarray, rows: np.ndarray, starts: np.ndarray,
-                    valid: np.ndarray | None) -> pa.LargeStringArray:
-    """``tails`` for data of any size, with numpy gathers."""
-    begin = offsets[rows] + starts
-    keep_len = offsets[rows + 1] - begin
-    new_offsets = np.zeros(len(rows) + 1, np.int64)
-    np.cumsum(keep_len, out=new_offsets[1:])
-    index = np.repeat(begin - new_offsets[:-1], keep_len) + np.arange(new_offsets[-1])
-    out = pa.LargeStringArray.from_buffers(len(rows), pa.py_buffer(new_offsets),
-                                           pa.py_buffer(data[index]))
+def gathered(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+             valid: np.ndarray | None = None) -> pa.LargeStringArray:
+    """``substrings`` for data of any size: a numpy gather of every byte."""
     if valid is not None:
-        out = pc.if_else(pa.array(valid), out, pa.scalar(None, LARGE))
-    return out
+        lengths = np.where(valid, lengths, 0)
+    offsets = np.zeros(len(starts) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    index = np.repeat(starts - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
+    validity, nulls = validity_bitmap(valid)
+    return pa.LargeStringArray.from_buffers(len(starts), pa.py_buffer(offsets),
+                                            pa.py_buffer(data[index]), validity, nulls)
+
+
+def validity_bitmap(valid: np.ndarray | None) -> tuple[pa.Buffer | None, int]:
+    """Arrow's validity bitmap for a boolean mask, and the null count (no bitmap when
+    nothing is null)."""
+    if valid is None:
+        return None, 0
+    nulls = len(valid) - int(np.count_nonzero(valid))
+    if nulls == 0:
+        return None, 0
+    return pa.py_buffer(np.packbits(valid, bitorder="little")), nulls
 
 
 def span_columns(spans: pa.StructArray, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -160,10 +179,6 @@ def string_views(data: np.ndarray, buffer: pa.Buffer, starts: np.ndarray,
     if len(spilled):
         view[spilled, 2] = 0
         view[spilled, 3] = starts[spilled]
-    validity = None
-    nulls = 0
-    if valid is not None and not valid.all():
-        nulls = count - int(np.count_nonzero(valid))
-        validity = pa.py_buffer(np.packbits(valid, bitorder="little"))
+    validity, nulls = validity_bitmap(valid)
     return pa.Array.from_buffers(pa.string_view(), count,
                                  [validity, pa.py_buffer(view), buffer], nulls)

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan import fieldvalues as fv
-from plogscan.arrowtext import byte_lengths, line_buffers, span_columns
+from plogscan.arrowtext import byte_lengths, line_buffers, span_columns, validity_bitmap
 from plogscan.formats import LineFormat
 
 # The primary pattern of formats/cann.yaml, as loaded.
@@ -50,7 +50,7 @@ ONE_PASS = (
 )
 # The fields of a prefix, read once per distinct prefix.
 PREFIX = r"^\[(?P<level>[A-Z]+|\d+)\] ?(?P<module>\w+)\((?P<pid>-?\d+),(?P<proc>[^)]*)\): ?"
-TS_BYTES = 27
+TS_BYTES = fv.CANN_TS_BYTES  # YYYY-MM-DD-hh:mm:ss.mmm.uuu
 _SPACE, _OPEN, _PAREN = 32, 91, 40
 
 
@@ -99,15 +99,12 @@ def _present(arr: pa.Array, present: np.ndarray) -> pa.Array:
     Only the validity bitmap is new."""
     if arr.null_count:
         present = present & arr.is_valid().to_numpy(zero_copy_only=False)
-    if present.all():
+    validity, nulls = validity_bitmap(present)
+    if not nulls:
         return arr
-    validity = pa.py_buffer(np.packbits(present, bitorder="little"))
-    buffers = arr.buffers()
     if arr.offset:
         arr = arr.take(pa.array(np.arange(len(arr))))  # rebase: the bitmap starts at row 0
-        buffers = arr.buffers()
-    return pa.Array.from_buffers(arr.type, len(arr), [validity, *buffers[1:]],
-                                 len(present) - int(np.count_nonzero(present)))
+    return pa.Array.from_buffers(arr.type, len(arr), [validity, *arr.buffers()[1:]], nulls)
 
 
 def _prefix_fields(prefix: pa.Array) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray],
@@ -116,10 +113,10 @@ def _prefix_fields(prefix: pa.Array) -> tuple[dict[str, np.ndarray], dict[str, n
     encoded = pc.dictionary_encode(prefix)
     index = encoded.indices.to_numpy(zero_copy_only=False)
     distinct = encoded.dictionary
-    spans = pc.extract_regex_span(distinct, PREFIX)
-    texts = dict(zip(("level", "module", "pid", "proc"),
-                     pc.extract_regex(distinct, PREFIX).flatten(), strict=True))  # null: no match
     names = ("level", "module", "pid", "proc")
+    spans = pc.extract_regex_span(distinct, PREFIX)
+    # Null where the prefix is empty (a line with no header).
+    texts = dict(zip(names, pc.extract_regex(distinct, PREFIX).flatten(), strict=True))
     # One row of spans per distinct prefix, spread to the lines in a single gather.
     table = np.empty((len(distinct), 2 * len(names)), np.int64)
     for column, name in enumerate(names):
@@ -188,11 +185,9 @@ def match(lines: pa.Array) -> HeaderSpans:
         msg = np.where(matched, msg, 0)
     # "123 " and "[123]" trimmed; the tagged shapes read from their spans.
     values["tid"] = fv.digits(_present(pc.utf8_trim(tid, " []"), has_tid & ~tagged), pa.int64())
-    tagged_rows = np.flatnonzero(tagged & matched)
-    if len(tagged_rows):
-        mask = np.zeros(len(matched), bool)
-        mask[tagged_rows] = True
-        values["tid"] = pc.replace_with_mask(values["tid"], pa.array(mask), fv.integers(
-            data, offsets, tagged_rows, start["tid"][tagged_rows], length["tid"][tagged_rows],
-            pa.int64()))
+    tagged &= matched
+    if tagged.any():
+        rows = np.flatnonzero(tagged)
+        values["tid"] = pc.replace_with_mask(values["tid"], pa.array(tagged), fv.integers(
+            data, offsets, rows, start["tid"][rows], length["tid"][rows], pa.int64()))
     return HeaderSpans(matched, start, length, msg, values)

@@ -1,7 +1,8 @@
 """Turn field byte spans into typed Arrow columns, for record-start lines only.
 
-Strings are gathered straight into ``pa.string()`` arrays; integers and CANN timestamps are
-read from the bytes with numpy digit arithmetic, so no intermediate string column is built.
+Strings are cut as Arrow string views into the chunk and cast in one C++ pass; integers are
+cast from those views, and CANN timestamps are read from the bytes with numpy digit
+arithmetic, so no intermediate string column is built.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from plogscan.arrowtext import string_views, views_fit, windows
+from plogscan.arrowtext import substrings, windows
 from plogscan.timestamps import WINDOW_BYTES, parse_cann_bytes, parse_generic
 
 CANN_TS_BYTES = 27
@@ -27,27 +28,12 @@ def strings(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, start:
 
 def _views(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, start: np.ndarray,
            length: np.ndarray) -> pa.Array:
-    """The substring of each row's line as string views (null where ``start`` is -1)."""
+    """The substring of each row's line (null where ``start`` is -1), uncast."""
     valid = start >= 0
     if not valid.any():
         return pa.nulls(len(rows), pa.string_view())
-    lengths = np.where(valid, length, 0)
-    absolute = _absolute(line_offsets, rows, start)
-    if views_fit(len(data)):
-        return string_views(data, pa.py_buffer(data), absolute, lengths, valid)
-    return _gathered(data, absolute, lengths, valid)
-
-
-def _gathered(data: np.ndarray, absolute: np.ndarray, lengths: np.ndarray, valid: np.ndarray
-              ) -> pa.StringArray:
-    """``_views`` for data of any size, with a numpy gather of every byte."""
-    offsets = np.zeros(len(absolute) + 1, np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    index = np.repeat(absolute - offsets[:-1], lengths) + np.arange(offsets[-1], dtype=np.int64)
-    nulls = len(absolute) - int(np.count_nonzero(valid))
-    validity = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
-    return pa.LargeStringArray.from_buffers(len(absolute), pa.py_buffer(offsets),
-                                            pa.py_buffer(data[index]), validity, nulls)
+    return substrings(data, _absolute(line_offsets, rows, start), np.where(valid, length, 0),
+                      valid)
 
 
 def _digit_limit(typ: pa.DataType) -> int:

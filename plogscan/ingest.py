@@ -29,14 +29,14 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-import numpy as np
 import pyarrow as pa
 
 from plogscan import handoff
+from plogscan.arrowtext import as_one_value
 from plogscan.codes_extract import extract_codes
 from plogscan.formats import FormatSet, builtin_formats
 from plogscan.model import FileStats, IngestSummary, SkippedFile
-from plogscan.parse import ChunkResult, FileContext, Head, parse_chunk
+from plogscan.parse import ChunkResult, FileContext, Head, constant_column, parse_chunk
 from plogscan.schema import EVENT_SCHEMA, SourceKind
 
 # Chunks of 8 MiB: every call into Arrow or numpy costs about the same per chunk whatever its
@@ -111,11 +111,8 @@ def clean(data: bytes) -> tuple[bytes, int, int]:
 
 def _valid_utf8(data: bytes) -> bool:
     """Arrow's UTF-8 check: faster than ``bytes.decode`` and it releases the GIL."""
-    offsets = pa.py_buffer(np.array([0, len(data)], np.int64))
-    raw = pa.LargeBinaryArray.from_buffers(pa.large_binary(), 1, [None, offsets,
-                                                                  pa.py_buffer(data)])
     try:
-        raw.cast(pa.large_string())
+        as_one_value(data, pa.large_binary()).cast(pa.large_string())
     except pa.ArrowInvalid:
         return False
     return True
@@ -451,11 +448,10 @@ def _restore_constants(result: ChunkResult, ctx: FileContext) -> None:
     table = result.records
     if table.num_columns == len(EVENT_SCHEMA):
         return
-    count = table.num_rows
     values = {"kind": ctx.kind, "path": ctx.path, "host": ctx.host}
     for name in _CONSTANT_COLUMNS:
         table = table.append_column(EVENT_SCHEMA.field(name),
-                                    pa.repeat(pa.scalar(values[name], pa.string()), count))
+                                    constant_column(values[name], table.num_rows))
     result.records = table.select(EVENT_SCHEMA.names)
 
 

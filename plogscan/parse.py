@@ -25,8 +25,7 @@ from plogscan.arrowtext import (
     line_buffers,
     slice_from,
     split_lines,
-    string_views,
-    views_fit,
+    substrings,
 )
 from plogscan.codes_extract import extract_codes
 from plogscan.formats import FormatSet
@@ -336,27 +335,7 @@ def _rewritten_inside(msg_start: np.ndarray, blank: np.ndarray, lengths: np.ndar
 
 def _byte_ranges(buf: bytes, begin: np.ndarray, end: np.ndarray) -> pa.LargeStringArray:
     """``buf[begin[i]:end[i]]`` for each range, as one string array."""
-    if views_fit(len(buf)):
-        raw = np.frombuffer(buf, dtype=np.uint8)
-        return pc.cast(string_views(raw, pa.py_buffer(buf), begin, end - begin), LARGE)
-    return _gathered_ranges(buf, begin, end)
-
-
-def _gathered_ranges(buf: bytes, begin: np.ndarray, end: np.ndarray) -> pa.LargeStringArray:
-    """``_byte_ranges`` for sorted, non-overlapping ranges of a buffer of any size."""
-    raw = np.frombuffer(buf, dtype=np.uint8)
-    count = len(begin)
-    sizes = end - begin
-    counts = np.empty(2 * count, np.int64)
-    counts[0::2] = begin - np.concatenate([[0], end[:-1]])
-    counts[1::2] = sizes
-    keep = np.zeros(2 * count, bool)
-    keep[1::2] = True
-    stop = int(end[-1]) if count else 0
-    values = raw[:stop][np.repeat(keep, counts)]
-    offsets = np.zeros(count + 1, np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    return pa.LargeStringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(values))
+    return pc.cast(substrings(np.frombuffer(buf, dtype=np.uint8), begin, end - begin), LARGE)
 
 
 def _joined_messages(message: pa.Array, starts: np.ndarray, last: np.ndarray) -> pa.Array:
@@ -471,11 +450,11 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
         "src_file": text("src_file"),
         "src_line": number("src_line", None),
         "message": messages,
-        "kind": _repeat(ctx.kind, count),
-        "path": _repeat(ctx.path, count),
+        "kind": constant_column(ctx.kind, count),
+        "path": constant_column(ctx.path, count),
         "line": pa.array(lineno[starts], pa.int64()),
         "line_count": pa.array(record_lines, pa.int32()),
-        "host": _repeat(ctx.host, count),
+        "host": constant_column(ctx.host, count),
         "rank": number("rank", ctx.rank),
         "device": number("device", ctx.device),
         "codes": _with_prefix_codes(extract_codes(messages, level), text("code")),
@@ -487,7 +466,7 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
     return pa.Table.from_pydict(columns, schema=EVENT_SCHEMA)
 
 
-def _repeat(value: str | None, count: int) -> pa.Array:
+def constant_column(value: str | None, count: int) -> pa.Array:
     """A string column holding one value (built in C++, not from Python objects)."""
     return pa.repeat(pa.scalar(value, pa.string()), count)
 

@@ -12,6 +12,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.arrowtext import validity_bitmap
+
 _GENERIC = (
     r"^(?P<Y>\d{4})\D(?P<m>\d\d)\D(?P<d>\d\d)\D(?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
     r"(?:[.,](?P<f1>\d{1,9})(?:\.(?P<f2>\d{3}))?)?"
@@ -46,8 +48,7 @@ def _combine_values(parts: dict[str, np.ndarray], present: np.ndarray
 
 def _timestamp_array(micros: np.ndarray, ok: np.ndarray) -> pa.Array:
     """Timestamps from microseconds, null where not ``ok`` (built from the buffers)."""
-    nulls = len(ok) - int(np.count_nonzero(ok))
-    validity = pa.py_buffer(np.packbits(ok, bitorder="little")) if nulls else None
+    validity, nulls = validity_bitmap(ok)
     return pa.Array.from_buffers(pa.timestamp("us"), len(micros),
                                  [validity, pa.py_buffer(micros.astype(np.int64))], nulls)
 

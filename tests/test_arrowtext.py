@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -10,7 +12,7 @@ from hypothesis import strategies as st
 
 from plogscan.arrowtext import (
     LARGE,
-    _gathered_tails,
+    gathered,
     line_buffers,
     split_lines,
     string_views,
@@ -76,7 +78,8 @@ def test_tails_are_string_ends(strings: list[str | None], data: st.DataObject) -
     offsets, raw = line_buffers(arr)
     clipped = np.clip(starts, 0, offsets[rows + 1] - offsets[rows])
     valid = arr.is_valid().to_numpy(zero_copy_only=False)[rows] if arr.null_count else None
-    assert _gathered_tails(offsets, raw, rows, clipped, valid).to_pylist() == want
+    begin = offsets[rows] + clipped
+    assert gathered(raw, begin, offsets[rows + 1] - begin, valid).to_pylist() == want
 
 
 @settings(max_examples=200, deadline=None)
@@ -85,7 +88,7 @@ def test_gather_fallbacks_cut_what_string_views_cut(
         case: tuple[bytes, list[tuple[int, int]], list[bool]]) -> None:
     """The numpy gathers used for buffers of 2 GiB and more (too large for string views)
     give the same strings as the views."""
-    from plogscan import fieldvalues, parse
+    from plogscan import parse
 
     text, spans, valid = case
     data = np.frombuffer(text, np.uint8)
@@ -93,10 +96,10 @@ def test_gather_fallbacks_cut_what_string_views_cut(
     lengths = np.array([n for _, n in spans], np.int64)
     mask = np.array(valid, bool)
     views = string_views(data, pa.py_buffer(text), starts, lengths, mask)
-    gathered = fieldvalues._gathered(data, starts, np.where(mask, lengths, 0), mask)
-    assert pc.cast(gathered, LARGE).to_pylist() == pc.cast(views, LARGE).to_pylist()
+    assert gathered(data, starts, lengths, mask).to_pylist() == pc.cast(views, LARGE).to_pylist()
     # Record messages: sorted ranges that do not overlap.
     ends = sorted({0, len(text), *(s for s, _ in spans)})
     begin, end = np.array(ends[:-1], np.int64), np.array(ends[1:], np.int64)
-    assert (parse._gathered_ranges(text, begin, end).to_pylist()
-            == parse._byte_ranges(text, begin, end).to_pylist())
+    assert (gathered(data, begin, end - begin).to_pylist()
+            == parse._byte_ranges(text, begin, end).to_pylist()
+            == [text[b:e].decode() for b, e in pairwise(ends)])
