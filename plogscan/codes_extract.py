@@ -38,6 +38,16 @@ def codes_in(text: str) -> list[str]:
     return list(seen)
 
 
+def _quiet(levels: pa.Array) -> np.ndarray:
+    """Rows at a level whose codes are not searched (a dictionary is judged per value)."""
+    if pa.types.is_dictionary(levels.type):
+        per_value = np.append(_quiet(levels.dictionary), False)  # a null index: not quiet
+        index = pc.fill_null(levels.indices, len(per_value) - 1)
+        return per_value[index.to_numpy(zero_copy_only=False)]
+    quiet = pc.is_in(levels, value_set=pa.array(_QUIET_LEVELS, levels.type))
+    return pc.fill_null(quiet, False).to_numpy(zero_copy_only=False)
+
+
 def extract_codes(messages: pa.Array, levels: pa.Array | None = None) -> pa.Array:
     """A ``list<string>`` column of the codes in each message (empty list when none).
 
@@ -49,8 +59,7 @@ def extract_codes(messages: pa.Array, levels: pa.Array | None = None) -> pa.Arra
         return pa.array([], pa.list_(pa.string()))
     look = np.ones(n, bool)
     if levels is not None:
-        quiet = pc.is_in(levels, value_set=pa.array(_QUIET_LEVELS, levels.type))
-        look = ~pc.fill_null(quiet, False).to_numpy(zero_copy_only=False)
+        look = ~_quiet(levels)
     rows = np.flatnonzero(look)
     if len(rows) == 0:
         return pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, np.int32)),

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 from plogscan.errors import InputError
 from plogscan.ingest import Ingest
 from plogscan.model import FileStats, IngestSummary, SkippedFile
-from plogscan.schema import EVENT_SCHEMA
+from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, encoded
 
 PARQUET_BATCH_ROWS = 65536
 PARQUET_WRITE_ROWS = 262144
@@ -97,14 +97,20 @@ def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBat
 
 
 class EventWriter:
-    """Write batches to a zstd Parquet file in row groups of a useful size."""
+    """Write batches to a zstd Parquet file in row groups of a useful size.
+
+    The file has STORED_SCHEMA: the text columns with few values are dictionary-encoded, in
+    Arrow as in Parquet. Batches from ``Ingest(encoded=True)`` arrive that way; others are
+    encoded here. Within a row group the dictionaries of its batches are unified first, so
+    the Parquet writer writes indices as they are instead of hashing every value.
+    ``read_parquet`` gives EVENT_SCHEMA back."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         # Statistics only where a reader can skip row groups by them (time, process, rank and
         # line ranges): min/max of every message would cost more than the rest of the write.
         # Timestamps and line numbers rise steadily, so delta encoding suits them.
-        self._writer = pq.ParquetWriter(path, EVENT_SCHEMA, compression="zstd",
+        self._writer = pq.ParquetWriter(path, STORED_SCHEMA, compression="zstd",
                                         use_dictionary=LOW_CARDINALITY,
                                         write_statistics=STATISTICS,
                                         column_encoding=DELTA_ENCODED,
@@ -114,7 +120,7 @@ class EventWriter:
         self._failed = False  # a write failed: the file is unusable, nothing more goes in
 
     def write(self, batch: pa.RecordBatch) -> None:
-        self._pending.append(batch)
+        self._pending.append(encoded(batch))
         self._rows += batch.num_rows
         if self._rows >= PARQUET_WRITE_ROWS:
             self._flush()
@@ -123,7 +129,8 @@ class EventWriter:
         pending, self._pending, self._rows = self._pending, [], 0
         if pending and not self._failed:
             try:
-                self._writer.write_table(pa.Table.from_batches(pending, schema=EVENT_SCHEMA),
+                table = pa.Table.from_batches(pending, schema=STORED_SCHEMA)
+                self._writer.write_table(table.unify_dictionaries(),
                                          row_group_size=PARQUET_WRITE_ROWS)
             except BaseException:
                 self._failed = True

@@ -37,7 +37,7 @@ from plogscan.codes_extract import extract_codes
 from plogscan.formats import FormatSet, builtin_formats
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse import ChunkResult, FileContext, Head, constant_column, parse_chunk
-from plogscan.schema import EVENT_SCHEMA, SourceKind
+from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, SourceKind
 
 # Chunks of 8 MiB: every call into Arrow or numpy costs about the same per chunk whatever its
 # size, so 8 MiB chunks parse faster in all than 4 MiB ones (about 5% on bench/'s tree). Larger
@@ -125,10 +125,10 @@ _CONSTANT_COLUMNS = ("kind", "path", "host")
 
 
 def _parse(chunk: _Chunk, ctx: FileContext, fset: FormatSet | None,
-           shared: str | None = None) -> _Cleaned:
+           shared: str | None = None, encoded: bool = False) -> _Cleaned:
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
     data, nul, bad = clean(chunk.data)
-    result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record)
+    result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record, encoded)
     if multiprocessing.parent_process() is not None:  # in a worker process
         result.records = result.records.drop_columns(list(_CONSTANT_COLUMNS))
     records_file = handoff.put(result.records, shared)
@@ -138,7 +138,7 @@ def _parse(chunk: _Chunk, ctx: FileContext, fset: FormatSet | None,
 
 
 def _parse_range(part: _Range, ctx: FileContext, fset: FormatSet | None,
-                 shared: str | None = None) -> _Cleaned:
+                 shared: str | None = None, encoded: bool = False) -> _Cleaned:
     """Read and parse one range of a plain file (runs in a worker)."""
     problem = None
     size = part.end - part.start
@@ -160,9 +160,10 @@ def _parse_range(part: _Range, ctx: FileContext, fset: FormatSet | None,
     elif not last and data.endswith(b"\n"):  # the file became shorter
         data = data[:-1]
     if not data and not last:  # nothing could be read: no line to count
-        nothing = ChunkResult(records=EVENT_SCHEMA.empty_table(), head=None)
+        schema = STORED_SCHEMA if encoded else EVENT_SCHEMA
+        nothing = ChunkResult(records=schema.empty_table(), head=None)
         return _Cleaned(nothing, 0, 0, relative_lines=True, problem=problem)
-    cleaned = _parse(_Chunk(data, 1, part.open_record), ctx, fset, shared)
+    cleaned = _parse(_Chunk(data, 1, part.open_record), ctx, fset, shared, encoded)
     cleaned.relative_lines = True
     cleaned.problem = problem
     return cleaned
@@ -252,9 +253,12 @@ class Ingest:
     def __init__(self, fset: FormatSet | None = None, workers: int | None = None,
                  chunk_bytes: int = CHUNK_BYTES,
                  on_progress: Callable[[str, int], None] | None = None,
-                 processes: bool = False) -> None:
+                 processes: bool = False, encoded: bool = False) -> None:
         self.fset = fset or builtin_formats()
         self.processes = processes
+        # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
+        self.encoded = encoded
+        self.schema = STORED_SCHEMA if encoded else EVENT_SCHEMA
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.chunk_bytes = chunk_bytes
         self.on_progress = on_progress
@@ -331,13 +335,14 @@ class Ingest:
         for index, part in enumerate(ranges):
             state.add("bytes", part.end - part.start)
             yield ((lambda p=part: pool.submit(_parse_range, p, ctx, self._task_formats,
-                                                     self._shared)),
+                                                     self._shared, self.encoded)),
                    part.end - part.start, index == len(ranges) - 1)
 
     def _chunk_tasks(self, pool: Executor, chunks: Iterator[tuple[_Chunk, bool]], ctx: FileContext
                      ) -> Iterator[tuple[Callable[[], Future[_Cleaned]], int, bool]]:
         for chunk, is_last in chunks:
-            yield ((lambda c=chunk: pool.submit(_parse, c, ctx, self._task_formats, self._shared)),
+            yield ((lambda c=chunk: pool.submit(_parse, c, ctx, self._task_formats, self._shared,
+                                                self.encoded)),
                    len(chunk.data), is_last)
 
     def _pool(self) -> Executor:
@@ -376,7 +381,7 @@ class Ingest:
             result.records = handoff.take(cleaned.records_file)
         if cleaned.problem:
             state.problems.append(cleaned.problem)
-        _restore_constants(result, state.ctx)
+        _restore_constants(result, state.ctx, self.schema)
         if cleaned.relative_lines and state.lines_before:
             _shift_lines(result, state.lines_before)
         state.lines_before += result.lines
@@ -392,13 +397,13 @@ class Ingest:
         head = result.head
         if head is not None and state.pending is not None:
             between = state.pending_trailing_blank + head.lead_blank
-            state.pending = _extend(state.pending, head, between)
+            state.pending = _extend(state.pending, head, between, self.schema)
             state.add("blank_lines", -between)
             if state.pending.column("fmt")[0].as_py() in ("unparsed", "text"):
                 state.add("unparsed_lines", head.lines + between)
             state.pending_trailing_blank = 0
         elif head is not None:  # continuation lines with nothing before them in the file
-            state.pending = _orphan(state.ctx, head)
+            state.pending = _orphan(state.ctx, head, self.schema)
             state.add("unparsed_lines", head.lines)
             state.pending_trailing_blank = 0
         records = result.records
@@ -443,16 +448,16 @@ def with_last(iterator: Iterator[_Chunk]) -> Iterator[tuple[_Chunk, bool]]:
         yield previous, True
 
 
-def _restore_constants(result: ChunkResult, ctx: FileContext) -> None:
+def _restore_constants(result: ChunkResult, ctx: FileContext, schema: pa.Schema) -> None:
     """Put back the per-file columns a worker left out (see ``_CONSTANT_COLUMNS``)."""
     table = result.records
-    if table.num_columns == len(EVENT_SCHEMA):
+    if table.num_columns == len(schema):
         return
     values = {"kind": ctx.kind, "path": ctx.path, "host": ctx.host}
     for name in _CONSTANT_COLUMNS:
-        table = table.append_column(EVENT_SCHEMA.field(name),
-                                    constant_column(values[name], table.num_rows))
-    result.records = table.select(EVENT_SCHEMA.names)
+        table = table.append_column(schema.field(name), constant_column(
+            values[name], table.num_rows, encoded=schema is STORED_SCHEMA))
+    result.records = table.select(schema.names)
 
 
 def _shift_lines(result: ChunkResult, offset: int) -> None:
@@ -465,7 +470,7 @@ def _shift_lines(result: ChunkResult, offset: int) -> None:
         result.head.first_line += offset
 
 
-def _orphan(ctx: FileContext, head: Head) -> pa.Table:
+def _orphan(ctx: FileContext, head: Head, schema: pa.Schema) -> pa.Table:
     """An unparsed record made of continuation lines that follow no record."""
     kind_text = ctx.kind in (SourceKind.STDOUT.value, SourceKind.SYSLOG.value)
     row = {name: None for name in EVENT_SCHEMA.names}
@@ -473,10 +478,10 @@ def _orphan(ctx: FileContext, head: Head) -> pa.Table:
                line_count=head.lines, host=ctx.host, rank=ctx.rank, device=ctx.device,
                codes=[], fmt="text" if kind_text else "unparsed", truncated=head.truncated,
                ts_invalid=False, clock_epoch=False)
-    return pa.Table.from_pylist([row], schema=EVENT_SCHEMA)
+    return pa.Table.from_pylist([row], schema=schema)
 
 
-def _extend(pending: pa.Table, head: Head, between: int) -> pa.Table:
+def _extend(pending: pa.Table, head: Head, between: int, schema: pa.Schema) -> pa.Table:
     """The pending record with continuation lines from the next chunk appended."""
     row = pending.to_pylist()[0]
     row["message"] = (row["message"] or "") + "\n" * (1 + between) + head.text
@@ -484,7 +489,7 @@ def _extend(pending: pa.Table, head: Head, between: int) -> pa.Table:
     row["truncated"] = bool(row["truncated"] or head.truncated)
     row["codes"] = extract_codes(pa.array([row["message"]], pa.large_string()),
                                  pa.array([row["level"]], pa.string()))[0].as_py()
-    return pa.Table.from_pylist([row], schema=EVENT_SCHEMA)
+    return pa.Table.from_pylist([row], schema=schema)
 
 
 def _batches(table: pa.Table) -> Iterator[pa.RecordBatch]:

@@ -30,7 +30,7 @@ from plogscan.arrowtext import (
 from plogscan.codes_extract import extract_codes
 from plogscan.formats import FormatSet
 from plogscan.linematch import Spans, match_lines
-from plogscan.schema import EVENT_SCHEMA, SourceKind
+from plogscan.schema import ENCODED_COLUMNS, ENCODED_TEXT, EVENT_SCHEMA, STORED_SCHEMA, SourceKind
 from plogscan.timestamps import epoch_mask
 
 TRUNCATION_CHARS = 1022  # the CANN log library cuts records here without a marker
@@ -148,7 +148,7 @@ def _segments_max(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 
 def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
-                open_record: bool) -> ChunkResult:
+                open_record: bool, encoded: bool = False) -> ChunkResult:
     """Parse whole lines of UTF-8 text; ``open_record`` tells whether a record of the same
     file is still open before this chunk (its continuation lines come back as ``head``).
 
@@ -156,12 +156,17 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     scan of every byte. With the built-in CANN header the chunk is parsed first as if there
     were none; only when a record's text shows a second header (``_glue_possible``) is it
     parsed again with glued lines split.
+
+    The records are in EVENT_SCHEMA, or with ``encoded`` in STORED_SCHEMA (for the Parquet
+    writer: the text columns with few values stay dictionary-encoded).
     """
     if cannheader.applies_to(fset.primary):
-        result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=False)
+        result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=False,
+                              encoded=encoded)
         if result is not None:
             return result
-    result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=True)
+    result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=True,
+                          encoded=encoded)
     assert result is not None
     return result
 
@@ -181,15 +186,19 @@ def _glue_possible(records: pa.Table, head: Head | None, lines: pa.Array,
         return True
     if head is not None and _GLUE_IN_TEXT_PY.search(head.text):
         return True
-    if pc.any(pc.match_substring(records.column("proc"), "[")).as_py():
-        return True
+    for proc in records.column("proc").chunks:
+        if pa.types.is_dictionary(proc.type):  # a value not in any record only costs time
+            proc = proc.dictionary
+        if pc.any(pc.match_substring(proc, "[")).as_py():
+            return True
     other = spans.other_lines
     return len(other) > 0 and bool(pc.any(pc.match_substring_regex(
         lines.take(pa.array(other)), _GLUE_RE2)).as_py())
 
 
 def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
-                 open_record: bool, split_glued: bool) -> ChunkResult | None:
+                 open_record: bool, split_glued: bool, encoded: bool = False
+                 ) -> ChunkResult | None:
     """``parse_chunk``'s work; None when glued lines were not split and may be there."""
     lines = split_lines(buf)
     n_physical = len(lines)
@@ -248,7 +257,7 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     glued = n != n_physical
     messages = _record_messages(buf, lines, spans.msg_start, blank, starts, last, glued)
     records = _assemble(lines, spans, messages, ctx, fset, starts, last, lineno, record_lines,
-                        long_line)
+                        long_line, encoded)
     if not split_glued and _glue_possible(records, head, lines, spans):
         return None
     unparsed = int(record_lines[spans.fmt[starts] < 0].sum())  # "unparsed" and "text" records
@@ -374,6 +383,7 @@ def _fixed_values(fset: FormatSet, fmt_idx: np.ndarray, level: pa.Array,
         if not rows.any():
             continue
         mask = pa.array(rows)
+        level, module = plain(level), plain(module)
         if fmt.levels:
             keys = pa.array(list(fmt.levels), pa.string())
             mapped = pc.take(pa.array(list(fmt.levels.values()), pa.string()),
@@ -388,7 +398,7 @@ def _fixed_values(fset: FormatSet, fmt_idx: np.ndarray, level: pa.Array,
 
 def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContext,
               fset: FormatSet, starts: np.ndarray, last: np.ndarray, lineno: np.ndarray,
-              record_lines: np.ndarray, long_line: np.ndarray) -> pa.Table:
+              record_lines: np.ndarray, long_line: np.ndarray, encoded: bool) -> pa.Table:
     count = len(starts)
     offsets, data = line_buffers(lines)
 
@@ -410,14 +420,12 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
                 mask[starts] = True
                 record_rows = pa.array(mask)
             found = found.filter(record_rows)
-        if pa.types.is_dictionary(found.type):
-            found = found.dictionary_decode()
-        if name not in spans.spans_added:  # the fast path found every one there is
-            return found
-        todo = found.is_null().to_numpy(zero_copy_only=False) & (spans.start[name][starts] >= 0)
-        if not todo.any():
-            return found
-        return pc.replace_with_mask(found, pa.array(todo), read(starts[todo]))
+        if name in spans.spans_added:  # the fast path may have left some out
+            todo = (found.is_null().to_numpy(zero_copy_only=False)
+                    & (spans.start[name][starts] >= 0))
+            if todo.any():
+                return pc.replace_with_mask(plain(found), pa.array(todo), read(starts[todo]))
+        return found if encoded and name in ENCODED_COLUMNS else plain(found)
 
     def text(name: str) -> pa.Array:
         return known(name, lambda rows: fv.strings(data, offsets, rows, spans.start[name][rows],
@@ -434,7 +442,8 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
     fmt_idx = spans.fmt[starts]
     no_format = "text" if ctx.kind in _TEXT_KINDS else "unparsed"
     names = pa.array([f.name for f in fset.formats] + [no_format], pa.string())
-    fmt_names = names.take(pa.array(np.where(fmt_idx >= 0, fmt_idx, len(names) - 1)))
+    fmt_names = pa.DictionaryArray.from_arrays(
+        pa.array(np.where(fmt_idx >= 0, fmt_idx, len(names) - 1).astype(np.int32)), names)
     level, module = _fixed_values(fset, fmt_idx, text("level"), text("module"))
     ts, ts_invalid = fv.timestamps(data, offsets, starts, *span("ts"))
     truncated = np.zeros(count, bool)
@@ -450,11 +459,11 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
         "src_file": text("src_file"),
         "src_line": number("src_line", None),
         "message": messages,
-        "kind": constant_column(ctx.kind, count),
-        "path": constant_column(ctx.path, count),
+        "kind": constant_column(ctx.kind, count, encoded=True),
+        "path": constant_column(ctx.path, count, encoded=True),
         "line": pa.array(lineno[starts], pa.int64()),
         "line_count": pa.array(record_lines, pa.int32()),
-        "host": constant_column(ctx.host, count),
+        "host": constant_column(ctx.host, count, encoded=True),
         "rank": number("rank", ctx.rank),
         "device": number("device", ctx.device),
         "codes": _with_prefix_codes(extract_codes(messages, level), text("code")),
@@ -463,12 +472,41 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
         "ts_invalid": pa.array(ts_invalid, pa.bool_()),
         "clock_epoch": pa.array(epoch_mask(ts), pa.bool_()),
     }
-    return pa.Table.from_pydict(columns, schema=EVENT_SCHEMA)
+    for name in ENCODED_COLUMNS:
+        columns[name] = dictionary(columns[name]) if encoded else plain(columns[name])
+    return pa.Table.from_pydict(columns, schema=STORED_SCHEMA if encoded else EVENT_SCHEMA)
 
 
-def constant_column(value: str | None, count: int) -> pa.Array:
-    """A string column holding one value (built in C++, not from Python objects)."""
-    return pa.repeat(pa.scalar(value, pa.string()), count)
+def constant_column(value: str | None, count: int, encoded: bool = False) -> pa.Array:
+    """A text column holding one value (built in C++, not from Python objects); with
+    ``encoded``, dictionary-encoded, so the value is stored once."""
+    if not encoded:
+        return pa.repeat(pa.scalar(value, pa.string()), count)
+    if value is None:
+        return pa.nulls(count, ENCODED_TEXT)
+    return pa.DictionaryArray.from_arrays(pa.repeat(pa.scalar(0, pa.int32()), count),
+                                          pa.repeat(pa.scalar(value, pa.string()), 1))
+
+
+def plain(column: pa.Array) -> pa.Array:
+    """A dictionary-encoded text column spelled out (other columns as they are)."""
+    return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column
+
+
+def dictionary(column: pa.Array) -> pa.Array:
+    """A text column as ENCODED_TEXT (hashed only when it is not encoded already).
+
+    A null among the dictionary's values (the empty prefix of lines without a header) becomes
+    a null index instead, as Arrow needs to unify dictionaries."""
+    if not pa.types.is_dictionary(column.type):
+        return column.dictionary_encode()
+    values = column.dictionary
+    if values.null_count:
+        index = column.indices
+        keep = pc.fill_null(pc.take(values.is_valid(), index), False)
+        column = pa.DictionaryArray.from_arrays(
+            pc.if_else(keep, index, pa.scalar(None, index.type)), pc.fill_null(values, ""))
+    return column if column.type == ENCODED_TEXT else column.cast(ENCODED_TEXT)
 
 
 def _with_prefix_codes(codes: pa.Array, prefix: pa.Array) -> pa.Array:

@@ -7,12 +7,13 @@ import io
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 from plogscan.cli import cli
-from plogscan.schema import EVENT_SCHEMA
+from plogscan.schema import ENCODED_COLUMNS, EVENT_SCHEMA
 from tests import plog_lines as L
 
 
@@ -42,6 +43,25 @@ def test_ingest_writes_parquet_with_the_event_schema(logs: Path, tmp_path: Path)
     assert table.num_rows == 7
     assert "total" in result.stdout and "skipped" in result.stdout
     assert "notes.bin" in result.stderr and "binary" in result.stderr
+
+
+def test_the_stored_table_keeps_repeated_text_as_dictionaries_and_reads_back_whole(
+        logs: Path, tmp_path: Path) -> None:
+    """Low-cardinality text is dictionary-encoded in the file; readers get the event
+    schema back, with every value as the logs gave it."""
+    out = tmp_path / "events.parquet"
+    assert invoke("ingest", str(logs), "-o", str(out), "--quiet").exit_code == 0
+    stored = pq.read_schema(out)
+    for name in EVENT_SCHEMA.names:
+        encoded = pa.types.is_dictionary(stored.field(name).type)
+        assert encoded == (name in ENCODED_COLUMNS), name
+    from_table = invoke("events", str(out), "--format", "jsonl").stdout
+    from_logs = invoke("events", str(logs), "--format", "jsonl", "--quiet").stdout
+    assert from_table == from_logs and from_table.count("\n") == 7
+    written = tmp_path / "from-diagnose.parquet"
+    invoke("diagnose", str(logs), "--events-out", str(written), "--quiet")
+    as_read = pq.read_table(out).cast(EVENT_SCHEMA)
+    assert pq.read_table(written).cast(EVENT_SCHEMA).equals(as_read)
 
 
 def test_events_reads_parquet_and_filters(logs: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from plogscan import handoff
 from plogscan.ingest import Ingest
+from plogscan.schema import decoded
 from tests import plog_lines as L
 
 needs_shm = pytest.mark.skipif(not os.access(handoff.SHM_ROOT, os.W_OK),
@@ -50,9 +51,9 @@ def _tree(tmp_path: Path) -> Path:
     return logs
 
 
-def _ingest(logs: Path) -> pa.Table:
-    ingest = Ingest(workers=2, chunk_bytes=4096, processes=True)
-    return pa.Table.from_batches(list(ingest.batches([str(logs)])))
+def _ingest(logs: Path, encoded: bool = False) -> pa.Table:
+    ingest = Ingest(workers=2, chunk_bytes=4096, processes=True, encoded=encoded)
+    return pa.Table.from_batches([decoded(b) for b in ingest.batches([str(logs)])])
 
 
 @needs_shm
@@ -62,6 +63,7 @@ def test_ingest_with_and_without_shared_memory_agree_and_leave_nothing(
     before = _ours()
     shared = _ingest(logs)
     assert _ours() == before
+    assert _ingest(logs, encoded=True).equals(shared)  # dictionaries pass through it too
     monkeypatch.setattr(handoff, "SHM_ROOT", str(tmp_path / "no-such-dir"))
     piped = _ingest(logs)
     assert shared.num_rows > 1000

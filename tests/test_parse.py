@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plogscan.ingest import parse_text
-from plogscan.schema import EVENT_SCHEMA
+from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA
 from tests import plog_lines as L
 
 
@@ -178,6 +178,11 @@ def test_chunks_parsed_without_a_glue_scan_equal_the_scanned_parse(
     assert scanned is not None
     assert optimistic.records.to_pylist() == scanned.records.to_pylist()
     assert optimistic.head == scanned.head
+    # The encoded records (for Parquet) look for glued lines in their own way: same result.
+    stored = parse.parse_chunk(text, 1, ctx, fset, open_record, encoded=True)
+    assert stored.records.schema == STORED_SCHEMA
+    assert stored.records.to_pylist() == optimistic.records.to_pylist()
+    assert stored.head == optimistic.head
     for name in ("lines", "blank_lines", "trailing_blank", "unparsed_lines", "shared_lines",
                  "truncated_lines", "invalid_timestamps", "epoch_records"):
         assert getattr(optimistic, name) == getattr(scanned, name), name

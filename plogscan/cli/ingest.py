@@ -48,7 +48,7 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
     prepare_output(output, "event table", inputs=paths)
     with progress_bar(not quiet, input_size(paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
-                        processes=parallel == "processes")
+                        processes=parallel == "processes", encoded=True)
         try:
             writer = EventWriter(output)
             complete = False

@@ -88,3 +88,42 @@ EVENT_SCHEMA = pa.schema(
 COLUMNS: tuple[str, ...] = tuple(EVENT_SCHEMA.names)
 
 LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "EVENT", "TRACE", "OPLOG", "NULL")
+
+# Text columns with few distinct values per file (one for kind, path, host; a handful for
+# level, module, proc, src_file and fmt). ``ingest`` can keep them dictionary-encoded from the
+# parser to the Parquet file: a repeated value is then never copied row by row, and the
+# Parquet writer stores the dictionary as it is instead of hashing every value again.
+ENCODED_COLUMNS: tuple[str, ...] = ("level", "module", "proc", "src_file", "kind", "path",
+                                    "host", "fmt")
+ENCODED_TEXT = pa.dictionary(pa.int32(), pa.string())
+# The event table as the parser hands it to the Parquet writer. Readers get EVENT_SCHEMA back
+# (``decoded``); only the storage differs.
+STORED_SCHEMA = pa.schema(
+    [f.with_type(ENCODED_TEXT) if f.name in ENCODED_COLUMNS else f for f in EVENT_SCHEMA],
+    metadata=EVENT_SCHEMA.metadata,
+)
+
+
+def decoded(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """``batch`` in EVENT_SCHEMA's types (dictionary-encoded columns spelled out)."""
+    if batch.schema.equals(EVENT_SCHEMA):
+        return batch
+    return pa.RecordBatch.from_arrays(
+        [batch.column(i).cast(field.type) for i, field in enumerate(EVENT_SCHEMA)],
+        schema=EVENT_SCHEMA)
+
+
+def encoded(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """``batch`` in STORED_SCHEMA's types (the low-cardinality text columns as dictionaries)."""
+    if batch.schema.equals(STORED_SCHEMA):
+        return batch
+    return pa.RecordBatch.from_arrays(
+        [_dictionary(batch.column(i)) if field.type == ENCODED_TEXT else batch.column(i)
+         for i, field in enumerate(STORED_SCHEMA)],
+        schema=STORED_SCHEMA)
+
+
+def _dictionary(column: pa.Array) -> pa.Array:
+    if pa.types.is_dictionary(column.type):
+        return column.cast(ENCODED_TEXT)
+    return column.dictionary_encode()
