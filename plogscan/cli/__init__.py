@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from plogscan import __version__
+from plogscan.cli.lean_imports import keep_pandas_out
 from plogscan.errors import PlogscanError
 from plogscan.report.safe import neutralize
 
@@ -73,4 +74,5 @@ def cli() -> None:
 
 def main() -> None:
     """Console-script entry point (click's usage errors already exit 2)."""
+    keep_pandas_out()
     cli.main(prog_name="plogscan", standalone_mode=True)
