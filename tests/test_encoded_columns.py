@@ -66,3 +66,20 @@ def test_batches_encode_and_decode_between_the_two_schemas() -> None:
     assert stored.schema == STORED_SCHEMA
     assert decoded(stored).equals(batch)
     assert encoded(stored) is stored and decoded(batch) is batch
+
+
+def test_record_columns_are_copied_out_of_numpy_memory() -> None:
+    """Numbers built on a numpy array are copied into Arrow's pool, values unchanged, so
+    the worker's heap block can be freed at once (``parse.in_arrow_memory``)."""
+    import numpy as np
+
+    from plogscan.parse import in_arrow_memory
+
+    values = np.arange(1000, dtype=np.int64)
+    wrapped = pa.array(values)
+    assert wrapped.buffers()[1].address == values.ctypes.data  # Arrow did not copy
+    owned = in_arrow_memory(wrapped)
+    assert owned.buffers()[1].address != values.ctypes.data
+    assert owned.equals(wrapped)
+    indices = pa.DictionaryArray.from_arrays(pa.array(np.zeros(3, np.int32)), pa.array(["a"]))
+    assert in_arrow_memory(indices).to_pylist() == ["a", "a", "a"]
