@@ -96,7 +96,7 @@ def evidence_codes(findings: Sequence[Finding]) -> dict[str, str | None]:
 
 def _cannot_write_events(path: str | None, err: OSError) -> PlogscanError:
     reason = os.strerror(err.errno) if err.errno else (err.strerror or str(err))
-    return PlogscanError(f"cannot write the event table: {reason}", where=Location(str(path)))
+    return PlogscanError(f"cannot write event table: {reason}", where=Location(str(path)))
 
 
 def _event_writer(path: str) -> EventWriter:
