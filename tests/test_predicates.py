@@ -6,10 +6,13 @@ from datetime import datetime
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from plogscan.engine.predicates import (
     FIELD_KINDS,
     OPERATORS,
+    Prefilter,
     check_regex,
     evaluate,
     extract,
@@ -180,3 +183,46 @@ def test_several_literals_are_matched_literally(op: str, values: tuple, expected
     batch = make_events([{"message": "x [aicore exception] y"}, {"message": "a+b c"},
                          {"message": "(x) aicore"}, {"message": "axy."}])
     assert mask(batch, (pred("message", op, *values),)) == expected
+
+
+# Text with the characters that matter to a case-insensitive alternation: RE2 metacharacters,
+# letters whose case folds, and non-ASCII.
+_TEXT = st.text(alphabet="aAbB .*+?()[]|\\^$ÄäßſKk01", max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(messages=st.lists(st.one_of(st.none(), _TEXT), min_size=1, max_size=20),
+       conditions=st.lists(st.lists(st.tuples(
+           st.sampled_from(["contains", "startswith", "endswith", "re", "eq"]),
+           st.lists(_TEXT, min_size=1, max_size=3)), min_size=1, max_size=3),
+           min_size=1, max_size=4))
+def test_the_prefilter_changes_no_mask(messages: list[str | None],
+                                       conditions: list[list[tuple[str, list[str]]]]) -> None:
+    """Masks with the one-pass prefilter equal masks without it, whatever the literals."""
+    import re
+
+    batch = make_events([{"message": m, "proc": m} for m in messages])
+    built = []
+    for alternatives in conditions:
+        alts = []
+        for op, values in alternatives:
+            if op == "re":
+                values = [re.escape(v) for v in values]
+            alts.append((pred("message", op, *values), pred("proc", "contains", values[0]))
+                        if op == "eq" else (pred("message", op, *values),))
+        built.append(Condition(tuple(alts)))
+    prefilter = Prefilter(built)
+    cache: dict = {}
+    for cond in built:
+        plain = evaluate(cond, batch).tolist()
+        assert evaluate(cond, batch, cache, prefilter).tolist() == plain
+        assert evaluate(cond, batch, {}, prefilter).tolist() == plain
+
+
+def test_the_prefilter_joins_the_first_literal_test_of_every_alternative() -> None:
+    cond = Condition(((pred("message", "contains", "HCCL timeout"),),
+                      (pred("level", "eq", "ERROR"), pred("message", "contains", "skipped")),
+                      (pred("message", "startswith", "a.b", "c(d"),)))
+    patterns = Prefilter([cond]).patterns
+    assert set(patterns) == {"message"}  # "skipped" runs second, on the ERROR rows only
+    assert patterns["message"] == r"(?i)(?:HCCL timeout|a\.b|c\(d)"

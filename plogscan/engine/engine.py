@@ -19,7 +19,7 @@ import pyarrow as pa
 from plogscan.engine import correlate
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.findings import build_finding
-from plogscan.engine.predicates import evaluate, extract
+from plogscan.engine.predicates import Prefilter, evaluate, extract
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.errors import InputError
@@ -37,8 +37,8 @@ class _Candidates:
         self.roles = list(rule.roles())
         self.rows: list[Row] = []
 
-    def consume(self, batch: pa.RecordBatch, cache: dict) -> None:
-        masks = {role: evaluate(cond, batch, cache) for role, cond in self.roles}
+    def consume(self, batch: pa.RecordBatch, cache: dict, prefilter: Prefilter) -> None:
+        masks = {role: evaluate(cond, batch, cache, prefilter) for role, cond in self.roles}
         hit = np.logical_or.reduce(list(masks.values()))
         idx = np.flatnonzero(hit)
         if idx.size == 0:
@@ -87,6 +87,7 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Fi
     """Run ``rules`` over the event table; findings in ``model.finding_order`` (level, root
     cause before symptom, earliest first timestamp, rule id, fingerprint)."""
     plans = [_Candidates(rule) for rule in rules]
+    prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
     presence = Presence()
     need_presence = any(rule.requires is not None for rule in rules)
     for batch in _batches(events):
@@ -98,7 +99,7 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Fi
             continue
         cache: dict = {}
         for plan in plans:
-            plan.consume(batch, cache)
+            plan.consume(batch, cache, prefilter)
         if need_presence:
             presence.consume(batch)
     findings = [build_finding(p.rule, occ) for p in plans for occ in p.occurrences(presence)]

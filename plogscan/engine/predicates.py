@@ -9,7 +9,7 @@ only on the few candidate rows. A null field never matches.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -150,17 +150,70 @@ def _field_mask(pred: Predicate, arr: pa.Array) -> np.ndarray:
     return op.fn(arr, pred.values).fill_null(False).to_numpy(zero_copy_only=False)
 
 
+_LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
+
+
+def _in_order(preds: Sequence[Predicate]) -> list[Predicate]:
+    """The predicates of one alternative in the order they run: cheap ones first."""
+    return sorted(preds, key=lambda p: OPERATORS[p.op].cost)
+
+
+class Prefilter:
+    """One pass per text field that finds the rows any rule can start from.
+
+    Most alternatives start with a literal test of the message (``contains``, ``startswith``,
+    ``endswith``, all case-insensitive), and each such test would scan every message of the
+    batch. Instead, the literals of all of them are joined into one case-insensitive RE2
+    alternation that runs once per batch; every literal test then runs only on the rows it
+    found (a row that contains none of the literals passes none of the tests). On DEBUG-heavy
+    logs those are a fraction of a percent of the rows.
+    """
+
+    def __init__(self, conditions: Iterable[Condition]) -> None:
+        literals: dict[str, set[str]] = {}
+        for cond in conditions:
+            for alt in cond.alternatives:
+                first = _in_order(alt)[0]
+                if first.op in _LITERAL_OPS and FIELD_KINDS.get(first.field) == "str":
+                    literals.setdefault(first.field, set()).update(str(v) for v in first.values)
+        self.patterns = {field: _literals(tuple(sorted(values)))
+                         for field, values in literals.items() if values}
+
+    def rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict) -> np.ndarray | None:
+        """Rows of ``batch`` where ``pred`` may hold, or None when it is not prefiltered."""
+        pattern = self.patterns.get(pred.field)
+        if pattern is None or pred.op not in _LITERAL_OPS:
+            return None
+        key = ("prefilter", pred.field)
+        if key not in cache:
+            hit = pc.match_substring_regex(batch.column(pred.field), pattern)
+            cache[key] = np.flatnonzero(hit.fill_null(False).to_numpy(zero_copy_only=False))
+        return cache[key]
+
+
+def _first_mask(first: Predicate, batch: pa.RecordBatch, cache: dict | None,
+                prefilter: Prefilter | None) -> np.ndarray:
+    rows = prefilter.rows(first, batch, cache) if prefilter and cache is not None else None
+    if rows is None:
+        return _field_mask(first, batch.column(first.field))
+    mask = np.zeros(batch.num_rows, dtype=bool)
+    if rows.size:
+        mask[rows[_field_mask(first, batch.column(first.field).take(pa.array(rows)))]] = True
+    return mask
+
+
 def _alternative_rows(
-    preds: Sequence[Predicate], batch: pa.RecordBatch, cache: dict | None
+    preds: Sequence[Predicate], batch: pa.RecordBatch, cache: dict | None,
+    prefilter: Prefilter | None = None,
 ) -> np.ndarray:
     """Row indices where every predicate of one alternative holds (cheap predicates first)."""
-    order = sorted(preds, key=lambda p: OPERATORS[p.op].cost)
+    order = _in_order(preds)
     first = order[0]
     key = (first.field, first.op, first.values)
     if cache is not None and key in cache:
         mask = cache[key]
     else:
-        mask = _field_mask(first, batch.column(first.field))
+        mask = _first_mask(first, batch, cache, prefilter)
         if cache is not None:
             cache[key] = mask
     rows = np.flatnonzero(mask)
@@ -172,11 +225,14 @@ def _alternative_rows(
     return rows
 
 
-def evaluate(cond: Condition, batch: pa.RecordBatch, cache: dict | None = None) -> np.ndarray:
-    """Boolean mask of the records of ``batch`` that satisfy ``cond``."""
+def evaluate(cond: Condition, batch: pa.RecordBatch, cache: dict | None = None,
+             prefilter: Prefilter | None = None) -> np.ndarray:
+    """Boolean mask of the records of ``batch`` that satisfy ``cond``. ``cache`` (one dict per
+    batch) shares masks between conditions; ``prefilter`` must have been built from a set of
+    conditions that includes ``cond``."""
     mask = np.zeros(batch.num_rows, dtype=bool)
     for alt in cond.alternatives:
-        mask[_alternative_rows(alt, batch, cache)] = True
+        mask[_alternative_rows(alt, batch, cache, prefilter)] = True
     return mask
 
 
