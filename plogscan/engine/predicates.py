@@ -3,7 +3,8 @@
 Every operator works on a whole record batch with ``pyarrow.compute`` (regexes are RE2, so a
 rule cannot hang the scan). Inside one alternative the cheap predicates run first over the
 batch and the costly ones only over the rows still standing; ``re`` named groups are extracted
-only on the few candidate rows. A null field never matches.
+only on the few candidate rows. A null field never matches. ``Prefilter`` joins the literal
+tests that start alternatives into one pass per batch, so those tests run on its rows only.
 """
 
 from __future__ import annotations
