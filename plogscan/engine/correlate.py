@@ -16,6 +16,7 @@ from plogscan.engine.rule import Requires, Sequence, Single, Step, Threshold
 from plogscan.model import Verdict
 
 MAX_PER_STEP = 20  # evidence records kept per step of one finding
+_EPOCH = datetime(1, 1, 1)  # orders records without a timestamp (they sort last anyway)
 _MISSING = object()
 
 
@@ -66,21 +67,86 @@ def group_key(row: Row, role: str, by: tuple[str, ...], allow_null: bool) -> Any
     return key
 
 
+def sort_key(row: Row) -> tuple:
+    """The (ts, path, line) order of candidate records; records without a timestamp last."""
+    ts = row.cols["ts"]
+    return (ts is None, ts or _EPOCH, row.cols["path"] or "", row.cols["line"] or 0)
+
+
 def single(body: Single, rows: list[Row]) -> list[Occurrence]:
-    """One finding per record, or per ``by`` group. A key with nulls (other than ``host``)
+    """One finding per record, or per ``by`` group (see ``SingleGroups``). ``rows`` are in
+    ``sort_key`` order."""
+    if not body.by:
+        return [_bundle([row], "match", 1) for row in rows]
+    groups = SingleGroups(body.by)
+    for row in rows:
+        groups.add(row)
+    return groups.occurrences()
+
+
+class _Sample:
+    """One group's record count and its first records in (``sort_key``, arrival) order."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.entries: list[tuple[tuple, int, Row]] = []
+
+    def add(self, row: Row, arrival: int) -> None:
+        self.count += 1
+        self.entries.append((sort_key(row), arrival, row))
+        if len(self.entries) >= 4 * MAX_PER_STEP:
+            self._trim()
+
+    def _trim(self) -> None:
+        self.entries.sort(key=lambda e: e[:2])
+        del self.entries[MAX_PER_STEP:]
+
+    def first(self) -> tuple:
+        return min(e[:2] for e in self.entries)
+
+    def merged(self, other: _Sample) -> _Sample:
+        self.count += other.count
+        self.entries += other.entries
+        self._trim()
+        return self
+
+    def rows(self) -> list[Row]:
+        self._trim()
+        return [row for _, _, row in self.entries]
+
+
+class SingleGroups:
+    """The ``by`` groups of a ``Single`` rule, fed one record at a time in any order.
+
+    A finding shows its group's record count and its first ``MAX_PER_STEP`` records, so only
+    those are kept: memory grows with the number of groups, not with the number of records
+    (a storm of one error in a long log stays small). A key with nulls (other than ``host``)
     joins the one other group that agrees with it on its non-null fields; when none or several
     do, it is a group of its own. So a pid-less stdout line joins its process's finding when
-    that is unambiguous."""
-    groups: dict[Any, list[Row]] = {}
-    for row in rows:
-        key = group_key(row, "match", body.by, True) if body.by else row.order
-        groups.setdefault(key, []).append(row)
-    if body.by:
-        _fold_partial_keys(groups, body.by)
-    return [_bundle(members, "match", len(members)) for members in groups.values()]
+    that is unambiguous.
+    """
+
+    def __init__(self, by: tuple[str, ...]) -> None:
+        self.by = by
+        self._groups: dict[Any, _Sample] = {}
+        self._arrivals = 0
+
+    def add(self, row: Row) -> None:
+        key = group_key(row, "match", self.by, True)
+        sample = self._groups.get(key)
+        if sample is None:
+            sample = self._groups[key] = _Sample()
+        sample.add(row, self._arrivals)
+        self._arrivals += 1
+
+    def occurrences(self) -> list[Occurrence]:
+        # Groups in the order of their first records, as if all records had come sorted.
+        groups = dict(sorted(self._groups.items(), key=lambda item: item[1].first()))
+        _fold_partial_keys(groups, self.by)
+        return [_bundle(sample.rows(), "match", sample.count) for sample in groups.values()]
 
 
-def _fold_partial_keys(groups: dict[Any, list[Row]], by: tuple[str, ...]) -> None:
+def _fold_partial_keys(groups: dict[Any, _Sample], by: tuple[str, ...]) -> None:
     def nulls(key: tuple) -> int:
         return sum(v is None and name != "host" for name, v in zip(by, key, strict=True))
 
@@ -91,8 +157,7 @@ def _fold_partial_keys(groups: dict[Any, list[Row]], by: tuple[str, ...]) -> Non
     for key in sorted((k for k in groups if nulls(k)), key=nulls, reverse=True):
         fits = [k for k in groups if k != key and agrees(key, k)]
         if len(fits) == 1:
-            merged = groups[fits[0]] + groups.pop(key)
-            groups[fits[0]] = sorted(merged, key=lambda r: r.order)
+            groups[fits[0]] = groups[fits[0]].merged(groups.pop(key))
 
 
 def threshold(body: Threshold, rows: list[Row]) -> list[Occurrence]:

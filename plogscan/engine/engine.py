@@ -11,7 +11,6 @@ the log size.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
 
 import numpy as np
 import pyarrow as pa
@@ -26,8 +25,6 @@ from plogscan.errors import InputError
 from plogscan.model import Finding, finding_order
 from plogscan.schema import COLUMNS
 
-_EPOCH = datetime(1, 1, 1)
-
 
 class _Candidates:
     """The candidate records of one rule, gathered batch by batch."""
@@ -36,6 +33,10 @@ class _Candidates:
         self.rule = rule
         self.roles = list(rule.roles())
         self.rows: list[Row] = []
+        # A Single rule with ``by`` keys keeps a small sample per group instead of every record.
+        body = rule.body
+        self.groups = (correlate.SingleGroups(body.by)
+                       if isinstance(body, Single) and body.by else None)
 
     def consume(self, batch: pa.RecordBatch, cache: dict, prefilter: Prefilter) -> None:
         masks = {role: evaluate(cond, batch, cache, prefilter) for role, cond in self.roles}
@@ -57,10 +58,17 @@ class _Candidates:
             found = extract(cond, sub.filter(pa.array(local)))
             for j, i in enumerate(where):
                 caps[i][role] = {n: v[j] for n, v in found.items() if v[j]}
-        self.rows.extend(Row(c, frozenset(r), k) for c, r, k in zip(cols, roles, caps, strict=True))
+        rows = (Row(c, frozenset(r), k) for c, r, k in zip(cols, roles, caps, strict=True))
+        if self.groups is not None:
+            for row in rows:
+                self.groups.add(row)
+        else:
+            self.rows.extend(rows)
 
     def occurrences(self, presence: Presence) -> list[Occurrence]:
-        self.rows.sort(key=_order)
+        if self.groups is not None:
+            return self.groups.occurrences()
+        self.rows.sort(key=correlate.sort_key)
         for i, row in enumerate(self.rows):
             row.order = i
         body = self.rule.body
@@ -70,11 +78,6 @@ class _Candidates:
             return correlate.threshold(body, self.rows)
         assert isinstance(body, Sequence)
         return correlate.sequence(body, self.rows, self.rule.requires, presence.check)
-
-
-def _order(row: Row) -> tuple:
-    ts = row.cols["ts"]
-    return (ts is None, ts or _EPOCH, row.cols["path"] or "", row.cols["line"] or 0)
 
 
 def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:

@@ -1,0 +1,73 @@
+"""``SingleGroups`` keeps a bounded sample per group, yet concludes exactly what keeping every
+record would: the same groups, counts, evidence and trigger."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from plogscan.engine.correlate import MAX_PER_STEP, Row, SingleGroups, group_key, sort_key
+
+BY = ("host", "rank", "pid")
+T0 = datetime(2026, 3, 17, 14, 2, 11)
+
+
+def _every_record(rows: list[Row]) -> list[tuple[int, list[int]]]:
+    """The grouping of a ``Single`` rule written the plain way: all records kept, sorted,
+    grouped, and null-key groups folded into the one group that agrees with them."""
+    ordered = sorted(rows, key=sort_key)  # stable: arrival order breaks ties
+    position = {id(row): i for i, row in enumerate(ordered)}
+    groups: dict[Any, list[Row]] = {}
+    for row in ordered:
+        groups.setdefault(group_key(row, "match", BY, True), []).append(row)
+
+    def nulls(key: tuple) -> int:
+        return sum(v is None and name != "host" for name, v in zip(BY, key, strict=True))
+
+    for key in sorted((k for k in groups if nulls(k)), key=nulls, reverse=True):
+        fits = [k for k in groups if k != key and all(
+            a == b or (a is None and name != "host") for name, a, b in zip(BY, key, k,
+                                                                          strict=True))]
+        if len(fits) == 1:
+            merged = groups[fits[0]] + groups.pop(key)
+            groups[fits[0]] = sorted(merged, key=lambda r: position[id(r)])
+    return [(len(m), [id(r) for r in m[:MAX_PER_STEP]]) for m in groups.values()]
+
+
+RECORD = st.fixed_dictionaries({
+    "ts": st.one_of(st.none(), st.integers(0, 40).map(lambda s: T0 + timedelta(seconds=s))),
+    "path": st.sampled_from(["a.log", "b.log"]),
+    "line": st.integers(1, 30),
+    "host": st.sampled_from([None, "node-1"]),
+    "rank": st.sampled_from([None, 0, 1]),
+    "pid": st.sampled_from([None, 100, 200]),
+})
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=st.lists(RECORD, max_size=120))
+def test_bounded_groups_conclude_what_all_records_would(records: list[dict]) -> None:
+    rows = [Row(dict(r), frozenset({"match"}), {}) for r in records]
+    groups = SingleGroups(BY)
+    for row in rows:
+        groups.add(row)
+    found = [(int(o.specials["count"]), [id(r) for _, r in o.items])
+             for o in groups.occurrences()]
+    assert found == _every_record(rows)
+    for occurrence in groups.occurrences():
+        assert occurrence.trigger is occurrence.items[0][1]
+
+
+def test_a_storm_of_one_error_keeps_a_small_sample() -> None:
+    groups = SingleGroups(BY)
+    for i in range(10_000):
+        groups.add(Row({"ts": T0 + timedelta(microseconds=10_000 - i), "path": "a.log",
+                        "line": i, "host": None, "rank": 0, "pid": 7}, frozenset({"match"}), {}))
+    (sample,) = groups._groups.values()
+    assert sample.count == 10_000 and len(sample.entries) < 4 * MAX_PER_STEP
+    (occurrence,) = groups.occurrences()
+    assert occurrence.specials["count"] == "10000"
+    assert [r.cols["line"] for _, r in occurrence.items] == list(range(9999, 9979, -1))
