@@ -198,3 +198,15 @@ def test_an_event_table_without_stored_accounting_still_reads(logs: Path, tmp_pa
         assert stored_inputs(pq.ParquetFile(copy)) == ([], [])
         result = invoke("diagnose", str(copy), "--format", "json", "--quiet")
         assert json.loads(result.stdout)["inputs"]["records"] == 0  # nothing stored, no crash
+
+
+def test_the_skipped_notes_line_says_where_this_command_lists_them(logs: Path,
+                                                                    tmp_path: Path) -> None:
+    (logs / "README.md").write_text("# what this job was\n\nNotes, not a log.\n")
+    ingest = CliRunner().invoke(cli, ["ingest", str(logs), "-o", str(tmp_path / "e.parquet"),
+                                      "--quiet"])
+    events = CliRunner().invoke(cli, ["events", str(logs), "--quiet"])
+    diagnose = CliRunner().invoke(cli, ["diagnose", str(logs), "--quiet"])
+    assert "not logs" in ingest.stderr and "; --stats lists them" in ingest.stderr
+    assert "plogscan ingest --stats lists them" in events.stderr
+    assert "the report's inputs section lists them" in diagnose.stderr

@@ -15,6 +15,9 @@ from plogscan.cli.common import prepare_output, report_problems, workers_option
 from plogscan.console import warn
 from plogscan.errors import Location, PlogscanError
 
+# Where a user sees every skipped file of the logs a baseline was made from.
+BASELINE_LISTED = "plogscan diagnose lists them in its report's inputs section"
+
 
 @click.group("baseline")
 def command() -> None:
@@ -54,9 +57,9 @@ def create(paths: tuple[str, ...], output: Path, reason: str | None,
     try:
         diagnosis = run(list(paths), rules_dirs=rule_dirs, fail_on="never", workers=workers)
     except NothingRead as err:
-        report_problems(err.summary)
+        report_problems(err.summary, listed=BASELINE_LISTED)
         raise
-    report_problems(diagnosis.inputs)
+    report_problems(diagnosis.inputs, listed=BASELINE_LISTED)
     baseline = create_baseline(diagnosis, reason=reason, expires=expiry)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)

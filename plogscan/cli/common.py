@@ -34,9 +34,11 @@ def input_size(paths: Sequence[str]) -> int | None:
     return total or None
 
 
-def report_problems(summary: IngestSummary) -> None:
+def report_problems(summary: IngestSummary,
+                    listed: str = "the report's inputs section lists them") -> None:
     """One stderr line per skipped file and per problem inside a file; files that are plainly
-    not logs (notes, scripts, pictures) are counted in one line."""
+    not logs (notes, scripts, pictures) are counted in one line, with ``listed`` saying where
+    the command shows them all."""
     not_logs = [s for s in summary.skipped if s.reason.startswith(NOT_A_LOG_REASON)]
     for skipped in summary.skipped:
         if skipped not in not_logs:
@@ -44,7 +46,7 @@ def report_problems(summary: IngestSummary) -> None:
     if not_logs:
         example = not_logs[0].path
         warn(f"skipped {len(not_logs)} file(s) that are not logs (e.g. {example}); "
-             "the report's inputs section lists them")
+             f"{listed}")
     for stats in summary.files:
         for problem in stats.problems:
             warn(f"{stats.path}: {problem}")

@@ -77,6 +77,6 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
                 header = False
                 printed += kept.num_rows
     if log_paths and not stopped_early:
-        report_problems(ingest.summary)
+        report_problems(ingest.summary, listed="plogscan ingest --stats lists them")
         if nothing_read(ingest.summary) and len(log_paths) == len(paths):
             raise InputError("nothing could be read from the given paths")

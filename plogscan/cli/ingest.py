@@ -61,7 +61,7 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
         except OSError as err:
             raise cannot_write("event table", output, err) from None
     summary = ingest.summary
-    report_problems(summary)
+    report_problems(summary, listed="--stats lists them")
     if nothing_read(summary):
         Path(output).unlink(missing_ok=True)  # no empty table that looks like a result
         raise InputError("nothing could be read from the given paths",
