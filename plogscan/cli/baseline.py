@@ -11,8 +11,14 @@ from pathlib import Path
 import click
 
 from plogscan.baseline import create_baseline, write_baseline
-from plogscan.cli.common import prepare_output, report_problems, workers_option
-from plogscan.console import warn
+from plogscan.cli.common import (
+    input_size,
+    prepare_output,
+    quiet_option,
+    report_problems,
+    workers_option,
+)
+from plogscan.console import progress_bar, warn
 from plogscan.errors import Location, PlogscanError
 
 # Where a user sees every skipped file of the logs a baseline was made from.
@@ -45,8 +51,10 @@ def command() -> None:
               help="Rule file or directory added to the built-in rules (as for diagnose). "
               "Repeatable.")
 @workers_option
+@quiet_option
 def create(paths: tuple[str, ...], output: Path, reason: str | None,
-           expires: datetime | None, rule_dirs: tuple[str, ...], workers: int | None) -> None:
+           expires: datetime | None, rule_dirs: tuple[str, ...], workers: int | None,
+           quiet: bool) -> None:
     """Diagnose PATH... and write every current finding's fingerprint to a baseline file."""
     expiry = expires.date() if expires else None
     if expiry is not None and expiry < date.today():
@@ -54,11 +62,14 @@ def create(paths: tuple[str, ...], output: Path, reason: str | None,
     prepare_output(output, "baseline file", inputs=paths)
     from plogscan.diagnose import NothingRead, run  # the whole pipeline; imported when needed
 
-    try:
-        diagnosis = run(list(paths), rules_dirs=rule_dirs, fail_on="never", workers=workers)
-    except NothingRead as err:
-        report_problems(err.summary, listed=BASELINE_LISTED)
-        raise
+    logs = [p for p in paths if not p.endswith(".parquet")]
+    with progress_bar(not quiet, input_size(logs)) as advance:
+        try:
+            diagnosis = run(list(paths), rules_dirs=rule_dirs, fail_on="never", workers=workers,
+                            on_progress=advance)
+        except NothingRead as err:
+            report_problems(err.summary, listed=BASELINE_LISTED)
+            raise
     report_problems(diagnosis.inputs, listed=BASELINE_LISTED)
     baseline = create_baseline(diagnosis, reason=reason, expires=expiry)
     try:
