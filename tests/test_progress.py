@@ -46,6 +46,16 @@ def _run(args: list[str], stderr_tty: bool) -> tuple[str, bytes]:
         return stdout.read().decode(), seen
 
 
+def _have_pty() -> bool:
+    try:
+        leader, follower = pty.openpty()
+    except OSError:
+        return False
+    os.close(leader)
+    os.close(follower)
+    return True
+
+
 COMMANDS = {
     "ingest": ["ingest", SAMPLE, "-o", "{tmp}/e.parquet"],
     "events": ["events", SAMPLE, "--format", "csv"],
@@ -54,6 +64,7 @@ COMMANDS = {
 }
 
 
+@pytest.mark.skipif(not _have_pty(), reason="no pseudo-terminals on this machine")
 @pytest.mark.parametrize("name", sorted(COMMANDS))
 def test_progress_shows_on_a_terminal_only_and_not_with_quiet(name: str, tmp_path: Path) -> None:
     args = [a.replace("{tmp}", str(tmp_path)) for a in COMMANDS[name]]
