@@ -33,6 +33,9 @@ def _days_from_civil(y: np.ndarray, m: np.ndarray, d: np.ndarray) -> np.ndarray:
     return era * 146097 + doe - 719468
 
 
+_YEAR_10000_US = 253402300800 * 1_000_000  # 10000-01-01 00:00:00 in microseconds since 1970
+
+
 def _combine_values(parts: dict[str, np.ndarray], present: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
     """Microseconds since 1970 and the mask of real dates (only where ``present``)."""
@@ -43,7 +46,11 @@ def _combine_values(parts: dict[str, np.ndarray], present: np.ndarray
     dim = _DAYS_IN_MONTH[mi] - ((mi == 2) & ~leap)
     ok = present & (m >= 1) & (m <= 12) & (d >= 1) & (d <= dim) & (hh < 24) & (mm < 60) & (ss < 61)
     days = _days_from_civil(y, np.where(ok, m, 1), np.where(ok, d, 1))
-    return ((days * 86400 + hh * 3600 + mm * 60 + ss) * 1_000_000) + us, ok
+    micros = ((days * 86400 + hh * 3600 + mm * 60 + ss) * 1_000_000) + us
+    # Years 1 to 9999 only, as far as readers' datetimes go: year 0, or a leap second after the
+    # last second of 9999, would be a timestamp that nothing downstream can show.
+    ok &= (y >= 1) & (micros < _YEAR_10000_US)
+    return micros, ok
 
 
 def _timestamp_array(micros: np.ndarray, ok: np.ndarray) -> pa.Array:

@@ -143,7 +143,9 @@ def bad_tree(root: Path) -> dict[str, str]:
     (root / "empty.log").write_bytes(b"")
     (root / "month13.log").write_bytes(
         b"[ERROR] HCCL(77,x):2026-13-02-10:15:01.123.456 month 13\n"
-        b"[ERROR] HCCL(77,x):2026-02-31-25:61:61.123.456 day 31 of February\n")
+        b"[ERROR] HCCL(77,x):2026-02-31-25:61:61.123.456 day 31 of February\n"
+        b"[ERROR] HCCL(77,x):0000-01-01-00:00:00.000.000 year 0\n"
+        b"[ERROR] HCCL(77,x):9999-12-31-23:59:60.000.000 a leap second past year 9999\n")
     compressed = gzip.compress(good * 300)
     (root / "truncated.log.gz").write_bytes(compressed[: len(compressed) // 2])
     (root / "corrupt.log.gz").write_bytes(b"\x1f\x8b\x08\x00" + random.Random(1).randbytes(400))
@@ -236,7 +238,7 @@ def test_bad_inputs_through_every_command(bad_inputs: tuple[Path, dict[str, str]
             assert_inert(text, name)
     if label == "ingest":
         stats = result.stdout
-        assert re.search(r"^plog\s+2\s+2\s+0\s+0\s+0\s+0\s+2\s+0\s+\S*month13\.log$", stats, re.M)
+        assert re.search(r"^plog\s+4\s+4\s+0\s+0\s+0\s+0\s+4\s+0\s+\S*month13\.log$", stats, re.M)
         assert "nested.tgz!level1.zip!level0.tgz!plog-4321" in stats
 
 
