@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 from plogscan.errors import InputError
 from plogscan.ingest import Ingest
 from plogscan.model import FileStats, IngestSummary, SkippedFile
-from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, encoded
+from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
 
 PARQUET_BATCH_ROWS = 65536
 PARQUET_WRITE_ROWS = 262144
@@ -52,9 +52,7 @@ def open_event_table(path: str) -> pq.ParquetFile:
 def read_parquet(handle: pq.ParquetFile) -> Iterator[pa.RecordBatch]:
     """Batches of an opened event table, in the event schema's types."""
     for batch in handle.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=EVENT_SCHEMA.names):
-        yield pa.RecordBatch.from_arrays(
-            [batch.column(i).cast(EVENT_SCHEMA.field(i).type) for i in range(len(EVENT_SCHEMA))],
-            schema=EVENT_SCHEMA)
+        yield decoded(batch)
 
 
 INPUTS_KEY = b"plogscan.inputs"  # Parquet footer key: the per-file accounting, as JSON

@@ -37,7 +37,7 @@ from plogscan.codes_extract import extract_codes
 from plogscan.formats import FormatSet, builtin_formats
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse import ChunkResult, FileContext, Head, constant_column, parse_chunk
-from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, SourceKind
+from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, SourceKind, table_schema
 
 # Chunks of 8 MiB: every call into Arrow or numpy costs about the same per chunk whatever its
 # size, so 8 MiB chunks parse faster in all than 4 MiB ones (about 5% on bench/'s tree). Larger
@@ -160,8 +160,7 @@ def _parse_range(part: _Range, ctx: FileContext, fset: FormatSet | None,
     elif not last and data.endswith(b"\n"):  # the file became shorter
         data = data[:-1]
     if not data and not last:  # nothing could be read: no line to count
-        schema = STORED_SCHEMA if encoded else EVENT_SCHEMA
-        nothing = ChunkResult(records=schema.empty_table(), head=None)
+        nothing = ChunkResult(records=table_schema(encoded).empty_table(), head=None)
         return _Cleaned(nothing, 0, 0, relative_lines=True, problem=problem)
     cleaned = _parse(_Chunk(data, 1, part.open_record), ctx, fset, shared, encoded)
     cleaned.relative_lines = True
@@ -258,7 +257,7 @@ class Ingest:
         self.processes = processes
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
         self.encoded = encoded
-        self.schema = STORED_SCHEMA if encoded else EVENT_SCHEMA
+        self.schema = table_schema(encoded)
         self.workers = max(1, workers or os.cpu_count() or 1)
         self.chunk_bytes = chunk_bytes
         self.on_progress = on_progress

@@ -30,7 +30,14 @@ from plogscan.arrowtext import (
 from plogscan.codes_extract import extract_codes
 from plogscan.formats import FormatSet
 from plogscan.linematch import Spans, match_lines
-from plogscan.schema import ENCODED_COLUMNS, ENCODED_TEXT, EVENT_SCHEMA, STORED_SCHEMA, SourceKind
+from plogscan.schema import (
+    ENCODED_COLUMNS,
+    ENCODED_TEXT,
+    SourceKind,
+    encoded_text,
+    plain_text,
+    table_schema,
+)
 from plogscan.timestamps import epoch_mask
 
 TRUNCATION_CHARS = 1022  # the CANN log library cuts records here without a marker
@@ -383,7 +390,7 @@ def _fixed_values(fset: FormatSet, fmt_idx: np.ndarray, level: pa.Array,
         if not rows.any():
             continue
         mask = pa.array(rows)
-        level, module = plain(level), plain(module)
+        level, module = plain_text(level), plain_text(module)
         if fmt.levels:
             keys = pa.array(list(fmt.levels), pa.string())
             mapped = pc.take(pa.array(list(fmt.levels.values()), pa.string()),
@@ -424,8 +431,8 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
             todo = (found.is_null().to_numpy(zero_copy_only=False)
                     & (spans.start[name][starts] >= 0))
             if todo.any():
-                return pc.replace_with_mask(plain(found), pa.array(todo), read(starts[todo]))
-        return found if encoded and name in ENCODED_COLUMNS else plain(found)
+                return pc.replace_with_mask(plain_text(found), pa.array(todo), read(starts[todo]))
+        return found if encoded and name in ENCODED_COLUMNS else plain_text(found)
 
     def text(name: str) -> pa.Array:
         return known(name, lambda rows: fv.strings(data, offsets, rows, spans.start[name][rows],
@@ -473,10 +480,10 @@ def _assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContex
         "clock_epoch": pa.array(epoch_mask(ts), pa.bool_()),
     }
     for name in ENCODED_COLUMNS:
-        columns[name] = dictionary(columns[name]) if encoded else plain(columns[name])
+        columns[name] = encoded_text(columns[name]) if encoded else plain_text(columns[name])
     for name in _NUMPY_BACKED:
         columns[name] = in_arrow_memory(columns[name])
-    return pa.Table.from_pydict(columns, schema=STORED_SCHEMA if encoded else EVENT_SCHEMA)
+    return pa.Table.from_pydict(columns, schema=table_schema(encoded))
 
 
 # Columns that may be built on numpy arrays without a copy (numbers, flags, dictionary
@@ -505,27 +512,6 @@ def constant_column(value: str | None, count: int, encoded: bool = False) -> pa.
         return pa.nulls(count, ENCODED_TEXT)
     return pa.DictionaryArray.from_arrays(pa.repeat(pa.scalar(0, pa.int32()), count),
                                           pa.repeat(pa.scalar(value, pa.string()), 1))
-
-
-def plain(column: pa.Array) -> pa.Array:
-    """A dictionary-encoded text column spelled out (other columns as they are)."""
-    return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column
-
-
-def dictionary(column: pa.Array) -> pa.Array:
-    """A text column as ENCODED_TEXT (hashed only when it is not encoded already).
-
-    A null among the dictionary's values (the empty prefix of lines without a header) becomes
-    a null index instead, as Arrow needs to unify dictionaries."""
-    if not pa.types.is_dictionary(column.type):
-        return column.dictionary_encode()
-    values = column.dictionary
-    if values.null_count:
-        index = column.indices
-        keep = pc.fill_null(pc.take(values.is_valid(), index), False)
-        column = pa.DictionaryArray.from_arrays(
-            pc.if_else(keep, index, pa.scalar(None, index.type)), pc.fill_null(values, ""))
-    return column if column.type == ENCODED_TEXT else column.cast(ENCODED_TEXT)
 
 
 def _with_prefix_codes(codes: pa.Array, prefix: pa.Array) -> pa.Array:

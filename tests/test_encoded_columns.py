@@ -7,8 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plogscan.codes_extract import extract_codes
-from plogscan.parse import constant_column, dictionary, plain
-from plogscan.schema import ENCODED_TEXT, EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
+from plogscan.parse import constant_column
+from plogscan.schema import (
+    ENCODED_TEXT,
+    EVENT_SCHEMA,
+    STORED_SCHEMA,
+    decoded,
+    encoded,
+    encoded_text,
+    plain_text,
+)
 
 LEVELS = st.sampled_from([None, "DEBUG", "INFO", "ERROR", "WARNING", "TRACE", "3"])
 
@@ -30,11 +38,11 @@ def test_a_dictionary_with_a_null_value_keeps_the_rows(values: list[str | None],
                                max_size=30))
     column = pa.DictionaryArray.from_arrays(pa.array(index, pa.int32()),
                                             pa.array(distinct, pa.string()))
-    result = dictionary(column)
+    result = encoded_text(column)
     assert result.type == ENCODED_TEXT
     assert result.dictionary.null_count == 0
     assert result.to_pylist() == column.to_pylist()
-    assert plain(result).to_pylist() == column.to_pylist()
+    assert plain_text(result).to_pylist() == column.to_pylist()
 
 
 @settings(max_examples=100, deadline=None)
@@ -43,7 +51,7 @@ def test_codes_are_found_the_same_with_encoded_levels(levels: list[str | None]) 
     messages = pa.array([f"error code is 507916, EI0002 at {i}" for i in range(len(levels))],
                         pa.large_string())
     text_levels = pa.array(levels, pa.string())
-    assert (extract_codes(messages, dictionary(text_levels)).to_pylist()
+    assert (extract_codes(messages, encoded_text(text_levels)).to_pylist()
             == extract_codes(messages, text_levels).to_pylist())
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 from enum import Enum
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 
 class SourceKind(str, Enum):
@@ -104,6 +105,11 @@ STORED_SCHEMA = pa.schema(
 )
 
 
+def table_schema(encoded: bool) -> pa.Schema:
+    """STORED_SCHEMA for the Parquet writer's batches, EVENT_SCHEMA otherwise."""
+    return STORED_SCHEMA if encoded else EVENT_SCHEMA
+
+
 def decoded(batch: pa.RecordBatch) -> pa.RecordBatch:
     """``batch`` in EVENT_SCHEMA's types (dictionary-encoded columns spelled out)."""
     if batch.schema.equals(EVENT_SCHEMA):
@@ -118,12 +124,27 @@ def encoded(batch: pa.RecordBatch) -> pa.RecordBatch:
     if batch.schema.equals(STORED_SCHEMA):
         return batch
     return pa.RecordBatch.from_arrays(
-        [_dictionary(batch.column(i)) if field.type == ENCODED_TEXT else batch.column(i)
+        [encoded_text(batch.column(i)) if field.type == ENCODED_TEXT else batch.column(i)
          for i, field in enumerate(STORED_SCHEMA)],
         schema=STORED_SCHEMA)
 
 
-def _dictionary(column: pa.Array) -> pa.Array:
-    if pa.types.is_dictionary(column.type):
-        return column.cast(ENCODED_TEXT)
-    return column.dictionary_encode()
+def encoded_text(column: pa.Array) -> pa.Array:
+    """A text column as ENCODED_TEXT (hashed only when it is not encoded already).
+
+    A null among the dictionary's values (the parser's empty prefix of lines without a
+    header) becomes a null index instead, as Arrow needs to unify dictionaries."""
+    if not pa.types.is_dictionary(column.type):
+        return column.dictionary_encode()
+    values = column.dictionary
+    if values.null_count:
+        index = column.indices
+        keep = pc.fill_null(pc.take(values.is_valid(), index), False)
+        column = pa.DictionaryArray.from_arrays(
+            pc.if_else(keep, index, pa.scalar(None, index.type)), pc.fill_null(values, ""))
+    return column if column.type == ENCODED_TEXT else column.cast(ENCODED_TEXT)
+
+
+def plain_text(column: pa.Array) -> pa.Array:
+    """A dictionary-encoded text column spelled out (other columns as they are)."""
+    return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column
