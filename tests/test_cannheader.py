@@ -190,7 +190,8 @@ def test_thread_id_bodies_after_the_fast_header_equal_the_regexes(parts: list[tu
 
 def _records_both_ways(lines: list[str]) -> tuple[pa.Table, pa.Table]:
     """Records of ``lines`` parsed with the fast path and with the YAML regexes only."""
-    from plogscan.parse.chunk import FileContext, parse_chunk
+    from plogscan.parse.chunk import parse_chunk
+    from plogscan.parse.results import FileContext
 
     text = "\n".join(lines).encode()
     ctx = FileContext(path="x.log", kind="plog")

@@ -11,7 +11,7 @@ import click
 
 from plogscan.console import warn
 from plogscan.errors import Location, PlogscanError
-from plogscan.ingest.walk import NOT_A_LOG_REASON
+from plogscan.ingest.sources import NOT_A_LOG_REASON
 from plogscan.model import IngestSummary
 
 

@@ -4,7 +4,7 @@ A case file names its rule and holds named cases; each case is one log excerpt (
 an optional ``path:``) or several files (``files: [{path, log}]``) and the findings the rule
 must produce (``expect:``; ``[]`` for none). ``plogscan rules test`` and
 ``tests/test_rules.py`` both run cases through ``run_case``: the excerpt is parsed by the real
-parser (``plogscan.ingest.pipeline.parse_files``) and scanned with that one rule.
+parser (``plogscan.ingest.textinput.parse_files``) and scanned with that one rule.
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ def _expects(doc: Doc, m: LMap) -> tuple[Expect, ...] | None:
 
 def parse_case(case: Case) -> pa.Table:
     """The event table of a case's excerpt(s), from the real parser."""
-    from plogscan.ingest.pipeline import parse_files
+    from plogscan.ingest.textinput import parse_files
 
     return parse_files(dict(case.files))
 
