@@ -5,5 +5,5 @@ every mapping and list carrying its file and line, so an error can say ``file:li
 is wrong; ``fields`` checks and documents the keys of such a mapping and lists the valid
 choices when one is wrong.
 
-Part of the shared vocabulary: must not import any pipeline stage.
+Part of the shared vocabulary. Must not import: any pipeline stage.
 """

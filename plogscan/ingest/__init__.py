@@ -5,12 +5,14 @@ files, tar and zip collections). Out: Arrow record batches in the event schema, 
 ``IngestSummary`` that accounts for every file (read, with its line counts, or skipped, with
 its reason).
 
-``walk`` turns arguments into readable inputs (walking, globbing, containment);
-``classify`` sniffs each one's kind from its name, path and first bytes; ``archives`` reads
+``walk`` turns arguments into readable inputs (walking, globbing, the order); ``classify``
+sniffs each one's kind from its name, path and first bytes; ``streams`` and ``archives`` read
 compressed files and archive members in place; ``pathhints`` reads host, rank and device from
-paths; ``chunks`` cuts a file into newline-aligned ranges or chunks; ``pipeline`` (the
-``Ingest`` class) runs the parser on them in worker threads or processes (``handoff`` carries
-tables back from processes); ``textinput`` parses in-memory text for rule cases and tests.
+paths; ``sources`` holds what is handed on (``Source``, ``Skipped`` and the skip reasons);
+``chunks`` cuts a file into newline-aligned ranges or chunks and parses one in a worker;
+``pipeline`` (the ``Ingest`` class) runs the workers and stitches their records back in order
+(``handoff`` carries tables back from worker processes); ``textinput`` parses in-memory text
+for rule cases and tests.
 
 Must not import: ``table``, ``engine``, ``codes``, ``analysis``, ``crossrank``, ``report``,
 ``cli``.

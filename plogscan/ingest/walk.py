@@ -15,7 +15,8 @@ Order
     whole walk is sorted by path); glob matches sorted; archive members in archive order.
 
 What each file is comes from ``classify``, what its path says from ``pathhints``, how
-archives are read from ``archives``, and the skip reasons from ``sources``.
+compressed streams and archives are read from ``streams`` and ``archives``, and the skip
+reasons from ``sources``.
 """
 
 from __future__ import annotations
@@ -32,18 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
-from plogscan.ingest.archives import (
-    DECOMPRESSORS,
-    MAX_NESTING,
-    Member,
-    Replay,
-    container,
-    describe,
-    failure,
-    read_head,
-    tar_members,
-    zip_members,
-)
+from plogscan.ingest.archives import Member, tar_members, zip_members
 from plogscan.ingest.classify import BINARY_RATIO, SUSPECT_RATIO, classify, non_text_ratio
 from plogscan.ingest.pathhints import TAR_NAME, path_hints
 from plogscan.ingest.sources import (
@@ -57,6 +47,15 @@ from plogscan.ingest.sources import (
     Source,
     is_noise,
     printable,
+)
+from plogscan.ingest.streams import (
+    DECOMPRESSORS,
+    MAX_NESTING,
+    Replay,
+    container,
+    describe,
+    failure,
+    read_head,
 )
 
 HEAD_BYTES = 64 * 1024  # bytes sniffed for container type and content
