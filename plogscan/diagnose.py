@@ -22,7 +22,10 @@ from plogscan.analysis.unexplained import Unexplained
 from plogscan.baseline import exit_code_for
 from plogscan.codes import describe
 from plogscan.engine import RuleSet, load_rules, scan
+from plogscan.engine.presence import Presence
+from plogscan.engine.selector import Selector
 from plogscan.errors import InputError, Location, PlogscanError
+from plogscan.ingest.facts import merged_facts
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, RuleInfo
 from plogscan.parse.codescan import codes_in
@@ -107,6 +110,34 @@ def _event_writer(path: str) -> EventWriter:
         raise _cannot_write_events(path, err) from None
 
 
+class _FactsSink:
+    """Facts tables from the workers, merged in bulk into the overview and ``requires``
+    evidence (one small table per chunk would cost an Arrow group-by each)."""
+
+    FLUSH_ROWS = 20000
+
+    def __init__(self, overview: Overview, presence: Presence | None) -> None:
+        self.overview = overview
+        self.presence = presence
+        self.pending: list[pa.Table] = []
+        self.rows = 0
+
+    def add(self, table: pa.Table) -> None:
+        self.pending.append(table)
+        self.rows += table.num_rows
+        if self.rows >= self.FLUSH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        merged = merged_facts(self.pending)
+        self.pending, self.rows = [], 0
+        self.overview.consume_facts(merged)
+        if self.presence is not None:
+            self.presence.consume_facts(merged)
+
+
 def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
         rules: RuleSet | None = None, workers: int | None = None, processes: bool = False,
         on_progress: Callable[[str, int], None] | None = None,
@@ -119,28 +150,45 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         raise InputError(f"unknown --fail-on level '{fail_on}'",
                          help="valid choices are: " + ", ".join(FAIL_ON))
     ruleset = (rules if rules is not None else load_rules(list(rules_dirs))).localized(lang)
-    ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes)
     overview = Overview()
     unexplained = Unexplained()
     writer = _event_writer(events_out) if events_out else None
+    # Without --events-out the workers hand on only the records some rule can use (and the
+    # ERROR/WARNING ones the reports keep); what every process wrote comes as facts.
+    selective = writer is None
+    presence = Presence() if selective else None
+    facts = _FactsSink(overview, presence) if selective else None
+    selector = Selector(ruleset) if selective else None
+    ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes,
+                    reducer=selector,
+                    on_facts=facts.add if facts is not None else None)
     saw_batches = False
 
     def watched() -> Iterator[pa.RecordBatch]:
         nonlocal saw_batches
         for batch in coalesced(event_batches(list(paths), ingest)):
             saw_batches = True
-            overview.consume(batch)
+            overview.consume(batch, processes=not selective)
             unexplained.consume(batch)
             if writer is not None:
                 try:
                     writer.write(batch)
                 except OSError as err:
                     raise _cannot_write_events(events_out, err) from None
-            yield batch
+            if selector is None:
+                yield batch
+                continue
+            # Of the records handed on, the rules need only their candidates: the ERROR and
+            # WARNING records were for the overview and the unexplained errors.
+            candidates = selector.candidates(batch)
+            if candidates.any():
+                yield batch.filter(pa.array(candidates))
+        if facts is not None:
+            facts.flush()
 
     findings = None
     try:
-        findings = scan(watched(), ruleset)
+        findings = scan(watched(), ruleset, presence)
     finally:
         if writer is not None:
             try:

@@ -62,9 +62,12 @@ class Overview:
         self._events: list[EventRow] = []
         self.events_truncated = False
 
-    def consume(self, batch: pa.RecordBatch) -> None:
+    def consume(self, batch: pa.RecordBatch, processes: bool = True) -> None:
+        """Fold one batch in; ``processes=False`` when the per-process picture comes from
+        facts (``consume_facts``) instead, as when the batches hold only selected records."""
         table = pa.Table.from_batches([batch])
-        self._processes(table)
+        if processes:
+            self._processes(table)
         notable = table.filter(pc.fill_null(pc.is_in(table.column("level"),
                                                      value_set=_NOTABLE), False))
         if notable.num_rows == 0:
@@ -92,6 +95,22 @@ class Overview:
             proc.device = proc.device if proc.device is not None else g["device_min"]
             proc.first = _min(proc.first, g["ts_min"])
             proc.last = _max(proc.last, g["ts_max"])
+
+    def consume_facts(self, facts: pa.Table) -> None:
+        """The per-process picture from a facts table (``ingest.facts.facts_of``)."""
+        with_pid = facts.filter(pc.is_valid(facts.column("pid")))
+        if with_pid.num_rows == 0:
+            return
+        grouped = with_pid.group_by(["host", "pid"], use_threads=False).aggregate([
+            ("level", "distinct"), ("rank", "min"), ("device", "min"), ("first_ts", "min"),
+            ("last_ts", "max")])
+        for g in grouped.to_pylist():
+            proc = self._procs.setdefault((g["host"], g["pid"]), _Proc())
+            proc.levels.update(level for level in g["level_distinct"] if level)
+            proc.rank = proc.rank if proc.rank is not None else g["rank_min"]
+            proc.device = proc.device if proc.device is not None else g["device_min"]
+            proc.first = _min(proc.first, g["first_ts_min"])
+            proc.last = _max(proc.last, g["last_ts_max"])
 
     def processes(self) -> tuple[ProcessInfo, ...]:
         out = [ProcessInfo(host=host, pid=pid, rank=p.rank, device=p.device,

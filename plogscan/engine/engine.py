@@ -86,13 +86,18 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
     return events
 
 
-def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Finding]:
+def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
+         presence: Presence | None = None) -> list[Finding]:
     """Run ``rules`` over the event table; findings in ``model.finding_order`` (level, root
-    cause before symptom, earliest first timestamp, rule id, fingerprint)."""
+    cause before symptom, earliest first timestamp, rule id, fingerprint).
+
+    ``presence``, when given, already knows (or will know by the end of the stream) what
+    every process wrote, from the facts of all records (``ingest.facts``): then ``events``
+    may hold only the records a ``Selector`` of ``rules`` kept."""
     plans = [_Candidates(rule) for rule in rules]
     prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
-    presence = Presence()
-    need_presence = any(rule.requires is not None for rule in rules)
+    need_presence = presence is None and any(rule.requires is not None for rule in rules)
+    presence = presence if presence is not None else Presence()
     for batch in _batches(events):
         missing = [c for c in COLUMNS if c not in batch.schema.names]
         if missing:

@@ -29,6 +29,12 @@ class Presence:
         distinct = table.group_by(_KEYS, use_threads=False).aggregate([])
         self.seen.update(zip(*(distinct.column(k).to_pylist() for k in _KEYS), strict=True))
 
+    def consume_facts(self, facts: pa.Table) -> None:
+        """Add the combinations of a facts table (``ingest.facts``): the same as consuming
+        the records the facts were computed from."""
+        if facts.num_rows:
+            self.seen.update(zip(*(facts.column(k).to_pylist() for k in _KEYS), strict=True))
+
     def check(self, req: Requires, host: str | None, pid: int | None) -> tuple[bool, str]:
         """Whether the scope of a trigger record has the required records, and that scope in words.
 

@@ -38,6 +38,7 @@ from plogscan.ingest.chunks import (
     read_chunks,
     with_last,
 )
+from plogscan.ingest.facts import Reducer, facts_of
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse.codescan import extract_codes
 from plogscan.parse.columns import constant_column
@@ -57,8 +58,14 @@ class Ingest:
     def __init__(self, fset: FormatSet | None = None, workers: int | None = None,
                  chunk_bytes: int = CHUNK_BYTES,
                  on_progress: Callable[[str, int], None] | None = None,
-                 processes: bool = False, encoded: bool = False) -> None:
+                 processes: bool = False, encoded: bool = False,
+                 reducer: Reducer | None = None,
+                 on_facts: Callable[[pa.Table], None] | None = None) -> None:
         self.fset = fset or builtin_formats()
+        # With a reducer, workers hand on only the records it keeps, and the facts of all
+        # records go to ``on_facts`` (see ``facts``); the accounting stays whole.
+        self.reducer = reducer
+        self.on_facts = on_facts
         self.processes = processes
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
         self.encoded = encoded
@@ -140,14 +147,14 @@ class Ingest:
         for index, part in enumerate(ranges):
             state.add("bytes", part.end - part.start)
             yield ((lambda p=part: pool.submit(parse_range, p, ctx, self._task_formats,
-                                               self._shared, self.encoded)),
+                                               self._shared, self.encoded, self.reducer)),
                    part.end - part.start, index == len(ranges) - 1)
 
     def _chunk_tasks(self, pool: Executor, chunks: Iterator[tuple[Chunk, bool]], ctx: FileContext
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for chunk, is_last in chunks:
             yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, self._task_formats,
-                                                self._shared, self.encoded)),
+                                                self._shared, self.encoded, self.reducer)),
                    len(chunk.data), is_last)
 
     def _pool(self) -> Executor:
@@ -186,6 +193,11 @@ class Ingest:
             result.records = handoff.take(cleaned.records_file)
         if cleaned.problem:
             state.problems.append(cleaned.problem)
+        if cleaned.facts is not None and self.on_facts is not None:
+            self.on_facts(cleaned.facts)
+        if cleaned.dropped_records:
+            state.add("records", cleaned.dropped_records)
+            state.add("record_lines", cleaned.dropped_lines)
         _restore_constants(result, state.ctx, self.schema)
         if cleaned.relative_lines and state.lines_before:
             _shift_lines(result, state.lines_before)
@@ -209,6 +221,8 @@ class Ingest:
             state.pending_trailing_blank = 0
         elif head is not None:  # continuation lines with nothing before them in the file
             state.pending = _orphan(state.ctx, head, self.schema)
+            if self.reducer is not None and self.on_facts is not None:
+                self.on_facts(facts_of(state.pending))
             state.add("unparsed_lines", head.lines)
             state.pending_trailing_blank = 0
         records = result.records

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plogscan.errors import InputError
+from plogscan.ingest.facts import facts_of
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
@@ -82,16 +83,33 @@ def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBat
     """Parquet inputs first (in the order given), then every other input through ``ingest``.
 
     The accounting stored in each table joins ``ingest``'s own, so reports on a table show the
-    files it was made from, as reports on the logs would."""
+    files it was made from, as reports on the logs would. With ``ingest.reducer`` set, the
+    rows of a table are reduced here as the workers reduce parsed chunks (facts of all rows
+    to ``ingest.on_facts``, only the kept rows yielded)."""
     tables = [p for p in paths if is_parquet(p)]
     logs = [p for p in paths if not is_parquet(p)]
     for path in tables:
         handle = open_event_table(path)
         ingest.absorb(*stored_inputs(handle))
-        yield from read_parquet(handle)
+        for batch in read_parquet(handle):
+            yield from _reduced(batch, ingest)
     if logs:
         yield from ingest.batches(logs)
     ingest.paths = tuple(paths)
+
+
+def _reduced(batch: pa.RecordBatch, ingest: Ingest) -> Iterator[pa.RecordBatch]:
+    if ingest.reducer is None:
+        yield batch
+        return
+    table = pa.Table.from_batches([batch])
+    if ingest.on_facts is not None:
+        ingest.on_facts(facts_of(table))
+    mask = ingest.reducer.keep(table)
+    kept = table.filter(pa.array(mask))
+    for part in kept.to_batches():
+        if part.num_rows:
+            yield part
 
 
 class EventWriter:
