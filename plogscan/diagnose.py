@@ -10,9 +10,11 @@ None), ``unexplained`` (ERROR templates no finding explains, see
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -141,11 +143,15 @@ class _FactsSink:
 def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
         rules: RuleSet | None = None, workers: int | None = None, processes: bool = False,
         on_progress: Callable[[str, int], None] | None = None,
-        events_out: str | None = None, context_lines: int = 3, lang: str = "en") -> Diagnosis:
+        events_out: str | None = None, context_lines: int = 3, lang: str = "en",
+        cache: Path | None = None, executor: Any = None) -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
 
     ``lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the findings and
-    of the reports' fixed words; a rule without that translation stays in English."""
+    of the reports' fixed words; a rule without that translation stays in English. ``cache``
+    is the extraction cache's directory (``plogscan.cache``; None: no cache). ``executor``
+    (``ingest.cluster.DaskExecutor``) runs the parse, and reads the context lines, on a
+    cluster instead of the local pool."""
     if fail_on not in FAIL_ON:
         raise InputError(f"unknown --fail-on level '{fail_on}'",
                          help="valid choices are: " + ", ".join(FAIL_ON))
@@ -159,9 +165,20 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     presence = Presence() if selective else None
     facts = _FactsSink(overview, presence) if selective else None
     selector = Selector(ruleset) if selective else None
+    store = None
+    cache_problem = None
+    if cache is not None and selector is not None:
+        from plogscan.cache import CacheStore, code_fingerprint, max_bytes
+
+        namespace = hashlib.sha256((code_fingerprint() + selector.fingerprint()).encode())
+        try:
+            store = CacheStore(cache, namespace.hexdigest(), max_bytes())
+        except InputError as err:  # an unusable cache only makes the run slower
+            cache_problem = err.message
     ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes,
                     reducer=selector,
-                    on_facts=facts.add if facts is not None else None)
+                    on_facts=facts.add if facts is not None else None, store=store,
+                    executor=executor)
     saw_batches = False
 
     def watched() -> Iterator[pa.RecordBatch]:
@@ -190,6 +207,8 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     try:
         findings = scan(watched(), ruleset, presence)
     finally:
+        if store is not None:
+            store.close()
         if writer is not None:
             try:
                 writer.close(ingest.summary if findings is not None else None)
@@ -201,12 +220,15 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
             Path(events_out).unlink(missing_ok=True)
         raise NothingRead(summary)
     if context_lines:
-        findings = list(add_context(findings, paths, context_lines))
+        findings = list(add_context(findings, paths, context_lines,
+                                    executor.submit if executor is not None else None))
     events, truncated = overview.events(_evidence_rows(findings))
     extra: dict[str, object] = {
         "codes": evidence_codes(findings),
         "unexplained": unexplained.result(findings),
         "unexplained_overflow": unexplained.overflow_records,
+        "reused_files": ingest.reused_files,  # files read from the extraction cache
+        "cache_problem": cache_problem,  # why the cache could not be used, if it could not
     }
     return Diagnosis(inputs=summary, findings=tuple(findings),
                      rules_evaluated=rule_infos(ruleset), processes=overview.processes(),

@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
     {"report"},
     {"crossrank", "analysis"},
     {"engine", "codes"},
-    {"table"},
+    {"table", "cache"},
     {"ingest"},
     {"parse"},
     {"__init__", "model", "errors", "schema", "lang", "console", "categories", "textsafe",

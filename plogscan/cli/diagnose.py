@@ -7,14 +7,18 @@ from pathlib import Path
 
 import click
 
+from plogscan.cache.location import cache_dir
 from plogscan.cli.common import (
+    cache_options,
     cannot_write,
+    cluster_executor,
     input_size,
     parallel_option,
     paths_argument,
     prepare_output,
     quiet_option,
     report_problems,
+    scheduler_options,
     workers_option,
     write_output,
 )
@@ -49,13 +53,16 @@ from plogscan.report import Format, render, write_all
 @click.option("-v", "--verbose", is_flag=True, help="Show context lines around evidence.")
 @click.option("--width", type=click.IntRange(40, 400), default=None,
               help="Terminal report width (default: the terminal's, 80 when piped).")
+@cache_options
+@scheduler_options
 @quiet_option
 @workers_option
 @parallel_option
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,
             baseline_path: str | None, lang: str | None, verbose: bool, width: int | None,
-            quiet: bool, workers: int | None, parallel: str) -> None:
+            cache: str | None, no_cache: bool, scheduler: str | None,
+            scheduler_file: str | None, quiet: bool, workers: int | None, parallel: str) -> None:
     """Diagnose a failed Ascend job from its logs.
 
     PATH may be files, directories, globs, .gz files, .tar/.tar.gz/.tgz/.zip
@@ -68,6 +75,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       plogscan diagnose ./logs --output-dir plogscan-report --fail-on critical
       plogscan diagnose events.parquet --rules ./my-rules --verbose
       plogscan diagnose ./logs --lang zh
+      plogscan diagnose ./logs --no-cache
+      plogscan diagnose /shared/job-42 --scheduler tcp://10.0.0.5:8786
 
     \b
     Exit codes:
@@ -87,17 +96,25 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
         prepare_output(output_dir, "reports", directory=True)
     if events_out:
         prepare_output(events_out, "event table", inputs=paths)
+    executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
     with progress_bar(not quiet, input_size([p for p in paths if not p.endswith(".parquet")])
                       ) as advance:
         try:
             diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
                             processes=parallel == "processes",
                             on_progress=advance, events_out=events_out,
-                            lang=lang or locale_lang())
+                            lang=lang or locale_lang(),
+                            cache=cache_dir(cache, no_cache), executor=executor)
         except NothingRead as err:
             report_problems(err.summary)
             raise
+        finally:
+            if executor is not None:
+                executor.close()
     report_problems(diagnosis.inputs)
+    if diagnosis.extra.get("cache_problem"):
+        warn(f"{diagnosis.extra['cache_problem']}; ran without the cache (--no-cache "
+             "hides this warning)")
     if baseline is not None:
         diagnosis, _suppressed, expired = apply_baseline(diagnosis, baseline)
         for line in expiry_warnings(expired):

@@ -8,6 +8,7 @@ import click
 
 from plogscan.cli.common import (
     cannot_write,
+    cluster_executor,
     input_size,
     nothing_read,
     parallel_option,
@@ -15,6 +16,7 @@ from plogscan.cli.common import (
     prepare_output,
     quiet_option,
     report_problems,
+    scheduler_options,
     workers_option,
 )
 from plogscan.console import progress_bar
@@ -29,11 +31,13 @@ from plogscan.table.stats import render_stats
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Parquet file to write (zstd).")
 @click.option("--stats", is_flag=True, help="Print per-file accounting to stdout.")
+@scheduler_options
 @quiet_option
 @workers_option
 @parallel_option
-def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
-            workers: int | None, parallel: str) -> None:
+def command(paths: tuple[str, ...], output: str, stats: bool, scheduler: str | None,
+            scheduler_file: str | None, quiet: bool, workers: int | None,
+            parallel: str) -> None:
     """Parse logs into one event table and save it as Parquet.
 
     PATH may be files, directories (searched recursively), globs, .gz files and
@@ -44,11 +48,13 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
       plogscan ingest ./logs -o events.parquet
       plogscan ingest 'job-*/asys_output_*.tar.gz' -o events.parquet --stats
       plogscan events events.parquet --level ERROR      # query it later, no re-parse
+      plogscan ingest /shared/job-42 -o events.parquet --scheduler tcp://10.0.0.5:8786
     """
     prepare_output(output, "event table", inputs=paths)
+    executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
     with progress_bar(not quiet, input_size(paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
-                        processes=parallel == "processes", encoded=True)
+                        processes=parallel == "processes", encoded=True, executor=executor)
         try:
             writer = EventWriter(output)
             complete = False
@@ -60,6 +66,9 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
                 writer.close(ingest.summary if complete else None)
         except OSError as err:
             raise cannot_write("event table", output, err) from None
+        finally:
+            if executor is not None:
+                executor.close()
     summary = ingest.summary
     report_problems(summary, listed="--stats lists them")
     if nothing_read(summary):

@@ -25,6 +25,7 @@ otherwise. Both give the same rows (a Hyperscan match across two messages only a
 
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from collections.abc import Iterable
@@ -83,6 +84,13 @@ class Selector:
         self._literals = {field: tuple(sorted(values)) for field, values in literals.items()
                           if values}
         self._scanners: dict[str, _Hyperscan | None] = {}
+
+    def fingerprint(self) -> str:
+        """A hash of what this selector keeps: two rule sets that keep the same records
+        share cached extractions."""
+        text = repr((sorted(self.patterns.items()), sorted(self.members.items()),
+                     self.others, NOTABLE_LEVELS))
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)

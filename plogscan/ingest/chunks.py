@@ -85,6 +85,9 @@ class FileState:
     pending: pa.Table | None = None  # the last record seen, which may continue
     pending_trailing_blank: int = 0
     lines_before: int = 0  # physical lines of the chunks merged so far
+    saving: tuple | None = None  # (FileKey, digest future): what is handed on gets stored
+    kept: list[pa.Table] = field(default_factory=list)
+    facts: list[pa.Table] = field(default_factory=list)
 
     def add(self, key: str, value: int) -> None:
         self.stats[key] = self.stats.get(key, 0) + value

@@ -1,0 +1,79 @@
+"""What ingest needs from a cache of earlier extractions: the typed hand-off to ``cache``.
+
+A ``FileStore`` keeps, per input file, what a reduced parse handed on (the kept records, the
+facts of all records, the file's accounting). Ingest asks it for an entry with the file's
+path, size and modification time, then compares the entry's content digest with the file's
+own (``file_digest``, computed in a worker) before it uses the entry instead of parsing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import BinaryIO, Protocol
+
+import pyarrow as pa
+
+from plogscan.model import FileStats
+
+DIGEST_BLOCK = 4 << 20
+
+
+@dataclass(frozen=True)
+class FileKey:
+    """Where a plain file is and what ``stat`` says of it."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    # What ingest was told about the file (the path as named, kind, host, rank, device): the
+    # records depend on it, so the same file named another way is another entry.
+    context: str = ""
+
+
+@dataclass
+class Stored:
+    """One file's extraction as a store keeps it."""
+
+    digest: str
+    stats: FileStats
+    records: pa.Table
+    facts: pa.Table
+
+
+class FileStore(Protocol):
+    def find(self, key: FileKey) -> Stored | None: ...
+
+    def save(self, key: FileKey, entry: Stored) -> None: ...
+
+
+def file_key(stream: BinaryIO, context: object = "") -> FileKey | None:
+    """The key of a plain file opened for reading; None for pipes, archive members and
+    decompressed streams (those are always parsed)."""
+    import io
+    import stat
+
+    name = getattr(stream, "name", None)
+    if not isinstance(stream, io.BufferedReader) or not isinstance(name, str):
+        return None
+    try:
+        info = os.fstat(stream.fileno())
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return FileKey(os.path.abspath(name), info.st_size, info.st_mtime_ns, repr(context))
+
+
+def file_digest(path: str) -> str | None:
+    """SHA-256 of a file's content (hashlib releases the GIL: workers hash in parallel);
+    None when it cannot be read."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            while block := handle.read(DIGEST_BLOCK):
+                digest.update(block)
+    except OSError:
+        return None
+    return digest.hexdigest()
