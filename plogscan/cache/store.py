@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import os
 import sqlite3
@@ -23,8 +22,10 @@ import pyarrow as pa
 
 from plogscan.errors import InputError
 from plogscan.ingest.facts import FACTS_SCHEMA
-from plogscan.ingest.reuse import FileKey, Stored
+from plogscan.ingest.reuse import FileKey, Stored, code_fingerprint
 from plogscan.model import FileStats
+
+__all__ = ["CacheInfo", "CacheStore", "clear", "code_fingerprint", "evict", "info"]
 
 DATABASE = "extracts.sqlite"
 SCHEMA = """
@@ -34,18 +35,6 @@ CREATE TABLE IF NOT EXISTS entries (
     nbytes INTEGER NOT NULL, stats TEXT NOT NULL, payload BLOB NOT NULL,
     PRIMARY KEY (namespace, path))
 """
-_CODE_SUFFIXES = (".py", ".yaml", ".yml", ".json")
-
-
-def code_fingerprint() -> str:
-    """A content hash of plogscan's own code and data files (formats, code tables, schema):
-    the version number alone does not change with every change."""
-    root = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.suffix in _CODE_SUFFIXES):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 @dataclass(frozen=True)

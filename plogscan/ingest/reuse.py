@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import BinaryIO, Protocol
 
 import pyarrow as pa
@@ -18,6 +19,7 @@ import pyarrow as pa
 from plogscan.model import FileStats
 
 DIGEST_BLOCK = 4 << 20
+_CODE_SUFFIXES = (".py", ".yaml", ".yml", ".json")
 
 
 @dataclass(frozen=True)
@@ -76,4 +78,15 @@ def file_digest(path: str) -> str | None:
                 digest.update(block)
     except OSError:
         return None
+    return digest.hexdigest()
+
+
+def code_fingerprint() -> str:
+    """A content hash of plogscan's own code and data files (formats, code tables, schema):
+    the version number alone does not change with every change."""
+    root = Path(__file__).resolve().parent.parent  # the plogscan package
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.suffix in _CODE_SUFFIXES):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
