@@ -10,7 +10,7 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.arrowtext import (
+from plogscan.parse.arrowtext import (
     LARGE,
     gathered,
     line_buffers,
@@ -88,7 +88,7 @@ def test_gather_fallbacks_cut_what_string_views_cut(
         case: tuple[bytes, list[tuple[int, int]], list[bool]]) -> None:
     """The numpy gathers used for buffers of 2 GiB and more (too large for string views)
     give the same strings as the views."""
-    from plogscan import parse
+    from plogscan.parse import chunk as parse
 
     text, spans, valid = case
     data = np.frombuffer(text, np.uint8)

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plogscan import ingest as ingest_module
-from plogscan.ingest import Ingest, plan_ranges
-from plogscan.parse import FileContext
+from plogscan.ingest import pipeline as ingest_module
+from plogscan.ingest.pipeline import Ingest, plan_ranges
+from plogscan.parse.chunk import FileContext
 from tests import plog_lines as L
 
 

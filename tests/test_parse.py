@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.ingest import parse_text
+from plogscan.ingest.pipeline import parse_text
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA
 from tests import plog_lines as L
 
@@ -134,7 +134,7 @@ _MESSAGE_LINES = [*L.VALID_LINES, L.STDOUT_PTA, L.STDOUT_EXC, "\t", "  ", "[rank
 def test_record_messages_cut_from_the_chunk_equal_the_joined_line_messages(
         lines: list[str], kind: str) -> None:
     """The one-pass cut of record messages gives what joining line messages gives."""
-    from plogscan import parse
+    from plogscan.parse import chunk as parse
 
     text = "\n".join(lines)
     path = "job/train.log" if kind == "stdout" else "debug/plog/plog-1_20260203100000000.log"
@@ -167,8 +167,8 @@ def test_chunks_parsed_without_a_glue_scan_equal_the_scanned_parse(
     shows a second header, gives what splitting glued lines up front gives. Lines are built
     from pieces run together, so second headers land in messages, procs, prefixes and
     continuation lines."""
-    from plogscan import parse
-    from plogscan.formats import builtin_formats
+    from plogscan.parse import chunk as parse
+    from plogscan.parse.formatcheck import builtin_formats
 
     text = "\n".join("".join(parts) for parts in pieces).encode()
     ctx = parse.FileContext(path="x.log", kind=kind)

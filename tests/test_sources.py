@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from plogscan.ingest.walk import HEAD_BYTES, Skipped, Source, classify, iter_inputs, path_hints
 from plogscan.schema import SourceKind
-from plogscan.sources import HEAD_BYTES, Skipped, Source, classify, iter_inputs, path_hints
 from tests.forked import run_forked
 
 K = SourceKind

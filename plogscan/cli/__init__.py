@@ -11,7 +11,7 @@ import click
 from plogscan import __version__
 from plogscan.cli.lean_imports import keep_pandas_out
 from plogscan.errors import PlogscanError
-from plogscan.report.safe import neutralize
+from plogscan.textsafe import neutralize
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1

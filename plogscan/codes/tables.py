@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from plogscan.engine.categories import CATEGORIES
-from plogscan.engine.fields import Doc, describe_value
-from plogscan.engine.located import LList, LMap, load_yaml
+from plogscan.categories import CATEGORIES
+from plogscan.datafile.fields import Doc, describe_value
+from plogscan.datafile.located import LList, LMap, load_yaml
 from plogscan.errors import ErrorGroup, Location, PlogscanError, RuleError
 
 TABLES = ("acl", "aicore_errcode", "device_event", "device_exception", "errmgr", "hccl_result",

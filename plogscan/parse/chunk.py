@@ -17,9 +17,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan import cannheader
-from plogscan import fieldvalues as fv
-from plogscan.arrowtext import (
+from plogscan.parse import cannheader
+from plogscan.parse import fieldvalues as fv
+from plogscan.parse.arrowtext import (
     LARGE,
     byte_lengths,
     line_buffers,
@@ -27,9 +27,10 @@ from plogscan.arrowtext import (
     split_lines,
     substrings,
 )
-from plogscan.codes_extract import extract_codes
-from plogscan.formats import FormatSet
-from plogscan.linematch import Spans, match_lines
+from plogscan.parse.codescan import extract_codes
+from plogscan.parse.lineformats import FormatSet
+from plogscan.parse.linematch import Spans, match_lines
+from plogscan.parse.timestamps import epoch_mask
 from plogscan.schema import (
     ENCODED_COLUMNS,
     ENCODED_TEXT,
@@ -38,7 +39,6 @@ from plogscan.schema import (
     plain_text,
     table_schema,
 )
-from plogscan.timestamps import epoch_mask
 
 TRUNCATION_CHARS = 1022  # the CANN log library cuts records here without a marker
 _TEXT_KINDS = {SourceKind.STDOUT.value, SourceKind.SYSLOG.value}

@@ -31,12 +31,13 @@ from typing import BinaryIO
 
 import pyarrow as pa
 
-from plogscan import handoff
-from plogscan.arrowtext import as_one_value
-from plogscan.codes_extract import extract_codes
-from plogscan.formats import FormatSet, builtin_formats
+from plogscan.ingest import handoff
 from plogscan.model import FileStats, IngestSummary, SkippedFile
-from plogscan.parse import ChunkResult, FileContext, Head, constant_column, parse_chunk
+from plogscan.parse.arrowtext import as_one_value
+from plogscan.parse.chunk import ChunkResult, FileContext, Head, constant_column, parse_chunk
+from plogscan.parse.codescan import extract_codes
+from plogscan.parse.formatcheck import builtin_formats
+from plogscan.parse.lineformats import FormatSet
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, SourceKind, table_schema
 
 # Chunks of 8 MiB: every call into Arrow or numpy costs about the same per chunk whatever its
@@ -280,7 +281,7 @@ class Ingest:
 
     def batches(self, paths: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Every record of every input, file by file, in line order."""
-        from plogscan.sources import Skipped, iter_inputs
+        from plogscan.ingest.walk import Skipped, iter_inputs
 
         self.paths = tuple(paths)
 
@@ -501,7 +502,7 @@ def _batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
 
 
 def _context(path: str, data: bytes, kind: SourceKind | str | None) -> FileContext:
-    from plogscan.sources import classify, path_hints
+    from plogscan.ingest.walk import classify, path_hints
 
     host, rank, device, _pid = path_hints(path)
     if kind is None:

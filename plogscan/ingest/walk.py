@@ -236,7 +236,7 @@ _NOISE_FILES = frozenset({".ds_store", "thumbs.db", "desktop.ini"})
 _NOISE_DIRS = frozenset({"__macosx", ".git", ".hg", ".svn"})
 _GLOB_CHARS = re.compile(r"[*?\[]")
 # Controls (C0, DEL, C1), bidi overrides/isolates, line separators and surrogates: what a
-# terminal would act on or reorder (the same set as ``plogscan.report.safe``).
+# terminal would act on or reorder (the same set as ``plogscan.textsafe``).
 _UNSAFE_CHARS = re.compile(
     "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
     "\ud800-\udfff]"
