@@ -22,7 +22,7 @@ from plogscan.engine.predicates import Prefilter, evaluate, extract
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.errors import InputError
-from plogscan.model import Finding, finding_order
+from plogscan.model import Finding, order_findings
 from plogscan.schema import COLUMNS
 
 
@@ -88,8 +88,9 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
 
 def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
          presence: Presence | None = None) -> list[Finding]:
-    """Run ``rules`` over the event table; findings in ``model.finding_order`` (level, root
-    cause before symptom, earliest first timestamp, rule id, fingerprint).
+    """Run ``rules`` over the event table; findings in ``model.order_findings`` order (what
+    explains before what it explains, then level, root cause before symptom, earliest first
+    timestamp, rule id, fingerprint).
 
     ``presence``, when given, already knows (or will know by the end of the stream) what
     every process wrote, from the facts of all records (``ingest.facts``): then ``events``
@@ -111,5 +112,4 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
         if need_presence:
             presence.consume(batch)
     findings = [build_finding(p.rule, occ) for p in plans for occ in p.occurrences(presence)]
-    findings.sort(key=finding_order)
-    return findings
+    return order_findings(findings)
