@@ -229,6 +229,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         "unexplained_overflow": unexplained.overflow_records,
         "reused_files": ingest.reused_files,  # files read from the extraction cache
         "cache_problem": cache_problem,  # why the cache could not be used, if it could not
+        "processes_omitted": overview.processes_omitted,  # past the overview's cap
     }
     return Diagnosis(inputs=summary, findings=tuple(findings),
                      rules_evaluated=rule_infos(ruleset), processes=overview.processes(),

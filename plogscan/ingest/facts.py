@@ -44,22 +44,26 @@ def _plain(column: pa.ChunkedArray) -> pa.ChunkedArray:
     return column
 
 
-def facts_of(records: pa.Table) -> pa.Table:
+def facts_of(records: pa.Table, extra_keys: tuple[str, ...] = ()) -> pa.Table:
     """One row per distinct (host, pid, level, module, kind) of ``records``: how many records,
-    the smallest rank and device, the first and last timestamp (FACTS_SCHEMA)."""
+    the smallest rank and device, the first and last timestamp (FACTS_SCHEMA, plus
+    ``extra_keys`` columns of ``records`` grouped by too)."""
     if records.num_rows == 0:
         return FACTS_SCHEMA.empty_table()
     table = pa.table({name: _plain(records.column(name))
-                      for name in (*FACT_KEYS, "rank", "device", "ts")})
-    grouped = table.group_by(list(FACT_KEYS), use_threads=False).aggregate([
+                      for name in (*FACT_KEYS, *extra_keys, "rank", "device", "ts")})
+    grouped = table.group_by([*FACT_KEYS, *extra_keys], use_threads=False).aggregate([
         ([], "count_all"), ("rank", "min"), ("device", "min"), ("ts", "min"), ("ts", "max")])
-    return pa.table({
+    facts = pa.table({
         **{name: grouped.column(name).cast(FACTS_SCHEMA.field(name).type) for name in FACT_KEYS},
         "records": grouped.column("count_all").cast(pa.int64()),
         "rank": grouped.column("rank_min").cast(pa.int64()),
         "device": grouped.column("device_min").cast(pa.int64()),
         "first_ts": grouped.column("ts_min"), "last_ts": grouped.column("ts_max"),
     }, schema=FACTS_SCHEMA)
+    for name in extra_keys:
+        facts = facts.append_column(name, grouped.column(name))
+    return facts
 
 
 def merged_facts(parts: Iterable[pa.Table]) -> pa.Table:

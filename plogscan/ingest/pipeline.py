@@ -9,8 +9,17 @@ they parse with Arrow and numpy kernels. Results are stitched back in order, so 
 spans two chunks comes out whole. At most a few chunks are in flight at any time, whatever the
 input size.
 
+Small plain files go to the workers in groups and are parsed as one (``smallfiles``). With a
+``Reducer`` (``diagnose``) workers hand back only the records it keeps plus the facts of all
+(``facts``); with a ``FileStore`` too, unchanged files are read from it (``reuse``). The pool
+may be a cluster's (``cluster``): the tasks are the same.
+
 Every physical line is accounted for in ``FileStats``: it is inside exactly one record
 (``record_lines``), or blank (``blank_lines``). ``lines == record_lines + blank_lines``.
+
+Long module: it is the one place where results of every kind of task (ranges, streamed
+chunks, small-file groups, stored extractions) are put back in file order and their
+accounting joined; split across modules, that order would have no single owner.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ from typing import Any, BinaryIO
 import pyarrow as pa
 
 from plogscan.ingest import handoff
+from plogscan.ingest.batching import Batcher, Group, Reuse, small_file
 from plogscan.ingest.chunks import (
     CHUNK_BYTES,
     CONSTANT_COLUMNS,
@@ -41,6 +51,7 @@ from plogscan.ingest.chunks import (
 )
 from plogscan.ingest.facts import Reducer, facts_of, merged_facts
 from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
+from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse.codescan import extract_codes
 from plogscan.parse.columns import constant_column
@@ -128,23 +139,30 @@ class Ingest:
         # so no worker can write into it after it is gone, even when the run stops early.
         with handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box, pool:
             self._shared = box.directory
-            inflight: deque[tuple[FileState, Future[Cleaned], bool] | _Reuse] = deque()
+            inflight: deque = deque()
             slots = getattr(pool, "slots", None) or self.workers
             limit = slots * INFLIGHT_PER_WORKER
+            batch = Batcher(self, pool, inflight)  # small files and digests, in groups
             for ctx, stream in inputs:
                 state = FileState(ctx)
                 key = file_key(stream, ctx) if self.store is not None else None
-                if key is not None:
-                    assert self.store is not None
-                    stored = self.store.find(key)
-                    if stored is not None:  # used once its digest is confirmed
-                        inflight.append(_Reuse(state, key, stored,
-                                               pool.submit(file_digest, key.path)))
-                        while len(inflight) > limit:
-                            yield from self._drain(inflight.popleft(), pool)
-                        continue
-                    state.saving = key, pool.submit(file_digest, key.path)
-                yield from self._parse(pool, state, stream, inflight, limit)
+                stored = self.store.find(key) if key is not None and self.store else None
+                if stored is not None:  # used once its digest is confirmed
+                    batch.reuse(state, key, stored)
+                else:
+                    small = small_file(stream, SMALL_FILE_BYTES)
+                    if key is not None and small is None:
+                        state.saving = key, pool.submit(file_digest, key.path)
+                    elif key is not None:
+                        state.saving = key, None  # the group's worker hashes the bytes
+                    if small is not None:
+                        batch.small(state, small)
+                    else:
+                        batch.flush()
+                        yield from self._parse(pool, state, stream, inflight, limit)
+                while len(inflight) > limit:
+                    yield from self._drain(inflight.popleft(), pool)
+            batch.flush()
             while inflight:
                 yield from self._drain(inflight.popleft(), pool)
 
@@ -207,10 +225,13 @@ class Ingest:
         """Formats to send with each chunk: none for the built-in set (workers load it)."""
         return None if self.fset is builtin_formats() else self.fset
 
-    def _drain(self, item: tuple[FileState, Future[Cleaned], bool] | _Reuse, pool: Executor
-               ) -> Iterator[pa.RecordBatch]:
-        if isinstance(item, _Reuse):
+    def _drain(self, item: tuple[FileState, Future[Cleaned], bool] | Reuse | Group,
+               pool: Executor) -> Iterator[pa.RecordBatch]:
+        if isinstance(item, Reuse):
             yield from self._reuse(item, pool)
+            return
+        if isinstance(item, Group):
+            yield from self._group(item)
             return
         state, future, is_last = item
         cleaned = future.result()
@@ -222,13 +243,13 @@ class Ingest:
                 state.pending = None
             self._finish(state)
 
-    def _reuse(self, item: _Reuse, pool: Executor) -> Iterator[pa.RecordBatch]:
+    def _reuse(self, item: Reuse, pool: Executor) -> Iterator[pa.RecordBatch]:
         """A stored extraction, used when the file's content is still the one stored, else
         the file parsed again here, in its place in the order."""
         state, stored = item.state, item.stored
-        digest = item.digest.result()
+        digest = item.digest.result()[item.index]
         if digest is None or digest != stored.digest:
-            state.saving = item.key, item.digest
+            state.saving = item.key, pool.submit(file_digest, item.key.path)
             inflight: deque = deque()
             try:
                 with open(item.key.path, "rb") as stream:
@@ -248,6 +269,28 @@ class Ingest:
         self.files.append(dataclasses.replace(stored.stats, path=state.ctx.path))
         if self.on_progress:
             self.on_progress("file", 0)
+
+    def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
+        """The files of a small-file group, finished in order; their records as one table."""
+        outcomes = item.future.result()
+        facts = [o.facts for o in outcomes if o.facts is not None and o.facts.num_rows]
+        if facts and self.on_facts is not None:
+            self.on_facts(pa.concat_tables(facts))
+        for state, outcome in zip(item.states, outcomes, strict=True):
+            if self.on_progress:
+                self.on_progress("bytes", outcome.stats.get("bytes", 0))
+            for name, value in outcome.stats.items():
+                state.add(name, value)
+            state.problems.extend(outcome.problems)
+            if state.saving is not None:
+                state.kept.append(outcome.records)
+                if outcome.facts is not None:
+                    state.facts.append(outcome.facts)
+                state.saving = (state.saving[0], outcome.digest)
+            self._finish(state)
+        tables = [o.records for o in outcomes if o.records.num_rows]
+        if tables:
+            yield from _batches(pa.concat_tables(tables))
 
     def _emit(self, state: FileState, table: pa.Table) -> Iterator[pa.RecordBatch]:
         if state.saving is not None:
@@ -328,7 +371,7 @@ class Ingest:
         self.files.append(stats)
         if state.saving is not None and self.store is not None and not state.problems:
             key, digest = state.saving
-            content = digest.result()
+            content = digest.result() if isinstance(digest, Future) else digest
             if content is not None:
                 records = (pa.concat_tables(state.kept) if state.kept
                            else self.schema.empty_table())
@@ -337,16 +380,6 @@ class Ingest:
         if self.on_progress:
             self.on_progress("file", 0)
 
-
-
-@dataclasses.dataclass
-class _Reuse:
-    """A file whose stored extraction is used once ``digest`` confirms its content."""
-
-    state: FileState
-    key: object
-    stored: Stored
-    digest: Future[str | None]
 
 
 def _restore_constants(result: ChunkResult, ctx: FileContext, schema: pa.Schema) -> None:

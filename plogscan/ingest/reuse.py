@@ -68,10 +68,15 @@ def file_key(stream: BinaryIO, context: object = "") -> FileKey | None:
     return FileKey(os.path.abspath(name), info.st_size, info.st_mtime_ns, repr(context))
 
 
+def file_digests(paths: list[str]) -> list[str | None]:
+    """``file_digest`` of each path (one task for many small files)."""
+    return [file_digest(path) for path in paths]
+
+
 def file_digest(path: str) -> str | None:
     """SHA-256 of a file's content (hashlib releases the GIL: workers hash in parallel);
     None when it cannot be read."""
-    digest = hashlib.sha256()
+    digest = content_digest(b"")
     try:
         with open(path, "rb") as handle:
             while block := handle.read(DIGEST_BLOCK):
@@ -79,6 +84,11 @@ def file_digest(path: str) -> str | None:
     except OSError:
         return None
     return digest.hexdigest()
+
+
+def content_digest(data: bytes) -> hashlib._Hash:
+    """The hash ``file_digest`` uses, started on ``data``."""
+    return hashlib.sha256(data)
 
 
 def code_fingerprint() -> str:
