@@ -15,12 +15,13 @@ from collections.abc import Iterable
 import numpy as np
 import pyarrow as pa
 
-from plogscan.engine import correlate
+from plogscan.engine import correlate, seqstore
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.findings import build_finding
 from plogscan.engine.predicates import Prefilter, evaluate, extract
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
+from plogscan.engine.seqstore import SequenceStore
 from plogscan.errors import InputError
 from plogscan.model import Finding, order_findings
 from plogscan.schema import COLUMNS
@@ -37,6 +38,9 @@ class _Candidates:
         body = rule.body
         self.groups = (correlate.SingleGroups(body.by)
                        if isinstance(body, Single) and body.by else None)
+        # A sequence rule keeps its candidates as Arrow and thins them before the state
+        # machine (``seqstore``).
+        self.store = SequenceStore(rule, self.roles) if seqstore.eligible(rule) else None
 
     def consume(self, batch: pa.RecordBatch, cache: dict, prefilter: Prefilter) -> None:
         masks = {role: evaluate(cond, batch, cache, prefilter) for role, cond in self.roles}
@@ -45,6 +49,9 @@ class _Candidates:
         if idx.size == 0:
             return
         sub = batch.take(pa.array(idx))
+        if self.store is not None:
+            self.store.add(sub, masks, idx)
+            return
         cols = sub.to_pylist()
         roles: list[set[str]] = [set() for _ in cols]
         caps: list[dict[str, dict[str, str]]] = [{} for _ in cols]
@@ -68,6 +75,8 @@ class _Candidates:
     def occurrences(self, presence: Presence) -> list[Occurrence]:
         if self.groups is not None:
             return self.groups.occurrences()
+        if self.store is not None:
+            self.rows = self.store.rows()
         self.rows.sort(key=correlate.sort_key)
         for i, row in enumerate(self.rows):
             row.order = i
