@@ -53,3 +53,13 @@ def test_thinned_sequence_gives_the_same_findings(seed: int, tmp_path: Path,
     plain = run([str(root)])
     assert render(thinned, "json") == render(plain, "json")
     assert any(f.rule == "CCU001" for f in plain.findings)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_spilled_candidates_give_the_same_findings(seed: int, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "logs", seed)
+    monkeypatch.setattr(seqstore, "SPILL_ROWS", 5)  # past 5 records: to the temporary file
+    spilled = run([str(root)])
+    monkeypatch.setattr(seqstore, "eligible", lambda rule: False)
+    assert render(spilled, "json") == render(run([str(root)]), "json")

@@ -17,9 +17,17 @@ cannot change its outcome are dropped, vectorized:
 The few records left become ``Row`` values and go through ``correlate.sequence`` as before,
 so the findings are the same. Only rules whose ``by`` keys are all event-table columns are
 kept this way (a key taken from a capture needs every record's captures).
+
+Memory stays small however many candidates there are: past ``SPILL_ROWS`` the records go to
+a private temporary Arrow file, and memory keeps only what the thinning needs (time, path,
+line, group key and role bits: some 40 bytes a record); the records left are read back from
+the file at the end.
 """
 
 from __future__ import annotations
+
+import os
+import tempfile
 
 import numpy as np
 import pyarrow as pa
@@ -29,6 +37,40 @@ from plogscan.engine.correlate import Row
 from plogscan.engine.predicates import extract
 from plogscan.engine.rule import Condition, Rule, Sequence
 from plogscan.schema import COLUMNS
+
+SPILL_ROWS = 100_000  # candidates kept in memory before they go to a temporary file
+
+
+def _compact(column: pa.ChunkedArray) -> pa.Array:
+    """Text as dictionary codes (few distinct paths and hosts), other columns as they are."""
+    column = column.combine_chunks()
+    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        return column.dictionary_encode()
+    return column
+
+
+def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """The distinct values of a column and each record's index into them (-1 for null)."""
+    chunked = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
+    if not pa.types.is_dictionary(chunked.type):
+        chunked = pc.dictionary_encode(chunked)
+    chunked = pa.table({"c": chunked}).unify_dictionaries().column("c")
+    if chunked.num_chunks == 0:
+        return pa.array([], chunked.type.value_type), np.zeros(0, np.int64)
+    values = chunked.chunk(0).dictionary
+    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy(zero_copy_only=False)
+                            for chunk in chunked.chunks]).astype(np.int64)
+    return values, codes
+
+
+def _ranks(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Integers that sort like the column's values (nulls last)."""
+    values, codes = _codes(column)
+    order = pc.sort_indices(values).to_numpy(zero_copy_only=False)
+    rank_of = np.empty(len(values), np.int64)
+    rank_of[order] = np.arange(len(values))
+    return np.where(codes >= 0, rank_of[np.maximum(codes, 0)] if len(values) else 0,
+                    len(values))
 
 
 def eligible(rule: Rule) -> bool:
@@ -56,42 +98,91 @@ class SequenceStore:
                 self.thin[self.bit[ctx.id]] = max(1, ctx.limit)
         self.tables: list[pa.Table] = []
         self.bits: list[np.ndarray] = []
+        self.rows_in_memory = 0
+        # Past SPILL_ROWS: the records in a temporary file, their thin columns here.
+        self._spill: tuple[str, pa.ipc.RecordBatchFileWriter] | None = None
+        self._thin: list[pa.Table] = []
+        self._schema: pa.Schema | None = None
 
     def add(self, sub: pa.RecordBatch, masks: dict[str, np.ndarray], idx: np.ndarray) -> None:
         bits = np.zeros(len(idx), np.int64)
         for role, mask in masks.items():
             bits |= mask[idx].astype(np.int64) * self.bit[role]
-        self.tables.append(pa.Table.from_batches([sub]))
+        if self._spill is None and self.rows_in_memory + sub.num_rows > SPILL_ROWS:
+            self._start_spill(sub.schema)
+        if self._spill is not None:
+            self._spill[1].write_batch(sub)
+            self._thin.append(self._thin_of(pa.Table.from_batches([sub])))
+        else:
+            self.tables.append(pa.Table.from_batches([sub]))
+            self.rows_in_memory += sub.num_rows
         self.bits.append(bits)
+
+    def _start_spill(self, schema: pa.Schema) -> None:
+        handle, path = tempfile.mkstemp(prefix="plogscan-candidates-", suffix=".arrow")
+        os.close(handle)  # mkstemp made it 0600: it holds log text
+        writer = pa.ipc.new_file(path, schema)
+        self._schema = schema
+        self._spill = (path, writer)
+        for table in self.tables:
+            for batch in table.to_batches():
+                writer.write_batch(batch)
+            self._thin.append(self._thin_of(table))
+        self.tables = []
+        self.rows_in_memory = 0
+
+    def _thin_of(self, table: pa.Table) -> pa.Table:
+        names = list(dict.fromkeys(("ts", "path", "line", *self.body.by)))
+        return pa.table({name: _compact(table.column(name)) for name in names})
 
     def rows(self) -> list[Row]:
         """The records that can matter, as ``Row`` values in arrival order."""
-        if not self.tables:
+        if not self.tables and self._spill is None:
             return []
-        table = pa.concat_tables(self.tables)
         bits = np.concatenate(self.bits)
-        self.tables, self.bits = [], []
-        keep = self._kept(table, bits)
-        table = table.take(pa.array(keep))
-        bits = bits[keep]
-        return self._as_rows(table, bits)
+        self.bits = []
+        if self._spill is None:
+            table = pa.concat_tables(self.tables)
+            self.tables = []
+            keep = self._kept(table, bits)
+            return self._as_rows(table.take(pa.array(keep)), bits[keep])
+        path, writer = self._spill
+        self._spill = None
+        try:
+            writer.close()
+            thin = pa.concat_tables(self._thin)
+            self._thin = []
+            keep = self._kept(thin, bits)
+            with pa.memory_map(path) as source:
+                stored = pa.ipc.open_file(source).read_all()
+                table = stored.take(pa.array(keep))
+                table = pa.Table.from_batches(table.combine_chunks().to_batches(),
+                                              schema=self._schema)
+        finally:
+            os.unlink(path)
+        return self._as_rows(table, bits[keep])
+
+    def __del__(self) -> None:
+        if self._spill is not None:  # a scan that stopped early
+            try:
+                self._spill[1].close()
+            finally:
+                os.unlink(self._spill[0])
 
     def _kept(self, table: pa.Table, bits: np.ndarray) -> np.ndarray:
         n = table.num_rows
         if not self.thin or n < 2:
             return np.arange(n)
         # The state machine's order: (ts, path, line), records without a time last; ties in
-        # arrival order (a stable sort over the arrival index).
-        order_table = pa.table({"ts": table.column("ts"), "path": table.column("path"),
-                                "line": table.column("line"),
-                                "arrival": pa.array(np.arange(n))})
-        order = pc.sort_indices(order_table, sort_keys=[
-            ("ts", "ascending", "at_end"), ("path", "ascending", "at_end"),
-            ("line", "ascending", "at_end"), ("arrival", "ascending", "at_end")]).to_numpy()
+        # arrival order.
+        ts = table.column("ts").cast(pa.int64())
+        timed = ts.is_valid().to_numpy(zero_copy_only=False)
+        when = pc.fill_null(ts, 0).to_numpy(zero_copy_only=False)
+        line = pc.fill_null(table.column("line"), 0).to_numpy(zero_copy_only=False)
         rank = np.empty(n, np.int64)
-        rank[order] = np.arange(n)
+        rank[np.lexsort((np.arange(n), line, _ranks(table.column("path")), when, ~timed))] = (
+            np.arange(n))
         group, grouped = self._groups(table)
-        timed = table.column("ts").is_valid().to_numpy(zero_copy_only=False)
         usable = grouped & timed
         # Records without a group or a time take no part in matching: always kept.
         sorted_rows = np.lexsort((rank, group))
@@ -101,8 +192,7 @@ class SequenceStore:
         run = np.cumsum(~same)
         # Position from the end of each run (0 = last record of the run).
         ends = np.flatnonzero(np.append(run[1:] != run[:-1], True))
-        run_end = ends[run - 1]
-        from_end = run_end - np.arange(n)
+        from_end = ends[run - 1] - np.arange(n)
         limit = np.zeros(n, np.int64)
         for role_bit, keep_last in self.thin.items():
             limit[b == role_bit] = keep_last
@@ -116,23 +206,17 @@ class SequenceStore:
         n = table.num_rows
         if not self.body.by:
             return np.zeros(n, np.int64), np.ones(n, bool)
-        parts = []
+        key = np.zeros(n, np.int64)
         grouped = np.ones(n, bool)
         for name in self.body.by:
-            column = table.column(name)
+            values, codes = _codes(table.column(name))
             if name != "host":
-                valid = column.is_valid().to_numpy(zero_copy_only=False)
-                if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-                    valid &= pc.fill_null(pc.not_equal(column, ""), False).to_numpy(
+                grouped &= codes >= 0
+                if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+                    empty = pc.fill_null(pc.equal(values, ""), False).to_numpy(
                         zero_copy_only=False)
-                grouped &= valid
-            codes = pc.dictionary_encode(column.combine_chunks() if isinstance(
-                column, pa.ChunkedArray) else column)
-            indices = pc.fill_null(codes.indices, -1).to_numpy(zero_copy_only=False)
-            parts.append(indices.astype(np.int64) + 1)
-        key = np.zeros(n, np.int64)
-        for part in parts:
-            key = key * (int(part.max(initial=0)) + 1) + part
+                    grouped &= ~(empty[np.maximum(codes, 0)] & (codes >= 0))
+            key = key * (len(values) + 1) + (codes + 1)
         _, group = np.unique(key, return_inverse=True)
         return group.astype(np.int64), grouped
 
