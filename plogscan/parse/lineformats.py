@@ -36,7 +36,7 @@ _PREFIX_KEYS = {"name", "description", "pattern", "samples"}
 _STRIP_KEYS = {"name", "description", "pattern", "samples"}
 _CONTINUATION_KEYS = {"name", "description", "pattern", "min_width", "samples"}
 _FILE_KEYS = {"formats", "prefixes", "strip", "continuations"}
-MAX_PREFIXES = 4  # prefixes peeled off one line at most (a quote, a service, a process...)
+MAX_PREFIXES = 4  # rounds of prefix peeling per line (a quote, a service, a process...)
 _GROUP = re.compile(r"\(\?P<(\w+)>")
 _ALT_SUFFIX = re.compile(r"^(\w+?)_\d+$")
 
@@ -79,8 +79,9 @@ class LineFormat:
 class Prefix:
     """A prefix that a tool put in front of a log line (``[rank3]:``, ``(Worker pid=8)``, a
     docker-compose service, a ``> `` quote) taken off before the formats are tried on the line
-    inside. Up to ``MAX_PREFIXES`` are taken off one line, in any order; the fields they name
-    (pid, rank, level...) fill what the inner line does not say."""
+    inside. Prefixes are taken off in up to ``MAX_PREFIXES`` rounds, each trying every prefix
+    in file order, so they may come in any order; the fields they name (pid, rank, level...)
+    fill what the inner line does not say."""
 
     name: str
     pattern: str

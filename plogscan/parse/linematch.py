@@ -110,11 +110,11 @@ def _match_rest(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) 
 
 
 def _peel_prefixes(sub: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) -> np.ndarray:
-    """Take prefixes off the lines ``sub`` (of rows ``rows``), up to ``MAX_PREFIXES`` per
-    line in any order; record their fields; return where each line's prefixes end.
+    """Take prefixes off the lines ``sub`` (of rows ``rows``) in up to ``MAX_PREFIXES``
+    rounds; record their fields; return where each line's prefixes end.
 
-    Each round tries every prefix on the lines the round before changed; a field a later
-    (inner) prefix names replaces an outer one's."""
+    Each round tries every prefix, in file order, on the lines the round before changed; a
+    field a later (inner) prefix names replaces an outer one's."""
     offset = np.zeros(len(rows), np.int64)
     active = np.arange(len(rows))
     part = sub
