@@ -4,16 +4,21 @@ when asked while English stays the default."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from plogscan.cli import cli
 from plogscan.codes import decode, describe, load_tables, tables
 from plogscan.codes.translations import pick
 from plogscan.codes.words import KINDS, LABELS, WORDS, every_word, word
 from plogscan.errors import ErrorGroup, PlogscanError
 
+REPO = Path(__file__).resolve().parents[1]
+NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "PLOGSCAN_LANG": ""}
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef\u3000-\u303f]")
 # An ordinary English word (``timeout``, ``Driver``): a text that has one needs Chinese words.
 # Identifiers such as ``TEFusion``, ``AclNN``, ``CCE`` or ``HCCL errNo`` may stay as they are.
@@ -274,3 +279,51 @@ def test_tables_without_translations_load_and_read_in_english(tmp_path: Path) ->
     assert loaded.title("ts_retcode", "zh") == "TS"
     assert [r.meaning for r in decode("retCode=0x25", loaded, "zh")] == ["aicore timeout"]
     assert [r.line() for r in decode("retCode=0x26", loaded, "zh")] == ["TS retCode：AI Core 异常"]
+
+
+# --- explain and diagnose -----------------------------------------------------------------------
+
+def _cli(*args: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(cli, list(args), env={**NO_LOCALE, **(env or {})},
+                              catch_exceptions=False)
+
+
+def test_explain_speaks_chinese_when_asked() -> None:
+    english = _cli("explain", "507916", "EI0002", "0x0000000005010009").stdout
+    assert "ccu exception" in english and "source: RTSRC" in english
+    chinese = _cli("explain", "507916", "EI0002", "0x0000000005010009", "--lang", "zh").stdout
+    assert "CCU 执行异常（集合通信单元上的任务执行失败）" in chinese
+    assert "来源：RTSRC" in chinese and "组件：I = HCCL" in chinese
+    assert "子模块：HCOM (1)" in chinese and "（根据错误码的结构解读）" in chinese
+    assert "ACL Runtime 错误码：ACL_ERROR_RT_CCU_EXCEPTION" in chinese
+    assert _cli("explain", "507916", env={"PLOGSCAN_LANG": "zh"}).stdout == \
+        _cli("explain", "507916", "--lang", "zh").stdout
+    assert _cli("explain", "507916", env={"LANG": "zh_CN.UTF-8"}).stdout == \
+        _cli("explain", "507916", "--lang", "zh").stdout
+    assert _cli("explain", "507916", "--lang", "en", env={"LANG": "zh_CN.UTF-8"}).stdout == \
+        _cli("explain", "507916").stdout
+
+
+def test_explain_json_keeps_english_keys_in_chinese() -> None:
+    doc = json.loads(_cli("explain", "207018", "ERR02200", "--format", "json",
+                          "--lang", "zh").stdout)
+    acl, pta = doc[0]["readings"][0], doc[1]["readings"][0]
+    assert acl["meaning"] == "Device 内存不足（OOM）" and acl["kind"] == "ACL Runtime 错误码"
+    assert acl["details"] == {"torch npu": "Device 上的内存已耗尽。"}
+    assert set(pta["details"]) == {"module", "type", "note"}
+
+
+def test_diagnose_in_chinese_shows_chinese_code_meanings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(REPO)
+    base = ("diagnose", "samples/ccu-reuse-before-mc2", "--quiet", "--width", "200")
+    text = _cli(*base, "--lang", "zh").stdout
+    section = text[re.search(r"^错误码（\d+）", text, re.MULTILINE).start():]
+    row = next(line for line in section.splitlines() if line.strip().startswith("507916"))
+    assert "ACL_ERROR_RT_CCU_EXCEPTION：CCU 执行异常（集合通信单元上的任务执行失败）" in row
+    assert "ccu exception" not in section
+    english = _cli(*base).stdout
+    english_section = english[re.search(r"^CODES \(\d+\)", english, re.MULTILINE).start():]
+    assert "ACL_ERROR_RT_CCU_EXCEPTION: ccu exception" in english_section
+    codes = json.loads(_cli(*base, "--lang", "zh", "--format", "json").stdout)["codes"]
+    assert codes["507916"] == describe("507916", "zh") and codes["0x227"] == describe("0x227", "zh")
+    assert codes["0x7150227"] is None
