@@ -87,9 +87,9 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
 
 
 def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Finding]:
-    """Run ``rules`` over the event table; findings in ``model.order_findings`` order (what
-    explains before what it explains, then level, root cause before symptom, earliest first
-    timestamp, rule id, fingerprint)."""
+    """Run ``rules`` over the event table; findings in ``model.order_findings`` order (level,
+    root cause before symptom, earliest first timestamp, rule id, fingerprint; a finding after
+    the findings that explain it)."""
     plans = [_Candidates(rule) for rule in rules]
     prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
     presence = Presence()
