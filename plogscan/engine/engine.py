@@ -97,9 +97,9 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
 
 def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
          presence: Presence | None = None) -> list[Finding]:
-    """Run ``rules`` over the event table; findings in ``model.order_findings`` order (what
-    explains before what it explains, then level, root cause before symptom, earliest first
-    timestamp, rule id, fingerprint).
+    """Run ``rules`` over the event table; findings in ``model.order_findings`` order (level,
+    root cause before symptom, earliest first timestamp, rule id, fingerprint; a finding after
+    the findings that explain it).
 
     ``presence``, when given, already knows (or will know by the end of the stream) what
     every process wrote, from the facts of all records (``ingest.facts``): then ``events``
