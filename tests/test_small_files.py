@@ -88,3 +88,19 @@ def test_plain_small_files_take_the_joined_parse(tmp_path: Path,
     ingest = Ingest(workers=1)
     rows = sum(b.num_rows for b in ingest.batches([str(root / "rank_0")]))
     assert rows > 20 and not calls
+
+
+def test_small_stdout_files_with_colour_codes(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    job = tmp_path / "logs" / "job"
+    job.mkdir(parents=True)
+    for i in range(8):
+        (job / f"train_rank{i}.log").write_text(
+            f"\x1b[31m[rank{i}]:[E ProcessGroupHCCL.cpp:1] EI0002 timeout\x1b[0m\n"
+            f"[rank{i}]:Traceback (most recent call last):\n"
+            f"[rank{i}]:  File \"train.py\", line {i}, in <module>\n"
+            f"[rank{i}]:RuntimeError: {'z' * (1030 if i % 3 == 0 else 10)}\n")
+    alone, alone_summary = _ingest([str(tmp_path / "logs")], False, monkeypatch)
+    grouped, grouped_summary = _ingest([str(tmp_path / "logs")], True, monkeypatch)
+    assert grouped_summary == alone_summary
+    assert grouped.to_pylist() == alone.to_pylist()

@@ -94,7 +94,8 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
     found: dict[str, dict[int, str]] = {}
     if submit is not None:  # the files are where the workers are
         plain = {p for p in wanted if "!" not in p and not _read_once(p)}
-        futures = {path: submit(file_lines, path, wanted[path]) for path in sorted(plain)}
+        futures = {path: submit(file_lines, os.path.abspath(path), wanted[path])
+                   for path in sorted(plain)}
         for path, future in futures.items():
             lines = future.result()
             if lines is not None:

@@ -211,6 +211,7 @@ def plan_ranges(stream: BinaryIO, chunk_bytes: int) -> list[Range] | None:
     except (OSError, ValueError):
         return None
     cuts.append(size)
+    path = os.path.abspath(path)  # workers elsewhere (a cluster's) read it by this name
     return [Range(path, a, b, i > 0) for i, (a, b) in enumerate(itertools.pairwise(cuts))
             if b > a]
 

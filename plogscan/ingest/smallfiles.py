@@ -30,7 +30,8 @@ from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.messages import TRUNCATION_CHARS
-from plogscan.parse.results import FileContext
+from plogscan.parse.pasted import strip_text
+from plogscan.parse.results import TEXT_KINDS, FileContext
 from plogscan.schema import STORED_SCHEMA, table_schema
 
 SMALL_FILE_BYTES = 256 << 10  # plain files up to this size are parsed in groups
@@ -135,7 +136,9 @@ def _joined(pieces: list[_Piece], fset: FormatSet, encoded: bool, reducer: Reduc
     result = parse_chunk(b"\n".join(p.data for p in pieces), 1, ctx, fset, False, encoded)
     if result.head is not None or result.shared_lines:
         return None
-    truncated = np.array([_long_lines(p.data) for p in pieces], dtype=np.int64)
+    text = kind in TEXT_KINDS  # the parser strips terminal colour codes from these first
+    truncated = np.array([_long_lines(strip_text(p.data, fset) if text else p.data)
+                          for p in pieces], dtype=np.int64)
     if int(truncated.sum()) != result.truncated_lines:
         return None
     records = result.records
