@@ -193,14 +193,9 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
                     writer.write(batch)
                 except OSError as err:
                     raise _cannot_write_events(events_out, err) from None
-            if selector is None:
-                yield batch
-                continue
-            # Of the records handed on, the rules need only their candidates: the ERROR and
-            # WARNING records were for the overview and the unexplained errors.
-            candidates = selector.candidates(batch)
-            if candidates.any():
-                yield batch.filter(pa.array(candidates))
+            # The rules get the ERROR and WARNING records kept for the reports too: their
+            # literal index (one Hyperscan pass per batch) keeps each rule to its own rows.
+            yield batch
         if facts is not None:
             facts.flush()
 

@@ -98,3 +98,13 @@ def test_missing_extra_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
                                       "--scheduler", "tcp://127.0.0.1:9", "--quiet"])
     assert result.exit_code == 2
     assert "plogscan[distributed]" in result.stderr
+
+
+def test_cluster_run_uses_and_fills_the_cache(executor, tmp_path: Path) -> None:
+    paths = [str(SAMPLES / "ccu-reuse-before-mc2")]
+    cache = tmp_path / "cache"
+    first = run(paths, executor=executor, cache=cache)
+    second = run(paths, executor=executor, cache=cache)
+    assert first.extra["reused_files"] == 0
+    assert second.extra["reused_files"] == len(second.inputs.files) > 0
+    assert render(second, "json") == render(first, "json") == render(run(paths), "json")

@@ -26,14 +26,13 @@ otherwise. Both give the same rows (a Hyperscan match across two messages only a
 from __future__ import annotations
 
 import hashlib
-import re
-import threading
 from collections.abc import Iterable
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.engine.literals import LiteralScanner
 from plogscan.engine.predicates import FIELD_KINDS, _alternative_rows, _literals
 from plogscan.engine.rule import Predicate, RuleSet
 
@@ -83,7 +82,7 @@ class Selector:
         self.others = tuple(dict.fromkeys(rest))  # alternatives evaluated as they are
         self._literals = {field: tuple(sorted(values)) for field, values in literals.items()
                           if values}
-        self._scanners: dict[str, _Hyperscan | None] = {}
+        self._scanners: dict[str, LiteralScanner | None] = {}
 
     def fingerprint(self) -> str:
         """A hash of what this selector keeps: two rule sets that keep the same records
@@ -97,12 +96,12 @@ class Selector:
         state["_scanners"] = {}  # compiled databases stay in their process
         return state
 
-    def _scanner(self, field: str) -> _Hyperscan | None:
+    def _scanner(self, field: str) -> LiteralScanner | None:
         if field not in self._scanners:
             regexes = tuple(alt[0].values[0] for alt in self.others if _lone_regex(alt, field))
-            scanner = _Hyperscan.build(self._literals[field], regexes)
+            scanner = LiteralScanner.build(self._literals[field], regexes)
             if scanner is None and regexes:
-                scanner = _Hyperscan.build(self._literals[field], ())
+                scanner = LiteralScanner.build(self._literals[field], ())
             self._scanners[field] = scanner
         return self._scanners[field]
 
@@ -119,7 +118,11 @@ class Selector:
             column = _combined(records.column(field))
             scanner = self._scanner(field)
             if scanner is not None:
-                mask |= scanner.rows(column)
+                rows, non_ascii = scanner.any_rows(column)
+                mask[rows] = True
+                if len(non_ascii):  # Unicode case folding: RE2 decides these
+                    hit = pc.match_substring_regex(column.take(pa.array(non_ascii)), pattern)
+                    mask[non_ascii[hit.fill_null(False).to_numpy(zero_copy_only=False)]] = True
                 continue
             hit = pc.match_substring_regex(column, pattern)
             mask |= hit.fill_null(False).to_numpy(zero_copy_only=False)
@@ -142,63 +145,6 @@ def _lone_regex(alt: tuple[Predicate, ...], field: str) -> bool:
     """An alternative that is a single ``re`` test of ``field`` with one group-less pattern."""
     return (len(alt) == 1 and alt[0].field == field and alt[0].op == "re"
             and len(alt[0].values) == 1 and not any(alt[0].groups))
-
-
-class _Hyperscan:
-    """A Hyperscan database of case-insensitive literals; ``rows`` marks the strings of an
-    Arrow array that hold any of them (one scan of the array's data buffer)."""
-
-    def __init__(self, database: object, scratch_type: type, regexes: tuple[str, ...]) -> None:
-        self.database = database
-        self.regexes = regexes
-        self.scratch_type = scratch_type
-        self.local = threading.local()  # one scratch space per worker thread
-
-    @classmethod
-    def build(cls, literals: tuple[str, ...], regexes: tuple[str, ...]) -> _Hyperscan | None:
-        """A database of the literals (case-insensitive) and of whole regexes (alternatives
-        that are one ``re`` test without groups); None when Hyperscan is missing or cannot
-        take them."""
-        if not literals or not all(text.isascii() for text in literals):
-            return None  # Hyperscan folds ASCII case only; RE2 folds Unicode
-        try:
-            import hyperscan
-        except ImportError:
-            return None
-        try:
-            database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            expressions = [re.escape(text).encode() for text in literals]
-            expressions += [pattern.encode() for pattern in regexes]
-            flags = [hyperscan.HS_FLAG_CASELESS] * len(literals) + [0] * len(regexes)
-            database.compile(expressions=expressions, ids=list(range(len(expressions))),
-                             flags=flags)
-        except Exception:
-            return None
-        return cls(database, hyperscan.Scratch, regexes)
-
-    def rows(self, column: pa.Array) -> np.ndarray:
-        n = len(column)
-        mask = np.zeros(n, dtype=bool)
-        if n == 0:
-            return mask
-        if not pa.types.is_large_string(column.type):
-            column = column.cast(pa.large_string())
-        offsets = np.frombuffer(column.buffers()[1], dtype=np.int64)[column.offset:
-                                                                      column.offset + n + 1]
-        data = column.buffers()[2]
-        if data is None or offsets[-1] == offsets[0]:
-            return mask
-        scratch = getattr(self.local, "scratch", None)
-        if scratch is None:
-            scratch = self.local.scratch = self.scratch_type(self.database)
-        ends: list[int] = []
-        self.database.scan(memoryview(data)[offsets[0]:offsets[-1]].tobytes(),
-                           match_event_handler=lambda _i, _f, to, _fl, _c: ends.append(to),
-                           scratch=scratch)
-        if ends:
-            mask[np.searchsorted(offsets[1:] - offsets[0], np.asarray(ends) - 1,
-                                 side="right")] = True
-        return mask
 
 
 def _plain(column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:

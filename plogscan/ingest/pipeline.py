@@ -371,7 +371,7 @@ class Ingest:
         self.files.append(stats)
         if state.saving is not None and self.store is not None and not state.problems:
             key, digest = state.saving
-            content = digest.result() if isinstance(digest, Future) else digest
+            content = digest.result() if hasattr(digest, "result") else digest  # a future
             if content is not None:
                 records = (pa.concat_tables(state.kept) if state.kept
                            else self.schema.empty_table())
