@@ -7,12 +7,13 @@ cost seconds. Here the candidates stay Arrow tables with a bit mask of the roles
 at the end they are sorted per group in the state machine's order and runs of records that
 cannot change its outcome are dropped, vectorized:
 
-* in a run of records of one group that fill only the first step (nothing else between
-  them), the state machine keeps only the latest start: only the run's last record can
-  matter (every earlier one is replaced by it, and any window it closes the last closes
-  too);
-* in a run that fills only one context step, only the run's last ``limit`` records can be
-  among the ``limit`` latest before a start.
+* a region is a run of records of one group each of which fills only the first step or
+  only one context step (nothing else between them): the state machine does nothing there
+  but replace its partial match by the latest start, and close windows (which the region's
+  last record closes at least as far as any before it);
+* so of a region only its last first-step record can start a match, and only the last
+  ``limit`` records of each context step before that record, or before the region's end,
+  can be among the ``limit`` latest before a start.
 
 The few records left become ``Row`` values and go through ``correlate.sequence`` as before,
 so the findings are the same. Only rules whose ``by`` keys are all event-table columns are
@@ -47,6 +48,41 @@ def _compact(column: pa.ChunkedArray) -> pa.Array:
     if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
         return column.dictionary_encode()
     return column
+
+
+def _thinned(group: np.ndarray, bits: np.ndarray, ok: np.ndarray, first_bit: int,
+             context_limits: dict[int, int]) -> np.ndarray:
+    """Which records (in group and state-machine order) to keep; see the module text."""
+    n = len(group)
+    inert = ok & ((bits == first_bit) if first_bit else np.zeros(n, bool))
+    for role_bit in context_limits:
+        inert |= ok & (bits == role_bit)
+    starts = np.ones(n, bool)
+    starts[1:] = (group[1:] != group[:-1]) | ~inert[1:] | ~inert[:-1]
+    region = np.cumsum(starts) - 1
+    keep = ~inert
+    last_first = np.full(region[-1] + 1 if n else 0, -1, np.int64)
+    if first_bit:
+        firsts = np.flatnonzero(inert & (bits == first_bit))
+        np.maximum.at(last_first, region[firsts], firsts)
+        keep[last_first[last_first >= 0]] = True
+    for role_bit, limit in context_limits.items():
+        rows = np.flatnonzero(inert & (bits == role_bit))
+        if not len(rows):
+            continue
+        keep[rows[_last_per_region(region[rows], limit)]] = True
+        before = rows[rows < last_first[region[rows]]]
+        if len(before):
+            keep[before[_last_per_region(region[before], limit)]] = True
+    return keep
+
+
+def _last_per_region(region: np.ndarray, limit: int) -> np.ndarray:
+    """Of sorted items labelled by region, a mask of the last ``limit`` of each region."""
+    n = len(region)
+    ends = np.flatnonzero(np.append(region[1:] != region[:-1], True))
+    end_of = ends[np.searchsorted(ends, np.arange(n))]
+    return end_of - np.arange(n) < limit
 
 
 def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
@@ -89,13 +125,13 @@ class SequenceStore:
         self.roles = roles
         self.bit = {role: 1 << i for i, (role, _) in enumerate(roles)}
         positive = body.positive
-        # Roles whose runs can be thinned, and how many of a run's last records to keep.
-        self.thin: dict[int, int] = {}
-        if len(positive) >= 2:
-            self.thin[self.bit[positive[0].id]] = 1
-        for ctx in body.context:
-            if ctx.id in self.bit and ctx.id != positive[0].id:
-                self.thin[self.bit[ctx.id]] = max(1, ctx.limit)
+        # What can be thinned: records that fill only the first step (when it is not also the
+        # last), and records that fill only one context step (with its limit).
+        self.first_bit = self.bit[positive[0].id] if len(positive) >= 2 else 0
+        self.context_limits: dict[int, int] = {
+            self.bit[ctx.id]: max(1, ctx.limit) for ctx in body.context
+            if ctx.id in self.bit and ctx.id != positive[0].id}
+        self.thin = bool(self.first_bit or self.context_limits)
         self.tables: list[pa.Table] = []
         self.bits: list[np.ndarray] = []
         self.rows_in_memory = 0
@@ -187,17 +223,8 @@ class SequenceStore:
         # Records without a group or a time take no part in matching: always kept.
         sorted_rows = np.lexsort((rank, group))
         g, b, ok = group[sorted_rows], bits[sorted_rows], usable[sorted_rows]
-        same = np.zeros(n, bool)
-        same[1:] = (g[1:] == g[:-1]) & (b[1:] == b[:-1]) & ok[1:] & ok[:-1]
-        run = np.cumsum(~same)
-        # Position from the end of each run (0 = last record of the run).
-        ends = np.flatnonzero(np.append(run[1:] != run[:-1], True))
-        from_end = ends[run - 1] - np.arange(n)
-        limit = np.zeros(n, np.int64)
-        for role_bit, keep_last in self.thin.items():
-            limit[b == role_bit] = keep_last
-        drop = ok & (limit > 0) & (from_end >= limit)
-        kept = sorted_rows[~drop]
+        keep = _thinned(g, b, ok, self.first_bit, self.context_limits)
+        kept = sorted_rows[keep]
         kept.sort()  # arrival order
         return kept
 
