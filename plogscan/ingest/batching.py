@@ -16,7 +16,7 @@ from concurrent.futures import Executor, Future
 from typing import Any, BinaryIO
 
 from plogscan.ingest.chunks import FileState
-from plogscan.ingest.reuse import FileKey, Stored, file_digests
+from plogscan.ingest.reuse import FileKey, Stored, absolute, file_digests
 from plogscan.ingest.smallfiles import (
     GROUP_BYTES,
     GROUP_FILES,
@@ -100,7 +100,8 @@ class Batcher:
         self.reused = []
 
 
-def small_file(stream: BinaryIO, limit: int = SMALL_FILE_BYTES) -> tuple[str, int] | None:
+def small_file(stream: BinaryIO, limit: int = SMALL_FILE_BYTES, cwd: str | None = None
+               ) -> tuple[str, int] | None:
     """The absolute path and size of a plain file small enough to be parsed in a group."""
     name = getattr(stream, "name", None)
     if not isinstance(stream, io.BufferedReader) or not isinstance(name, str):
@@ -111,4 +112,4 @@ def small_file(stream: BinaryIO, limit: int = SMALL_FILE_BYTES) -> tuple[str, in
         return None
     if not stat.S_ISREG(info.st_mode) or info.st_size > limit or not info.st_size:
         return None
-    return os.path.abspath(name), info.st_size
+    return absolute(name, cwd), info.st_size

@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from plogscan.ingest import handoff
 from plogscan.ingest.facts import Reducer, facts_of, reduced
+from plogscan.ingest.reuse import absolute
 from plogscan.parse.arrowtext import as_one_value
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.formatcheck import builtin_formats
@@ -179,7 +180,8 @@ RANGE_SCAN_BYTES = 1 << 20  # a line longer than this near a cut sends the file 
 CUT_PEEK_BYTES = 16 << 10
 
 
-def plan_ranges(stream: BinaryIO, chunk_bytes: int) -> list[Range] | None:
+def plan_ranges(stream: BinaryIO, chunk_bytes: int, cwd: str | None = None
+                ) -> list[Range] | None:
     """Newline-aligned ranges of a plain file, or None when the file must be streamed
     (not a plain file on disk, unreadable, or a line longer than ``RANGE_SCAN_BYTES`` at a
     cut). Only a small window around each cut is read here."""
@@ -211,7 +213,7 @@ def plan_ranges(stream: BinaryIO, chunk_bytes: int) -> list[Range] | None:
     except (OSError, ValueError):
         return None
     cuts.append(size)
-    path = os.path.abspath(path)  # workers elsewhere (a cluster's) read it by this name
+    path = absolute(path, cwd)  # workers elsewhere (a cluster's) read it by this name
     return [Range(path, a, b, i > 0) for i, (a, b) in enumerate(itertools.pairwise(cuts))
             if b > a]
 

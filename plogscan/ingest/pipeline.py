@@ -87,6 +87,7 @@ class Ingest:
         # A cluster executor (``cluster.DaskExecutor``) instead of the local pool: the same
         # submit/result interface, its slots instead of the local workers.
         self.executor = executor
+        self._cwd: str | None = None
         self.processes = processes
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
         self.encoded = encoded
@@ -143,14 +144,15 @@ class Ingest:
             slots = getattr(pool, "slots", None) or self.workers
             limit = slots * INFLIGHT_PER_WORKER
             batch = Batcher(self, pool, inflight)  # small files and digests, in groups
+            cwd = self._cwd = os.getcwd()  # paths sent to workers are absolute
             for ctx, stream in inputs:
                 state = FileState(ctx)
-                key = file_key(stream, ctx) if self.store is not None else None
+                key = file_key(stream, ctx, cwd) if self.store is not None else None
                 stored = self.store.find(key) if key is not None and self.store else None
                 if stored is not None:  # used once its digest is confirmed
                     batch.reuse(state, key, stored)
                 else:
-                    small = small_file(stream, SMALL_FILE_BYTES)
+                    small = small_file(stream, SMALL_FILE_BYTES, cwd)
                     if key is not None and small is None:
                         state.saving = key, pool.submit(file_digest, key.path)
                     elif key is not None:
@@ -170,7 +172,7 @@ class Ingest:
                inflight: deque, limit: int) -> Iterator[pa.RecordBatch]:
         """Submit the parse tasks of one file, draining the oldest as the queue fills."""
         ctx = state.ctx
-        ranges = plan_ranges(stream, self.chunk_bytes)
+        ranges = plan_ranges(stream, self.chunk_bytes, self._cwd)
         tasks = (self._range_tasks(pool, ranges, ctx, state) if ranges else
                  self._chunk_tasks(pool, with_last(read_chunks(stream, state,
                                                                self.chunk_bytes)), ctx))
