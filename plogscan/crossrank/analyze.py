@@ -1,0 +1,324 @@
+"""The cross-rank stage: summary + findings -> ``CrossRank`` (``plogscan.model``).
+
+``Context`` is built once the pass over the records is over. It resolves identities and
+clocks first, so the engine can fill each finding's scope (``identify``); ``conclude`` then
+takes the engine's findings, splits the input into attempts, localizes each attempt's root
+cause, aligns the collectives, compares the settings, and says who is missing. Nothing here
+reads a log: all of it comes from the ``Summary`` and the findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from plogscan.crossrank import clock as clk
+from plogscan.crossrank import config as cfg
+from plogscan.crossrank.attempts import Attempts
+from plogscan.crossrank.collectives import Alignment, align
+from plogscan.crossrank.graph import Node, WaitGraph
+from plogscan.crossrank.identity import Identities, Identity, ProcessKey
+from plogscan.crossrank.missing import Missing, find
+from plogscan.crossrank.summary import Summary, Wait
+from plogscan.crossrank.suspects import Facts, Localizer, Problem, Verdict
+from plogscan.model import (
+    AttemptReport,
+    ClockFlag,
+    ClockOffset,
+    ClockReport,
+    CollectiveCall,
+    CollectiveMismatch,
+    CollectivesReport,
+    CommunicatorSequence,
+    ConfigReport,
+    CrossRank,
+    EvidenceRef,
+    Finding,
+    Hop,
+    Level,
+    MissingReport,
+    Party,
+    RootCause,
+    SettingMismatch,
+    SettingValue,
+    ShortTimeout,
+    Suspect,
+    SuspectReason,
+)
+from plogscan.model import (
+    Verdict as FindingVerdict,
+)
+
+# Finding categories whose records mark a rank that waited (a victim), not one that failed.
+TIMEOUT_CATEGORIES = frozenset({"hccl-notify-timeout", "hccl-link-timeout",
+                                "stream-sync-timeout"})
+_EPOCH = datetime(1970, 1, 1)
+
+
+@dataclass(frozen=True)
+class Options:
+    clock_offsets: tuple[tuple[str, float], ...] = ()  # --clock-offset HOST=SECONDS
+    clock_reference: str | None = None  # --clock-reference HOST
+
+
+def to_datetime(us: int | None) -> datetime | None:
+    return None if us is None else _EPOCH + timedelta(microseconds=us)
+
+
+def to_us(ts: datetime | None) -> int | None:
+    if ts is None:
+        return None
+    if ts.tzinfo is not None:
+        ts = ts.replace(tzinfo=None) - (ts.utcoffset() or timedelta(0))
+    delta = ts - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+class Context:
+    """Identities and clocks of one input, then the conclusions over its findings."""
+
+    def __init__(self, summary: Summary, options: Options = Options()) -> None:
+        self.summary = summary
+        self.ids = Identities(summary)
+        hosts = {i.clock_host for i in self.ids.processes.values()}
+        reference = options.clock_reference
+        if reference is not None and reference not in hosts:
+            reference = None if not hosts else reference
+        self.settings = cfg.settings_by_process(summary, self.ids,
+                                                frozenset(self.ids.processes))
+        self.timeouts = cfg.in_force(self.settings)
+        estimate = clk.estimate(summary, self.ids, reference, dict(options.clock_offsets))
+        self.clock = clk.with_flags(estimate, summary, self.ids, self.timeouts)
+        self.attempts = Attempts(summary, self.ids, self.clock)
+        self._heartbeat_rows = {(h.stream.path, h.line) for h in summary.heartbeats}
+        self._heartbeat_rows |= {(f.stream.path, f.line) for f in summary.faults if f.remote}
+
+    # ------------------------------------------------------------------ per record
+
+    def identity(self, path: str | None, line: int | None, pid: int | None) -> Identity | None:
+        return self.ids.of_record(path or "", line or 0, pid)
+
+    def identify(self, cols: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The identity columns of one record (host, rank, device, identity source), for the
+        engine to put in findings; None when the record belongs to no known process."""
+        ident = self.identity(cols.get("path"), cols.get("line"), cols.get("pid"))
+        if ident is None:
+            return None
+        return {"host": ident.host or cols.get("host"), "rank": ident.rank,
+                "device": ident.device, "identity": ident.source}
+
+    def aligned(self, path: str | None, line: int | None, pid: int | None,
+                ts: datetime | None) -> datetime | None:
+        """``ts`` on the reference host's clock."""
+        if ts is None:
+            return None
+        ident = self.identity(path, line, pid)
+        offset = self.clock.offset_of(ident.clock_host if ident else None)
+        return ts - timedelta(microseconds=offset) if offset else ts
+
+    def offset_by_host(self) -> dict[str, int]:
+        """host (as the event table names it) -> offset in µs, for ``ts_aligned``."""
+        return {o.host: o.offset_us for o in self.clock.offsets if o.offset_us}
+
+    # ------------------------------------------------------------------ conclusions
+
+    def conclude(self, findings: Sequence[Finding]) -> tuple[CrossRank, list[Finding]]:
+        """The report and the findings with their ``rank_role``."""
+        facts = {a.id: Facts(members=a.keys) for a in self.attempts.list}
+        self._from_findings(findings, facts)
+        self._from_summary(facts)
+        results: dict[int, tuple[Verdict, Missing, Alignment, Any]] = {}
+        reports = []
+        for attempt in self.attempts.list:
+            f = facts[attempt.id]
+            alignment = align(self.summary, self.ids, attempt.keys)
+            f.divergence = alignment.first
+            per = {k: v for k, v in self.settings.items() if k in attempt.keys}
+            f.config = cfg.mismatches(per, self.ids)
+            waits = self._waits(attempt.id)
+            graph = WaitGraph(self.summary, self.ids, attempt.keys, waits)
+            verdict = Localizer(self.summary, self.ids, self.clock, f, graph).verdict()
+            missing = find(self.ids, attempt.keys, f, graph, verdict)
+            short = cfg.too_short(self.summary, self.ids, self.clock, attempt.keys,
+                                  cfg.in_force(per))
+            results[attempt.id] = (verdict, missing, alignment, (f.config, short))
+            reports.append(self._attempt_report(attempt, verdict))
+        failed = [a for a in self.attempts.list if results[a.id][0].failed]
+        chosen = (failed[-1] if failed else self.attempts.list[-1]) if self.attempts.list \
+            else None
+        if chosen is None:
+            crossrank = CrossRank(root_cause=RootCause("undetermined"),
+                                  clock=self._clock_report())
+            return crossrank, list(findings)
+        verdict, missing, alignment, (mismatches, short) = results[chosen.id]
+        crossrank = CrossRank(
+            root_cause=self._root_cause(verdict, chosen.id),
+            clock=self._clock_report(), attempts=tuple(reports),
+            collectives=_collectives(alignment),
+            config=ConfigReport(
+                tuple(SettingMismatch(m.key, tuple(SettingValue(v.value, v.ranks)
+                                                   for v in m.values)) for m in mismatches),
+                tuple(ShortTimeout(t.key, t.value_s, t.gap_s, t.ranks, t.what)
+                      for t in short)),
+            missing=MissingReport(missing.ranks, missing.hosts, missing.advice))
+        return crossrank, self._roles(findings, {a: r[0] for a, r in results.items()})
+
+    def _processes_of(self, finding: Finding) -> list[tuple[ProcessKey, int | None]]:
+        out = []
+        for ev in finding.evidence:
+            ident = self.identity(ev.path, ev.line, ev.pid)
+            if ident is not None:
+                out.append((self._owner(ident), self.clock.align(ident, to_us(ev.ts))))
+        return out
+
+    def _owner(self, ident: Identity) -> ProcessKey:
+        """A firmware or device-OS record (pid below 1) speaks for the host process that
+        drives its device, when there is exactly one."""
+        if ident.pid is None or ident.pid >= 1 or ident.device is None:
+            return ident.key
+        owners = [k for k, i in self.ids.processes.items() if i.pid and i.pid >= 1
+                  and i.clock_host == ident.clock_host and i.device == ident.device]
+        return owners[0] if len(owners) == 1 else ident.key
+
+    def _from_findings(self, findings: Sequence[Finding], facts: dict[int, Facts]) -> None:
+        for finding in findings:
+            if finding.verdict is not FindingVerdict.MATCH:
+                continue
+            timeout = finding.category in TIMEOUT_CATEGORIES
+            error = (not timeout and finding.role == "root-cause"
+                     and finding.level in (Level.ERROR, Level.CRITICAL))
+            if not (timeout or error):
+                continue
+            per: dict[ProcessKey, list] = {}
+            for ev, (key, ts) in zip(finding.evidence, self._processes_of(finding), strict=False):
+                per.setdefault(key, []).append((ts, ev))
+            for key, items in per.items():
+                if error and all((ev.path, ev.line) in self._heartbeat_rows for _, ev in items):
+                    continue  # it reports another rank's failure
+                times = [t for t, _ in items if t is not None]
+                attempt = self.attempts.of(key, min(times) if times else None)
+                if attempt not in facts or key not in facts[attempt].members:
+                    continue
+                problem = Problem(min(times) if times else None,
+                                  f"{finding.rule} {finding.title}",
+                                  tuple((ev.path, ev.line) for _, ev in items[:3]))
+                target = facts[attempt].timeouts if timeout else facts[attempt].errors
+                target.setdefault(key, []).append(problem)
+
+    def _place(self, stream: Any, ts: int | None) -> tuple[ProcessKey, int, int | None] | None:
+        key = self.ids.of_stream.get(stream)
+        if key is None:
+            return None
+        ident = self.ids.processes[key]
+        owner = self._owner(ident)
+        aligned = self.clock.align(ident, ts)
+        attempt = self.attempts.of(owner, aligned)
+        return (owner, attempt, aligned) if attempt is not None else None
+
+    def _from_summary(self, facts: dict[int, Facts]) -> None:
+        s = self.summary
+        for w in s.waits:
+            placed = self._place(w.stream, w.ts)
+            if placed and placed[0] in facts[placed[1]].members:
+                text = "link set-up wait" if w.kind == "link" else "Notify Wait timeout"
+                facts[placed[1]].timeouts.setdefault(placed[0], []).append(
+                    Problem(placed[2], text, ((w.stream.path, w.line),)))
+        for fault in s.faults:
+            placed = self._place(fault.stream, fault.ts)
+            if placed and not fault.remote and placed[0] in facts[placed[1]].members:
+                facts[placed[1]].errors.setdefault(placed[0], []).append(
+                    Problem(placed[2], fault.text, ((fault.stream.path, fault.line),)))
+        for t in s.tasks:
+            placed = self._place(t.stream, t.ts)
+            if placed and placed[0] in facts[placed[1]].members:
+                facts[placed[1]].tasks.setdefault(placed[0], []).append(t)
+        for h in s.heartbeats:
+            placed = self._place(h.stream, h.ts)
+            if placed:
+                facts[placed[1]].heartbeats.append(h)
+
+    def _waits(self, attempt: int) -> dict[ProcessKey, list[Wait]]:
+        out: dict[ProcessKey, list[Wait]] = {}
+        for w in sorted(self.summary.waits, key=lambda w: (w.stream.order(), w.line)):
+            placed = self._place(w.stream, w.ts)
+            if placed and placed[1] == attempt:
+                out.setdefault(placed[0], []).append(w)
+        return out
+
+    def _roles(self, findings: Sequence[Finding], verdicts: dict[int, Verdict]
+               ) -> list[Finding]:
+        out = []
+        for finding in findings:
+            role = None
+            for key, ts in self._processes_of(finding):
+                verdict = verdicts.get(self.attempts.of(key, ts) or 0)
+                if verdict is None:
+                    continue
+                if any(s.key == key for s in verdict.suspects):
+                    role = "root-cause"
+                    break
+                if key in verdict.victims:
+                    role = "victim"
+            out.append(replace(finding, rank_role=role) if role else finding)
+        return out
+
+    # ------------------------------------------------------------------ model values
+
+    def _party(self, key: ProcessKey) -> Party:
+        i = self.ids.processes[key]
+        return Party(i.rank, i.host, i.device, i.pid, i.label())
+
+    def _hop(self, node: Node) -> Hop:
+        if node.key is None:
+            return Hop(None, None, None, node.ip, node.ip or f"rank {node.rank}")
+        i = self.ids.processes[node.key]
+        return Hop(i.rank, i.host, i.device, i.device_ip, i.label())
+
+    def _root_cause(self, verdict: Verdict, attempt: int) -> RootCause:
+        suspects = []
+        for s in verdict.suspects:
+            i = self.ids.processes[s.key]
+            suspects.append(Suspect(
+                rank=i.rank, host=i.host, host_ip=i.host_ip, device=i.device,
+                phy_device=i.phy_device, pid=i.pid, attempt=attempt,
+                communicator=s.communicator, confidence=s.confidence,
+                reasons=tuple(SuspectReason(r.signal, r.text, tuple(
+                    EvidenceRef(p, n) for p, n in r.evidence)) for r in s.reasons),
+                label=i.label()))
+        return RootCause(verdict.verdict, tuple(suspects),
+                         tuple(self._party(k) for k in verdict.victims),
+                         tuple(self._hop(n) for n in verdict.chain), verdict.notes)
+
+    def _attempt_report(self, attempt: Any, verdict: Verdict) -> AttemptReport:
+        idents = [self.ids.processes[k] for k in sorted(attempt.keys)]
+        return AttemptReport(
+            id=attempt.id, first_ts=to_datetime(attempt.first_ts),
+            last_ts=to_datetime(attempt.last_ts),
+            pids=tuple(sorted({i.pid for i in idents if i.pid is not None})),
+            hosts=tuple(sorted({i.host for i in idents if i.host})),
+            ranks=tuple(sorted({i.rank for i in idents if i.rank is not None})),
+            root_cause=self._root_cause(verdict, attempt.id), failed=verdict.failed)
+
+    def _clock_report(self) -> ClockReport:
+        c = self.clock
+        return ClockReport(
+            c.reference or None,
+            tuple(ClockOffset(o.host, o.offset_us, o.uncertainty_us, o.pairs, o.basis)
+                  for o in c.offsets if o.host),
+            tuple(ClockFlag(f.host, f.kind, f.detail) for f in c.flags))
+
+
+def _collectives(alignment: Alignment) -> CollectivesReport:
+    first = alignment.first
+    mismatch = None
+    if first is not None:
+        mismatch = CollectiveMismatch(
+            first.comm, first.seq, first.kind,
+            tuple((r, CollectiveCall(*v) if v is not None else None) for r, v in first.by_rank),
+            first.odd_ranks)
+    return CollectivesReport(
+        tuple(CommunicatorSequence(s.comm, s.ranks, s.collectives) for s in alignment.sequences),
+        mismatch)
+
