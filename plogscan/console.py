@@ -22,7 +22,7 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from plogscan.report.safe import neutralize
+from plogscan.textsafe import neutralize
 
 
 def color_wanted(stream) -> bool:

@@ -3,7 +3,8 @@
 sources -> parse -> event batches -> (engine + overview, in one pass) -> findings, with
 context lines and the exit code decided for ``fail_on``. Reporters take it from there.
 ``Diagnosis.extra`` carries ``codes`` (each code in the evidence -> its one-line meaning, or
-None), ``unexplained`` (ERROR templates no finding explains, see ``plogscan.unexplained``) and
+None), ``unexplained`` (ERROR templates no finding explains, see
+``plogscan.analysis.unexplained``) and
 ``unexplained_overflow`` (ERROR records of templates dropped to bound memory).
 """
 
@@ -15,17 +16,17 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from plogscan.analysis.context import add_context
+from plogscan.analysis.overview import Overview
+from plogscan.analysis.unexplained import Unexplained
 from plogscan.baseline import exit_code_for
 from plogscan.codes import describe
-from plogscan.codes_extract import codes_in
-from plogscan.context import add_context
 from plogscan.engine import RuleSet, load_rules, scan
 from plogscan.errors import InputError, Location, PlogscanError
-from plogscan.events_io import EventWriter, event_batches
-from plogscan.ingest import Ingest
+from plogscan.ingest.pipeline import Ingest
 from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, RuleInfo
-from plogscan.overview import Overview
-from plogscan.unexplained import Unexplained
+from plogscan.parse.codescan import codes_in
+from plogscan.table.parquet import EventWriter, event_batches
 
 FAIL_ON = ("info", "warning", "error", "critical", "never")
 COALESCE_ROWS = 65536  # small batches are joined up to this many rows before the rules run

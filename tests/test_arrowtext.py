@@ -10,7 +10,7 @@ import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.arrowtext import (
+from plogscan.parse.arrowtext import (
     LARGE,
     gathered,
     line_buffers,
@@ -88,7 +88,7 @@ def test_gather_fallbacks_cut_what_string_views_cut(
         case: tuple[bytes, list[tuple[int, int]], list[bool]]) -> None:
     """The numpy gathers used for buffers of 2 GiB and more (too large for string views)
     give the same strings as the views."""
-    from plogscan import parse
+    from plogscan.parse.messages import byte_ranges
 
     text, spans, valid = case
     data = np.frombuffer(text, np.uint8)
@@ -101,5 +101,5 @@ def test_gather_fallbacks_cut_what_string_views_cut(
     ends = sorted({0, len(text), *(s for s, _ in spans)})
     begin, end = np.array(ends[:-1], np.int64), np.array(ends[1:], np.int64)
     assert (gathered(data, begin, end - begin).to_pylist()
-            == parse._byte_ranges(text, begin, end).to_pylist()
+            == byte_ranges(text, begin, end).to_pylist()
             == [text[b:e].decode() for b, e in pairwise(ends)])

@@ -9,16 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan import cannheader
-from plogscan.formats import FIELDS, builtin_formats, field_of
-from plogscan.linematch import Spans
+from plogscan.parse import cannheader
+from plogscan.parse.formatcheck import builtin_formats
+from plogscan.parse.lineformats import FIELDS, field_of
+from plogscan.parse.linematch import Spans
 from tests.corpus_path import corpus_dir
 
 CORPUS = corpus_dir()
 
 
 def _match_both_ways(lines: list[str]) -> tuple[Spans, Spans]:
-    from plogscan import linematch
+    from plogscan.parse import linematch
 
     arr = pa.array(lines, pa.large_string())
     blank = np.array([not line.strip() for line in lines])
@@ -189,7 +190,8 @@ def test_thread_id_bodies_after_the_fast_header_equal_the_regexes(parts: list[tu
 
 def _records_both_ways(lines: list[str]) -> tuple[pa.Table, pa.Table]:
     """Records of ``lines`` parsed with the fast path and with the YAML regexes only."""
-    from plogscan.parse import FileContext, parse_chunk
+    from plogscan.parse.chunk import parse_chunk
+    from plogscan.parse.results import FileContext
 
     text = "\n".join(lines).encode()
     ctx = FileContext(path="x.log", kind="plog")

@@ -185,7 +185,7 @@ def test_reports_on_an_event_table_show_the_files_it_was_made_from(logs: Path,
 
 
 def test_an_event_table_without_stored_accounting_still_reads(logs: Path, tmp_path: Path) -> None:
-    from plogscan.events_io import INPUTS_KEY, stored_inputs
+    from plogscan.table.parquet import INPUTS_KEY, stored_inputs
 
     table = tmp_path / "events.parquet"
     assert invoke("ingest", str(logs), "-o", str(table), "--quiet").exit_code == 0

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from plogscan.categories import CATEGORIES
 from plogscan.cli import cli
 from plogscan.cli.explain import group_words
 from plogscan.codes import (
@@ -25,7 +26,6 @@ from plogscan.codes import (
     tables,
 )
 from plogscan.codes.tables import SOURCE_RE
-from plogscan.engine.categories import CATEGORIES
 from plogscan.errors import ErrorGroup, PlogscanError
 
 SHIPPED = Path(__file__).resolve().parents[1] / "plogscan" / "codes"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from plogscan.ingest import Ingest
+from plogscan.ingest.pipeline import Ingest
 from tests.corpus_path import corpus_dir
 
 HEADER = re.compile(

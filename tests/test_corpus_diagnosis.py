@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from plogscan.categories import CATEGORIES
 from plogscan.cli import cli
-from plogscan.engine.categories import CATEGORIES
 from tests.corpus_path import corpus_dir
 
 CORPUS = corpus_dir()

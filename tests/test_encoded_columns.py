@@ -6,8 +6,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.codes_extract import extract_codes
-from plogscan.parse import constant_column
+from plogscan.parse.codescan import extract_codes
+from plogscan.parse.columns import constant_column
 from plogscan.schema import (
     ENCODED_TEXT,
     EVENT_SCHEMA,
@@ -81,7 +81,7 @@ def test_record_columns_are_copied_out_of_numpy_memory() -> None:
     the worker's heap block can be freed at once (``parse.in_arrow_memory``)."""
     import numpy as np
 
-    from plogscan.parse import in_arrow_memory
+    from plogscan.parse.columns import in_arrow_memory
 
     values = np.arange(1000, dtype=np.int64)
     wrapped = pa.array(values)

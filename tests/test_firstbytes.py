@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.firstbytes import first_bytes
-from plogscan.formats import builtin_formats
+from plogscan.parse.firstbytes import first_bytes
+from plogscan.parse.formatcheck import builtin_formats
 from tests import plog_lines as L
 
 

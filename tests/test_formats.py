@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from plogscan.errors import ErrorGroup
-from plogscan.formats import builtin_formats, load_formats
+from plogscan.parse.formatcheck import builtin_formats, load_formats
 
 
 def test_builtin_formats_load_and_every_sample_parses() -> None:
@@ -75,7 +75,7 @@ def test_a_sample_that_matches_no_format_is_reported(tmp_path: Path) -> None:
 
 
 def test_samples_parsed_together_equal_samples_parsed_one_by_one() -> None:
-    from plogscan.parse import parse_sample, parse_samples
+    from plogscan.parse.chunk import parse_sample, parse_samples
 
     fset = builtin_formats()
     lines = [line for fmt in fset.formats for line, _, _ in fmt.samples]

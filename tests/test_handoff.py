@@ -8,8 +8,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from plogscan import handoff
-from plogscan.ingest import Ingest
+from plogscan.ingest import handoff
+from plogscan.ingest.pipeline import Ingest
 from plogscan.schema import decoded
 from tests import plog_lines as L
 

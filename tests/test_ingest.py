@@ -12,8 +12,9 @@ import pyarrow as pa
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plogscan.ingest import Ingest, parse_text
-from plogscan.parse import FileContext
+from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.textinput import parse_text
+from plogscan.parse.results import FileContext
 from plogscan.schema import decoded
 from tests import plog_lines as L
 
@@ -160,11 +161,11 @@ def test_parse_text_classifies_by_path() -> None:
 @settings(max_examples=300, deadline=None)
 @given(data=st.one_of(st.binary(max_size=64), st.text(max_size=32).map(str.encode)))
 def test_the_utf8_check_agrees_with_python(data: bytes) -> None:
-    from plogscan.ingest import _valid_utf8
+    from plogscan.ingest.chunks import valid_utf8
 
     try:
         data.decode("utf-8")
         expected = True
     except UnicodeDecodeError:
         expected = False
-    assert _valid_utf8(data) is expected
+    assert valid_utf8(data) is expected

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plogscan import ingest as ingest_module
-from plogscan.ingest import Ingest, plan_ranges
-from plogscan.parse import FileContext
+from plogscan.ingest import chunks as ingest_module
+from plogscan.ingest.chunks import plan_ranges
+from plogscan.ingest.pipeline import Ingest
+from plogscan.parse.results import FileContext
 from tests import plog_lines as L
 
 
@@ -108,13 +109,13 @@ def test_a_file_that_shrinks_while_read_is_reported(tmp_path: Path) -> None:
     with open(path, "r+b") as handle:
         handle.truncate(ranges[1].start + 10)
     part = ranges[1]
-    cleaned = ingest_module._parse_range(part, FileContext(str(path), "plog-debug"), None)
+    cleaned = ingest_module.parse_range(part, FileContext(str(path), "plog-debug"), None)
     assert cleaned.problem is not None and "became shorter" in cleaned.problem
 
 
 def test_a_range_that_cannot_be_read_counts_no_line(tmp_path: Path) -> None:
     path, ranges = _ranged_plog(tmp_path)
     path.unlink()
-    cleaned = ingest_module._parse_range(ranges[1], FileContext(str(path), "plog-debug"), None)
+    cleaned = ingest_module.parse_range(ranges[1], FileContext(str(path), "plog-debug"), None)
     assert cleaned.result.lines == 0 and cleaned.result.records.num_rows == 0
     assert cleaned.problem is not None and "FileNotFoundError" in cleaned.problem

@@ -65,7 +65,7 @@ def test_no_command_imports_pandas(tmp_path: Path) -> None:
 def test_importing_plogscan_as_a_library_does_not_refuse_pandas() -> None:
     out = _python(
         "import sys\n"
-        "from plogscan.ingest import parse_text\n"
+        "from plogscan.ingest.textinput import parse_text\n"
         "parse_text('[ERROR] HCCL(1,python):2026-01-01-00:00:00.000.000 [a.cc:1]2 x\\n')\n"
         "from plogscan.cli.lean_imports import RefusePandas\n"
         "print(any(isinstance(f, RefusePandas) for f in sys.meta_path))\n")

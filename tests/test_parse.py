@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.ingest import parse_text
+from plogscan.ingest.textinput import parse_text
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA
 from tests import plog_lines as L
 
@@ -134,21 +134,22 @@ _MESSAGE_LINES = [*L.VALID_LINES, L.STDOUT_PTA, L.STDOUT_EXC, "\t", "  ", "[rank
 def test_record_messages_cut_from_the_chunk_equal_the_joined_line_messages(
         lines: list[str], kind: str) -> None:
     """The one-pass cut of record messages gives what joining line messages gives."""
-    from plogscan import parse
+    from plogscan.parse import chunk as parse
+    from plogscan.parse.messages import joined_messages, line_messages
 
     text = "\n".join(lines)
     path = "job/train.log" if kind == "stdout" else "debug/plog/plog-1_20260203100000000.log"
     fast = parse_text(text, path)
     def line_by_line(buf, lines_, msg_start, blank, starts, last, glued):
-        every = parse._line_messages(lines_, msg_start, blank, 0, len(lines_))
-        return parse._joined_messages(every, starts, last)
+        every = line_messages(lines_, msg_start, blank, 0, len(lines_))
+        return joined_messages(every, starts, last)
 
-    original = parse._record_messages
+    original = parse.record_messages
     try:
-        parse._record_messages = line_by_line
+        parse.record_messages = line_by_line
         joined = parse_text(text, path)
     finally:
-        parse._record_messages = original
+        parse.record_messages = original
     assert fast.column("message").to_pylist() == joined.column("message").to_pylist()
 
 
@@ -167,11 +168,12 @@ def test_chunks_parsed_without_a_glue_scan_equal_the_scanned_parse(
     shows a second header, gives what splitting glued lines up front gives. Lines are built
     from pieces run together, so second headers land in messages, procs, prefixes and
     continuation lines."""
-    from plogscan import parse
-    from plogscan.formats import builtin_formats
+    from plogscan.parse import chunk as parse
+    from plogscan.parse.formatcheck import builtin_formats
+    from plogscan.parse.results import FileContext
 
     text = "\n".join("".join(parts) for parts in pieces).encode()
-    ctx = parse.FileContext(path="x.log", kind=kind)
+    ctx = FileContext(path="x.log", kind=kind)
     fset = builtin_formats()
     optimistic = parse.parse_chunk(text, 1, ctx, fset, open_record)
     scanned = parse._parse_lines(text, 1, ctx, fset, open_record, split_glued=True)

@@ -35,8 +35,8 @@ from plogscan.model import Diagnosis, EventRow, IngestSummary, Level, Verdict
 from plogscan.report import OUTPUT_FILES, Format, render, write_all
 from plogscan.report.json_report import schema_path
 from plogscan.report.markdown import fenced
-from plogscan.report.safe import neutralize
 from plogscan.report.timeline import key_events
+from plogscan.textsafe import neutralize
 from tests.report_fixtures import (
     BASELINE_TODAY,
     FIXTURES,

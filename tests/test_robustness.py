@@ -41,8 +41,9 @@ from markdown_it import MarkdownIt
 from plogscan.cli import cli
 from plogscan.diagnose import coalesced
 from plogscan.engine import load_rules, scan
-from plogscan.ingest import Ingest, parse_files
-from plogscan.parse import FileContext
+from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.textinput import parse_files
+from plogscan.parse.results import FileContext
 from tests.forked import run_forked
 
 ROOT = Path(__file__).resolve().parent.parent

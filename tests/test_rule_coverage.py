@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from plogscan.categories import CATEGORIES
 from plogscan.cli import cli
 from plogscan.engine import builtin_rules_dir
-from plogscan.engine.categories import CATEGORIES
 from plogscan.engine.coverage import ROWS, coverage
 from plogscan.engine.ruleset import display_path, load_partial
 from plogscan.engine.ruletext import CATALOGUE_ROWS

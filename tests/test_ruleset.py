@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from plogscan.categories import CATEGORIES
+from plogscan.datafile.fields import parse_duration
 from plogscan.engine import builtin_rules_dir, load_rules
-from plogscan.engine.categories import CATEGORIES
-from plogscan.engine.fields import parse_duration
 from plogscan.engine.rule import Sequence, Single
 from plogscan.engine.ruleset import load_rule_file, rule_from_text
 from plogscan.errors import ErrorGroup, InputError, RuleError

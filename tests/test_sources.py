@@ -20,8 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from plogscan.ingest.classify import classify
+from plogscan.ingest.pathhints import path_hints
+from plogscan.ingest.sources import Skipped, Source
+from plogscan.ingest.walk import HEAD_BYTES, iter_inputs
 from plogscan.schema import SourceKind
-from plogscan.sources import HEAD_BYTES, Skipped, Source, classify, iter_inputs, path_hints
 from tests.forked import run_forked
 
 K = SourceKind

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.timestamps import WINDOW_BYTES, parse_cann_bytes
+from plogscan.parse.timestamps import WINDOW_BYTES, parse_cann_bytes
 
 _stamp = st.builds(
     lambda y, mo, d, h, mi, s, ms, us, sep: f"{y:04d}-{mo:02d}-{d:02d}{sep}{h:02d}:{mi:02d}:"

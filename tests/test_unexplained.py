@@ -14,13 +14,13 @@ import pyarrow as pa
 import pytest
 from jsonschema import Draft202012Validator
 
+from plogscan.analysis.unexplained import Unexplained, explained_templates, template_of
 from plogscan.diagnose import run
 from plogscan.engine import load_rules
 from plogscan.model import Evidence, Finding, Level, Scope, Verdict
 from plogscan.report import render
 from plogscan.report.json_report import schema_path
 from plogscan.schema import EVENT_SCHEMA
-from plogscan.unexplained import Unexplained, explained_templates, template_of
 
 T0 = datetime(2026, 4, 2, 8, 15, 0)
 

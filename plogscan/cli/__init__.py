@@ -2,6 +2,12 @@
 
 This package is the only place that turns errors into exit codes:
 0 = ran clean, 1 = findings at or above ``--fail-on``, 2 = could not run.
+
+In: the command line and the environment. Out: reports on stdout or in files, progress and
+messages on stderr, the exit code. It sits on top of every stage and is imported by none.
+
+Must not import: nothing above it; heavy modules (pyarrow, the parser, the engine) only inside
+the command that needs them, so ``plogscan --help`` starts fast (see ``lean_imports``).
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ import click
 from plogscan import __version__
 from plogscan.cli.lean_imports import keep_pandas_out
 from plogscan.errors import PlogscanError
-from plogscan.report.safe import neutralize
+from plogscan.textsafe import neutralize
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1

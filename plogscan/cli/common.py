@@ -11,8 +11,8 @@ import click
 
 from plogscan.console import warn
 from plogscan.errors import Location, PlogscanError
+from plogscan.ingest.sources import NOT_A_LOG_REASON
 from plogscan.model import IngestSummary
-from plogscan.sources import NOT_A_LOG_REASON
 
 
 def input_size(paths: Sequence[str]) -> int | None:

@@ -15,10 +15,10 @@ from plogscan.cli.common import (
 )
 from plogscan.console import progress_bar
 from plogscan.errors import InputError
-from plogscan.event_writers import WRITERS
-from plogscan.events_io import event_batches, is_parquet
-from plogscan.filters import EventFilter, parse_when
-from plogscan.ingest import Ingest
+from plogscan.ingest.pipeline import Ingest
+from plogscan.table.filters import EventFilter, parse_when
+from plogscan.table.parquet import event_batches, is_parquet
+from plogscan.table.writers import WRITERS
 
 
 @click.command("events")

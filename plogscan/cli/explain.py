@@ -14,7 +14,7 @@ import click
 
 from plogscan.codes import PREFIX_WORDS, CodeInfo, decode, suggest
 from plogscan.errors import ErrorGroup, PlogscanError
-from plogscan.report.safe import neutralize
+from plogscan.textsafe import neutralize
 
 
 def group_words(words: tuple[str, ...]) -> list[str]:

@@ -19,9 +19,9 @@ from plogscan.cli.common import (
 )
 from plogscan.console import progress_bar
 from plogscan.errors import InputError
-from plogscan.events_io import EventWriter
-from plogscan.ingest import Ingest
-from plogscan.stats_table import render_stats
+from plogscan.ingest.pipeline import Ingest
+from plogscan.table.parquet import EventWriter
+from plogscan.table.stats import render_stats
 
 
 @click.command("ingest")

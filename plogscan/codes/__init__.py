@@ -7,6 +7,12 @@ The tables live next to this module as YAML (``acl``, ``ts_retcode``, ``hccl_res
 This module is the public face: ``decode(code)`` gives every reading of a code, most specific
 first; ``describe(code)`` gives the best one as one line for reports; ``suggest(code)`` gives
 the closest known codes for a code nobody knows. The shipped tables are loaded once.
+
+In: a code as written in a log. Out: ``CodeInfo`` readings (meaning, category, source).
+
+Must not import: ``engine`` (a sibling: the taxonomy and the located loader both live in the
+shared vocabulary), ``analysis``, ``crossrank``, ``report``, ``cli``; nor ``parse``, ``ingest``
+or ``table``: codes are read from text, never from files of logs.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ Everything wrong in a file is reported at once, with file and line: unknown or m
 malformed codes (hex must be quoted, or YAML reads ``0x25`` as the number 37), duplicate
 codes (``0x2A`` and ``0x2a`` are the same code), categories outside the rule taxonomy, an
 InnerCode pointing at an ACL code the ACL table lacks.
+
+Long module: each table shape has its own small reader here, and they share the located
+error plumbing of one loader; split apart, each would repeat it.
 """
 
 from __future__ import annotations
@@ -18,9 +21,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from plogscan.engine.categories import CATEGORIES
-from plogscan.engine.fields import Doc, describe_value
-from plogscan.engine.located import LList, LMap, load_yaml
+from plogscan.categories import CATEGORIES
+from plogscan.datafile.fields import Doc, describe_value
+from plogscan.datafile.located import LList, LMap, load_yaml
 from plogscan.errors import ErrorGroup, Location, PlogscanError, RuleError
 
 TABLES = ("acl", "aicore_errcode", "device_event", "device_exception", "errmgr", "hccl_result",

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plogscan.engine.categories import CATEGORIES
+from plogscan.categories import CATEGORIES
 from plogscan.engine.checks import case_counts, case_problems
 from plogscan.engine.rule import RuleSet
 from plogscan.engine.ruletext import CATALOGUE_ROWS

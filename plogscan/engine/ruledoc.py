@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
+from plogscan.categories import CATEGORIES
+from plogscan.datafile.fields import Doc
+from plogscan.datafile.located import LList, LMap
 from plogscan.engine import ruletext
-from plogscan.engine.categories import CATEGORIES
-from plogscan.engine.fields import Doc
-from plogscan.engine.located import LList, LMap
 from plogscan.engine.predicates import FIELD_KINDS, OPERATORS, check_regex, regex_groups
 from plogscan.engine.rule import (
     STATUSES,

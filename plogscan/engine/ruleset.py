@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from plogscan.engine.fields import Doc
-from plogscan.engine.located import LMap, load_yaml
+from plogscan.datafile.fields import Doc
+from plogscan.datafile.located import LMap, load_yaml
 from plogscan.engine.rule import Rule, RuleSet
 from plogscan.engine.ruledoc import build_rule
 from plogscan.errors import ErrorGroup, InputError, Location, RuleError

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from plogscan.engine.fields import Doc
-from plogscan.engine.located import LMap
+from plogscan.datafile.fields import Doc
+from plogscan.datafile.located import LMap
 from plogscan.engine.rule import RuleText
 from plogscan.lang import LANGS
 

@@ -4,7 +4,7 @@ A case file names its rule and holds named cases; each case is one log excerpt (
 an optional ``path:``) or several files (``files: [{path, log}]``) and the findings the rule
 must produce (``expect:``; ``[]`` for none). ``plogscan rules test`` and
 ``tests/test_rules.py`` both run cases through ``run_case``: the excerpt is parsed by the real
-parser (``plogscan.ingest.parse_files``) and scanned with that one rule.
+parser (``plogscan.ingest.textinput.parse_files``) and scanned with that one rule.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from plogscan.datafile.fields import Doc
+from plogscan.datafile.located import LList, LMap, load_yaml
 from plogscan.engine.engine import scan
-from plogscan.engine.fields import Doc
-from plogscan.engine.located import LList, LMap, load_yaml
 from plogscan.engine.rule import RuleSet
 from plogscan.engine.ruleset import CASE_SUFFIX, rule_files
 from plogscan.errors import Location, RuleError
@@ -213,7 +213,7 @@ def _expects(doc: Doc, m: LMap) -> tuple[Expect, ...] | None:
 
 def parse_case(case: Case) -> pa.Table:
     """The event table of a case's excerpt(s), from the real parser."""
-    from plogscan.ingest import parse_files
+    from plogscan.ingest.textinput import parse_files
 
     return parse_files(dict(case.files))
 

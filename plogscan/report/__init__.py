@@ -4,6 +4,11 @@ Every reporter takes the ``Diagnosis`` value only (``plogscan.model``): none see
 the engine or the event table, and none imports pyarrow or pandas. ``render`` picks one format;
 ``write_all`` writes every format at once for ``--output-dir``. Each module is imported only
 when its format is asked for, so ``import plogscan.report`` stays cheap.
+
+In: a ``Diagnosis``. Out: text (terminal, JSON, Markdown, SARIF, JUnit XML, HTML).
+
+Must not import: ``parse``, ``ingest``, ``table`` (a report sees results, never inputs),
+``engine`` internals other than through ``model``, ``cli``, ``diagnose``.
 """
 
 from __future__ import annotations

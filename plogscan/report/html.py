@@ -21,7 +21,7 @@ from markupsafe import Markup
 from plogscan import __version__
 from plogscan.model import Diagnosis, EventRow, Evidence, Finding, Verdict
 from plogscan.report import ranks, swimlane, view
-from plogscan.report.safe import neutralize
+from plogscan.textsafe import neutralize
 
 MAX_EVENT_ROWS = 2000  # keeps the file small; evidence and errors are kept first
 MAX_FILE_ROWS = 1000

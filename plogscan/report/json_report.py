@@ -14,7 +14,6 @@ from pathlib import Path
 
 from plogscan import __version__
 from plogscan.model import Diagnosis, Evidence, FileStats, Finding, ProcessInfo, RuleInfo
-from plogscan.report.safe import json_text
 from plogscan.report.view import (
     counts_by_level,
     counts_by_verdict,
@@ -25,6 +24,7 @@ from plogscan.report.view import (
     suppressed,
     suppression_reason,
 )
+from plogscan.textsafe import json_text
 
 SCHEMA_VERSION = 1
 

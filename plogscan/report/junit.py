@@ -20,7 +20,6 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from plogscan.model import Diagnosis, Finding, Verdict
-from plogscan.report.safe import neutralize
 from plogscan.report.view import (
     clip,
     fmt_ts,
@@ -29,6 +28,7 @@ from plogscan.report.view import (
     suppressed,
     suppression_reason,
 )
+from plogscan.textsafe import neutralize
 
 MAX_EVIDENCE = 20
 

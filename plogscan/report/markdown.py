@@ -20,7 +20,6 @@ import re
 from plogscan import __version__
 from plogscan.model import Diagnosis, Finding, Verdict
 from plogscan.report.i18n import tr
-from plogscan.report.safe import neutralize, one_line
 from plogscan.report.text_finding import role_line
 from plogscan.report.view import (
     expired_entries,
@@ -33,6 +32,7 @@ from plogscan.report.view import (
     suppression_reason,
     verdict_line,
 )
+from plogscan.textsafe import neutralize, one_line
 
 MAX_DETAILED = 10  # findings shown with evidence and remediation
 MAX_TABLE = 25  # findings listed in the table

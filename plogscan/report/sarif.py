@@ -23,13 +23,13 @@ from urllib.parse import quote
 
 from plogscan import __version__
 from plogscan.model import Diagnosis, Evidence, Finding, Level, RuleInfo, Verdict
-from plogscan.report.safe import json_text, neutralize
 from plogscan.report.view import (
     ordered_findings,
     scope_parts,
     suppressed,
     suppression_reason,
 )
+from plogscan.textsafe import json_text, neutralize
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_KEY = "plogscanFingerprint/v1"

@@ -25,7 +25,6 @@ from rich.text import Text
 
 from plogscan.model import Diagnosis, FileStats, Finding
 from plogscan.report.i18n import level_heading, tr
-from plogscan.report.safe import neutralize, one_line
 from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, numbered
 from plogscan.report.timeline import key_events
 from plogscan.report.view import (
@@ -42,6 +41,7 @@ from plogscan.report.view import (
     time_span,
     verdict_line,
 )
+from plogscan.textsafe import neutralize, one_line
 
 DEFAULT_WIDTH = 80
 MAX_PROCESSES = 32

@@ -32,7 +32,6 @@ from rich.text import Text
 
 from plogscan.model import Evidence, Finding, Level, Verdict
 from plogscan.report.i18n import tr
-from plogscan.report.safe import neutralize
 from plogscan.report.view import (
     clip,
     fmt_duration,
@@ -41,6 +40,7 @@ from plogscan.report.view import (
     seconds_between,
     step_deltas,
 )
+from plogscan.textsafe import neutralize
 
 LEVEL_STYLES = {
     Level.CRITICAL: "bold white on red",

@@ -34,6 +34,10 @@ truncated   The record has a physical line of 1022 characters or more: the CANN 
             records at that length without a marker, so its tail may be missing.
 ts_invalid  The line carried a timestamp that is not a real date (month 13, day 32...).
 clock_epoch The timestamp is in 1970: a device clock that was not yet synchronised.
+
+``report.schema.json`` beside this module is the published schema of the JSON report.
+
+Part of the shared vocabulary. Must not import: any pipeline stage.
 """
 
 from __future__ import annotations

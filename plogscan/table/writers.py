@@ -1,7 +1,7 @@
 """Print event batches as a text table, CSV or JSON Lines (``plogscan events``).
 
 Log text is hostile: the table and CSV show control and bidi characters as visible escapes
-(``plogscan.report.safe.neutralize``); JSON Lines keep the exact text, with those characters
+(``plogscan.textsafe.neutralize``); JSON Lines keep the exact text, with those characters
 as ``\\uXXXX`` escapes, so every record stays on one line and nothing reaches a terminal raw.
 """
 
@@ -15,8 +15,8 @@ from datetime import datetime
 
 import pyarrow as pa
 
-from plogscan.report.safe import json_escape, neutralize
 from plogscan.schema import EVENT_SCHEMA
+from plogscan.textsafe import json_escape, neutralize
 
 
 def _iso(value: datetime | None) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from plogscan.engine.located import LList, LMap
+from plogscan.datafile.located import LList, LMap
 from plogscan.errors import Location, PlogscanError, RuleError, choices
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(us|ms|s|m|h|d)")

@@ -24,9 +24,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan import fieldvalues as fv
-from plogscan.arrowtext import byte_lengths, line_buffers, span_columns, validity_bitmap
-from plogscan.formats import LineFormat
+from plogscan.parse import fieldvalues as fv
+from plogscan.parse.arrowtext import byte_lengths, line_buffers, span_columns, validity_bitmap
+from plogscan.parse.lineformats import LineFormat
 
 # The primary pattern of formats/cann.yaml, as loaded.
 YAML_PATTERN = (

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from plogscan.arrowtext import substrings, windows
-from plogscan.timestamps import WINDOW_BYTES, parse_cann_bytes, parse_generic
+from plogscan.parse.arrowtext import substrings, windows
+from plogscan.parse.timestamps import WINDOW_BYTES, parse_cann_bytes, parse_generic
 
 CANN_TS_BYTES = 27
 

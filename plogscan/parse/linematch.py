@@ -14,9 +14,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan import cannheader
-from plogscan.arrowtext import line_buffers, slice_from, span_columns, tails
-from plogscan.formats import FIELDS, Body, FormatSet, LineFormat, field_of
+from plogscan.parse import cannheader
+from plogscan.parse.arrowtext import line_buffers, slice_from, span_columns, tails
+from plogscan.parse.lineformats import FIELDS, Body, FormatSet, LineFormat, field_of
 
 
 @dataclass

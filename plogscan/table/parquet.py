@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plogscan.errors import InputError
-from plogscan.ingest import Ingest
+from plogscan.ingest.pipeline import Ingest
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
 

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.arrowtext import validity_bitmap
+from plogscan.parse.arrowtext import validity_bitmap
 
 _GENERIC = (
     r"^(?P<Y>\d{4})\D(?P<m>\d\d)\D(?P<d>\d\d)\D(?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"

@@ -1,4 +1,4 @@
-"""Line formats as data: load ``plogscan/formats/*.yaml``, compile and check them.
+"""Line formats as data: read ``plogscan/parse/formats/*.yaml`` and compile them.
 
 A format is an RE2 pattern with named groups that matches a *prefix* of a line; the rest of
 the line is the message. Each format carries sample lines with the fields they must produce,
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 import yaml
 
 from plogscan.errors import ErrorGroup, FormatError, Location, choices
-from plogscan.firstbytes import first_bytes
+from plogscan.parse.firstbytes import first_bytes
 
 FIELDS = ("level", "module", "pid", "proc", "ts", "tid", "src_file", "src_line", "rank", "device",
           "code")
@@ -211,10 +211,12 @@ def _format(path: Path, item: dict, errors: list[FormatError]) -> LineFormat | N
         keep_prefix=bool(item.get("keep_prefix")), bodies=tuple(bodies), samples=tuple(samples))
 
 
-def load_formats(paths: Sequence[Path] | None = None, *, check: bool = True) -> FormatSet:
-    """Load format files (the built-in ones by default) and check every sample parses."""
+def read_formats(paths: Sequence[Path] | None = None) -> FormatSet:
+    """Read and compile format files (the built-in ones by default), without parsing their
+    samples: ``formatcheck.load_formats`` does that with the real parser, which this module
+    cannot import (the parser is built on it)."""
     if paths is None:
-        base = resources.files("plogscan") / "formats"
+        base = resources.files("plogscan.parse") / "formats"
         paths = sorted(Path(str(p)) for p in base.iterdir() if p.name.endswith(".yaml"))
     errors: list[FormatError] = []
     formats: list[LineFormat] = []
@@ -230,38 +232,4 @@ def load_formats(paths: Sequence[Path] | None = None, *, check: bool = True) -> 
     if errors:
         raise ErrorGroup(errors)
     ordered = tuple(primaries + [f for f in formats if not f.primary])
-    fset = FormatSet(ordered, tuple(prefixes))
-    if check:
-        check_samples(fset)
-    return fset
-
-
-def check_samples(fset: FormatSet) -> None:
-    """Parse every sample line with the real parser; raise if any field differs."""
-    from plogscan.parse import parse_sample, parse_samples  # the parser depends on this module
-
-    errors: list[FormatError] = []
-    every = [line for fmt in fset.formats for line, _, _ in fmt.samples]
-    parsed = iter(parse_samples(every, fset) or [parse_sample(line, fset) for line in every])
-    for fmt in fset.formats:
-        for line, expected, where in fmt.samples:
-            got = next(parsed)
-            if got.get("fmt") != fmt.name:
-                errors.append(FormatError(
-                    f"sample is parsed by format '{got.get('fmt')}', not '{fmt.name}'",
-                    where=where, help=f"sample: {line[:120]}"))
-                continue
-            for key, want in expected.items():
-                have = got.get(key)
-                if str(have) != str(want):
-                    errors.append(FormatError(
-                        f"sample field '{key}' is {have!r}, expected {want!r}", where=where,
-                        help=f"sample: {line[:120]}"))
-    if errors:
-        raise ErrorGroup(errors)
-
-
-@lru_cache(maxsize=1)
-def builtin_formats() -> FormatSet:
-    """The built-in formats, loaded and checked once per process."""
-    return load_formats()
+    return FormatSet(ordered, tuple(prefixes))

@@ -65,7 +65,8 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]]) -> dict[str, di
             continue
     members = {p for p in wanted if p not in plain}
     if members:
-        from plogscan.sources import Skipped, iter_inputs
+        from plogscan.ingest.sources import Skipped
+        from plogscan.ingest.walk import iter_inputs
 
         # Standard input and pipes were consumed by the first read: opening a pipe again
         # would wait forever for a writer.

@@ -1,0 +1,215 @@
+"""What a readable file is: a CANN plog, a device log, job stdout, a system log, or nothing
+known, from its name, path and first bytes.
+
+Binary sniffing
+    Control bytes (NUL and C0 controls other than tab, newlines, form feed and escape) are
+    counted in the head. More than 30% makes a ``binary file``. A file with more than 5% that
+    also matches no known log shape is reported as binary too. Anything less is text: a log with
+    a few NULs or invalid UTF-8 (GBK, garbage bytes) is still a log.
+
+Classification (``classify``): content first, name and path as the fallback; see its docstring.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from plogscan.ingest.pathhints import name_kind, plog_kind, split_path
+from plogscan.schema import SourceKind
+
+SNIFF_LINE_CHARS = 512  # only the start of each line matters to the sniff regexes
+BINARY_RATIO = 0.30
+SUSPECT_RATIO = 0.05
+_NON_TEXT_BYTES = bytes(
+    b for b in range(256) if (b < 32 and b not in b"\t\n\v\f\r\x1b") or b == 127
+)
+
+
+# --------------------------------------------------------------------------------------------
+# Content sniffing: module-level compiled patterns, matched at the start of each head line.
+
+# §1.1 header: [LEVEL] MODULE(pid,pname):YYYY-MM-DD-hh:mm:ss.mmm.uuu
+_CANN_HEADER = re.compile(
+    r"\[(?:[A-Z]+|\d+)\]\s?(?P<module>[A-Za-z0-9_]+)\((?P<pid>-?\d+),(?P<pname>[^),]*)\):\s?"
+    r"\d{4}-\d{2}-\d{2}[- ]\d{2}:\d{2}:\d{2}\.\d{3}\.\d{3}(?P<body>.*)"
+)
+# §3.4 MindSpore host log: three fields in the parentheses; job stdout, not a CANN plog.
+_MINDSPORE_HEADER = re.compile(
+    r"\[[A-Z]+\]\s?[A-Z_]+\(\d+[:,][0-9a-fA-F]+,[^)]*\):\d{4}-\d{2}-\d{2}-"
+)
+# §3.3 framework prefixes that may precede any stdout line: [rank3]:, (train pid=8), [RAW SERVER]
+_STDOUT_PREFIX = r"(?:\[rank\d+\]:\s*|\((?:[\w.\-]+ )?pid=\d+\)\s*|\[RAW SERVER\]\s*)"
+_STDOUT_LINE = re.compile(
+    _STDOUT_PREFIX
+    + r"+|"
+    + _STDOUT_PREFIX
+    + r"*(?:"
+    + "|".join(
+        [
+            # torch_npu PTA code line: [ERROR] 2024-03-07-01:31:48 (PID:1, Device:0, RankID:-1)
+            r"\[[A-Z]+\] \d{4}-\d{2}-\d{2}-\d{2}:\d{2}:\d{2}(?:\.\d+)? "
+            r"\(PID:\s*\d+, Device:\s*-?\d+, RankID:\s*-?\d+\)",
+            # error manager: EZ9999: / EI0002: [PID: / EZ9999[PID: / EL9999  [drv api]
+            r"[EWI][0-9A-Z]\d{4}(?::|\[PID:|  )",
+            # error manager: [PID: 1] 2025-...  Name(EI0012): / [PID:1]2025-...
+            r"\[PID:\s?\d+\]\s?\d{4}-\d{2}-\d{2}-",
+            r"\[[A-Z]+\] RecentErrMsg:",
+            # Python tracebacks and exception lines (TraceBack is the error-manager spelling)
+            r"\s*Trace[Bb]ack \(most recent call last\):",
+            r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):",
+            # torch/c10 glog lines: [W compiler_depend.ts:12] / [E508 03:20:31.67 file.cpp:9]
+            r"\[[WEIF]\d{0,4}(?: \d{2}:\d{2}:\d{2}\.\d+)? [\w./-]+:\d+\]",
+            # vLLM logger: ERROR 09-02 05:45:09 [file.py:987]
+            r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} \[[\w.]+:\d+\]",
+            # torch_npu description line after "NPU function error"
+            r"\[Error\]: ",
+        ]
+    )
+    + r")"
+)
+_SYSLOG_LINE = re.compile(
+    "|".join(
+        [
+            # slog/host/host_kernel.log and hisi_logs/.../history.log: [2025-05-07-19:54:27.371626]
+            r"\[\d{4}-\d{2}-\d{2}-\d{2}:\d{2}:\d{2}\.\d+\] ",
+            # BSD syslog (/var/log/messages): Aug  1 08:38:31 host ...
+            r"[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \S+ \S",
+            # RFC 3339 syslog: 2025-05-08T09:05:00.123+08:00 host ...
+            r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}) \S+ \S",
+            # slogd self-log: 2025-05-07 19:54:54.608[INFO] log_path_mgr.c:123:
+            r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}\[[A-Z]+\] ",
+            # dmesg: [ 1197.584409] ...
+            r"\[\s*\d+\.\d{6}\] ",
+        ]
+    )
+)
+# Device-side hints inside CANN headers.
+_FIRMWARE_MODULES = frozenset({"TSCH", "LPM", "MCU", "IMP", "IMU", "TS", "TSDUMP"})
+_DEVICE_OS_PNAMES = frozenset({"sklogd", "slogd", "tsdaemon", "dmp_daemon"})
+_DEVICE_APP_PNAME_PREFIXES = ("aicpu_", "hccp_service")
+_EVENT_BODY = re.compile(r"event_id[=:]|Event id=|\[fault_manager\]")
+
+
+@dataclass
+class _Sniff:
+    """What the head lines look like: counts of each known shape."""
+
+    cann: int = 0
+    firmware: int = 0  # CANN headers with a negative (firmware) pid
+    event: int = 0
+    device_os: int = 0
+    device_app: int = 0
+    stdout: int = 0
+    syslog: int = 0
+    klogd: bool = False
+
+    @classmethod
+    def of(cls, head: bytes) -> _Sniff:
+        text = head.replace(b"\x00", b"").decode("utf-8", "replace")
+        s = cls()
+        for raw in text.split("\n"):
+            line = raw[:SNIFF_LINE_CHARS]
+            if line.startswith("["):
+                m = _CANN_HEADER.match(line)
+                if m:
+                    s._count_header(*m.groups())
+                    continue
+                if _MINDSPORE_HEADER.match(line):
+                    s.stdout += 1
+                    continue
+            elif not line.strip():
+                continue
+            if _STDOUT_LINE.match(line):
+                s.stdout += 1
+            elif _SYSLOG_LINE.match(line):
+                s.syslog += 1
+        return s
+
+    def _count_header(self, module: str, pid: str, pname: str, body: str) -> None:
+        self.cann += 1
+        if pid.startswith("-"):
+            self.firmware += 1
+            return
+        if "vent" in body and _EVENT_BODY.search(body):
+            self.event += 1
+        if module == "KERNEL" or pname in _DEVICE_OS_PNAMES:
+            self.device_os += 1
+            if pname in ("sklogd", "klogd") or body.startswith(("[klogd.c:", " [klogd.c:")):
+                self.klogd = True
+        if pname.startswith(_DEVICE_APP_PNAME_PREFIXES):
+            self.device_app += 1
+
+    def device_kind(self) -> SourceKind | None:
+        """A device-side kind when the header content says so (a majority, or klogd)."""
+        n = self.cann
+        if not n:
+            return None
+        if self.firmware * 2 > n:
+            return SourceKind.DEVICE_FW
+        if self.event * 2 > n:
+            return SourceKind.EVENT
+        if self.klogd or self.device_os * 2 > n:
+            return SourceKind.DEVICE_OS
+        if self.device_app * 2 > n:
+            return SourceKind.DEVICE_APP
+        return None
+
+
+_CANN_KINDS = frozenset(k for k in SourceKind if k not in (SourceKind.STDOUT, SourceKind.SYSLOG))
+
+
+def classify(path: str, head: bytes) -> SourceKind | None:
+    """Kind from name, path and a content sniff of the first bytes; None = not a log we know.
+
+    Content wins, name and path are the fallback:
+
+    * Lines with a CANN header ``[LEVEL] MODULE(pid,pname):ts`` make a CANN log. The headers say
+      which: mostly negative pids (``TSCH(-1,null)``) → DEVICE_FW; mostly ``event_id=`` bodies →
+      EVENT; ``KERNEL(…,sklogd)``/``[klogd.c:…]`` or mostly device daemons → DEVICE_OS; mostly
+      ``aicpu_*``/``hccp_service.bin`` processes → DEVICE_APP. Otherwise the file name decides
+      among the device kinds (``device-<id>/device-<pid>_<ts>.log`` → DEVICE_APP, ``device-os``,
+      ``event_<ts>``, firmware ``device-<id>/device-<id>_<ts>.log``), and a host plog is
+      PLOG_DEBUG/RUN/SECURITY when its parent (or the parent of its ``plog`` directory) is
+      ``debug``/``run``/``security`` (``run_plog`` from an archive name counts), else PLOG.
+    * Lines of a job's stdout/stderr (torch_npu ``(PID:…, Device:…, RankID:…)``, ``[rankN]:``
+      or ``(name pid=N)`` prefixes, error-manager lines, Python tracebacks and exception lines,
+      c10/glog lines, vLLM lines, MindSpore headers) make STDOUT — even when CANN headers are
+      present too (``ASCEND_LOG_PRINT_TO_STDOUT``), unless the file name is a CANN log name
+      (``plog-<pid>_<ts>.log`` …): a file CANN wrote cannot be stdout.
+    * Host kernel log, ``/var/log/messages``/syslog, bbox ``history.log``, ``slogdlog`` and dmesg
+      lines make SYSLOG.
+    * When no line has a known shape, a CANN or system log name still decides (the parser
+      keeps unknown lines as unparsed records, so nothing is lost); any other name gives None.
+    """
+    dirs, name = split_path(path)
+    named = name_kind(dirs, name)
+    s = _Sniff.of(head)
+    if s.stdout:
+        if s.cann and named in _CANN_KINDS:
+            return s.device_kind() or named
+        if s.syslog > s.stdout + s.cann:
+            return SourceKind.SYSLOG
+        return SourceKind.STDOUT
+    if s.cann and s.cann >= s.syslog:
+        kind = s.device_kind()
+        if kind is not None:
+            return kind
+        if named in (
+            SourceKind.DEVICE_APP,
+            SourceKind.DEVICE_OS,
+            SourceKind.EVENT,
+            SourceKind.DEVICE_FW,
+        ):
+            return named
+        return plog_kind(dirs)
+    if s.syslog:
+        return SourceKind.SYSLOG
+    return named
+
+
+def non_text_ratio(head: bytes) -> float:
+    if not head:
+        return 0.0
+    return (len(head) - len(head.translate(None, _NON_TEXT_BYTES))) / len(head)
+

@@ -1,0 +1,203 @@
+"""Streams of decompressed bytes, and what the first bytes of a stream say it holds.
+
+Compression and archive type come from magic bytes (``container``), not from the name, so
+``run_plog.tar.gz`` containing ``plog/plog-1_2.log.gz`` works, and so does a gzip file without
+a ``.gz`` suffix. ``Replay`` hands on a stream whose head was already read for sniffing.
+
+Reading a stream handed out by ingest can raise only ``OSError`` (which includes
+``gzip.BadGzipFile``), ``EOFError`` or ``zlib.error``; every byte that could be decoded before
+such an error is returned first (a truncated ``.gz`` reads up to the cut, then raises). Other
+decoder errors (bad zip CRC, broken tar member, xz corruption) are turned into
+``OSError("corrupt data: ...")``.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import struct
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Callable
+from typing import BinaryIO
+
+MAX_NESTING = 8  # decompression + archive layers, against archive bombs and self-nesting
+CHUNK = 1024 * 1024
+
+
+# Errors a decoder or archive reader raises on bad data. Caught everywhere we read input.
+DATA_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+    tarfile.TarError,
+    zipfile.BadZipFile,
+    struct.error,
+    ValueError,
+    RuntimeError,
+    NotImplementedError,
+)
+# Errors a consumer of our streams is told to expect; anything else is turned into OSError.
+_STREAM_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, zlib.error)
+
+
+class Replay(io.BufferedIOBase):
+    """A read-only stream: ``head`` (already read for sniffing), then the rest of ``rest``.
+
+    ``error`` is the exception that stopped the head read, raised once the head is replayed.
+    A read that hits an error after some bytes returns those bytes and raises on the next
+    call, so the consumer gets every decodable byte. Errors outside ``_STREAM_ERRORS`` are
+    raised as ``OSError("corrupt data: ...")``.
+    """
+
+    def __init__(
+        self, head: bytes, rest: BinaryIO | None, error: BaseException | None = None
+    ) -> None:
+        super().__init__()
+        self._head = head
+        self._pos = 0
+        self._rest = rest
+        self._read_rest: Callable[[int], bytes] | None = None
+        if rest is not None:
+            self._read_rest = getattr(rest, "read1", None) or rest.read
+        self._error = error
+        self._pending: BaseException | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def _chunk(self, n: int) -> bytes:
+        if self._head:
+            out = self._head[self._pos : self._pos + n]
+            self._pos += len(out)
+            if self._pos >= len(self._head):
+                self._head = b""  # replayed: let it go
+            return out
+        if self._error is not None:
+            err, self._error, self._read_rest = self._error, None, None
+            raise _as_stream_error(err)
+        if self._read_rest is None:
+            return b""
+        try:
+            return self._read_rest(n)
+        except DATA_ERRORS as exc:
+            self._read_rest = None
+            raise _as_stream_error(exc) from exc
+
+    def read1(self, size: int | None = -1) -> bytes:
+        if self._pending is not None:
+            err, self._pending = self._pending, None
+            raise err
+        if size == 0:
+            return b""
+        return self._chunk(size if size is not None and size > 0 else CHUNK)
+
+    def read(self, size: int | None = -1) -> bytes:
+        if self._pending is not None:
+            err, self._pending = self._pending, None
+            raise err
+        if size == 0:
+            return b""
+        limit = size if size is not None and size > 0 else None
+        parts: list[bytes] = []
+        got = 0
+        try:
+            while limit is None or got < limit:
+                chunk = self._chunk(CHUNK if limit is None else limit - got)
+                if not chunk:
+                    break
+                parts.append(chunk)
+                got += len(chunk)
+        except _STREAM_ERRORS as exc:
+            if not parts:
+                raise
+            self._pending = exc
+        return b"".join(parts)
+
+
+def _as_stream_error(exc: BaseException) -> BaseException:
+    if isinstance(exc, _STREAM_ERRORS):
+        return exc
+    return OSError(f"corrupt data: {describe(exc)}")
+
+
+def describe(exc: BaseException) -> str:
+    """Short text for an exception: the OS reason, else the message, else the type."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    text = str(exc).strip()
+    return text or type(exc).__name__
+
+
+def failure(exc: BaseException) -> str:
+    """Skip reason for an input that gave no byte at all."""
+    if isinstance(exc, OSError) and exc.errno is not None:
+        return f"unreadable: {describe(exc)}"
+    return f"corrupt data: {describe(exc)}"
+
+
+def read_head(stream: BinaryIO, n: int) -> tuple[bytes, BaseException | None]:
+    """Up to ``n`` bytes, and the error that stopped the read early (None at EOF or ``n``)."""
+    buf = bytearray()
+    read = getattr(stream, "read1", None) or stream.read
+    try:
+        while len(buf) < n:
+            chunk = read(n - len(buf))
+            if not chunk:
+                break
+            buf += chunk
+    except DATA_ERRORS as exc:
+        return bytes(buf), exc
+    return bytes(buf), None
+
+
+def _is_tar(head: bytes) -> bool:
+    """A ustar/GNU header, or a v7 header whose checksum adds up."""
+    if len(head) < 512:
+        return False
+    if head[257:262] == b"ustar":
+        return True
+    if not head[:1].strip(b"\x00"):
+        return False
+    try:
+        stored = int(head[148:156].strip(b"\x00 ").decode("ascii"), 8)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return stored == sum(head[:148]) + 8 * 32 + sum(head[156:512])
+
+
+_BZ2_MAGIC = (b"\x31\x41\x59\x26\x53\x59", b"\x17\x72\x45\x38\x50\x90")
+
+
+def container(head: bytes) -> str | None:
+    """The compression or archive format announced by the magic bytes, if any."""
+    if head[:2] == b"\x1f\x8b":
+        return "gzip"
+    if head[:3] == b"BZh" and head[3:4].isdigit() and head[4:10] in _BZ2_MAGIC:
+        return "bz2"
+    if head[:6] == b"\xfd7zXZ\x00":
+        return "xz"
+    if head[:4] in (b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08"):
+        return "zip"
+    if head[:4] == b"PAR1":
+        return "parquet"
+    if head[:4] == b"\x28\xb5\x2f\xfd":
+        return "zstd"
+    if head[:6] == b"7z\xbc\xaf\x27\x1c":
+        return "7z"
+    if head[:6] == b"Rar!\x1a\x07":
+        return "rar"
+    if _is_tar(head):
+        return "tar"
+    return None
+
+
+DECOMPRESSORS: dict[str, Callable[[BinaryIO], BinaryIO]] = {
+    "gzip": lambda f: gzip.GzipFile(fileobj=f, mode="rb"),
+    "bz2": lambda f: bz2.BZ2File(f),
+    "xz": lambda f: lzma.LZMAFile(f),  # noqa: SIM115 - closed by the caller
+}

@@ -1,0 +1,159 @@
+"""Parse one chunk of log text into event-table records, with vectorized Arrow kernels.
+
+The hot path runs one RE2 pass (the one-pass CANN header pattern of ``cannheader``) over every
+line of the chunk; everything else works on the lines it did not match, or on small subsets.
+There is no Python loop per line. A chunk always holds whole lines; a record that continues
+into the next chunk is stitched by ``ingest``: the lines at the top of a chunk that continue
+the previous record come back as ``ChunkResult.head``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow.compute as pc
+
+from plogscan.parse import cannheader, glue
+from plogscan.parse.arrowtext import byte_lengths, split_lines
+from plogscan.parse.columns import assemble
+from plogscan.parse.lineformats import FormatSet
+from plogscan.parse.linematch import match_lines
+from plogscan.parse.messages import (
+    indented,
+    line_messages,
+    long_lines,
+    record_messages,
+    segments_max,
+    sum_blank_inside,
+)
+from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext, Head
+from plogscan.schema import SourceKind
+
+
+def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
+                open_record: bool, encoded: bool = False) -> ChunkResult:
+    """Parse whole lines of UTF-8 text; ``open_record`` tells whether a record of the same
+    file is still open before this chunk (its continuation lines come back as ``head``).
+
+    Glued lines (two records on one physical line) are rare, and looking for them costs a
+    scan of every byte. With the built-in CANN header the chunk is parsed first as if there
+    were none; only when a record's text shows a second header (``glue.possible``) is it
+    parsed again with glued lines split.
+
+    The records are in EVENT_SCHEMA, or with ``encoded`` in STORED_SCHEMA (for the Parquet
+    writer: the text columns with few values stay dictionary-encoded).
+    """
+    if cannheader.applies_to(fset.primary):
+        result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=False,
+                              encoded=encoded)
+        if result is not None:
+            return result
+    result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=True,
+                          encoded=encoded)
+    assert result is not None
+    return result
+
+
+def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
+                 open_record: bool, split_glued: bool, encoded: bool = False
+                 ) -> ChunkResult | None:
+    """``parse_chunk``'s work; None when glued lines were not split and may be there."""
+    lines = split_lines(buf)
+    n_physical = len(lines)
+    lineno = first_line + np.arange(n_physical, dtype=np.int64)
+    long_line = long_lines(lines)
+    truncated_lines = int(long_line.sum())
+    if split_glued:
+        lines, lineno = glue.split(lines, lineno, glue.suspects(buf))
+    n = len(lines)
+    if n != n_physical:
+        long_line = long_line[lineno - first_line]
+    blank = (byte_lengths(lines) == 0) | pc.fill_null(pc.utf8_is_space(lines), False).to_numpy(
+        zero_copy_only=False)
+    spans = match_lines(lines, blank, fset)
+    fmt = spans.fmt
+    is_text_kind = ctx.kind in TEXT_KINDS
+    start = fmt >= 0
+    if is_text_kind:
+        # Unmatched text lines start records unless indented (judged after any framework
+        # prefix such as "[rank0]:   "): indented lines continue a traceback or a block.
+        start |= (fmt < 0) & ~blank & ~indented(lines, spans.msg_start)
+    # Glued parts after the first always start a record of their own.
+    start[1:] |= (lineno[1:] == lineno[:-1]) & (fmt[1:] >= 0)
+    nonblank = ~blank
+    first_start = int(np.argmax(start)) if start.any() else n
+    head = None
+    head_end = 0  # lines [0, head_end) belong to the previous record (or an orphan record)
+    head_nonblank = np.flatnonzero(nonblank[:first_start])
+    if len(head_nonblank):
+        head_end = int(head_nonblank[-1]) + 1
+    if head_end and not open_record:
+        # No record to continue: the orphan lines become an unparsed record.
+        first_start = int(head_nonblank[0])
+        start[first_start] = True
+        head_end = 0
+    elif head_end:
+        lead = int(head_nonblank[0])
+        text = "\n".join(line_messages(lines, spans.msg_start, blank, lead, head_end)
+                         .to_pylist())
+        head = Head(text, int(lineno[lead]), int(lineno[head_end - 1] - lineno[lead] + 1), lead,
+                    bool(long_line[:head_end].any()))
+    starts = np.flatnonzero(start)
+    # Last non-blank line of each record; blank lines after it are outside every record.
+    position = np.where(nonblank, np.arange(n), -1)
+    last = segments_max(position, starts) if len(starts) else np.zeros(0, np.int64)
+    last = np.maximum(last, starts)
+    record_lines = (lineno[last] - lineno[starts] + 1).astype(np.int32)
+    shared = int((lineno[starts[1:]] == lineno[last[:-1]]).sum()) if len(starts) > 1 else 0
+    if head is not None and len(starts) and lineno[head_end - 1] == lineno[starts[0]]:
+        shared += 1  # the head's last line also holds the first record (glued)
+    blank_total = int(blank.sum())
+    head_blank = int(blank[head.lead_blank:head_end].sum()) if head else 0
+    lead_blank = int(blank[head_end:first_start].sum())  # before the first record
+    inner_blank = int(sum_blank_inside(blank, starts, last))
+    trailing_blank = int(blank[last[-1] + 1:].sum()) if len(starts) else 0
+    glued = n != n_physical
+    messages = record_messages(buf, lines, spans.msg_start, blank, starts, last, glued)
+    records = assemble(lines, spans, messages, ctx, fset, starts, last, lineno, record_lines,
+                        long_line, encoded)
+    if not split_glued and glue.possible(records, head, lines, spans):
+        return None
+    unparsed = int(record_lines[spans.fmt[starts] < 0].sum())  # "unparsed" and "text" records
+    ts_invalid = records.column("ts_invalid").to_numpy(zero_copy_only=False)
+    epoch = records.column("clock_epoch").to_numpy(zero_copy_only=False)
+    return ChunkResult(
+        records=records, head=head, lines=n_physical,
+        blank_lines=blank_total - head_blank - inner_blank,
+        trailing_blank=trailing_blank if len(starts) else lead_blank,
+        unparsed_lines=unparsed, shared_lines=shared, truncated_lines=truncated_lines,
+        invalid_timestamps=int(ts_invalid.sum()), epoch_records=int(epoch.sum()),
+    )
+
+
+def parse_samples(lines: list[str], fset: FormatSet) -> list[dict[str, object]] | None:
+    """``parse_sample`` of many lines in one chunk (one parse instead of one per line);
+    None when the lines do not come out as one record each (then parse them one by one)."""
+    ctx = FileContext(path="<sample>", kind=SourceKind.PLOG.value)
+    text = "\n".join(lines).encode("utf-8")
+    if any("\n" in line or "\r" in line or not line.strip() for line in lines):
+        return None
+    records = parse_chunk(text, 1, ctx, fset, open_record=False).records
+    if records.column("line").to_pylist() != list(range(1, len(lines) + 1)):
+        return None
+    rows = records.to_pylist()
+    for row in rows:
+        row["line"] = 1
+        if row.get("ts") is not None:
+            row["ts"] = str(row["ts"])
+    return rows
+
+
+def parse_sample(line: str, fset: FormatSet) -> dict[str, object]:
+    """Parse one sample line as a plog line; the first record's fields as plain values."""
+    ctx = FileContext(path="<sample>", kind=SourceKind.PLOG.value)
+    result = parse_chunk(line.encode("utf-8"), 1, ctx, fset, open_record=False)
+    if result.records.num_rows == 0:
+        return {}
+    row = result.records.slice(0, 1).to_pylist()[0]
+    if row.get("ts") is not None:
+        row["ts"] = str(row["ts"])
+    return row

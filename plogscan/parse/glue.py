@@ -1,0 +1,107 @@
+"""Two records glued on one physical line (a lost newline): find them and split them.
+
+Glued lines are rare and looking for them costs a scan of every byte, so the parser first
+parses a chunk as if there were none, and only when ``possible`` sees a second header
+in a record's text parses it again with ``split``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.parse.arrowtext import LARGE
+from plogscan.parse.linematch import Spans
+from plogscan.parse.results import Head
+
+# Two records glued on one physical line (a lost newline): split before the second header.
+_GLUE_RE2 = r".\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*\(-?\d+,[^)]*\):"
+# The same second header anywhere in a text (a record's message, which starts after its own
+# header): where the lines' regex matches, this one does too.
+_GLUE_IN_TEXT = _GLUE_RE2[1:]
+_GLUE_IN_TEXT_PY = re.compile(_GLUE_IN_TEXT)
+_GLUE_TAGS = ("[ERROR]", "[WARNING]", "[INFO]", "[DEBUG]", "[EVENT]", "[TRACE]")
+_TAG_INITIAL = np.zeros(256, bool)  # first letters of the level tags
+_TAG_INITIAL[list(b"EWIDT")] = True
+_GLUE_PY = re.compile(r"(?<=.)(?=\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*"
+                      r"\(-?\d+,[^)]*\):)")
+
+
+def suspects(buf: bytes) -> np.ndarray:
+    """Indices of lines with a level tag (``[ERROR]``...) after their first byte.
+
+    A numpy scan of the raw bytes: ``[`` positions not at a line start, followed by a tag.
+    """
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    brackets = np.flatnonzero(raw == 91)
+    brackets = brackets[(brackets > 0) & (brackets + 1 < len(raw))]
+    # Only a "[" not at a line start and followed by a tag's first letter can glue.
+    brackets = brackets[(raw[brackets - 1] != 10) & _TAG_INITIAL[raw[brackets + 1]]]
+    found = np.zeros(len(brackets), bool)
+    for tag in _GLUE_TAGS:
+        inside = brackets + len(tag) <= len(raw)
+        hit = inside.copy()
+        for k, byte in enumerate(tag.encode()[1:], start=1):
+            hit[inside] &= raw[brackets[inside] + k] == byte
+        found |= hit
+    if not found.any():
+        return np.zeros(0, np.int64)
+    newlines = np.flatnonzero(raw == 10)
+    return np.unique(np.searchsorted(newlines, brackets[found]))
+
+
+def split(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray
+                 ) -> tuple[pa.Array, np.ndarray]:
+    """Split lines that hold two records; the parts keep the physical line number."""
+    suspects = suspects[suspects < len(lines)]
+    if len(suspects) == 0:
+        return lines, lineno
+    glued = np.zeros(len(lines), bool)
+    glued[suspects] = pc.match_substring_regex(
+        lines.take(pa.array(suspects)), _GLUE_RE2).to_numpy(zero_copy_only=False)
+    if not glued.any():
+        return lines, lineno
+    pieces: list[pa.Array] = []
+    numbers: list[np.ndarray] = []
+    prev = 0
+    for i in np.flatnonzero(glued):  # rare: only lines with a lost newline
+        pieces.append(lines.slice(prev, i - prev))
+        numbers.append(lineno[prev:i])
+        parts = _GLUE_PY.split(lines[i].as_py())
+        if not parts[0].strip():  # indentation, not a record: a blank part would count twice
+            parts = parts[1:]
+        pieces.append(pa.array(parts, LARGE))
+        numbers.append(np.full(len(parts), lineno[i]))
+        prev = i + 1
+    pieces.append(lines.slice(prev))
+    numbers.append(lineno[prev:])
+    return pa.concat_arrays(pieces), np.concatenate(numbers)
+
+
+def possible(records: pa.Table, head: Head | None, lines: pa.Array,
+                   spans: Spans) -> bool:
+    """Whether any line of a chunk parsed without splitting glued lines may hold one.
+
+    A second header inside a line lies in its record's message, except where the line's
+    own header or prefix could hold it: the proc field of a CANN header (``[^)]*``), and the
+    headers of the other formats and prefixes, whose lines are checked whole. (The other
+    parts of the CANN header and of its bodies cannot hold a ``[TAG] Module(`` run.) A false
+    alarm only costs the second parse.
+    """
+    messages = records.column("message")
+    if pc.any(pc.match_substring_regex(messages, _GLUE_IN_TEXT)).as_py():
+        return True
+    if head is not None and _GLUE_IN_TEXT_PY.search(head.text):
+        return True
+    for proc in records.column("proc").chunks:
+        if pa.types.is_dictionary(proc.type):  # a value not in any record only costs time
+            proc = proc.dictionary
+        if pc.any(pc.match_substring(proc, "[")).as_py():
+            return True
+    other = spans.other_lines
+    return len(other) > 0 and bool(pc.any(pc.match_substring_regex(
+        lines.take(pa.array(other)), _GLUE_RE2)).as_py())
+
