@@ -8,6 +8,8 @@ import click
 
 from plogscan.cli.common import (
     cannot_write,
+    clock_offset_option,
+    clock_reference_option,
     input_size,
     nothing_read,
     parallel_option,
@@ -18,6 +20,8 @@ from plogscan.cli.common import (
     workers_option,
 )
 from plogscan.console import progress_bar
+from plogscan.crossrank.analyze import Context, Options
+from plogscan.crossrank.gather import Gatherer
 from plogscan.errors import InputError
 from plogscan.ingest.pipeline import Ingest
 from plogscan.table.parquet import EventWriter
@@ -29,15 +33,20 @@ from plogscan.table.stats import render_stats
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Parquet file to write (zstd).")
 @click.option("--stats", is_flag=True, help="Print per-file accounting to stdout.")
+@clock_offset_option
+@clock_reference_option
 @quiet_option
 @workers_option
 @parallel_option
-def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
-            workers: int | None, parallel: str) -> None:
+def command(paths: tuple[str, ...], output: str, stats: bool,
+            clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
+            quiet: bool, workers: int | None, parallel: str) -> None:
     """Parse logs into one event table and save it as Parquet.
 
     PATH may be files, directories (searched recursively), globs, .gz files and
     .tar/.tar.gz/.tgz/.zip collections (read in place, never extracted).
+    The table's ts_aligned column holds each record's time on the reference
+    host's clock (offsets estimated from the logs, or given with --clock-offset).
 
     \b
     Examples:
@@ -51,13 +60,18 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
                         processes=parallel == "processes", encoded=True)
         try:
             writer = EventWriter(output)
-            complete = False
+            gatherer = Gatherer()
+            context = None
             try:
                 for batch in ingest.batches(list(paths)):
                     writer.write(batch)
-                complete = True
+                    gatherer.consume(batch)
+                context = Context(gatherer.summary(),
+                                  Options(clock_offsets, clock_reference))
             finally:
-                writer.close(ingest.summary if complete else None)
+                writer.close(ingest.summary if context is not None else None,
+                             aligner=context.aligned_column if context else None,
+                             offsets=context.offset_by_host() if context else None)
         except OSError as err:
             raise cannot_write("event table", output, err) from None
     summary = ingest.summary

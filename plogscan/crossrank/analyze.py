@@ -14,15 +14,21 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from plogscan.crossrank import clock as clk
 from plogscan.crossrank import config as cfg
 from plogscan.crossrank.attempts import Attempts
 from plogscan.crossrank.collectives import Alignment, align
+from plogscan.crossrank.facts import Facts, Problem
 from plogscan.crossrank.graph import Node, WaitGraph
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.missing import Missing, find
 from plogscan.crossrank.summary import Summary, Wait
-from plogscan.crossrank.suspects import Facts, Localizer, Problem, Verdict
+from plogscan.crossrank.suspects import Localizer, Verdict
+from plogscan.errors import InputError
 from plogscan.model import (
     AttemptReport,
     ClockFlag,
@@ -55,6 +61,7 @@ from plogscan.model import (
 TIMEOUT_CATEGORIES = frozenset({"hccl-notify-timeout", "hccl-link-timeout",
                                 "stream-sync-timeout"})
 _EPOCH = datetime(1970, 1, 1)
+_ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "FATAL"})
 
 
 @dataclass(frozen=True)
@@ -82,10 +89,15 @@ class Context:
     def __init__(self, summary: Summary, options: Options = Options()) -> None:
         self.summary = summary
         self.ids = Identities(summary)
-        hosts = {i.clock_host for i in self.ids.processes.values()}
+        hosts = sorted({i.clock_host for i in self.ids.processes.values()} - {""})
+        wanted = [("--clock-reference", options.clock_reference)] if options.clock_reference \
+            else []
+        wanted += [("--clock-offset", host) for host, _ in options.clock_offsets]
+        for option, host in wanted:
+            if host not in hosts:
+                raise InputError(f"{option}: no host {host!r} in the input",
+                                 help="hosts are: " + (", ".join(hosts) or "(none named)"))
         reference = options.clock_reference
-        if reference is not None and reference not in hosts:
-            reference = None if not hosts else reference
         self.settings = cfg.settings_by_process(summary, self.ids,
                                                 frozenset(self.ids.processes))
         self.timeouts = cfg.in_force(self.settings)
@@ -100,6 +112,14 @@ class Context:
     def identity(self, path: str | None, line: int | None, pid: int | None) -> Identity | None:
         return self.ids.of_record(path or "", line or 0, pid)
 
+    def process_of(self, host: str | None, pid: int) -> Identity | None:
+        """The identity of the process whose records carry ``pid`` on ``host`` (the table's)."""
+        key = self.ids.by_record_pid.get((host or "", pid))
+        if key is None:
+            found = {k for (h, p), k in self.ids.by_record_pid.items() if p == pid}
+            key = found.pop() if len(found) == 1 else None
+        return self.ids.processes.get(key) if key is not None else None
+
     def identify(self, cols: Mapping[str, Any]) -> dict[str, Any] | None:
         """The identity columns of one record (host, rank, device, identity source), for the
         engine to put in findings; None when the record belongs to no known process."""
@@ -107,7 +127,7 @@ class Context:
         if ident is None:
             return None
         return {"host": ident.host or cols.get("host"), "rank": ident.rank,
-                "device": ident.device, "identity": ident.source}
+                "device": ident.device, "pid": ident.pid, "identity": ident.source}
 
     def aligned(self, path: str | None, line: int | None, pid: int | None,
                 ts: datetime | None) -> datetime | None:
@@ -119,8 +139,39 @@ class Context:
         return ts - timedelta(microseconds=offset) if offset else ts
 
     def offset_by_host(self) -> dict[str, int]:
-        """host (as the event table names it) -> offset in µs, for ``ts_aligned``."""
+        """host -> clock offset in µs (the ones applied to ``ts_aligned``)."""
         return {o.host: o.offset_us for o in self.clock.offsets if o.offset_us}
+
+    def aligned_column(self, table: pa.Table) -> pa.Array:
+        """``ts_aligned`` of every row of an event table: ``ts`` minus its host's offset. A
+        file lives on one host, so the offset is looked up once per file (per section of a
+        pasted concatenation)."""
+        ts = pc.cast(table.column("ts"), pa.timestamp("us")).combine_chunks()
+        if not self.offset_by_host():
+            return ts
+        paths = table.column("path").combine_chunks()
+        if not pa.types.is_dictionary(paths.type):
+            paths = pc.dictionary_encode(paths)
+        index = pc.fill_null(paths.indices, -1).to_numpy(zero_copy_only=False)
+        names = paths.dictionary.to_pylist()
+        per_file = np.array([self._file_offset(n, 0) for n in names] + [0], np.int64)
+        offsets = per_file[index]
+        lines = None
+        for k, name in enumerate(names):
+            if name in self.ids.segmented:
+                if lines is None:
+                    lines = table.column("line").combine_chunks().to_numpy(zero_copy_only=False)
+                rows = np.flatnonzero(index == k)
+                cuts = np.asarray(self.ids.segmented[name])
+                segment = np.searchsorted(cuts, lines[rows], side="right")
+                by_segment = np.array([self._file_offset(name, s) for s in range(len(cuts) + 1)],
+                                      np.int64)
+                offsets[rows] = by_segment[segment]
+        return pc.subtract(ts, pa.array(offsets, pa.duration("us")))
+
+    def _file_offset(self, path: str | None, segment: int) -> int:
+        host = self.ids.file_host.get((path or "", segment))
+        return self.clock.offset_of(host) if host is not None else 0
 
     # ------------------------------------------------------------------ conclusions
 
@@ -197,13 +248,16 @@ class Context:
             for key, items in per.items():
                 if error and all((ev.path, ev.line) in self._heartbeat_rows for _, ev in items):
                     continue  # it reports another rank's failure
-                times = [t for t, _ in items if t is not None]
+                # the failure itself: its ERROR records (a sequence's earlier steps are context)
+                failing = [(t, ev) for t, ev in items
+                           if (ev.level or "").upper() in _ERROR_LEVELS] or items
+                times = [t for t, _ in failing if t is not None]
                 attempt = self.attempts.of(key, min(times) if times else None)
                 if attempt not in facts or key not in facts[attempt].members:
                     continue
                 problem = Problem(min(times) if times else None,
                                   f"{finding.rule} {finding.title}",
-                                  tuple((ev.path, ev.line) for _, ev in items[:3]))
+                                  tuple((ev.path, ev.line) for _, ev in failing[:3]))
                 target = facts[attempt].timeouts if timeout else facts[attempt].errors
                 target.setdefault(key, []).append(problem)
 

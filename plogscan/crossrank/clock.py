@@ -12,7 +12,9 @@ Anchor events (one key per event, the same on every rank that took part):
 Per event and host the median time over the host's ranks is taken; the difference between a
 host and the reference host over many events gives the offset as their median (robust to a
 straggler or a late rank), its uncertainty as the scaled median absolute deviation over the
-square root of the number of pairs, and ``pairs``. Pairs are a bounded, evenly spread sample.
+square root of the number of pairs (never below the spread of one event's times on one host),
+and ``pairs``. Each basis, and each kind of rendezvous record alone, gives a candidate; the
+one with the smallest uncertainty wins. Pairs are a bounded, evenly spread sample.
 A host that shares no event with the reference is reached through another host. A process
 restarted on the same device is another generation: its events never pair with the first
 one's. ``offset_us`` is host clock minus reference clock; aligned time is ``ts - offset``.
@@ -127,6 +129,19 @@ def anchor_events(summary: Summary, ids: Identities, gen: Mapping[ProcessKey, in
     return out
 
 
+def _candidates(events: dict[str, dict[tuple, dict[str, list[int]]]]
+                ) -> list[tuple[str, dict[tuple, dict[str, list[int]]]]]:
+    """The event sets an offset may be estimated from: each basis whole, and each kind of
+    rendezvous record alone (the end of a rendezvous is far tighter than the arrivals at
+    it). The one giving the smallest uncertainty wins."""
+    out = [(basis, events[basis]) for basis in BASES if events[basis]]
+    kinds = sorted({key[0] for key in events["rendezvous"]})
+    if len(kinds) > 1:
+        out += [("rendezvous", {k: v for k, v in events["rendezvous"].items() if k[0] == kind})
+                for kind in kinds]
+    return out
+
+
 def _spaced(items: list, limit: int) -> list:
     if len(items) <= limit:
         return items
@@ -183,10 +198,13 @@ def estimate(summary: Summary, ids: Identities, reference: str | None = None,
                 if host in known:
                     continue
                 best = None
-                for basis in BASES:
-                    diffs = _pair_diffs(events[basis], host, via)
-                    if diffs and (best is None or len(diffs) > best[1]):
-                        best = (basis, len(diffs), *_estimate(diffs, _jitter(events[basis])))
+                for basis, subset in _candidates(events):
+                    diffs = _pair_diffs(subset, host, via)
+                    if not diffs:
+                        continue
+                    mid, spread = _estimate(diffs, _jitter(subset))
+                    if best is None or (spread, -len(diffs)) < (best[3], -best[1]):
+                        best = (basis, len(diffs), mid, spread)
                 if best is not None:
                     basis, pairs, mid, spread = best
                     base = known[via]

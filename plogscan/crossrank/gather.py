@@ -34,6 +34,10 @@ MAX_SETTINGS_PER_STREAM = 256
 FIRST_ENTRIES = 32
 LAST_ENTRIES = 64
 MAX_ENTRY_TRACKS = 100_000
+# Small batches (one per small file) are joined up to this size before they are read: the
+# per-batch kernels then run once per 64 Ki rows, not once per file.
+JOIN_ROWS = 65536
+JOIN_BYTES = 16 << 20
 _ENTRY_RE2 = r"Entry-Hccl(?P<op>[A-Za-z]+):\s*tag\[(?P<tag>[^\]]*)\]"
 _COUNT_RE2 = r"count\[(?P<count>[0-9]+)\]"
 _DTYPE_RE2 = r"dataType\[(?P<dtype>[^\]]*)\]"
@@ -91,12 +95,28 @@ class Gatherer:
             "announces", "waits", "tasks", "heartbeats", "settings", "markers", "faults")}
         self._tracks: dict[tuple[StreamKey, str], _Track] = {}
         self._dropped: dict[str, int] = {}
+        self._pending: list[pa.RecordBatch] = []
+        self._pending_rows = self._pending_bytes = 0
 
     # ------------------------------------------------------------------ per batch
 
     def consume(self, batch: pa.RecordBatch) -> None:
+        """Take one record batch (held until enough rows are pending to read them at once)."""
         if batch.num_rows == 0:
             return
+        self._pending.append(batch)
+        self._pending_rows += batch.num_rows
+        self._pending_bytes += batch.nbytes
+        if self._pending_rows >= JOIN_ROWS or self._pending_bytes >= JOIN_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, []
+        self._pending_rows = self._pending_bytes = 0
+        if pending:
+            self._read(pending[0] if len(pending) == 1 else pa.concat_batches(pending))
+
+    def _read(self, batch: pa.RecordBatch) -> None:
         names = batch.schema.names
         cols = {n: _plain(batch.column(names.index(n))) for n in _COLUMNS if n in names}
         message = cols["message"]
@@ -270,6 +290,7 @@ class Gatherer:
     # ------------------------------------------------------------------ result
 
     def summary(self) -> Summary:
+        self._flush()
         streams = tuple(StreamStats(
             key=k, kind=s.kind, host=s.host, rank=s.rank, device=s.device, first_ts=s.first_ts,
             last_ts=s.last_ts, first_line=s.first_line, last_line=s.last_line,

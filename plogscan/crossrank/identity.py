@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from plogscan.crossrank.summary import Announce, StreamKey, StreamStats, Summary
-from plogscan.sources import path_hints
+from plogscan.ingest.pathhints import path_hints
 
 WORLD = "hccl_world_group"
 # Announcement kinds in the order their rank is trusted (the rendezvous line first).
@@ -116,6 +116,18 @@ class Identities:
         self.of_stream: dict[StreamKey, ProcessKey] = {}
         self.processes: dict[ProcessKey, Identity] = {}
         self._build(summary)
+        # (path, section) -> the clock host of its processes; path -> its section header lines
+        self.file_host: dict[tuple[str, int], str] = {}
+        for stream, key in sorted(self.of_stream.items(), key=lambda kv: kv[0].order()):
+            self.file_host.setdefault((stream.path, stream.segment),
+                                      self.processes[key].clock_host)
+        self.segmented: dict[str, list[int]] = self._headers
+        # (host as the table names it, pid as the records carry it) -> process
+        self.by_record_pid: dict[tuple[str, int], ProcessKey] = {}
+        for stream in summary.streams:
+            if stream.key.pid is not None and stream.key in self.of_stream:
+                self.by_record_pid.setdefault((stream.host or "", stream.key.pid),
+                                              self.of_stream[stream.key])
 
     def hints(self, path: str, segment: int) -> _Hints:
         key = (path, segment)

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from plogscan.crossrank.facts import Facts
 from plogscan.crossrank.graph import WaitGraph
 from plogscan.crossrank.identity import Identities, ProcessKey
-from plogscan.crossrank.suspects import Facts, Verdict
+from plogscan.crossrank.suspects import Verdict
 
 MAX_LISTED = 4096
 COLLECT = ("collect each missing host's CANN logs: $HOME/ascend/log (or ASCEND_PROCESS_LOG_PATH) "

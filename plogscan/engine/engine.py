@@ -10,14 +10,14 @@ the log size.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import pyarrow as pa
 
 from plogscan.engine import correlate
 from plogscan.engine.correlate import Occurrence, Row
-from plogscan.engine.findings import build_finding
+from plogscan.engine.findings import Identify, build_finding
 from plogscan.engine.predicates import Prefilter, evaluate, extract
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
@@ -86,9 +86,14 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
     return events
 
 
-def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Finding]:
+def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
+         identify: Callable[[], Identify | None] | None = None) -> list[Finding]:
     """Run ``rules`` over the event table; findings in ``model.finding_order`` (level, root
-    cause before symptom, earliest first timestamp, rule id, fingerprint)."""
+    cause before symptom, earliest first timestamp, rule id, fingerprint).
+
+    ``identify``, when given, is called once after the last batch; the function it returns
+    gives the identity of a record (see ``findings.Identify``: what the whole input says of
+    its process), which fills each finding's scope and evidence."""
     plans = [_Candidates(rule) for rule in rules]
     prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
     presence = Presence()
@@ -105,6 +110,7 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Fi
             plan.consume(batch, cache, prefilter)
         if need_presence:
             presence.consume(batch)
-    findings = [build_finding(p.rule, occ) for p in plans for occ in p.occurrences(presence)]
+    who = identify() if identify is not None else None
+    findings = [build_finding(p.rule, occ, who) for p in plans for occ in p.occurrences(presence)]
     findings.sort(key=finding_order)
     return findings
