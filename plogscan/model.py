@@ -1,10 +1,16 @@
 """The shared vocabulary handed from the engine to the reporters: frozen dataclasses, no I/O.
 
 Reporters see these values only, never the parser or the event table.
+
+Long module: it is the whole hand-off between the analysis stages and every reporter (findings
+and their order, the ingest accounting, and the cross-rank results: root cause, clock,
+attempts, collectives, settings, missing ranks). Keeping the vocabulary in one module keeps it
+one layer that nothing below the reports has to import twice; it holds declarations only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -114,22 +120,43 @@ class Finding:
     # What the cross-rank analysis says of the ranks this finding is about: "root-cause",
     # "victim", or None where it says nothing (``role`` keeps the rule's own meaning).
     rank_role: str | None = None
+    explains: tuple[str, ...] = ()  # ids of rules whose findings are consequences of this one
 
 
 ROLE_RANK = {"root-cause": 0, "symptom": 1}
 
 
 def finding_order(f: Finding) -> tuple:
-    """The one order of findings everywhere (engine output and every report); the first is the
-    top finding: level (critical first), root causes before symptoms, matches before
-    not_evaluable, earliest first timestamp (unknown last), rule id, fingerprint, then the
-    first evidence record's path and line."""
+    """The order of findings that ``order_findings`` refines: level (critical first), root
+    causes before symptoms, matches before not_evaluable, earliest first timestamp (unknown
+    last), rule id, fingerprint, then the first evidence record's path and line."""
     first = f.evidence[0] if f.evidence else None
     return (
         -f.level.rank, ROLE_RANK.get(f.role, 0), f.verdict is not Verdict.MATCH,
         f.first_ts is None, f.first_ts or datetime.min, f.rule, f.fingerprint,
         first.path if first else "", first.line if first else 0,
     )
+
+
+def explained(findings: Iterable[Finding]) -> frozenset[str]:
+    """Ids of the rules whose findings another finding of ``findings`` explains: a rule listed
+    in a present finding's ``explains``, or a symptom whose ``links`` name a present rule."""
+    findings = list(findings)
+    present = {f.rule for f in findings}
+    out = {rid for f in findings for rid in f.explains if rid != f.rule}
+    out |= {f.rule for f in findings
+            if f.role == "symptom" and any(r in present and r != f.rule for r in f.links)}
+    return frozenset(out & present)
+
+
+def order_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """The one order of findings everywhere (engine output and every report); the first is the
+    top finding. Root causes come before their consequences: a finding that another finding
+    of the same report explains (see ``explained``) comes after every finding that nothing
+    there explains, whatever their levels; within each part, ``finding_order``."""
+    findings = list(findings)
+    consequences = explained(findings)
+    return sorted(findings, key=lambda f: (f.rule in consequences, *finding_order(f)))
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from plogscan.engine.predicates import Prefilter, evaluate, extract
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.errors import InputError
-from plogscan.model import Finding, finding_order
+from plogscan.model import Finding, order_findings
 from plogscan.schema import COLUMNS
 
 
@@ -88,8 +88,9 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
 
 def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
          identify: Callable[[], Identify | None] | None = None) -> list[Finding]:
-    """Run ``rules`` over the event table; findings in ``model.finding_order`` (level, root
-    cause before symptom, earliest first timestamp, rule id, fingerprint).
+    """Run ``rules`` over the event table; findings in ``model.order_findings`` order (what
+    explains before what it explains, then level, root cause before symptom, earliest first
+    timestamp, rule id, fingerprint).
 
     ``identify``, when given, is called once after the last batch; the function it returns
     gives the identity of a record (see ``findings.Identify``: what the whole input says of
@@ -112,5 +113,4 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
             presence.consume(batch)
     who = identify() if identify is not None else None
     findings = [build_finding(p.rule, occ, who) for p in plans for occ in p.occurrences(presence)]
-    findings.sort(key=finding_order)
-    return findings
+    return order_findings(findings)

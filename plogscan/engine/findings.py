@@ -79,6 +79,7 @@ def build_finding(rule: Rule, occ: Occurrence, identify: Identify | None = None)
         captures=tuple(sorted(shown.items())),
         role=rule.role,
         links=rule.links,
+        explains=rule.explains,
     )
 
 
