@@ -123,7 +123,8 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     of the reports' fixed words; a rule without that translation stays in English.
     ``clock_offsets`` (host, seconds) override the estimated clock offsets and
     ``clock_reference`` picks the reference host (``plogscan.crossrank.clock``). ``timings``,
-    when given, receives the seconds spent in each stage (``crossrank``, ``total``)."""
+    when given, receives the seconds spent in each stage: ``crossrank-gather`` (the summary,
+    during the pass), ``crossrank`` (identities, clocks and conclusions after it), ``total``."""
     started = time.perf_counter()
     timings = timings if timings is not None else {}
     if fail_on not in FAIL_ON:
@@ -151,7 +152,10 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
             saw_batches = True
             overview.consume(batch)
             unexplained.consume(batch)
+            begun = time.perf_counter()
             gatherer.consume(batch)
+            timings["crossrank-gather"] = (timings.get("crossrank-gather", 0.0)
+                                           + time.perf_counter() - begun)
             if writer is not None:
                 try:
                     writer.write(batch)

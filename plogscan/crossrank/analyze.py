@@ -104,6 +104,7 @@ class Context:
         estimate = clk.estimate(summary, self.ids, reference, dict(options.clock_offsets))
         self.clock = clk.with_flags(estimate, summary, self.ids, self.timeouts)
         self.attempts = Attempts(summary, self.ids, self.clock)
+        self._by_pid: dict[int, set[ProcessKey]] | None = None
         self._heartbeat_rows = {(h.stream.path, h.line) for h in summary.heartbeats}
         self._heartbeat_rows |= {(f.stream.path, f.line) for f in summary.faults if f.remote}
 
@@ -116,8 +117,12 @@ class Context:
         """The identity of the process whose records carry ``pid`` on ``host`` (the table's)."""
         key = self.ids.by_record_pid.get((host or "", pid))
         if key is None:
-            found = {k for (h, p), k in self.ids.by_record_pid.items() if p == pid}
-            key = found.pop() if len(found) == 1 else None
+            if self._by_pid is None:
+                self._by_pid = {}
+                for (_host, p), k in self.ids.by_record_pid.items():
+                    self._by_pid.setdefault(p, set()).add(k)
+            found = self._by_pid.get(pid, set())
+            key = next(iter(found)) if len(found) == 1 else None
         return self.ids.processes.get(key) if key is not None else None
 
     def identify(self, cols: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -303,17 +308,18 @@ class Context:
 
     def _roles(self, findings: Sequence[Finding], verdicts: dict[int, Verdict]
                ) -> list[Finding]:
+        named = {a: ({s.key for s in v.suspects}, set(v.victims)) for a, v in verdicts.items()}
         out = []
         for finding in findings:
             role = None
             for key, ts in self._processes_of(finding):
-                verdict = verdicts.get(self.attempts.of(key, ts) or 0)
-                if verdict is None:
+                sets = named.get(self.attempts.of(key, ts) or 0)
+                if sets is None:
                     continue
-                if any(s.key == key for s in verdict.suspects):
+                if key in sets[0]:
                     role = "root-cause"
                     break
-                if key in verdict.victims:
+                if key in sets[1]:
                     role = "victim"
             out.append(replace(finding, rank_role=role) if role else finding)
         return out

@@ -34,10 +34,7 @@ class Attempt:
     pieces: tuple[Piece, ...]
     first_ts: int | None
     last_ts: int | None
-
-    @property
-    def keys(self) -> frozenset[ProcessKey]:
-        return frozenset(p.key for p in self.pieces)
+    keys: frozenset[ProcessKey] = frozenset()  # its processes
 
 
 def _slot(ident: Identity) -> tuple | None:
@@ -89,31 +86,38 @@ class Attempts:
                                     else end))
         pieces.sort(key=lambda p: (p.start, p.key))
         groups: list[list[Piece]] = []
+        end = 0
+        taken: set = set()  # processes and device slots of the latest attempt
         for piece in pieces:
             slot = _slot(ids.processes[piece.key])
-            group = groups[-1] if groups else None
-            if group is not None:
-                end = max(p.end or 0 for p in group)
-                busy = any(p.key == piece.key or (slot is not None and
-                                                  _slot(ids.processes[p.key]) == slot)
-                           for p in group)
-                if piece.start is not None and piece.start <= end and not busy:
-                    group.append(piece)
-                    continue
-            groups.append([piece])
+            busy = piece.key in taken or (slot is not None and slot in taken)
+            if groups and piece.start is not None and piece.start <= end and not busy:
+                groups[-1].append(piece)
+            else:
+                groups.append([piece])
+                end, taken = 0, set()
+            end = max(end, piece.end or 0)
+            taken.add(piece.key)
+            if slot is not None:
+                taken.add(slot)
         if untimed:
             if groups:
                 groups[-1].extend(Piece(k, None, None) for k in untimed)
             else:
                 groups.append([Piece(k, None, None) for k in untimed])
         self.list: tuple[Attempt, ...] = tuple(
-            Attempt(n + 1, tuple(g), _first(g), _last(g)) for n, g in enumerate(groups))
+            Attempt(n + 1, tuple(g), _first(g), _last(g), frozenset(p.key for p in g))
+            for n, g in enumerate(groups))
+        self._owned: dict[ProcessKey, list[Attempt]] = {}
+        for attempt in self.list:
+            for key in sorted(attempt.keys):
+                self._owned.setdefault(key, []).append(attempt)
 
     def of(self, key: ProcessKey | None, ts: int | None) -> int | None:
         """The attempt of a record of process ``key`` at aligned time ``ts``."""
         if not self.list:
             return None
-        owned = [a for a in self.list if key is not None and key in a.keys]
+        owned = self._owned.get(key, []) if key is not None else []
         if len(owned) == 1 or (owned and ts is None):
             return owned[0].id
         for attempt in owned:

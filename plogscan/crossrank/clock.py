@@ -187,6 +187,8 @@ def estimate(summary: Summary, ids: Identities, reference: str | None = None,
     ref = reference if reference is not None else default_reference(ids.processes.values())
     overrides = dict(overrides or {})
     events = anchor_events(summary, ids, generations(ids))
+    candidates = _candidates(events)
+    jitters = [_jitter(subset) for _, subset in candidates]
     known: dict[str, Offset] = {}
     if ref is not None:
         known[ref] = Offset(ref, 0, 0, 0, "reference")
@@ -198,11 +200,11 @@ def estimate(summary: Summary, ids: Identities, reference: str | None = None,
                 if host in known:
                     continue
                 best = None
-                for basis, subset in _candidates(events):
+                for n, (basis, subset) in enumerate(candidates):
                     diffs = _pair_diffs(subset, host, via)
                     if not diffs:
                         continue
-                    mid, spread = _estimate(diffs, _jitter(subset))
+                    mid, spread = _estimate(diffs, jitters[n])
                     if best is None or (spread, -len(diffs)) < (best[3], -best[1]):
                         best = (basis, len(diffs), mid, spread)
                 if best is not None:

@@ -31,6 +31,7 @@ MAX_STREAMS = 100_000
 MAX_SEGMENTS = 10_000
 MAX_RECORDS = 200_000  # per list of anchor records (announces, waits, settings...)
 MAX_SETTINGS_PER_STREAM = 256
+MAX_ANCHORS_PER_STREAM = 1024  # anchor records read per stream (a flood of one shape is capped)
 FIRST_ENTRIES = 32
 LAST_ENTRIES = 64
 MAX_ENTRY_TRACKS = 100_000
@@ -59,6 +60,7 @@ class _Stream:
     errors: int = 0
     epoch: int = 0
     settings: int = 0
+    anchors: int = 0
 
 
 @dataclass
@@ -120,22 +122,26 @@ class Gatherer:
         names = batch.schema.names
         cols = {n: _plain(batch.column(names.index(n))) for n in _COLUMNS if n in names}
         message = cols["message"]
-        self._find_segments(cols, message)
+        hit = pc.fill_null(pc.match_substring_regex(message, p.PREFILTER), False)
+        idx = np.flatnonzero(hit.to_numpy(zero_copy_only=False))
+        found = message.take(pa.array(idx))  # the few rows any later test looks at
+        self._find_segments(cols, found, idx)
         segment = self._segment_column(cols)
         self._count_streams(cols, segment)
-        hit = pc.fill_null(pc.match_substring_regex(message, p.PREFILTER), False)
-        if not pc.any(hit).as_py():
+        if len(idx) == 0:
             return
-        entry = pc.fill_null(pc.match_substring(message, "Entry-Hccl"), False)
-        other = pc.and_(hit, pc.invert(entry))
-        if pc.any(other).as_py():
-            self._anchors(cols, segment, np.flatnonzero(other.to_numpy(zero_copy_only=False)))
-        if pc.any(entry).as_py():
-            self._entries(cols, segment, np.flatnonzero(entry.to_numpy(zero_copy_only=False)))
+        entry = pc.fill_null(pc.match_substring(found, "Entry-Hccl"), False).to_numpy(
+            zero_copy_only=False)
+        if (~entry).any():
+            self._anchors(cols, segment, idx[~entry])
+        if entry.any():
+            self._entries(cols, segment, idx[entry])
 
-    def _find_segments(self, cols: dict[str, pa.Array], message: pa.Array) -> None:
-        found = pc.fill_null(pc.match_substring(message, "==> "), False)
-        rows = np.flatnonzero(found.to_numpy(zero_copy_only=False))
+    def _find_segments(self, cols: dict[str, pa.Array], found: pa.Array, idx: np.ndarray
+                       ) -> None:
+        header = pc.fill_null(pc.match_substring(found, "==> "), False)
+        message = cols["message"]
+        rows = idx[header.to_numpy(zero_copy_only=False)]
         for i in rows:
             text = message[int(i)].as_py() or ""
             path = cols["path"][int(i)].as_py() or ""
@@ -214,8 +220,28 @@ class Gatherer:
 
     def _anchors(self, cols: dict[str, pa.Array], segment: np.ndarray | None,
                  idx: np.ndarray) -> None:
-        for row in self._rows(cols, segment, idx, ("path", "pid", "line", "ts", "message")):
+        """Read the anchor rows ``idx``: of each distinct message of a stream in this batch only
+        its first and last occurrence (a line repeated in a retry loop says nothing new), and
+        at most ``MAX_ANCHORS_PER_STREAM`` rows per stream in all."""
+        take = pa.array(idx)
+        seg = segment[idx] if segment is not None else np.zeros(len(idx), np.int64)
+        found = pa.table({"path": cols["path"].take(take), "segment": pa.array(seg),
+                          "pid": cols["pid"].take(take), "message": cols["message"].take(take),
+                          "i": pa.array(np.arange(len(idx)))})
+        grouped = found.group_by(["path", "segment", "pid", "message"], use_threads=False
+                                 ).aggregate([("i", "min"), ("i", "max")])
+        firsts = grouped.column("i_min").to_numpy()
+        lasts = grouped.column("i_max").to_numpy()
+        self._drop("repeated anchor rows", len(idx) - len(np.union1d(firsts, lasts)))
+        keep = idx[np.union1d(firsts, lasts)]
+        for row in self._rows(cols, segment, keep, ("path", "pid", "line", "ts", "message")):
             key = StreamKey(row["path"] or "", row["segment"], row["pid"])
+            stream = self._streams.get(key)
+            if stream is not None:
+                if stream.anchors >= MAX_ANCHORS_PER_STREAM:
+                    self._drop("anchors")
+                    continue
+                stream.anchors += 1
             read_anchor(self, key, row["line"] or 0, row["ts"], row["message"] or "")
 
     def add(self, name: str, item: Any) -> None:

@@ -36,10 +36,13 @@ class Edge:
 
 @dataclass(frozen=True)
 class Walk:
-    start: ProcessKey
-    hops: tuple[Node, ...]  # start first
+    """Where the chain of waits from a process ends: at a process that waits for nobody
+    (``process``), at a peer the input does not contain (``missing``), or in a cycle."""
+
     end: str  # process | missing | cycle
-    cycle: tuple[ProcessKey, ...] = ()  # members of the closing cycle
+    last: ProcessKey | None = None  # the last process of the chain in the input
+    missing: Node | None = None  # the peer outside the input (end "missing")
+    cycle: tuple[ProcessKey, ...] = ()  # members of the closing cycle, in wait order
     link_cycle: bool = False  # every edge of the cycle is a link-setup wait
 
 
@@ -82,7 +85,20 @@ class WaitGraph:
         self.invalid: list[tuple[ProcessKey, Wait, str]] = []
         self.edges: dict[ProcessKey, Edge] = {}
         index = comm_index(summary)
-        by_ip = {i.device_ip: k for k in members if (i := ids.processes[k]).device_ip}
+        by_ip = {i.device_ip: k for k in sorted(members) if (i := ids.processes[k]).device_ip}
+        # (communicator, rank) -> process; (None, rank) is the world rank
+        self._by_rank: dict[tuple[str | None, int], ProcessKey] = {}
+        self._sizes: dict[str | None, int] = {}
+        for k in sorted(members, reverse=True):  # the smallest key wins a tie
+            ident = ids.processes[k]
+            if ident.rank is not None:
+                self._by_rank[(None, ident.rank)] = k
+            for m in ident.comms:
+                if m.rank is not None:
+                    self._by_rank[(m.comm, m.rank)] = k
+                if m.size is not None:
+                    for name in {m.comm, None if m.comm == ident.world else m.comm}:
+                        self._sizes[name] = max(self._sizes.get(name, 0), m.size)
         for key in sorted(waits):
             ident = ids.processes[key]
             for wait in waits[key]:
@@ -102,66 +118,74 @@ class WaitGraph:
             return Node(ident.key)
         if wait.peer_ip and wait.peer_ip in by_ip:
             return Node(by_ip[wait.peer_ip], wait.peer_ip, wait.peer_rank)
-        size = _size(self.ids, self.members, comm)
+        size = self._sizes.get(comm)
         if wait.peer_rank is not None:
             if size is not None and wait.peer_rank >= size:
                 where = f"communicator {comm}" if comm else "its communicator"
                 return (f"rank {wait.peer_rank} is not in {where} of {size} ranks "
                         f"({wait.peer_ip or 'no IP'})")
-            for k in sorted(self.members):
-                if self.ids.processes[k].rank_in(comm) == wait.peer_rank or (
-                        comm is None and self.ids.processes[k].rank == wait.peer_rank):
-                    return Node(k, wait.peer_ip, wait.peer_rank)
+            found = self._by_rank.get((comm, wait.peer_rank))
+            if found is not None:
+                return Node(found, wait.peer_ip, wait.peer_rank)
             return Node(None, wait.peer_ip, wait.peer_rank)
         if wait.peer_ip:
             return Node(None, wait.peer_ip)
         return None
 
-    def walk(self, start: ProcessKey, limit: int = 4096) -> Walk:
-        hops = [Node(start)]
-        seen = {start: 0}
-        kinds: list[str] = []
-        current = start
-        while current in self.edges and len(hops) < limit:
-            edge = self.edges[current]
-            node = edge.target
-            kinds.append(edge.wait.kind)
-            hops.append(node)
-            if node.key is None:
-                return Walk(start, tuple(hops), "missing")
-            if node.key in seen:
-                members = tuple(h.key for h in hops[seen[node.key]:-1] if h.key is not None)
-                link = all(k == "link" for k in kinds[seen[node.key]:])
-                return Walk(start, tuple(hops), "cycle", members, link)
-            seen[node.key] = len(hops) - 1
-            current = node.key
-        return Walk(start, tuple(hops), "process")
+    def walks(self) -> dict[ProcessKey, Walk]:
+        """Where the chain of every waiting process ends; each edge is followed once."""
+        result: dict[ProcessKey, Walk] = {}
+        for start in sorted(self.edges):
+            if start in result:
+                continue
+            path: list[ProcessKey] = []
+            index: dict[ProcessKey, int] = {}
+            current = start
+            while True:
+                if current in result:
+                    outcome = result[current]
+                    break
+                if current in index:
+                    cycle = tuple(path[index[current]:])
+                    link = all(self.edges[k].wait.kind == "link" for k in cycle)
+                    outcome = Walk("cycle", cycle=cycle, link_cycle=link)
+                    break
+                edge = self.edges.get(current)
+                if edge is None:
+                    outcome = Walk("process", last=current)
+                    break
+                index[current] = len(path)
+                path.append(current)
+                if edge.target.key is None:
+                    outcome = Walk("missing", last=current, missing=edge.target)
+                    break
+                current = edge.target.key
+            for node in path:
+                result[node] = outcome
+        return result
 
-    def pointing_at(self, target: ProcessKey) -> list[list[ProcessKey]]:
-        """Every chain of present processes that ends at ``target`` (longest first)."""
+    def pointing_at(self, target: ProcessKey) -> list[ProcessKey]:
+        """The longest chain of present processes that ends at ``target`` (``[target]`` when
+        nobody waits for it); ties go to the smallest process key."""
         reverse: dict[ProcessKey, list[ProcessKey]] = {}
         for source, edge in self.edges.items():
             if edge.target.key is not None and edge.target.key != source:
                 reverse.setdefault(edge.target.key, []).append(source)
-        chains: list[list[ProcessKey]] = []
-        frontier = [[target]]
-        seen = {target}
+        parent: dict[ProcessKey, ProcessKey] = {}
+        frontier, seen, deepest = [target], {target}, target
         while frontier:
             nxt = []
-            for path in frontier:
-                for source in sorted(reverse.get(path[0], [])):
-                    if source in seen:
-                        continue
-                    seen.add(source)
-                    nxt.append([source, *path])
-            chains.extend(nxt)
+            for node in frontier:
+                for source in sorted(reverse.get(node, [])):
+                    if source not in seen:
+                        seen.add(source)
+                        parent[source] = node
+                        nxt.append(source)
+            if nxt:
+                deepest = min(nxt)
             frontier = nxt
-        chains.sort(key=lambda c: (-len(c), c))
-        return chains
+        chain = [deepest]
+        while chain[-1] != target:
+            chain.append(parent[chain[-1]])
+        return chain
 
-
-def _size(ids: Identities, members: frozenset[ProcessKey], comm: str | None) -> int | None:
-    sizes = [m.size for k in members for m in ids.processes[k].comms
-             if m.size is not None and (m.comm == comm or (comm is None and m.comm ==
-                                                          ids.processes[k].world))]
-    return max(sizes) if sizes else None

@@ -162,11 +162,14 @@ class Identities:
             else:
                 self.of_stream[stream.key] = key
                 members.setdefault(key, []).append(stream)
+        owners_of: dict[tuple[str, int], set[ProcessKey]] = {}
+        for stream in summary.streams:
+            if stream.key.pid is not None and stream.key in self.of_stream:
+                owners_of.setdefault((stream.key.path, stream.key.segment), set()).add(
+                    self.of_stream[stream.key])
         for stream in pidless:  # a pid-less record joins the one process of its file section
             k = stream.key
-            owners = {self.of_stream[s.key] for s in summary.streams
-                      if s.key.path == k.path and s.key.segment == k.segment
-                      and s.key.pid is not None and s.key in self.of_stream}
+            owners = set(owners_of.get((k.path, k.segment), ()))
             if len(owners) == 1:
                 key = owners.pop()
             else:

@@ -14,13 +14,13 @@ import re
 # One literal (or a tiny RE2 fragment) per shape; a row none of them hits is never looked at.
 _LITERALS = (
     r"SetupAgent", r"InitRootInfo", r"hcclCommInitInfo", r"Key Info\]", r"groupRank information",
-    r"hcom init", r"Entry-Hccl", r"remote rank", r"remoteRank", r"remoteUserrank",
+    r"\]\[[0-9]+\]hcom init", r"Entry-Hccl", r"remote rank", r"remoteRank", r"remoteUserrank",
     r"dstRank", r"socket establish timeout", r"base information is", r"opData information is",
     r"crimer rank", r"Cluster Exception Location", r"Lost Occurred", r"Stuck Occurred",
     r"ROCE CQE ERROR", r"set by default", r"set by environment", r"is set, timeOut",
     r"ExecTimeOut is set", r"is set to default value", r"environmental variable", r"is not set",
     r"get ASCEND_", r"HcclCommResume", r"attr init success", r"==> ",
-    r"\|\s*[0-9A-Fa-f:.]+\([0-9]+\)\s*\|",
+    r"\|  ",  # a LINK_ERROR_INFO table row (literals only: RE2 keeps the scan fast)
 )
 PREFILTER = "|".join(_LITERALS)
 
@@ -34,7 +34,7 @@ PAIR = re.compile(r"\b([A-Za-z][A-Za-z_]*)\[([^\[\]]*)\]")
 ANNOUNCE = re.compile(
     r"SetupAgent rankNum\[|Entry-HcclCommInitRootInfo\w*:|HcclCommInitRootInfo\w* success"
     r"|hcclCommInitInfo:|\[Communicator Key Info\]|\[LocalRank Key Info\]"
-    r"|groupRank information is group:\[|hcom init"
+    r"|groupRank information is group:\[|\]\[\d+\]hcom init"
 )
 GROUP_COLON = re.compile(r"group:\[(?P<group>[^\]]*)\]")
 # hccl-<pid>-<n>-<stamp>-<name>: a communicator id whose last part is the group name

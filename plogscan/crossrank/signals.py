@@ -147,10 +147,14 @@ class Signals:
             self.notes.append(f"{self.label(key)} waits for a peer that cannot exist: {why} "
                               f"({wait.stream.path}:{wait.line})")
         ends: dict[ProcessKey, list[ProcessKey]] = {}
+        self.walks = graph.walks()
+        done_cycles: set[tuple[ProcessKey, ...]] = set()
         for start in sorted(graph.edges):
-            walk = self.walks[start] = graph.walk(start)
-            last = walk.hops[-1]
+            walk = self.walks[start]
             if walk.end == "cycle":
+                if walk.cycle in done_cycles:
+                    continue
+                done_cycles.add(walk.cycle)
                 if len(walk.cycle) == 1:
                     self.board.add(walk.cycle[0], "own-stream",
                                    "it waits for its own secondary stream (remote rank: "
@@ -164,12 +168,11 @@ class Signals:
                                        self._where(member))
                         self.board.group[member] = frozenset(walk.cycle)
                 continue
-            end = last.key if walk.end == "process" else walk.hops[-2].key
-            if end is not None:
-                ends.setdefault(end, []).append(start)
+            if walk.last is not None:
+                ends.setdefault(walk.last, []).append(start)
         for end, starts in sorted(ends.items()):
             last = self.walks.get(end)
-            missing = last.hops[-1] if last is not None and last.end == "missing" else None
+            missing = last.missing if last is not None and last.end == "missing" else None
             victims = [s for s in starts if s != end]
             if missing is not None:
                 peer = missing.ip or f"rank {missing.rank}"

@@ -123,10 +123,9 @@ class Localizer(Signals):
         if walk is not None and walk.end == "cycle" and walk.link_cycle and len(walk.cycle) > 1:
             ring = self.ring(walk.cycle)
             return tuple(Node(k) for k in (*ring, ring[0]))
-        into = self.graph.pointing_at(root)
-        path = [Node(k) for k in (into[0] if into else [root])][-MAX_CHAIN:]
-        if walk is not None and walk.end == "missing" and len(walk.hops) == 2:
-            path.append(walk.hops[-1])
+        path = [Node(k) for k in self.graph.pointing_at(root)][-MAX_CHAIN:]
+        if walk is not None and walk.end == "missing" and walk.last == root and walk.missing:
+            path.append(walk.missing)
         return tuple(path) if len(path) > 1 else ()
 
 
