@@ -144,7 +144,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         begun = time.perf_counter()
         contexts.append(Context(gatherer.summary(), options))
         timings["crossrank"] = timings.get("crossrank", 0.0) + time.perf_counter() - begun
-        return contexts[0].identify
+        return contexts[0]  # callable: a record's identity; .aliases: its process's pids
 
     def watched() -> Iterator[pa.RecordBatch]:
         nonlocal saw_batches

@@ -105,6 +105,7 @@ class Context:
         self.clock = clk.with_flags(estimate, summary, self.ids, self.timeouts)
         self.attempts = Attempts(summary, self.ids, self.clock)
         self._by_pid: dict[int, set[ProcessKey]] | None = None
+        self._aliases: dict[ProcessKey, list[tuple[str, int]]] | None = None
         self._heartbeat_rows = {(h.stream.path, h.line) for h in summary.heartbeats}
         self._heartbeat_rows |= {(f.stream.path, f.line) for f in summary.faults if f.remote}
 
@@ -133,6 +134,19 @@ class Context:
             return None
         return {"host": ident.host or cols.get("host"), "rank": ident.rank,
                 "device": ident.device, "pid": ident.pid, "identity": ident.source}
+
+    __call__ = identify  # the engine's ``Identify``
+
+    def aliases(self, host: str | None, pid: int) -> list[tuple[str | None, int]]:
+        """The other (host, pid) pairs whose records belong to the same host process as the
+        records of ``pid`` on ``host`` (as the table names them): a device log written for it
+        by a device-side process, its plogs."""
+        if self._aliases is None:
+            self._aliases = {}
+            for pair, key in self.ids.by_record_pid.items():
+                self._aliases.setdefault(key, []).append(pair)
+        key = self.ids.by_record_pid.get((host or "", pid))
+        return [(h or None, p) for h, p in self._aliases.get(key, [])] if key else []
 
     def aligned(self, path: str | None, line: int | None, pid: int | None,
                 ts: datetime | None) -> datetime | None:

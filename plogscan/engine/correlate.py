@@ -252,6 +252,8 @@ def _not_evaluable(body: Sequence, pending: list[list[Row]], requires: Requires,
         for row in triggers:
             if requires.when is not None and "when" not in row.roles:
                 continue
+            if _holds(requires, row):  # the rule holds the evidence it requires
+                continue
             ok, scope = check(requires, row.cols["host"], row.cols["pid"])
             if not ok:
                 lacking.append((row, scope))
@@ -265,6 +267,14 @@ def _not_evaluable(body: Sequence, pending: list[list[Row]], requires: Requires,
         out.append(Occurrence(Verdict.NOT_EVALUABLE, items, lacking[0][0], items[:1],
                               {"count": str(len(lacking))}, (note, *requires.advice), text))
     return out
+
+
+def _holds(req: Requires, row: Row) -> bool:
+    """Whether a record the rule already holds is itself the evidence ``req`` asks for."""
+    c = row.cols
+    return ((not req.levels or c.get("level") in req.levels)
+            and (not req.modules or c.get("module") in req.modules)
+            and (not req.kinds or c.get("kind") in req.kinds))
 
 
 class _Group:

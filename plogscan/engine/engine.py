@@ -11,6 +11,7 @@ the log size.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -65,7 +66,12 @@ class _Candidates:
         else:
             self.rows.extend(rows)
 
-    def occurrences(self, presence: Presence) -> list[Occurrence]:
+    def occurrences(self, presence: Presence, aliases: Callable[..., Any] | None = None
+                    ) -> list[Occurrence]:
+        def check(req: Any, host: Any, pid: Any) -> tuple[bool, str]:
+            return presence.check(req, host, pid, aliases(host, pid) if aliases and pid is not None
+                                  else ())
+
         if self.groups is not None:
             return self.groups.occurrences()
         self.rows.sort(key=correlate.sort_key)
@@ -77,7 +83,7 @@ class _Candidates:
         if isinstance(body, Threshold):
             return correlate.threshold(body, self.rows)
         assert isinstance(body, Sequence)
-        return correlate.sequence(body, self.rows, self.rule.requires, presence.check)
+        return correlate.sequence(body, self.rows, self.rule.requires, check)
 
 
 def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
@@ -94,7 +100,9 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
 
     ``identify``, when given, is called once after the last batch; the function it returns
     gives the identity of a record (see ``findings.Identify``: what the whole input says of
-    its process), which fills each finding's scope and evidence."""
+    its process), which fills each finding's scope and evidence. When that function also has
+    ``aliases(host, pid)`` (the other (host, pid) pairs of the same host process), a rule's
+    ``requires`` is checked over the whole process."""
     plans = [_Candidates(rule) for rule in rules]
     prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
     presence = Presence()
@@ -112,5 +120,7 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
         if need_presence:
             presence.consume(batch)
     who = identify() if identify is not None else None
-    findings = [build_finding(p.rule, occ, who) for p in plans for occ in p.occurrences(presence)]
+    aliases = getattr(who, "aliases", None)
+    findings = [build_finding(p.rule, occ, who) for p in plans
+                for occ in p.occurrences(presence, aliases)]
     return order_findings(findings)
