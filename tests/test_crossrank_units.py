@@ -294,3 +294,21 @@ def test_an_event_table_written_before_ts_aligned_still_reads(tmp_path) -> None:
     assert result.exit_code == 0
     row = json.loads(result.stdout.splitlines()[0])
     assert row["ts_aligned"] == row["ts"]
+
+
+def test_a_pasted_excerpt_is_matched_in_line_order(tmp_path) -> None:
+    """No pid and no timestamp: the excerpt is one process, and a sequence rule follows its
+    lines in order (here: an SVM page fault, then the APEI block it causes)."""
+    excerpt = tmp_path / "dmesg-excerpt.txt"  # uptime stamps only: no wall-clock time
+    excerpt.write_text(
+        "[30561.388400] [ascend] [ERROR] [devmm] [devmm_svm_page_fault_handler 512] svm page "
+        "fault, va=0x12c0ffe01000, host_pid=22410, devid=0\n"
+        "[30561.396824] {1}[Hardware Error]: Hardware error from APEI Generic Hardware Error "
+        "Source: 0\n")
+    document = diagnose(str(excerpt))
+    (found,) = [f for f in document["findings"] if f["rule"] == "HW004"]
+    assert found["verdict"] == "match" and found["scope"]["identity"] == "assumed"
+    assert [e["line"] for e in found["evidence"]] == [1, 2]
+    reversed_excerpt = tmp_path / "reversed.txt"
+    reversed_excerpt.write_text("\n".join(reversed(excerpt.read_text().splitlines())) + "\n")
+    assert not [f for f in diagnose(str(reversed_excerpt))["findings"] if f["rule"] == "HW004"]

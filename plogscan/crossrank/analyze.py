@@ -133,7 +133,8 @@ class Context:
         if ident is None:
             return None
         return {"host": ident.host or cols.get("host"), "rank": ident.rank,
-                "device": ident.device, "pid": ident.pid, "identity": ident.source}
+                "device": ident.device, "pid": ident.pid, "identity": ident.source,
+                "file": ident.key.file or None}
 
     __call__ = identify  # the engine's ``Identify``
 

@@ -66,8 +66,8 @@ class _Candidates:
         else:
             self.rows.extend(rows)
 
-    def occurrences(self, presence: Presence, aliases: Callable[..., Any] | None = None
-                    ) -> list[Occurrence]:
+    def occurrences(self, presence: Presence, aliases: Callable[..., Any] | None = None,
+                    assumed: Callable[[Row], Any] | None = None) -> list[Occurrence]:
         def check(req: Any, host: Any, pid: Any) -> tuple[bool, str]:
             return presence.check(req, host, pid, aliases(host, pid) if aliases and pid is not None
                                   else ())
@@ -83,7 +83,7 @@ class _Candidates:
         if isinstance(body, Threshold):
             return correlate.threshold(body, self.rows)
         assert isinstance(body, Sequence)
-        return correlate.sequence(body, self.rows, self.rule.requires, check)
+        return correlate.sequence(body, self.rows, self.rule.requires, check, assumed)
 
 
 def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
@@ -121,6 +121,11 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
             presence.consume(batch)
     who = identify() if identify is not None else None
     aliases = getattr(who, "aliases", None)
+
+    def assumed(row: Row) -> Any:  # the file standing in for a process that names none
+        found = who(row.cols) if who is not None else None
+        return found.get("file") if found and found.get("identity") == "assumed" else None
+
     findings = [build_finding(p.rule, occ, who) for p in plans
-                for occ in p.occurrences(presence, aliases)]
+                for occ in p.occurrences(presence, aliases, assumed if who else None)]
     return order_findings(findings)
