@@ -138,25 +138,60 @@ def finding_order(f: Finding) -> tuple:
     )
 
 
-def explained(findings: Iterable[Finding]) -> frozenset[str]:
-    """Ids of the rules whose findings another finding of ``findings`` explains: a rule listed
-    in a present finding's ``explains``, or a symptom whose ``links`` name a present rule."""
+def explainers(findings: Iterable[Finding]) -> dict[str, set[str]]:
+    """Rule id -> the ids of the rules of ``findings`` that explain its findings: a present
+    rule that lists it in ``explains``, and for a symptom the present rules its ``links``
+    name."""
     findings = list(findings)
     present = {f.rule for f in findings}
-    out = {rid for f in findings for rid in f.explains if rid != f.rule}
-    out |= {f.rule for f in findings
-            if f.role == "symptom" and any(r in present and r != f.rule for r in f.links)}
-    return frozenset(out & present)
+    out: dict[str, set[str]] = {}
+    for f in findings:
+        for rid in f.explains:
+            if rid in present and rid != f.rule:
+                out.setdefault(rid, set()).add(f.rule)
+        if f.role == "symptom":
+            for rid in f.links:
+                if rid in present and rid != f.rule:
+                    out.setdefault(f.rule, set()).add(rid)
+    return out
 
 
 def order_findings(findings: Iterable[Finding]) -> list[Finding]:
     """The one order of findings everywhere (engine output and every report); the first is the
-    top finding. Root causes come before their consequences: a finding that another finding
-    of the same report explains (see ``explained``) comes after every finding that nothing
-    there explains, whatever their levels; within each part, ``finding_order``."""
-    findings = list(findings)
-    consequences = explained(findings)
-    return sorted(findings, key=lambda f: (f.rule in consequences, *finding_order(f)))
+    top finding. ``finding_order`` (level, role, time...), except that a finding comes after
+    every finding that explains it (see ``explainers``): before a finding is placed, the
+    findings of the rules that explain it are, in their own order, so the root of a chain is
+    on top whatever the levels. Rules that explain each other in a circle (``rules check``
+    rejects them) fall back to ``finding_order``."""
+    base = sorted(findings, key=finding_order)
+    causes = explainers(base)
+    if not causes:
+        return base
+    first: dict[str, int] = {}
+    by_rule: dict[str, list[Finding]] = {}
+    for index, f in enumerate(base):
+        first.setdefault(f.rule, index)
+        by_rule.setdefault(f.rule, []).append(f)
+    placed: set[int] = set()
+    placing: set[str] = set()  # rules whose causes are being placed (guards a circle)
+    out: list[Finding] = []
+
+    def place(f: Finding) -> None:
+        if id(f) in placed:
+            return
+        if f.rule not in placing:
+            placing.add(f.rule)
+            for cause in sorted(causes.get(f.rule, ()), key=first.__getitem__):
+                for g in by_rule[cause]:
+                    place(g)
+            placing.discard(f.rule)
+        if id(f) not in placed:
+            placed.add(id(f))
+            out.append(f)
+
+    for f in base:
+        place(f)
+    return out
 
 
 @dataclass(frozen=True)

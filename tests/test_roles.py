@@ -16,7 +16,15 @@ from plogscan.diagnose import run
 from plogscan.engine.checks import check
 from plogscan.engine.rule import RuleSet
 from plogscan.engine.ruleset import rule_from_text
-from plogscan.model import Finding, Level, Scope, Verdict, explained, finding_order, order_findings
+from plogscan.model import (
+    Finding,
+    Level,
+    Scope,
+    Verdict,
+    explainers,
+    finding_order,
+    order_findings,
+)
 from plogscan.report import render
 from plogscan.report.json_report import schema_path
 from plogscan.report.view import finding_key, ordered_findings
@@ -96,17 +104,39 @@ def test_level_still_comes_first_between_findings_that_explain_nothing_of_each_o
 
 
 def test_explains_puts_the_explaining_finding_first() -> None:
-    # C explains A: C goes before A and before D (nothing explains D either), whose level is
-    # higher; among findings nothing explains, level then time decide.
+    # C explains A: C goes right before A although A's level is higher; D, which nothing
+    # explains, keeps its place by level and time; the symptom S (linking A) follows A.
     findings = [
         _finding("A", "root-cause", Level.CRITICAL, 1),
         replace(_finding("C", "root-cause", Level.ERROR, 5), explains=("A", "Z")),
         _finding("D", "root-cause", Level.CRITICAL, 9),
-        replace(_finding("S", "symptom", Level.WARNING, 0), links=("A",)),
+        replace(_finding("S", "symptom", Level.ERROR, 0), links=("A",)),
+        _finding("W", "root-cause", Level.WARNING, 2),
     ]
-    assert explained(findings) == {"A", "S"}
-    assert [f.rule for f in order_findings(findings)] == ["D", "C", "A", "S"]
-    assert [f.rule for f in ordered_findings(findings)] == ["D", "C", "A", "S"]
+    assert explainers(findings) == {"A": {"C"}, "S": {"A"}}
+    expected = ["C", "A", "D", "S", "W"]
+    assert [f.rule for f in order_findings(findings)] == expected
+    assert [f.rule for f in ordered_findings(findings)] == expected
+
+
+def test_a_chain_puts_its_root_on_top_and_other_findings_keep_their_places() -> None:
+    # R explains M, M explains L; two findings of L (at t=1 and t=8) and an unrelated X.
+    findings = [
+        replace(_finding("L", "root-cause", Level.CRITICAL, 1), fingerprint="L1"),
+        replace(_finding("L", "root-cause", Level.CRITICAL, 8), fingerprint="L8"),
+        replace(_finding("M", "root-cause", Level.ERROR, 3), explains=("L",)),
+        replace(_finding("R", "root-cause", Level.INFO, 4), explains=("M",)),
+        _finding("X", "root-cause", Level.CRITICAL, 5),
+    ]
+    assert [f.fingerprint for f in order_findings(findings)] == [
+        "R-4", "M-3", "L1", "X-5", "L8"]
+
+
+def test_a_circle_of_explanations_falls_back_to_the_plain_order() -> None:
+    findings = [replace(_finding("A", "root-cause", Level.ERROR, 1), explains=("B",)),
+                replace(_finding("B", "root-cause", Level.CRITICAL, 2), explains=("A",))]
+    assert sorted(f.rule for f in order_findings(findings)) == ["A", "B"]
+    assert len(order_findings(findings)) == 2
 
 
 def test_explains_from_rule_data_reaches_the_findings(tmp_path: Path) -> None:
@@ -167,3 +197,37 @@ def test_reports_show_the_chain(tmp_path: Path) -> None:
     html = render(diagnosis, "html")
     assert html.count('<span class="badge role-symptom">symptom</span>') == 1
     assert "symptom of <code>TST501</code>" in html
+
+
+def _builtin_top(tmp_path: Path, name: str, text: str) -> list[str]:
+    log = tmp_path / name
+    log.write_text(text, encoding="utf-8")
+    return [f.rule for f in run([str(log)], context_lines=0).findings]
+
+
+def test_an_environment_failure_outranks_the_device_and_hccl_failures_it_causes(
+        tmp_path: Path) -> None:
+    text = (
+        "RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:98 HCCL "
+        "function error: hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, "
+        "&(comm->hcclComm_)), error code is 7\n"
+        "[ERROR] 2026-09-01-10:00:01 (PID:5012, Device:0, RankID:0) ERR02200 DIST call hccl api "
+        "failed.\n"
+        "RuntimeError: Initialize:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:150 NPU "
+        "function error: c10_npu::SetDevice(device_id_), error code is 507033\n"
+        "E30006: 2026-09-01-10:00:02.000.100 Failed to verify the OPP\n"
+    )
+    rules = _builtin_top(tmp_path, "train.log", text)
+    assert rules[0] == "ENV004", rules
+    assert {"HCCL019", "DEV001", "FWK006"} <= set(rules)
+
+
+def test_a_lost_heartbeat_outranks_the_device_busy_code_that_follows(tmp_path: Path) -> None:
+    text = (
+        "[ERROR] RUNTIME(8120,python3):2026-09-02-11:00:00.000.001 [api_c_device.cc:40]8120 "
+        "rtSetDevice: open device 2 failed, runtime result = 507033\n"
+        "[ERROR] TDT(8120,python3):2026-09-02-11:00:05.000.001 [tsd_client.cpp:600][HeartBeat]"
+        "[tid:8130] [TsdClient] deviceId[2] heartbeat lost, no response from device for 30s\n"
+    )
+    rules = _builtin_top(tmp_path, "plog-8120_20260902110000000.log", text)
+    assert rules[:2] == ["NET003", "DEV001"], rules

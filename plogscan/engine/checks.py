@@ -4,7 +4,7 @@ Errors: a ``stable`` rule without a positive case (one expecting a match) or a n
 (one expecting nothing); a case file naming a rule that is not loaded; a ``<stem>.test.yaml``
 that tests another rule than its ``<stem>.yaml`` defines; a ``links`` or ``explains`` entry
 naming a rule that is not loaded; rules that explain each other in a circle (through
-``explains`` and the ``links`` of symptoms, see ``model.explained``); a ``stable`` rule
+``explains`` and the ``links`` of symptoms, see ``model.explainers``); a ``stable`` rule
 without a Chinese text (``i18n.zh``: every report can be read in Chinese, the language most
 users and the upstream docs use). Warning: a rule with no cases.
 """

@@ -94,9 +94,9 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
 
 def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
          identify: Callable[[], Identify | None] | None = None) -> list[Finding]:
-    """Run ``rules`` over the event table; findings in ``model.order_findings`` order (what
-    explains before what it explains, then level, root cause before symptom, earliest first
-    timestamp, rule id, fingerprint).
+    """Run ``rules`` over the event table; findings in ``model.order_findings`` order (level,
+    root cause before symptom, earliest first timestamp, rule id, fingerprint; a finding after
+    the findings that explain it).
 
     ``identify``, when given, is called once after the last batch; the function it returns
     gives the identity of a record (see ``findings.Identify``: what the whole input says of

@@ -38,7 +38,7 @@ def finding_key(finding: Finding) -> tuple:
 
 def ordered_findings(findings: Iterable[Finding]) -> list[Finding]:
     """Findings in report order, ``model.order_findings`` (the engine uses the same one):
-    what explains before what it explains, then ``finding_key``. The first is the top
+    ``finding_key``, each finding after the findings that explain it. The first is the top
     finding."""
     return order_findings(findings)
 
