@@ -166,3 +166,13 @@ def test_unknown_hosts_in_clock_options_are_clear_errors() -> None:
     bad = CliRunner().invoke(cli, ["diagnose", "samples/op-index-mismatch", "--clock-offset",
                                    "node-c:3"])
     assert bad.exit_code == 2 and "HOST=SECONDS" in bad.stderr
+
+
+def test_the_multirank_samples_are_what_their_generator_writes() -> None:
+    """The trees in samples/ are reproducible byte for byte from samples/_multirank.py."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(REPO / "samples" / "_multirank.py"), "--check"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
