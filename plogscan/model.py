@@ -120,6 +120,7 @@ class Finding:
     # What the cross-rank analysis says of the ranks this finding is about: "root-cause",
     # "victim", or None where it says nothing (``role`` keeps the rule's own meaning).
     rank_role: str | None = None
+    attempt: int | None = None  # the run of the job it belongs to (crossrank.attempts)
     explains: tuple[str, ...] = ()  # ids of rules whose findings are consequences of this one
 
 

@@ -176,3 +176,13 @@ def test_the_multirank_samples_are_what_their_generator_writes() -> None:
     done = subprocess.run([sys.executable, str(REPO / "samples" / "_multirank.py"), "--check"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_findings_name_their_attempt() -> None:
+    document = diagnose("restart-two-attempts")
+    attempts = {a["id"]: set(a["pids"]) for a in document["attempts"]}
+    for finding in document["findings"]:
+        assert finding["attempt"] in attempts
+        assert set(finding["scope"]["pids"]) <= attempts[finding["attempt"]], finding["rule"]
+    assert {f["attempt"] for f in document["findings"] if f["rule"] == "HW001"} == {1}
+    assert {f["attempt"] for f in document["findings"] if f["rule"] == "MEM001"} == {2}

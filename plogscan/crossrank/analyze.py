@@ -196,7 +196,7 @@ class Context:
     # ------------------------------------------------------------------ conclusions
 
     def conclude(self, findings: Sequence[Finding]) -> tuple[CrossRank, list[Finding]]:
-        """The report and the findings with their ``rank_role``."""
+        """The report and the findings with their ``rank_role`` and ``attempt``."""
         facts = {a.id: Facts(members=a.keys) for a in self.attempts.list}
         self._from_findings(findings, facts)
         self._from_summary(facts)
@@ -327,8 +327,11 @@ class Context:
         out = []
         for finding in findings:
             role = None
+            attempt = None
             for key, ts in self._processes_of(finding):
-                sets = named.get(self.attempts.of(key, ts) or 0)
+                number = self.attempts.of(key, ts)
+                attempt = attempt if attempt is not None else number
+                sets = named.get(number or 0)
                 if sets is None:
                     continue
                 if key in sets[0]:
@@ -336,7 +339,7 @@ class Context:
                     break
                 if key in sets[1]:
                     role = "victim"
-            out.append(replace(finding, rank_role=role) if role else finding)
+            out.append(replace(finding, rank_role=role, attempt=attempt))
         return out
 
     # ------------------------------------------------------------------ model values

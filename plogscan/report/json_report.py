@@ -159,6 +159,7 @@ def finding_dict(finding: Finding) -> dict:
         "verdict": finding.verdict.value,
         "role": finding.role,
         "rank_role": finding.rank_role,
+        "attempt": finding.attempt,
         "links": list(finding.links),
         "explains": list(finding.explains),
         "description": finding.description,
