@@ -43,6 +43,9 @@ UI: dict[str, dict[str, str]] = {
         "identity assumed": "身份为推定",
         # cross-rank section
         "ROOT CAUSE · {verdict}": "根因定位 · {verdict}",
+        "localized": "已定位",
+        "ambiguous": "多个可能",
+        "undetermined": "无法确定",
         "The logs cannot single out a device: every rank only waited, and nothing marks one "
         "of them as first or odd.":
             "日志无法确定单个设备：所有 rank 都只是在等待，没有证据表明哪一个最先出错或行为异常。",

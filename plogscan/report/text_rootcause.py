@@ -155,7 +155,7 @@ def root_cause_section(diagnosis: Diagnosis) -> Iterator[RenderableType]:
     lang = diagnosis.lang
     rc = xr.root_cause
     yield Text("")
-    yield Rule(Text(tr(lang, "ROOT CAUSE · {verdict}", verdict=rc.verdict),
+    yield Rule(Text(tr(lang, "ROOT CAUSE · {verdict}", verdict=tr(lang, rc.verdict)),
                     style=VERDICT_STYLES.get(rc.verdict, "bold")), align="left", characters="─")
     if rc.verdict == "undetermined":
         yield Padding(Text(tr(lang, "The logs cannot single out a device: every rank only "
