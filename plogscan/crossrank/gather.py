@@ -29,12 +29,12 @@ from plogscan.crossrank.summary import Entry, Segment, StreamKey, StreamStats, S
 
 MAX_STREAMS = 100_000
 MAX_SEGMENTS = 10_000
-MAX_RECORDS = 200_000  # per list of anchor records (announces, waits, settings...)
+MAX_RECORDS = 100_000  # per list of anchor records (announces, waits, settings...)
 MAX_SETTINGS_PER_STREAM = 256
 MAX_ANCHORS_PER_STREAM = 1024  # anchor records read per stream (a flood of one shape is capped)
-FIRST_ENTRIES = 32
-LAST_ENTRIES = 64
-MAX_ENTRY_TRACKS = 100_000
+FIRST_ENTRIES = 16
+LAST_ENTRIES = 48
+MAX_ENTRY_TRACKS = 16_384  # (stream, communicator) pairs: at most 1 Mi entries in all
 # Small batches (one per small file) are joined up to this size before they are read: the
 # per-batch kernels then run once per 64 Ki rows, not once per file.
 JOIN_ROWS = 65536
