@@ -20,38 +20,26 @@ import pyarrow.compute as pc
 
 from plogscan.crossrank import clock as clk
 from plogscan.crossrank import config as cfg
+from plogscan.crossrank import values
 from plogscan.crossrank.attempts import Attempts
 from plogscan.crossrank.collectives import Alignment, align
 from plogscan.crossrank.facts import Facts, Problem
-from plogscan.crossrank.graph import Node, WaitGraph
+from plogscan.crossrank.graph import WaitGraph
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.missing import Missing, find
 from plogscan.crossrank.summary import Summary, Wait
 from plogscan.crossrank.suspects import Localizer, Verdict
 from plogscan.errors import InputError
 from plogscan.model import (
-    AttemptReport,
-    ClockFlag,
-    ClockOffset,
-    ClockReport,
-    CollectiveCall,
-    CollectiveMismatch,
-    CollectivesReport,
-    CommunicatorSequence,
     ConfigReport,
     CrossRank,
-    EvidenceRef,
     Finding,
-    Hop,
     Level,
     MissingReport,
-    Party,
     RootCause,
     SettingMismatch,
     SettingValue,
     ShortTimeout,
-    Suspect,
-    SuspectReason,
 )
 from plogscan.model import (
     Verdict as FindingVerdict,
@@ -68,10 +56,6 @@ _ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "FATAL"})
 class Options:
     clock_offsets: tuple[tuple[str, float], ...] = ()  # --clock-offset HOST=SECONDS
     clock_reference: str | None = None  # --clock-reference HOST
-
-
-def to_datetime(us: int | None) -> datetime | None:
-    return None if us is None else _EPOCH + timedelta(microseconds=us)
 
 
 def to_us(ts: datetime | None) -> int | None:
@@ -215,19 +199,19 @@ class Context:
             short = cfg.too_short(self.summary, self.ids, self.clock, attempt.keys,
                                   cfg.in_force(per))
             results[attempt.id] = (verdict, missing, alignment, (f.config, short))
-            reports.append(self._attempt_report(attempt, verdict))
+            reports.append(values.attempt_report(self.ids, attempt, verdict))
         failed = [a for a in self.attempts.list if results[a.id][0].failed]
         chosen = (failed[-1] if failed else self.attempts.list[-1]) if self.attempts.list \
             else None
         if chosen is None:
             crossrank = CrossRank(root_cause=RootCause("undetermined"),
-                                  clock=self._clock_report())
+                                  clock=values.clock_report(self.clock))
             return crossrank, list(findings)
         verdict, missing, alignment, (mismatches, short) = results[chosen.id]
         crossrank = CrossRank(
-            root_cause=self._root_cause(verdict, chosen.id),
-            clock=self._clock_report(), attempts=tuple(reports),
-            collectives=_collectives(alignment),
+            root_cause=values.root_cause(self.ids, verdict, chosen.id),
+            clock=values.clock_report(self.clock), attempts=tuple(reports),
+            collectives=values.collectives(alignment),
             config=ConfigReport(
                 tuple(SettingMismatch(m.key, tuple(SettingValue(v.value, v.ranks)
                                                    for v in m.values)) for m in mismatches),
@@ -341,62 +325,3 @@ class Context:
                     role = "victim"
             out.append(replace(finding, rank_role=role, attempt=attempt))
         return out
-
-    # ------------------------------------------------------------------ model values
-
-    def _party(self, key: ProcessKey) -> Party:
-        i = self.ids.processes[key]
-        return Party(i.rank, i.host, i.device, i.pid, i.label())
-
-    def _hop(self, node: Node) -> Hop:
-        if node.key is None:
-            return Hop(None, None, None, node.ip, node.ip or f"rank {node.rank}")
-        i = self.ids.processes[node.key]
-        return Hop(i.rank, i.host, i.device, i.device_ip, i.label())
-
-    def _root_cause(self, verdict: Verdict, attempt: int) -> RootCause:
-        suspects = []
-        for s in verdict.suspects:
-            i = self.ids.processes[s.key]
-            suspects.append(Suspect(
-                rank=i.rank, host=i.host, host_ip=i.host_ip, device=i.device,
-                phy_device=i.phy_device, pid=i.pid, attempt=attempt,
-                communicator=s.communicator, confidence=s.confidence,
-                reasons=tuple(SuspectReason(r.signal, r.text, tuple(
-                    EvidenceRef(p, n) for p, n in r.evidence)) for r in s.reasons),
-                label=i.label()))
-        return RootCause(verdict.verdict, tuple(suspects),
-                         tuple(self._party(k) for k in verdict.victims),
-                         tuple(self._hop(n) for n in verdict.chain), verdict.notes)
-
-    def _attempt_report(self, attempt: Any, verdict: Verdict) -> AttemptReport:
-        idents = [self.ids.processes[k] for k in sorted(attempt.keys)]
-        return AttemptReport(
-            id=attempt.id, first_ts=to_datetime(attempt.first_ts),
-            last_ts=to_datetime(attempt.last_ts),
-            pids=tuple(sorted({i.pid for i in idents if i.pid is not None})),
-            hosts=tuple(sorted({i.host for i in idents if i.host})),
-            ranks=tuple(sorted({i.rank for i in idents if i.rank is not None})),
-            root_cause=self._root_cause(verdict, attempt.id), failed=verdict.failed)
-
-    def _clock_report(self) -> ClockReport:
-        c = self.clock
-        return ClockReport(
-            c.reference or None,
-            tuple(ClockOffset(o.host, o.offset_us, o.uncertainty_us, o.pairs, o.basis)
-                  for o in c.offsets if o.host),
-            tuple(ClockFlag(f.host, f.kind, f.detail) for f in c.flags))
-
-
-def _collectives(alignment: Alignment) -> CollectivesReport:
-    first = alignment.first
-    mismatch = None
-    if first is not None:
-        mismatch = CollectiveMismatch(
-            first.comm, first.seq, first.kind,
-            tuple((r, CollectiveCall(*v) if v is not None else None) for r, v in first.by_rank),
-            first.odd_ranks)
-    return CollectivesReport(
-        tuple(CommunicatorSequence(s.comm, s.ranks, s.collectives) for s in alignment.sequences),
-        mismatch)
-
