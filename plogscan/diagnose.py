@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,13 +25,16 @@ from plogscan.analysis.overview import Overview
 from plogscan.analysis.unexplained import Unexplained
 from plogscan.baseline import exit_code_for
 from plogscan.codes import describe
+from plogscan.crossrank.analyze import Context, Options
+from plogscan.crossrank.gather import Gatherer
+from plogscan.crossrank.patterns import PREFILTER as GATHER_PATTERN
 from plogscan.engine import RuleSet, load_rules, scan
 from plogscan.engine.presence import Presence
 from plogscan.engine.selector import Selector
 from plogscan.errors import InputError, Location, PlogscanError
 from plogscan.ingest.facts import merged_facts
 from plogscan.ingest.pipeline import Ingest
-from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, RuleInfo
+from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, ProcessInfo, RuleInfo
 from plogscan.parse.codescan import codes_in
 from plogscan.table.parquet import EventWriter, event_batches
 
@@ -119,13 +124,17 @@ class _FactsSink:
 
     FLUSH_ROWS = 20000
 
-    def __init__(self, overview: Overview, presence: Presence | None) -> None:
+    def __init__(self, overview: Overview, presence: Presence | None,
+                 gatherer: Gatherer | None = None) -> None:
         self.overview = overview
         self.presence = presence
+        self.gatherer = gatherer
         self.pending: list[pa.Table] = []
         self.rows = 0
 
     def add(self, table: pa.Table) -> None:
+        if self.gatherer is not None:  # before the records these facts were computed from
+            self.gatherer.consume_facts(table)
         self.pending.append(table)
         self.rows += table.num_rows
         if self.rows >= self.FLUSH_ROWS:
@@ -145,27 +154,40 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         rules: RuleSet | None = None, workers: int | None = None, processes: bool = False,
         on_progress: Callable[[str, int], None] | None = None,
         events_out: str | None = None, context_lines: int = 3, lang: str = "en",
-        cache: Path | None = None, executor: Any = None) -> Diagnosis:
+        clock_offsets: Sequence[tuple[str, float]] = (), clock_reference: str | None = None,
+        timings: dict[str, float] | None = None, cache: Path | None = None,
+        executor: Any = None) -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
 
     ``lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the findings and
-    of the reports' fixed words; a rule without that translation stays in English. ``cache``
-    is the extraction cache's directory (``plogscan.cache``; None: no cache). ``executor``
-    (``ingest.cluster.DaskExecutor``) runs the parse, and reads the context lines, on a
-    cluster instead of the local pool."""
+    of the reports' fixed words; a rule without that translation stays in English.
+    ``clock_offsets`` (host, seconds) override the estimated clock offsets and
+    ``clock_reference`` picks the reference host (``plogscan.crossrank.clock``). ``timings``,
+    when given, receives the seconds spent in each stage: ``crossrank-gather`` (the summary,
+    during the pass), ``crossrank`` (identities, clocks and conclusions after it), ``total``.
+    ``cache`` is the extraction cache's directory (``plogscan.cache``; None: no cache).
+    ``executor`` (``ingest.cluster.DaskExecutor``) runs the parse, and reads the context
+    lines, on a cluster instead of the local pool."""
+    started = time.perf_counter()
+    timings = timings if timings is not None else {}
     if fail_on not in FAIL_ON:
         raise InputError(f"unknown --fail-on level '{fail_on}'",
                          help="valid choices are: " + ", ".join(FAIL_ON))
     ruleset = (rules if rules is not None else load_rules(list(rules_dirs))).localized(lang)
     overview = Overview()
     unexplained = Unexplained()
+    gatherer = Gatherer()
+    options = Options(tuple(clock_offsets), clock_reference)
+    contexts: list[Context] = []
     writer = _event_writer(events_out) if events_out else None
     # Without --events-out the workers hand on only the records some rule can use (and the
     # ERROR/WARNING ones the reports keep); what every process wrote comes as facts.
     selective = writer is None
     presence = Presence() if selective else None
-    facts = _FactsSink(overview, presence) if selective else None
-    selector = Selector(ruleset) if selective else None
+    facts = _FactsSink(overview, presence, gatherer) if selective else None
+    # The cross-rank summary reads its anchor records (identities, settings, collectives) from
+    # what the workers keep, and counts every record's stream from the facts.
+    selector = Selector(ruleset, extra_regexes=(GATHER_PATTERN,)) if selective else None
     store = None
     cache_problem = None
     if cache is not None and selector is not None:
@@ -182,12 +204,22 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
                     executor=executor)
     saw_batches = False
 
+    def identify():  # called by the engine after the last batch
+        begun = time.perf_counter()
+        contexts.append(Context(gatherer.summary(), options))
+        timings["crossrank"] = timings.get("crossrank", 0.0) + time.perf_counter() - begun
+        return contexts[0]  # callable: a record's identity; .aliases: its process's pids
+
     def watched() -> Iterator[pa.RecordBatch]:
         nonlocal saw_batches
         for batch in coalesced(event_batches(list(paths), ingest)):
             saw_batches = True
             overview.consume(batch, processes=not selective)
             unexplained.consume(batch)
+            begun = time.perf_counter()
+            gatherer.consume(batch, count=not selective)
+            timings["crossrank-gather"] = (timings.get("crossrank-gather", 0.0)
+                                           + time.perf_counter() - begun)
             if writer is not None:
                 try:
                     writer.write(batch)
@@ -201,13 +233,16 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
 
     findings = None
     try:
-        findings = scan(watched(), ruleset, presence)
+        findings = scan(watched(), ruleset, identify, presence)
     finally:
         if store is not None:
             store.close()
         if writer is not None:
+            ctx = contexts[0] if contexts else None
             try:
-                writer.close(ingest.summary if findings is not None else None)
+                writer.close(ingest.summary if findings is not None else None,
+                             aligner=ctx.aligned_column if ctx else None,
+                             offsets=ctx.offset_by_host() if ctx else None)
             except OSError as err:
                 raise _cannot_write_events(events_out, err) from None
     summary = ingest.summary
@@ -215,10 +250,16 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         if events_out:  # leave no empty table behind that looks like a result
             Path(events_out).unlink(missing_ok=True)
         raise NothingRead(summary)
+    ctx = contexts[0] if contexts else Context(gatherer.summary(), options)
+    begun = time.perf_counter()
+    crossrank, findings = ctx.conclude(findings)
+    timings["crossrank"] = timings.get("crossrank", 0.0) + time.perf_counter() - begun
     if context_lines:
         findings = list(add_context(findings, paths, context_lines,
                                     executor.submit if executor is not None else None))
+    findings = [_aligned_finding(f, ctx) for f in findings]
     events, truncated = overview.events(_evidence_rows(findings))
+    events = tuple(_aligned_event(e, ctx) for e in events)
     extra: dict[str, object] = {
         "codes": evidence_codes(findings, lang),
         "unexplained": unexplained.result(findings),
@@ -227,8 +268,37 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         "cache_problem": cache_problem,  # why the cache could not be used, if it could not
         "processes_omitted": overview.processes_omitted,  # past the overview's cap
     }
-    return Diagnosis(inputs=summary, findings=tuple(findings),
-                     rules_evaluated=rule_infos(ruleset), processes=overview.processes(),
-                     events=events, events_truncated=truncated,
-                     exit_code=exit_code(findings, fail_on), fail_on=fail_on, extra=extra,
-                     lang=lang)
+    diagnosis = Diagnosis(
+        inputs=summary, findings=tuple(findings), rules_evaluated=rule_infos(ruleset),
+        processes=tuple(_identified_process(p, ctx) for p in overview.processes()),
+        events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on),
+        fail_on=fail_on, extra=extra, lang=lang, crossrank=crossrank)
+    timings["total"] = time.perf_counter() - started
+    return diagnosis
+
+
+def _aligned_finding(finding: Finding, ctx: Context) -> Finding:
+    evidence = tuple(replace(ev, ts_aligned=ctx.aligned(ev.path, ev.line, ev.pid, ev.ts))
+                     for ev in finding.evidence)
+    return replace(finding, evidence=evidence)
+
+
+def _aligned_event(event: EventRow, ctx: Context) -> EventRow:
+    """An events-table row with its process's identity and its aligned time."""
+    ident = ctx.identity(event.path, event.line, event.pid)
+    if ident is None:
+        return replace(event, ts_aligned=event.ts)
+    return replace(event, host=ident.host or event.host,
+                   rank=ident.rank if ident.rank is not None else event.rank,
+                   device=ident.device if ident.device is not None else event.device,
+                   ts_aligned=ctx.aligned(event.path, event.line, event.pid, event.ts))
+
+
+def _identified_process(proc: ProcessInfo, ctx: Context) -> ProcessInfo:
+    """A process of the overview with the rank, device and host its identity gives."""
+    ident = ctx.process_of(proc.host, proc.pid)
+    if ident is None:
+        return proc
+    return replace(proc, host=ident.host or proc.host,
+                   rank=ident.rank if ident.rank is not None else proc.rank,
+                   device=ident.device if ident.device is not None else proc.device)

@@ -11,6 +11,8 @@ from plogscan.cache.location import cache_dir
 from plogscan.cli.common import (
     cache_options,
     cannot_write,
+    clock_offset_option,
+    clock_reference_option,
     cluster_executor,
     input_size,
     parallel_option,
@@ -55,12 +57,15 @@ from plogscan.report import Format, render, write_all
               help="Terminal report width (default: the terminal's, 80 when piped).")
 @cache_options
 @scheduler_options
+@clock_offset_option
+@clock_reference_option
 @quiet_option
 @workers_option
 @parallel_option
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,
             baseline_path: str | None, lang: str | None, verbose: bool, width: int | None,
+            clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
             cache: str | None, no_cache: bool, scheduler: str | None,
             scheduler_file: str | None, quiet: bool, workers: int | None, parallel: str) -> None:
     """Diagnose a failed Ascend job from its logs.
@@ -77,6 +82,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       plogscan diagnose ./logs --lang zh
       plogscan diagnose ./logs --no-cache
       plogscan diagnose /shared/job-42 --scheduler tcp://10.0.0.5:8786
+      plogscan diagnose ./logs --clock-offset worker-1=-6.25 --clock-reference worker-0
 
     \b
     Exit codes:
@@ -103,7 +109,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
             diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
                             processes=parallel == "processes",
                             on_progress=advance, events_out=events_out,
-                            lang=lang or locale_lang(),
+                            lang=lang or locale_lang(), clock_offsets=clock_offsets,
+                            clock_reference=clock_reference,
                             cache=cache_dir(cache, no_cache), executor=executor)
         except NothingRead as err:
             report_problems(err.summary)

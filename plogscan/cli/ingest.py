@@ -8,6 +8,8 @@ import click
 
 from plogscan.cli.common import (
     cannot_write,
+    clock_offset_option,
+    clock_reference_option,
     cluster_executor,
     input_size,
     nothing_read,
@@ -20,6 +22,8 @@ from plogscan.cli.common import (
     workers_option,
 )
 from plogscan.console import progress_bar
+from plogscan.crossrank.analyze import Context, Options
+from plogscan.crossrank.gather import Gatherer
 from plogscan.errors import InputError
 from plogscan.ingest.pipeline import Ingest
 from plogscan.table.parquet import EventWriter
@@ -37,17 +41,21 @@ from plogscan.table.stats import render_stats
 @click.option("--overwrite", is_flag=True, help="Let --dataset replace what DIR holds.")
 @click.option("--stats", is_flag=True, help="Print per-file accounting to stdout.")
 @scheduler_options
+@clock_offset_option
+@clock_reference_option
 @quiet_option
 @workers_option
 @parallel_option
 def command(paths: tuple[str, ...], output: str | None, dataset: str | None, overwrite: bool,
-            stats: bool, scheduler: str | None,
-            scheduler_file: str | None, quiet: bool, workers: int | None,
-            parallel: str) -> None:
+            stats: bool, scheduler: str | None, scheduler_file: str | None,
+            clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
+            quiet: bool, workers: int | None, parallel: str) -> None:
     """Parse logs into one event table and save it as Parquet.
 
     PATH may be files, directories (searched recursively), globs, .gz files and
     .tar/.tar.gz/.tgz/.zip collections (read in place, never extracted).
+    The table's ts_aligned column holds each record's time on the reference
+    host's clock (offsets estimated from the logs, or given with --clock-offset).
 
     \b
     Examples:
@@ -72,13 +80,18 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
                         processes=parallel == "processes", encoded=True, executor=executor)
         try:
             writer = EventWriter(output)
-            complete = False
+            gatherer = Gatherer()
+            context = None
             try:
                 for batch in ingest.batches(list(paths)):
                     writer.write(batch)
-                complete = True
+                    gatherer.consume(batch)
+                context = Context(gatherer.summary(),
+                                  Options(clock_offsets, clock_reference))
             finally:
-                writer.close(ingest.summary if complete else None)
+                writer.close(ingest.summary if context is not None else None,
+                             aligner=context.aligned_column if context else None,
+                             offsets=context.offset_by_host() if context else None)
         except OSError as err:
             raise cannot_write("event table", output, err) from None
         finally:

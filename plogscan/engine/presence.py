@@ -56,20 +56,21 @@ class Presence:
                 found = self._by_process[(host, pid)] = set()
             found.add(triple)
 
-    def check(self, req: Requires, host: str | None, pid: int | None) -> tuple[bool, str]:
+    def check(self, req: Requires, host: str | None, pid: int | None,
+              aliases: Iterable[tuple[str | None, int]] = ()) -> tuple[bool, str]:
         """Whether the scope of a trigger record has the required records, and that scope in words.
 
-        The scope is the process (host, pid) of the trigger. A trigger without a pid falls back
-        to its host, and one without a host to the whole input; the words say so.
+        The scope is the process (host, pid) of the trigger, with the ``aliases`` that belong to
+        the same host process (a device log's records carry the device-side pid of the process
+        that wrote them for it). A trigger without a pid falls back to its host, and one
+        without a host to the whole input; the words say so.
         """
         rows: Iterable[Triple]
-        if pid is not None and (host is not None or not self._untracked_hosts) and (
-                (host, pid) in self._by_process or host not in self._untracked_hosts):
-            if host is None:
-                rows = (t for (h, p), seen in self._by_process.items() if p == pid
-                        for t in seen)
-            else:
-                rows = self._by_process.get((host, pid), ())
+        same = {(host, pid), *aliases}
+        tracked = all((h, p) in self._by_process or h not in self._untracked_hosts
+                      for h, p in same)
+        if pid is not None and tracked and (host is not None or not self._untracked_hosts):
+            rows = (t for h, p in same for t in self._process_rows(h, p))
             scope = f"process {pid}" + (f" on host {host}" if host else "")
         elif pid is not None:
             rows = self._by_host.get(host, ()) if host is not None else self._all()
@@ -83,6 +84,12 @@ class Presence:
             scope = ("the whole input (the fault record carries no process id or host, "
                      "so every file was checked)")
         return any(_fits(req, s) for s in rows), scope
+
+    def _process_rows(self, host: Any, pid: Any) -> Iterable[Triple]:
+        """The triples of process ``pid`` on ``host`` (on any host when ``host`` is None)."""
+        if host is not None:
+            return self._by_process.get((host, pid), ())
+        return (t for (_h, p), seen in self._by_process.items() if p == pid for t in seen)
 
     def _all(self) -> Iterable[Triple]:
         return (t for seen in self._by_host.values() for t in seen)

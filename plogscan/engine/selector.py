@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 from plogscan.engine.literals import LiteralScanner
 from plogscan.engine.predicates import FIELD_KINDS, _alternative_rows, _literals
 from plogscan.engine.rule import Predicate, RuleSet
+from plogscan.parse.results import TEXT_KINDS
 
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
 NOTABLE_LEVELS = ("ERROR", "WARNING")  # kept for the reports' timeline and unexplained errors
@@ -59,7 +60,8 @@ def _list_member_of(alt: tuple[Predicate, ...]) -> Predicate | None:
 class Selector:
     """A picklable row test that keeps every record any rule of ``rules`` can match."""
 
-    def __init__(self, rules: RuleSet, extra: Iterable[str] = ()) -> None:
+    def __init__(self, rules: RuleSet, extra: Iterable[str] = (),
+                 extra_regexes: Iterable[str] = ()) -> None:
         literals: dict[str, set[str]] = {}
         members: dict[str, set[str]] = {}
         rest: list[tuple[Predicate, ...]] = []
@@ -80,6 +82,9 @@ class Selector:
         # ``codes: [...]``-style tests: one membership test of the flattened lists per field.
         self.members = {field: tuple(sorted(values)) for field, values in sorted(members.items())}
         self.others = tuple(dict.fromkeys(rest))  # alternatives evaluated as they are
+        # Records later stages read (the cross-rank summary's anchors): RE2 patterns of the
+        # message, kept as they are.
+        self.extra_regexes = tuple(extra_regexes)
         self._literals = {field: tuple(sorted(values)) for field, values in literals.items()
                           if values}
         self._scanners: dict[str, LiteralScanner | None] = {}
@@ -88,7 +93,7 @@ class Selector:
         """A hash of what this selector keeps: two rule sets that keep the same records
         share cached extractions."""
         text = repr((sorted(self.patterns.items()), sorted(self.members.items()),
-                     self.others, NOTABLE_LEVELS))
+                     self.others, NOTABLE_LEVELS, self.extra_regexes, sorted(TEXT_KINDS)))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def __getstate__(self) -> dict:
@@ -106,9 +111,19 @@ class Selector:
         return self._scanners[field]
 
     def keep(self, records: pa.Table) -> np.ndarray:
-        """Boolean mask of the rows of ``records`` to hand on: rule candidates and notable
-        (ERROR, WARNING) records."""
-        return _is_notable(records.column("level")) | self.candidates(records)
+        """Boolean mask of the rows of ``records`` to hand on: rule candidates, notable
+        (ERROR, WARNING) records, records of the extra patterns, and every record of job
+        stdout and system logs (their sections, ``==> path <==``, are read from the records)."""
+        n = records.num_rows
+        if n and _plain(records.column("kind")).slice(0, 1).to_pylist()[0] in TEXT_KINDS:
+            return np.ones(n, dtype=bool)
+        mask = _is_notable(records.column("level")) | self.candidates(records)
+        if self.extra_regexes and n:
+            message = _combined(records.column("message"))
+            for pattern in self.extra_regexes:
+                hit = pc.match_substring_regex(message, pattern)
+                mask |= hit.fill_null(False).to_numpy(zero_copy_only=False)
+        return mask
 
     def candidates(self, records: pa.Table | pa.RecordBatch) -> np.ndarray:
         """Boolean mask of the rows of ``records`` that some rule may match."""

@@ -3,7 +3,8 @@
 ``diagnose`` does not need every record in the main process: the rules look at few of them,
 and what the rest tells (which levels, modules and kinds each process wrote, its rank,
 device and time span) fits in a small table. A worker that parses a chunk computes that table
-(``facts_of``, one row per distinct (host, pid, level, module, kind) with counts and ranges)
+(``facts_of``, one row per distinct (host, pid, level, module, kind, path) with counts and
+ranges)
 over all its records, then keeps only the records a ``Reducer`` asks for. The facts are what
 the engine's ``requires`` checks, the per-process overview and (later) the cross-rank summary
 are computed from; the line accounting of the dropped records is added to the file's
@@ -19,13 +20,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-FACT_KEYS = ("host", "pid", "level", "module", "kind")
+FACT_KEYS = ("host", "pid", "level", "module", "kind", "path")
 FACTS_SCHEMA = pa.schema([
     pa.field("host", pa.string()), pa.field("pid", pa.int64()), pa.field("level", pa.string()),
-    pa.field("module", pa.string()), pa.field("kind", pa.string()),
+    pa.field("module", pa.string()), pa.field("kind", pa.string()), pa.field("path", pa.string()),
     pa.field("records", pa.int64()), pa.field("rank", pa.int64()),
     pa.field("device", pa.int64()), pa.field("first_ts", pa.timestamp("us")),
-    pa.field("last_ts", pa.timestamp("us")),
+    pa.field("last_ts", pa.timestamp("us")), pa.field("first_line", pa.int64()),
+    pa.field("last_line", pa.int64()), pa.field("epoch_records", pa.int64()),
 ])
 
 
@@ -45,21 +47,28 @@ def _plain(column: pa.ChunkedArray) -> pa.ChunkedArray:
 
 
 def facts_of(records: pa.Table, extra_keys: tuple[str, ...] = ()) -> pa.Table:
-    """One row per distinct (host, pid, level, module, kind) of ``records``: how many records,
-    the smallest rank and device, the first and last timestamp (FACTS_SCHEMA, plus
+    """One row per distinct (host, pid, level, module, kind, path) of ``records``: how many
+    records, the smallest rank and device, the first and last timestamp and line, the records
+    with a 1970 clock (FACTS_SCHEMA, plus
     ``extra_keys`` columns of ``records`` grouped by too)."""
     if records.num_rows == 0:
         return FACTS_SCHEMA.empty_table()
-    table = pa.table({name: _plain(records.column(name))
-                      for name in (*FACT_KEYS, *extra_keys, "rank", "device", "ts")})
+    table = pa.table({**{name: _plain(records.column(name))
+                         for name in (*FACT_KEYS, *extra_keys, "rank", "device", "ts", "line")},
+                      "epoch": pc.cast(pc.fill_null(records.column("clock_epoch"), False),
+                                       pa.int64())})
     grouped = table.group_by([*FACT_KEYS, *extra_keys], use_threads=False).aggregate([
-        ([], "count_all"), ("rank", "min"), ("device", "min"), ("ts", "min"), ("ts", "max")])
+        ([], "count_all"), ("rank", "min"), ("device", "min"), ("ts", "min"), ("ts", "max"),
+        ("line", "min"), ("line", "max"), ("epoch", "sum")])
     facts = pa.table({
         **{name: grouped.column(name).cast(FACTS_SCHEMA.field(name).type) for name in FACT_KEYS},
         "records": grouped.column("count_all").cast(pa.int64()),
         "rank": grouped.column("rank_min").cast(pa.int64()),
         "device": grouped.column("device_min").cast(pa.int64()),
         "first_ts": grouped.column("ts_min"), "last_ts": grouped.column("ts_max"),
+        "first_line": grouped.column("line_min").cast(pa.int64()),
+        "last_line": grouped.column("line_max").cast(pa.int64()),
+        "epoch_records": grouped.column("epoch_sum").cast(pa.int64()),
     }, schema=FACTS_SCHEMA)
     for name in extra_keys:
         facts = facts.append_column(name, grouped.column(name))
@@ -77,12 +86,16 @@ def merged_facts(parts: Iterable[pa.Table]) -> pa.Table:
     table = pa.concat_tables(parts)
     grouped = table.group_by(list(FACT_KEYS), use_threads=False).aggregate([
         ("records", "sum"), ("rank", "min"), ("device", "min"), ("first_ts", "min"),
-        ("last_ts", "max")])
+        ("last_ts", "max"), ("first_line", "min"), ("last_line", "max"),
+        ("epoch_records", "sum")])
     return pa.table({
         **{name: grouped.column(name) for name in FACT_KEYS},
         "records": grouped.column("records_sum"), "rank": grouped.column("rank_min"),
         "device": grouped.column("device_min"), "first_ts": grouped.column("first_ts_min"),
         "last_ts": grouped.column("last_ts_max"),
+        "first_line": grouped.column("first_line_min"),
+        "last_line": grouped.column("last_line_max"),
+        "epoch_records": grouped.column("epoch_records_sum"),
     }, schema=FACTS_SCHEMA)
 
 
