@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
+from plogscan.crossrank.streamfacts import count_from_facts, rows_in_whole
 from plogscan.crossrank.summary import Entry, Segment, StreamKey, StreamStats, Summary
 
 MAX_STREAMS = 100_000
@@ -42,7 +43,6 @@ JOIN_BYTES = 16 << 20
 _ENTRY_RE2 = r"Entry-Hccl(?P<op>[A-Za-z]+):\s*tag\[(?P<tag>[^\]]*)\]"
 _COUNT_RE2 = r"count\[(?P<count>[0-9]+)\]"
 _DTYPE_RE2 = r"dataType\[(?P<dtype>[^\]]*)\]"
-_TEXT = pa.array(["stdout", "syslog"], pa.string())  # kinds whose records stay whole
 _COLUMNS = ("path", "pid", "line", "ts", "message", "level", "kind", "host", "rank", "device",
             "clock_epoch")
 
@@ -101,6 +101,7 @@ class Gatherer:
         self._pending: list[pa.RecordBatch] = []
         self._pending_rows = self._pending_bytes = 0
         self._count_all = True
+        self._whole: dict[str, list[tuple[int, int]]] = {}  # path -> line ranges kept whole
 
     # ------------------------------------------------------------------ per batch
 
@@ -108,9 +109,9 @@ class Gatherer:
         """Take one record batch (held until enough rows are pending to read them at once).
 
         ``count=False``: the batch holds only the records a reducer kept, and the streams of
-        every record are counted from facts (``consume_facts``) instead, except those of job
-        stdout and system logs, which reducers keep whole (their sections are read from the
-        records)."""
+        every record are counted from facts (``consume_facts``) instead, except where the
+        facts say every record was kept (job stdout, system logs, pasted concatenations: their
+        sections are read from the records): those are counted here."""
         if batch.num_rows == 0:
             return
         self._count_all = count
@@ -137,10 +138,9 @@ class Gatherer:
         segment = self._segment_column(cols)
         if self._count_all:
             self._count_streams(cols, segment)
-        else:  # the text kinds only: the others were counted from facts
-            text = pc.fill_null(pc.is_in(cols["kind"], value_set=_TEXT), False)
-            if pc.any(text).as_py():
-                rows = np.flatnonzero(text.to_numpy(zero_copy_only=False))
+        elif self._whole:  # the records of whole chunks: the others were counted from facts
+            rows = self._in_whole(cols)
+            if len(rows):
                 take = pa.array(rows)
                 self._count_streams({n: c.take(take) for n, c in cols.items()},
                                     segment[rows] if segment is not None else None)
@@ -190,33 +190,11 @@ class Gatherer:
         return out
 
     def consume_facts(self, facts: pa.Table) -> None:
-        """Count the streams (path, pid) of the records a facts table summarizes
-        (``ingest.facts.facts_of``), as ``consume`` counts them from the records; job stdout
-        and system logs are counted from their records instead."""
-        rows = facts.filter(pc.invert(pc.fill_null(pc.is_in(facts.column("kind"),
-                                                             value_set=_TEXT), False)))
-        if rows.num_rows == 0:
-            return
-        error = pc.if_else(pc.fill_null(pc.equal(rows.column("level"), "ERROR"), False),
-                           rows.column("records"), 0)
-        table = pa.table({
-            "path": rows.column("path"), "pid": rows.column("pid"),
-            "first_ts": pc.cast(rows.column("first_ts"), pa.int64()),
-            "last_ts": pc.cast(rows.column("last_ts"), pa.int64()),
-            "first_line": rows.column("first_line"), "last_line": rows.column("last_line"),
-            "records": rows.column("records"), "error": error,
-            "epoch": rows.column("epoch_records"), "rank": rows.column("rank"),
-            "device": rows.column("device"), "kind": rows.column("kind"),
-            "host": rows.column("host")})
-        grouped = table.group_by(["path", "pid"], use_threads=False).aggregate([
-            ("first_ts", "min"), ("last_ts", "max"), ("first_line", "min"),
-            ("last_line", "max"), ("records", "sum"), ("error", "sum"), ("epoch", "sum"),
-            ("rank", "min"), ("device", "min"), ("kind", "min"), ("host", "min")])
-        for g in grouped.to_pylist():
-            self._add_stream(StreamKey(g["path"] or "", 0, g["pid"]), g["kind_min"],
-                             g["host_min"], g["first_line_min"], g["last_line_max"],
-                             g["first_ts_min"], g["last_ts_max"], g["records_sum"],
-                             g["error_sum"], g["epoch_sum"], g["rank_min"], g["device_min"])
+        """Count the streams of the records a facts table summarizes (``streamfacts``)."""
+        count_from_facts(self, facts)
+
+    def _in_whole(self, cols: dict[str, pa.Array]) -> np.ndarray:
+        return rows_in_whole(self._whole, cols)
 
     def _add_stream(self, key: StreamKey, kind: str | None, host: str | None,
                     first_line: int, last_line: int, first_ts: int | None,

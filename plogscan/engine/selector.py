@@ -38,7 +38,9 @@ from plogscan.engine.rule import Predicate, RuleSet
 from plogscan.parse.results import TEXT_KINDS
 
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
-NOTABLE_LEVELS = ("ERROR", "WARNING")  # kept for the reports' timeline and unexplained errors
+NOTABLE_LEVELS = ("ERROR", "WARNING")
+# The header ``tail`` prints before each file of a concatenation (``==> path <==``).
+SECTION_HEADER = r"(?m)^==> .+ <==[ \t]*$"  # kept for the reports' timeline and unexplained errors
 
 
 def _literal_of(alt: tuple[Predicate, ...]) -> Predicate | None:
@@ -113,13 +115,16 @@ class Selector:
     def keep(self, records: pa.Table) -> np.ndarray:
         """Boolean mask of the rows of ``records`` to hand on: rule candidates, notable
         (ERROR, WARNING) records, records of the extra patterns, and every record of job
-        stdout and system logs (their sections, ``==> path <==``, are read from the records)."""
+        stdout and system logs, and every record of a chunk that holds a ``==> path <==`` section
+        header (later stages read sections from the records)."""
         n = records.num_rows
         if n and _plain(records.column("kind")).slice(0, 1).to_pylist()[0] in TEXT_KINDS:
             return np.ones(n, dtype=bool)
+        message = _combined(records.column("message"))
+        if n and pc.any(pc.match_substring_regex(message, SECTION_HEADER)).as_py():
+            return np.ones(n, dtype=bool)  # a pasted concatenation: its sections are read
         mask = _is_notable(records.column("level")) | self.candidates(records)
         if self.extra_regexes and n:
-            message = _combined(records.column("message"))
             for pattern in self.extra_regexes:
                 hit = pc.match_substring_regex(message, pattern)
                 mask |= hit.fill_null(False).to_numpy(zero_copy_only=False)

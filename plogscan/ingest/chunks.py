@@ -26,7 +26,7 @@ from typing import BinaryIO
 import pyarrow as pa
 
 from plogscan.ingest import handoff
-from plogscan.ingest.facts import Reducer, facts_of, reduced
+from plogscan.ingest.facts import Reducer, as_whole, facts_of, reduced
 from plogscan.ingest.reuse import absolute
 from plogscan.parse.arrowtext import as_one_value
 from plogscan.parse.chunk import parse_chunk
@@ -135,6 +135,7 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
     if reducer is not None:
         facts = facts_of(result.records)
         result.records, dropped, dropped_lines = reduced(result.records, reducer)
+        facts = as_whole(facts, dropped == 0)
     if multiprocessing.parent_process() is not None:  # in a worker process
         result.records = result.records.drop_columns(list(CONSTANT_COLUMNS))
     records_file = handoff.put(result.records, shared)

@@ -28,6 +28,9 @@ FACTS_SCHEMA = pa.schema([
     pa.field("device", pa.int64()), pa.field("first_ts", pa.timestamp("us")),
     pa.field("last_ts", pa.timestamp("us")), pa.field("first_line", pa.int64()),
     pa.field("last_line", pa.int64()), pa.field("epoch_records", pa.int64()),
+    # True when every record these facts summarize was handed on too (a later stage may
+    # count them from the records instead)
+    pa.field("whole", pa.bool_()),
 ])
 
 
@@ -69,6 +72,7 @@ def facts_of(records: pa.Table, extra_keys: tuple[str, ...] = ()) -> pa.Table:
         "first_line": grouped.column("line_min").cast(pa.int64()),
         "last_line": grouped.column("line_max").cast(pa.int64()),
         "epoch_records": grouped.column("epoch_sum").cast(pa.int64()),
+        "whole": pa.repeat(pa.scalar(False), grouped.num_rows),
     }, schema=FACTS_SCHEMA)
     for name in extra_keys:
         facts = facts.append_column(name, grouped.column(name))
@@ -96,7 +100,17 @@ def merged_facts(parts: Iterable[pa.Table]) -> pa.Table:
         "first_line": grouped.column("first_line_min"),
         "last_line": grouped.column("last_line_max"),
         "epoch_records": grouped.column("epoch_records_sum"),
+        "whole": pa.repeat(pa.scalar(False), grouped.num_rows),
     }, schema=FACTS_SCHEMA)
+
+
+def as_whole(facts: pa.Table, whole: bool) -> pa.Table:
+    """``facts`` with their ``whole`` flag set."""
+    if not whole or facts.num_rows == 0:
+        return facts
+    index = facts.schema.get_field_index("whole")
+    return facts.set_column(index, facts.schema.field(index),
+                            pa.repeat(pa.scalar(True), facts.num_rows))
 
 
 def reduced(records: pa.Table, reducer: Reducer) -> tuple[pa.Table, int, int]:

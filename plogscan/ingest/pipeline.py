@@ -49,7 +49,7 @@ from plogscan.ingest.chunks import (
     read_chunks,
     with_last,
 )
-from plogscan.ingest.facts import Reducer, facts_of, merged_facts
+from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
 from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.model import FileStats, IngestSummary, SkippedFile
@@ -334,7 +334,7 @@ class Ingest:
         elif head is not None:  # continuation lines with nothing before them in the file
             state.pending = _orphan(state.ctx, head, self.schema)
             if self.reducer is not None:
-                self._facts(state, facts_of(state.pending))
+                self._facts(state, as_whole(facts_of(state.pending), True))
             state.add("unparsed_lines", head.lines)
             state.pending_trailing_blank = 0
         records = result.records
@@ -377,7 +377,9 @@ class Ingest:
             if content is not None:
                 records = (pa.concat_tables(state.kept) if state.kept
                            else self.schema.empty_table())
-                self.store.save(key, Stored(content, stats, records, merged_facts(state.facts)))
+                facts = (pa.concat_tables(state.facts) if state.facts
+                         else FACTS_SCHEMA.empty_table())  # each chunk's, as handed on
+                self.store.save(key, Stored(content, stats, records, facts))
         state.kept, state.facts = [], []
         if self.on_progress:
             self.on_progress("file", 0)

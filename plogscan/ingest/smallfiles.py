@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.ingest.chunks import CHUNK_BYTES, clean
-from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, facts_of
+from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
 from plogscan.ingest.reuse import content_digest
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.formatcheck import builtin_formats
@@ -113,7 +113,8 @@ def _alone(piece: _Piece, fset: FormatSet, encoded: bool, reducer: Reducer | Non
                  epoch_clock_records=result.epoch_records, records=records.num_rows,
                  record_lines=int(line_counts.sum()) - result.shared_lines)
     if reducer is not None:
-        records, _dropped, _lines = _reduce_all(records, reducer)
+        records, dropped, _lines = _reduce_all(records, reducer)
+        facts = as_whole(facts, dropped == 0) if facts is not None else None
     return FileOutcome(records, facts, stats, problems)
 
 
@@ -167,8 +168,11 @@ def _joined(pieces: list[_Piece], fset: FormatSet, encoded: bool, reducer: Reduc
     outcomes = []
     for i, piece in enumerate(pieces):
         part = records.slice(int(cuts[i]), int(per[i]))
+        whole = True
         if kept is not None:
-            part = part.filter(pa.array(kept[cuts[i]:cuts[i + 1]]))
+            own = kept[cuts[i]:cuts[i + 1]]
+            whole = bool(own.all())
+            part = part.filter(pa.array(own))
         stats = {"bytes": piece.size, "nul_bytes": piece.nul, "decode_errors": piece.bad,
                  "lines": int(lines[i]), "records": int(per[i]),
                  "record_lines": int(record_lines[i]),
@@ -176,7 +180,8 @@ def _joined(pieces: list[_Piece], fset: FormatSet, encoded: bool, reducer: Reduc
                  "unparsed_lines": int(unparsed[i]), "truncated_lines": int(truncated[i]),
                  "invalid_timestamps": int(invalid[i]),
                  "epoch_clock_records": int(epoch[i])}
-        outcomes.append(FileOutcome(part, facts[i] if facts is not None else None, stats))
+        outcomes.append(FileOutcome(part, as_whole(facts[i], whole) if facts is not None
+                                    else None, stats))
     return outcomes
 
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plogscan.errors import InputError
-from plogscan.ingest.facts import facts_of
+from plogscan.ingest.facts import as_whole, facts_of
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
@@ -128,9 +128,9 @@ def _reduced(batch: pa.RecordBatch, ingest: Ingest) -> Iterator[pa.RecordBatch]:
         yield batch
         return
     table = pa.Table.from_batches([batch])
-    if ingest.on_facts is not None:
-        ingest.on_facts(facts_of(table))
     mask = ingest.reducer.keep(table)
+    if ingest.on_facts is not None:
+        ingest.on_facts(as_whole(facts_of(table), bool(mask.all())))
     kept = table.filter(pa.array(mask))
     for part in kept.to_batches():
         if part.num_rows:
