@@ -65,9 +65,14 @@ def rows_in_whole(whole: dict[str, list[tuple[int, int]]], cols: dict[str, pa.Ar
         if not ranges:
             continue
         rows = np.flatnonzero(pc.equal(paths, path).to_numpy(zero_copy_only=False))
-        ordered = sorted(ranges)  # chunks of one file: disjoint line ranges
-        firsts = np.array([a for a, _ in ordered])
-        lasts = np.array([b for _, b in ordered])
+        merged: list[list[int]] = []  # one chunk's ranges overlap (one per module and level)
+        for first, last in sorted(ranges):
+            if merged and first <= merged[-1][1] + 1:
+                merged[-1][1] = max(merged[-1][1], last)
+            else:
+                merged.append([first, last])
+        firsts = np.array([a for a, _ in merged])
+        lasts = np.array([b for _, b in merged])
         at = np.searchsorted(firsts, lines[rows], side="right") - 1
         inside[rows] = (at >= 0) & (lines[rows] <= lasts[np.maximum(at, 0)])
     return np.flatnonzero(inside)
