@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, RenderableType
 from rich.padding import Padding
 from rich.rule import Rule
 from rich.table import Table
@@ -29,6 +29,7 @@ from rich.text import Text
 from plogscan.model import Diagnosis, FileStats, Finding
 from plogscan.report.i18n import level_heading, tr
 from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, numbered
+from plogscan.report.text_header import header, plural
 from plogscan.report.text_incidents import (
     answer_section,
     incident_details,
@@ -48,13 +49,11 @@ from plogscan.report.view import (
     seconds_between,
     suppressed,
     suppression_reason,
-    time_span,
     verdict_line,
 )
 from plogscan.textsafe import neutralize, one_line
 
 DEFAULT_WIDTH = 80
-MAX_PROCESSES = 32
 MAX_FILES = 20
 MAX_UNEXPLAINED = 5
 FOLDED_UNEXPLAINED = 3  # templates in the default view
@@ -65,11 +64,6 @@ _KIND_STYLES = {"step": "bold", "first-error": "bold red", "timeout": "bold yell
 
 
 MAX_PER_RULE = 3  # findings of one rule shown in full; the rest fold into one line
-
-
-def plural(count: int, word: str) -> str:
-    """``1 host``, ``2 hosts``, with thousands separators."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 def make_console(width: int, color: bool) -> Console:
@@ -100,7 +94,7 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False, width: int | None = N
 def _sections(diagnosis: Diagnosis, verbose: bool, width: int, show_all: bool
               ) -> Iterator[RenderableType]:
     yield Rule(tr(diagnosis.lang, "plogscan report"), characters="═", style="bold")
-    yield _header(diagnosis)
+    yield header(diagnosis, show_all)
     yield Text("")
     style = "bold red" if diagnosis.exit_code else "bold green"
     yield Text(verdict_line(diagnosis), style=style)
@@ -117,52 +111,6 @@ def _sections(diagnosis: Diagnosis, verbose: bool, width: int, show_all: bool
                             FOLDED_UNEXPLAINED if not show_all else MAX_UNEXPLAINED)
     yield from _ingest_health(diagnosis)
     yield from _codes(diagnosis)
-
-
-def _kv(table: Table, key: str, value: str | Text) -> None:
-    table.add_row(Text(key, style="bold"), value if isinstance(value, Text) else
-                  Text(value, overflow="fold"))
-
-
-def _header(diagnosis: Diagnosis) -> RenderableType:
-    inputs = diagnosis.inputs
-    grid = Table.grid(padding=(0, 2, 0, 0))
-    grid.add_column(no_wrap=True)
-    grid.add_column(overflow="fold")
-    lang = diagnosis.lang
-    _kv(grid, tr(lang, "Inputs"),
-        ", ".join(neutralize(p, keep_newlines=False) for p in inputs.paths))
-    _kv(grid, tr(lang, "Files"), f"{len(inputs.files)} read · {len(inputs.skipped)} skipped · "
-                       f"{plural(inputs.lines, 'line')} · {plural(inputs.records, 'record')} · "
-                       f"{plural(inputs.unparsed_lines, 'unparsed line')}")
-    first, last = time_span(diagnosis)
-    span = "-" if first is None else f"{fmt_ts(first)} → {fmt_ts(last)}"
-    if first is not None and last is not None:
-        span += f" ({fmt_duration(seconds_between(first, last))})"
-    _kv(grid, tr(lang, "Time span"), span)
-    procs = diagnosis.processes
-    ranks = {p.rank for p in procs if p.rank is not None}
-    hosts = {p.host for p in procs if p.host}
-    _kv(grid, tr(lang, "Seen"), f"{plural(len(ranks), 'rank')} · {plural(len(hosts), 'host')} · "
-                      f"{len(procs)} process{'' if len(procs) == 1 else 'es'}")
-    if not procs:
-        return grid
-    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 2, 0, 0),
-                  header_style="bold")
-    for name, kwargs in (("RANK", {"justify": "right"}), ("HOST", {}),
-                         ("PID", {"justify": "right"}), ("DEV", {"justify": "right"}),
-                         ("LOG LEVELS", {"overflow": "fold"})):
-        table.add_column(name, **kwargs)
-    ordered = sorted(procs, key=lambda p: (p.rank is None, p.rank or 0, p.host or "", p.pid))
-    for proc in ordered[:MAX_PROCESSES]:
-        table.add_row("-" if proc.rank is None else str(proc.rank),
-                      neutralize(proc.host or "-", keep_newlines=False), str(proc.pid),
-                      "-" if proc.device is None else str(proc.device),
-                      neutralize(" ".join(proc.levels) or "-", keep_newlines=False))
-    parts: list[RenderableType] = [grid, Text(""), table]
-    if len(ordered) > MAX_PROCESSES:
-        parts.append(Text(f"… and {len(ordered) - MAX_PROCESSES} more processes", style=DIM))
-    return Group(*parts)
 
 
 def _findings(diagnosis: Diagnosis, verbose: bool) -> Iterator[RenderableType]:
