@@ -21,6 +21,7 @@ LAYERS: list[set[str]] = [
     {"cli", "__main__"},
     {"diagnose", "baseline"},
     {"report"},
+    {"incidents"},
     {"crossrank", "analysis"},
     {"engine", "codes"},
     {"table", "cache"},
