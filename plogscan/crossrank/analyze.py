@@ -24,9 +24,10 @@ from plogscan.crossrank import values
 from plogscan.crossrank.attempts import Attempts
 from plogscan.crossrank.collectives import Alignment, align
 from plogscan.crossrank.facts import Facts, Problem
-from plogscan.crossrank.graph import WaitGraph
+from plogscan.crossrank.graph import WaitGraph, comm_index
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
-from plogscan.crossrank.missing import Missing, find
+from plogscan.crossrank.missing import Missing, find, present_ips
+from plogscan.crossrank.partition import QUIET, ByAttempt, listed
 from plogscan.crossrank.summary import Summary, Wait
 from plogscan.crossrank.suspects import Localizer, Verdict
 from plogscan.errors import InputError
@@ -90,6 +91,7 @@ class Context:
         self.attempts = Attempts(summary, self.ids, self.clock)
         self._by_pid: dict[int, set[ProcessKey]] | None = None
         self._aliases: dict[ProcessKey, list[tuple[str, int]]] | None = None
+        self._drivers: dict[tuple[str, int | None], list[ProcessKey]] | None = None
         self._heartbeat_rows = {(h.stream.path, h.line) for h in summary.heartbeats}
         self._heartbeat_rows |= {(f.stream.path, f.line) for f in summary.faults if f.remote}
 
@@ -185,21 +187,27 @@ class Context:
         self._from_findings(findings, facts)
         self._from_summary(facts)
         results: dict[int, tuple[Verdict, Missing, Alignment, Any]] = {}
-        reports = []
+        parts = ByAttempt(self.summary, self.ids, self.attempts, self.settings)
+        waits = self._waits()
+        index = comm_index(self.summary)
+        present = present_ips(self.ids)
         for attempt in self.attempts.list:
             f = facts[attempt.id]
-            alignment = align(self.summary, self.ids, attempt.keys)
+            if not (parts.has_records(attempt.id) or attempt.id in waits or f.failed
+                    or f.tasks or f.heartbeats):
+                results[attempt.id] = QUIET  # no anchor record, nothing reported
+                continue
+            view = parts.summary(attempt.id)
+            alignment = align(view, self.ids, attempt.keys)
             f.divergence = alignment.first
-            per = {k: v for k, v in self.settings.items() if k in attempt.keys}
+            per = parts.settings(attempt.id)
             f.config = cfg.mismatches(per, self.ids)
-            waits = self._waits(attempt.id)
-            graph = WaitGraph(self.summary, self.ids, attempt.keys, waits)
-            verdict = Localizer(self.summary, self.ids, self.clock, f, graph).verdict()
-            missing = find(self.ids, attempt.keys, f, graph, verdict)
-            short = cfg.too_short(self.summary, self.ids, self.clock, attempt.keys,
+            graph = WaitGraph(view, self.ids, attempt.keys, waits.get(attempt.id, {}), index)
+            verdict = Localizer(view, self.ids, self.clock, f, graph).verdict()
+            missing = find(self.ids, attempt.keys, f, graph, verdict, present)
+            short = cfg.too_short(view, self.ids, self.clock, attempt.keys,
                                   cfg.in_force(per))
             results[attempt.id] = (verdict, missing, alignment, (f.config, short))
-            reports.append(values.attempt_report(self.ids, attempt, verdict))
         failed = [a for a in self.attempts.list if results[a.id][0].failed]
         chosen = (failed[-1] if failed else self.attempts.list[-1]) if self.attempts.list \
             else None
@@ -207,18 +215,26 @@ class Context:
             crossrank = CrossRank(root_cause=RootCause("undetermined"),
                                   clock=values.clock_report(self.clock))
             return crossrank, list(findings)
+        roled = self._roles(findings, {a: r[0] for a, r in results.items()})
+        failed_ids = {a.id for a in failed}
+        shown = listed(self.attempts.list, failed_ids,
+                       {chosen.id, *(f.attempt for f in roled if f.attempt is not None)})
         verdict, missing, alignment, (mismatches, short) = results[chosen.id]
         crossrank = CrossRank(
             root_cause=values.root_cause(self.ids, verdict, chosen.id),
-            clock=values.clock_report(self.clock), attempts=tuple(reports),
+            clock=values.clock_report(self.clock),
+            attempts=tuple(values.attempt_report(self.ids, a, results[a.id][0])
+                           for a in shown),
             collectives=values.collectives(alignment),
             config=ConfigReport(
                 tuple(SettingMismatch(m.key, tuple(SettingValue(v.value, v.ranks)
                                                    for v in m.values)) for m in mismatches),
                 tuple(ShortTimeout(t.key, t.value_s, t.gap_s, t.ranks, t.what)
                       for t in short)),
-            missing=MissingReport(missing.ranks, missing.hosts, missing.advice))
-        return crossrank, self._roles(findings, {a: r[0] for a, r in results.items()})
+            missing=MissingReport(missing.ranks, missing.hosts, missing.advice),
+            attempts_omitted=len(self.attempts.list) - len(shown),
+            failed_attempts_omitted=len(failed) - sum(a.id in failed_ids for a in shown))
+        return crossrank, roled
 
     def _processes_of(self, finding: Finding) -> list[tuple[ProcessKey, int | None]]:
         out = []
@@ -233,8 +249,12 @@ class Context:
         drives its device, when there is exactly one."""
         if ident.pid is None or ident.pid >= 1 or ident.device is None:
             return ident.key
-        owners = [k for k, i in self.ids.processes.items() if i.pid and i.pid >= 1
-                  and i.clock_host == ident.clock_host and i.device == ident.device]
+        if self._drivers is None:  # (clock host, device) -> its host processes, built once
+            self._drivers = {}
+            for k, i in self.ids.processes.items():
+                if i.pid and i.pid >= 1:
+                    self._drivers.setdefault((i.clock_host, i.device), []).append(k)
+        owners = self._drivers.get((ident.clock_host, ident.device), [])
         return owners[0] if len(owners) == 1 else ident.key
 
     def _from_findings(self, findings: Sequence[Finding], facts: dict[int, Facts]) -> None:
@@ -297,12 +317,13 @@ class Context:
             if placed:
                 facts[placed[1]].heartbeats.append(h)
 
-    def _waits(self, attempt: int) -> dict[ProcessKey, list[Wait]]:
-        out: dict[ProcessKey, list[Wait]] = {}
+    def _waits(self) -> dict[int, dict[ProcessKey, list[Wait]]]:
+        """attempt -> process -> its waits, in stream and line order."""
+        out: dict[int, dict[ProcessKey, list[Wait]]] = {}
         for w in sorted(self.summary.waits, key=lambda w: (w.stream.order(), w.line)):
             placed = self._place(w.stream, w.ts)
-            if placed and placed[1] == attempt:
-                out.setdefault(placed[0], []).append(w)
+            if placed:
+                out.setdefault(placed[1], {}).setdefault(placed[0], []).append(w)
         return out
 
     def _roles(self, findings: Sequence[Finding], verdicts: dict[int, Verdict]

@@ -12,6 +12,7 @@ to no process lifetime; their records fall into the attempt whose span holds the
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 from plogscan.crossrank.clock import Clock
@@ -108,10 +109,27 @@ class Attempts:
         self.list: tuple[Attempt, ...] = tuple(
             Attempt(n + 1, tuple(g), _first(g), _last(g), frozenset(p.key for p in g))
             for n, g in enumerate(groups))
+        self._index()
+
+    def _index(self) -> None:
+        """The lookups ``of`` uses, built from ``self.list``."""
         self._owned: dict[ProcessKey, list[Attempt]] = {}
         for attempt in self.list:
             for key in sorted(attempt.keys):
                 self._owned.setdefault(key, []).append(attempt)
+        # The timed attempts in order (their first times ascend, as groups open in start
+        # order), with the running maximum of their last times: ``of`` finds a record's
+        # attempt by bisection instead of trying every attempt.
+        self._spans = [a for a in self.list if a.first_ts is not None]
+        self._firsts = [a.first_ts for a in self._spans]
+        reach, self._reach = -(1 << 62), []
+        for a in self._spans:
+            reach = max(reach, a.last_ts or 1 << 62)  # no last time: it holds what follows
+            self._reach.append(reach)
+
+    def holding(self, key: ProcessKey) -> list[int]:
+        """The ids of the attempts process ``key`` took part in."""
+        return [a.id for a in self._owned.get(key, ())]
 
     def of(self, key: ProcessKey | None, ts: int | None) -> int | None:
         """The attempt of a record of process ``key`` at aligned time ``ts``."""
@@ -127,12 +145,25 @@ class Attempts:
                     return attempt.id
         if ts is None:
             return self.list[-1].id
-        spans = [a for a in (owned or self.list) if a.first_ts is not None]
-        for attempt in spans:
-            if attempt.first_ts <= ts <= (attempt.last_ts or ts):  # type: ignore[operator]
-                return attempt.id
-        before = [a for a in spans if (a.first_ts or 0) <= ts]
-        return (before[-1] if before else (spans or list(self.list))[0]).id
+        if owned:
+            spans = [a for a in owned if a.first_ts is not None]
+            for attempt in spans:
+                if attempt.first_ts <= ts <= (attempt.last_ts or ts):  # type: ignore[operator]
+                    return attempt.id
+            before = [a for a in spans if (a.first_ts or 0) <= ts]
+            return (before[-1] if before else (spans or owned)[0]).id
+        return self._by_time(ts)
+
+    def _by_time(self, ts: int) -> int:
+        """The first attempt whose span holds ``ts``, else the last one begun by then, else
+        the first one (the attempts with a time span; the first attempt when none has one)."""
+        if not self._spans:
+            return self.list[0].id
+        begun = bisect.bisect_right(self._firsts, ts)  # attempts begun by ts: [0, begun)
+        holding = bisect.bisect_left(self._reach, ts, 0, begun)  # the first reaching ts
+        if holding < begun:
+            return self._spans[holding].id
+        return self._spans[begun - 1 if begun else 0].id
 
 
 def _first(pieces: list[Piece]) -> int | None:

@@ -76,15 +76,16 @@ def comm_index(summary: Summary) -> dict:
 
 class WaitGraph:
     """Edges of the processes in ``members`` (first resolvable wait of each) and notes on
-    waits that point nowhere."""
+    waits that point nowhere. ``index`` is ``comm_index`` of the whole summary when the caller
+    has it (a wait's communicator may be named by a record of another process's stream)."""
 
     def __init__(self, summary: Summary, ids: Identities, members: frozenset[ProcessKey],
-                 waits: dict[ProcessKey, list[Wait]]) -> None:
+                 waits: dict[ProcessKey, list[Wait]], index: dict | None = None) -> None:
         self.ids = ids
         self.members = members
         self.invalid: list[tuple[ProcessKey, Wait, str]] = []
         self.edges: dict[ProcessKey, Edge] = {}
-        index = comm_index(summary)
+        index = comm_index(summary) if index is None else index  # stream -> communicators
         by_ip = {i.device_ip: k for k in sorted(members) if (i := ids.processes[k]).device_ip}
         # (communicator, rank) -> process; (None, rank) is the world rank
         self._by_rank: dict[tuple[str | None, int], ProcessKey] = {}

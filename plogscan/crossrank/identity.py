@@ -27,6 +27,7 @@ WORLD = "hccl_world_group"
 # Announcement kinds in the order their rank is trusted (the rendezvous line first).
 _KIND_ORDER = ("setup-agent", "init-entry", "init-success", "comm-info", "key-info-local",
                "group-rank", "hcom-init", "key-info")
+_KIND_RANK = {k: i for i, k in enumerate(_KIND_ORDER)}
 _DEVICE_LOG = re.compile(r"(?:^|[/!])device-(?:app-)?\d+_\d+\.log$")
 
 
@@ -203,33 +204,35 @@ class Identities:
         if rank is None:
             rank, from_content = _column(streams, hints, "rank")
             content = content or from_content
-        device = next((a.logic_device for a in _ordered(announces)
-                       if a.logic_device is not None), None)
+        ordered = _ordered(announces) if announces else []
+        device = next((a.logic_device for a in ordered if a.logic_device is not None), None)
         if device is None:
             device, from_content = _column(streams, hints, "device")
             content = content or from_content
         source = "assumed" if key.assumed else "content" if content else "path"
-        host_ip = next((a.server_ip for a in _ordered(announces) if a.server_ip), None)
+        host_ip = next((a.server_ip for a in ordered if a.server_ip), None)
         host = key.host or host_ip
         times = [t for s in streams for t in (s.first_ts, s.last_ts) if t is not None]
         return Identity(
             key=key, host=host or None, host_ip=host_ip, rank=rank, device=device,
-            phy_device=next((a.phy_device for a in _ordered(announces)
-                             if a.phy_device is not None), None),
-            device_ip=next((a.device_ip for a in _ordered(announces) if a.device_ip), None),
+            phy_device=next((a.phy_device for a in ordered if a.phy_device is not None), None),
+            device_ip=next((a.device_ip for a in ordered if a.device_ip), None),
             pid=None if key.assumed else key.pid, source=source, comms=comms, world=world,
-            streams=tuple(sorted((s.key for s in streams), key=StreamKey.order)),
+            streams=tuple(s.key for s in streams) if len(streams) == 1 else tuple(
+                sorted((s.key for s in streams), key=StreamKey.order)),
             first_ts=min(times) if times else None, last_ts=max(times) if times else None,
             records=sum(s.records for s in streams), errors=sum(s.errors for s in streams))
 
 
 def _ordered(announces: Iterable[Announce]) -> list[Announce]:
-    order = {k: i for i, k in enumerate(_KIND_ORDER)}
-    return sorted(announces, key=lambda a: (order.get(a.kind, 99), a.stream.order(), a.line))
+    return sorted(announces, key=lambda a: (_KIND_RANK.get(a.kind, 99), a.stream.order(),
+                                            a.line))
 
 
 def _memberships(announces: list[Announce]) -> tuple[Membership, ...]:
     """Each communicator the process announced, with its rank and size in it."""
+    if not announces:
+        return ()
     latest_comm: dict[StreamKey, tuple[str | None, int | None]] = {}
     filled: list[Announce] = []
     for a in sorted(announces, key=lambda a: (a.stream.order(), a.line)):

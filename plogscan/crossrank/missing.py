@@ -44,8 +44,17 @@ def _ranges(values: list[int]) -> str:
     return ", ".join(out)
 
 
+def present_ips(ids: Identities) -> tuple[frozenset[str], frozenset[str]]:
+    """The host IPs and the device IPs of every process of the input."""
+    return (frozenset(i.host_ip for i in ids.processes.values() if i.host_ip),
+            frozenset(i.device_ip for i in ids.processes.values() if i.device_ip))
+
+
 def find(ids: Identities, members: frozenset[ProcessKey], facts: Facts, graph: WaitGraph,
-         verdict: Verdict) -> Missing:
+         verdict: Verdict, known_ips: tuple[frozenset[str], frozenset[str]] | None = None
+         ) -> Missing:
+    """What the attempt of ``members`` lacks; ``known_ips`` is ``present_ips(ids)`` when the
+    caller has it (computed once for all attempts)."""
     idents = [ids.processes[k] for k in sorted(members)]
     worlds = Counter(i.world for i in idents if i.world)
     advice: list[str] = []
@@ -65,8 +74,7 @@ def find(ids: Identities, members: frozenset[ProcessKey], facts: Facts, graph: W
                     f"the input holds {len(present)} of the {size} ranks of communicator "
                     f"{world}; ranks {_ranges(ranks)} are not in it"
                     + (f" ({'; '.join(named[:8])})" if named else "") + ": collect their logs")
-    host_ips = {i.host_ip for i in ids.processes.values() if i.host_ip}
-    device_ips = {i.device_ip for i in ids.processes.values() if i.device_ip}
+    host_ips, device_ips = known_ips if known_ips is not None else present_ips(ids)
     hosts: set[str] = set()
     for beat in facts.heartbeats:
         ip = beat.culprit.partition("/")[0]

@@ -175,3 +175,5 @@ class CrossRank:
     collectives: CollectivesReport = CollectivesReport()
     config: ConfigReport = ConfigReport()
     missing: MissingReport = MissingReport()
+    attempts_omitted: int = 0  # attempts past the listing cap: analysed, only counted
+    failed_attempts_omitted: int = 0  # of those, the ones that failed

@@ -25,9 +25,13 @@ EMPTY = CrossRank(root_cause=RootCause("undetermined"), clock=ClockReport(None))
 
 
 def sections(diagnosis: Diagnosis) -> dict:
-    """The six cross-rank keys of the report."""
+    """The six cross-rank keys of the report, and ``attempts_omitted`` with
+    ``failed_attempts_omitted`` when the attempts were more than a report lists."""
     xr = diagnosis.crossrank or EMPTY
-    return {
+    omitted = {"attempts_omitted": xr.attempts_omitted,
+               "failed_attempts_omitted": xr.failed_attempts_omitted} \
+        if xr.attempts_omitted else {}
+    return {**omitted,
         "root_cause": root_cause(xr.root_cause),
         "clock": {
             "reference": xr.clock.reference,

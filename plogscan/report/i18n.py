@@ -67,6 +67,8 @@ UI: dict[str, dict[str, str]] = {
             "通信域 {comm} 的第 {seq} 个集合通信首次出现分歧：{kind}（异常 rank：{ranks}）",
         "Collectives": "集合通信",
         "Note": "说明",
+        "… {n} more attempts, {failed} of them failed (--format json lists more)":
+            "… 另有 {n} 次尝试，其中 {failed} 次失败（--format json 列出更多）",
         "… {n} more suspects (--format json lists all)":
             "… 另有 {n} 个疑似根因（--format json 可列出全部）",
         # incidents (terminal)

@@ -33,6 +33,7 @@ COMPACT_SUSPECTS = 3
 COMPACT_WIDTH = 80  # the compact view's reasons fit one line of the default width
 MAX_REASONS = 4
 MAX_VICTIMS = 8
+MAX_ATTEMPTS = 16  # attempt lines (the JSON report lists more)
 VERDICT_STYLES = {"localized": "bold green", "ambiguous": "bold yellow",
                   "undetermined": "bold magenta"}
 
@@ -121,12 +122,7 @@ def _facts(xr: CrossRank, lang: str) -> Table:
             lines.append(f"! {_safe(f.host)}: {_safe(f.detail)}")
         grid.add_row(tr(lang, "Clock"), "\n".join(lines))
     if len(xr.attempts) > 1:
-        lines = []
-        for a in xr.attempts:
-            who = ", ".join(_safe(s.label) for s in a.root_cause.suspects[:3]) or "-"
-            state = a.root_cause.verdict if a.failed else tr(lang, "no failure")
-            lines.append(f"#{a.id} pids {len(a.pids)} · {state} · {who}")
-        grid.add_row(tr(lang, "Attempts"), "\n".join(lines))
+        grid.add_row(tr(lang, "Attempts"), _attempts(xr, lang))
     if xr.missing.advice:
         grid.add_row(tr(lang, "Missing"), "\n".join(_safe(a) for a in xr.missing.advice))
     settings = [f"{_safe(m.key)}: " + "; ".join(
@@ -146,6 +142,27 @@ def _facts(xr: CrossRank, lang: str) -> Table:
     for note in rc.notes:
         grid.add_row(tr(lang, "Note"), _safe(note))
     return grid
+
+
+def _attempts(xr: CrossRank, lang: str) -> str:
+    """A line per attempt; past ``MAX_ATTEMPTS`` the failed ones first, then a count."""
+    shown = list(xr.attempts)
+    if len(shown) > MAX_ATTEMPTS:
+        failed = [a for a in shown if a.failed][:MAX_ATTEMPTS]
+        rest = [a for a in shown if not a.failed][:MAX_ATTEMPTS - len(failed)]
+        shown = sorted(failed + rest, key=lambda a: a.id)
+    lines = []
+    for a in shown:
+        who = ", ".join(_safe(s.label) for s in a.root_cause.suspects[:3]) or "-"
+        state = a.root_cause.verdict if a.failed else tr(lang, "no failure")
+        lines.append(f"#{a.id} pids {len(a.pids)} · {state} · {who}")
+    more = len(xr.attempts) - len(shown) + xr.attempts_omitted
+    if more:
+        failed_more = (sum(a.failed for a in xr.attempts) - sum(a.failed for a in shown)
+                       + xr.failed_attempts_omitted)
+        lines.append(tr(lang, "… {n} more attempts, {failed} of them failed (--format json "
+                        "lists more)", n=more, failed=failed_more))
+    return "\n".join(lines)
 
 
 def _ranks(ranks: tuple[int, ...]) -> str:
