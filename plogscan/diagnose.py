@@ -23,6 +23,7 @@ from plogscan.baseline import exit_code_for
 from plogscan.codes import describe
 from plogscan.engine import RuleSet, load_rules, scan
 from plogscan.errors import InputError, Location, PlogscanError
+from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, RuleInfo
 from plogscan.parse.codescan import codes_in
@@ -110,7 +111,8 @@ def _event_writer(path: str) -> EventWriter:
 def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
         rules: RuleSet | None = None, workers: int | None = None, processes: bool = False,
         on_progress: Callable[[str, int], None] | None = None,
-        events_out: str | None = None, context_lines: int = 3, lang: str = "en") -> Diagnosis:
+        events_out: str | None = None, context_lines: int = 3, lang: str = "en",
+        limits: Limits | None = None) -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
 
     ``lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the findings and
@@ -119,7 +121,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         raise InputError(f"unknown --fail-on level '{fail_on}'",
                          help="valid choices are: " + ", ".join(FAIL_ON))
     ruleset = (rules if rules is not None else load_rules(list(rules_dirs))).localized(lang)
-    ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes)
+    ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes, limits=limits)
     overview = Overview()
     unexplained = Unexplained()
     writer = _event_writer(events_out) if events_out else None
@@ -153,7 +155,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
             Path(events_out).unlink(missing_ok=True)
         raise NothingRead(summary)
     if context_lines:
-        findings = list(add_context(findings, paths, context_lines))
+        findings = list(add_context(findings, paths, context_lines, limits=ingest.limits))
     events, truncated = overview.events(_evidence_rows(findings))
     extra: dict[str, object] = {
         "codes": evidence_codes(findings),

@@ -24,10 +24,11 @@ LAYERS: list[set[str]] = [
     {"crossrank", "analysis"},
     {"engine", "codes"},
     {"table"},
+    {"redact"},
     {"ingest"},
     {"parse"},
     {"__init__", "model", "errors", "schema", "lang", "console", "categories", "textsafe",
-     "datafile"},
+     "datafile", "outputs"},
 ]
 # Imports that a layer may not make although they run down the list.
 FORBIDDEN = {"report": {"parse", "ingest", "table"}}

@@ -54,7 +54,8 @@ def _read_once(path: str) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
-def _collect(inputs: Sequence[str], wanted: dict[str, set[int]]) -> dict[str, dict[int, str]]:
+def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
+             limits: object = None) -> dict[str, dict[int, str]]:
     found: dict[str, dict[int, str]] = {}
     plain = {p for p in wanted if "!" not in p and Path(p).is_file()}
     for path in sorted(plain):
@@ -70,7 +71,7 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]]) -> dict[str, di
 
         # Standard input and pipes were consumed by the first read: opening a pipe again
         # would wait forever for a writer.
-        for item in iter_inputs([p for p in inputs if not _read_once(p)]):
+        for item in iter_inputs([p for p in inputs if not _read_once(p)], limits):  # type: ignore[arg-type]
             if isinstance(item, Skipped):
                 continue
             source, stream = item
@@ -83,12 +84,12 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]]) -> dict[str, di
 
 
 def add_context(findings: Sequence[Finding], inputs: Sequence[str],
-                radius: int = CONTEXT_LINES) -> tuple[Finding, ...]:
+                radius: int = CONTEXT_LINES, limits: object = None) -> tuple[Finding, ...]:
     """Findings whose evidence carries ``radius`` lines of context on each side."""
     wanted = _wanted(findings, radius)
     if not wanted:
         return tuple(findings)
-    lines = _collect(inputs, wanted)
+    lines = _collect(inputs, wanted, limits)
 
     def with_context(ev: Evidence) -> Evidence:
         text = lines.get(ev.path, {})

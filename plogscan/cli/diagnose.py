@@ -10,6 +10,8 @@ import click
 from plogscan.cli.common import (
     cannot_write,
     input_size,
+    limit_options,
+    limits_from,
     parallel_option,
     paths_argument,
     prepare_output,
@@ -52,10 +54,11 @@ from plogscan.report import Format, render, write_all
 @quiet_option
 @workers_option
 @parallel_option
+@limit_options
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,
             baseline_path: str | None, lang: str | None, verbose: bool, width: int | None,
-            quiet: bool, workers: int | None, parallel: str) -> None:
+            quiet: bool, workers: int | None, parallel: str, **limit_values: int) -> None:
     """Diagnose a failed Ascend job from its logs.
 
     PATH may be files, directories, globs, .gz files, .tar/.tar.gz/.tgz/.zip
@@ -76,6 +79,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       2  could not run: bad rule file, unreadable input, bad option
     """
     # Everything that can be checked before the (possibly long) run is checked first.
+    limits = limits_from(limit_values)
     baseline = None
     if baseline_path:
         from plogscan.baseline import apply_baseline, expiry_warnings, load_baseline
@@ -93,7 +97,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
             diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
                             processes=parallel == "processes",
                             on_progress=advance, events_out=events_out,
-                            lang=lang or locale_lang())
+                            lang=lang or locale_lang(), limits=limits)  # type: ignore[arg-type]
         except NothingRead as err:
             report_problems(err.summary)
             raise

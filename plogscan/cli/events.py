@@ -6,6 +6,8 @@ import click
 
 from plogscan.cli.common import (
     input_size,
+    limit_options,
+    limits_from,
     nothing_read,
     parallel_option,
     paths_argument,
@@ -38,10 +40,11 @@ from plogscan.table.writers import WRITERS
 @quiet_option
 @workers_option
 @parallel_option
+@limit_options
 def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str, ...],
             pids: tuple[int, ...], ranks: tuple[int, ...], grep: str | None, since: str | None,
             until: str | None, limit: int | None, fmt: str, quiet: bool,
-            workers: int | None, parallel: str) -> None:
+            workers: int | None, parallel: str, **limit_values: int) -> None:
     """Print parsed log records, filtered, as a table, CSV or JSON Lines.
 
     PATH may be logs (files, directories, globs, archives) or a .parquet file
@@ -57,6 +60,7 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
                            parse_when(since) if since else None,
                            parse_when(until) if until else None)
     selector.check()
+    limits = limits_from(limit_values)
     write = WRITERS[fmt]
     printed = 0
     header = True
@@ -64,7 +68,7 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
     log_paths = [p for p in paths if not is_parquet(p)]
     with progress_bar(not quiet and bool(log_paths), input_size(log_paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
-                        processes=parallel == "processes")
+                        processes=parallel == "processes", limits=limits)  # type: ignore[arg-type]
         for batch in event_batches(list(paths), ingest):
             if limit is not None and printed >= limit:
                 stopped_early = True

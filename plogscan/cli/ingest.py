@@ -9,6 +9,8 @@ import click
 from plogscan.cli.common import (
     cannot_write,
     input_size,
+    limit_options,
+    limits_from,
     nothing_read,
     parallel_option,
     paths_argument,
@@ -32,8 +34,9 @@ from plogscan.table.stats import render_stats
 @quiet_option
 @workers_option
 @parallel_option
+@limit_options
 def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
-            workers: int | None, parallel: str) -> None:
+            workers: int | None, parallel: str, **limit_values: int) -> None:
     """Parse logs into one event table and save it as Parquet.
 
     PATH may be files, directories (searched recursively), globs, .gz files and
@@ -45,10 +48,12 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
       plogscan ingest 'job-*/asys_output_*.tar.gz' -o events.parquet --stats
       plogscan events events.parquet --level ERROR      # query it later, no re-parse
     """
+    limits = limits_from(limit_values)
     prepare_output(output, "event table", inputs=paths)
     with progress_bar(not quiet, input_size(paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
-                        processes=parallel == "processes", encoded=True)
+                        processes=parallel == "processes", encoded=True,
+                        limits=limits)  # type: ignore[arg-type]
         try:
             writer = EventWriter(output)
             complete = False

@@ -17,7 +17,8 @@ import pyarrow.parquet as pq
 
 from plogscan.errors import InputError
 from plogscan.ingest.pipeline import Ingest
-from plogscan.model import FileStats, IngestSummary, SkippedFile
+from plogscan.model import FileStats, IngestSummary, LimitHit, SkippedFile
+from plogscan.outputs.atomic import Replacement
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
 
 PARQUET_BATCH_ROWS = 65536
@@ -61,11 +62,13 @@ INPUTS_KEY = b"plogscan.inputs"  # Parquet footer key: the per-file accounting, 
 def inputs_json(summary: IngestSummary) -> str:
     """The per-file accounting of an ingest run, for the Parquet footer (deterministic)."""
     return json.dumps({"files": [dataclasses.asdict(f) for f in summary.files],
-                       "skipped": [dataclasses.asdict(s) for s in summary.skipped]},
+                       "skipped": [dataclasses.asdict(s) for s in summary.skipped],
+                       "limits": [dataclasses.asdict(h) for h in summary.limits]},
                       sort_keys=True, separators=(",", ":"))
 
 
-def stored_inputs(handle: pq.ParquetFile) -> tuple[list[FileStats], list[SkippedFile]]:
+def stored_inputs(handle: pq.ParquetFile
+                  ) -> tuple[list[FileStats], list[SkippedFile], list[LimitHit]]:
     """The accounting ``ingest`` stored in an event table (none for tables without it)."""
     try:
         metadata = handle.metadata.metadata or {}
@@ -73,9 +76,10 @@ def stored_inputs(handle: pq.ParquetFile) -> tuple[list[FileStats], list[Skipped
         files = [FileStats(**{**f, "problems": tuple(f.get("problems", ()))})
                  for f in document.get("files", [])]
         skipped = [SkippedFile(**s) for s in document.get("skipped", [])]
+        limits = [LimitHit(**h) for h in document.get("limits", [])]
     except (OSError, pa.ArrowInvalid, ValueError, TypeError, AttributeError):
-        return [], []  # unreadable or foreign accounting: the table's rows still count
-    return files, skipped
+        return [], [], []  # unreadable or foreign accounting: the table's rows still count
+    return files, skipped, limits
 
 
 def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBatch]:
@@ -105,14 +109,21 @@ class EventWriter:
 
     def __init__(self, path: str) -> None:
         self.path = path
+        # The table is written under a temporary name and renamed into place by a successful
+        # ``close``: an interrupted or failed run leaves no partial table behind.
+        self._file = Replacement(path)
         # Statistics only where a reader can skip row groups by them (time, process, rank and
         # line ranges): min/max of every message would cost more than the rest of the write.
         # Timestamps and line numbers rise steadily, so delta encoding suits them.
-        self._writer = pq.ParquetWriter(path, STORED_SCHEMA, compression="zstd",
-                                        use_dictionary=LOW_CARDINALITY,
-                                        write_statistics=STATISTICS,
-                                        column_encoding=DELTA_ENCODED,
-                                        write_batch_size=WRITE_BATCH_ROWS)
+        try:
+            self._writer = pq.ParquetWriter(self._file.temp, STORED_SCHEMA, compression="zstd",
+                                            use_dictionary=LOW_CARDINALITY,
+                                            write_statistics=STATISTICS,
+                                            column_encoding=DELTA_ENCODED,
+                                            write_batch_size=WRITE_BATCH_ROWS)
+        except BaseException:
+            self._file.discard()
+            raise
         self._pending: list[pa.RecordBatch] = []
         self._rows = 0
         self._failed = False  # a write failed: the file is unusable, nothing more goes in
@@ -135,15 +146,23 @@ class EventWriter:
                 raise
 
     def close(self, inputs: IngestSummary | None = None) -> None:
-        """Write what is left; ``inputs`` (the run's accounting) goes into the footer.
+        """Finish the table: ``inputs`` (the run's accounting) goes into the footer and the
+        file takes its name. Without ``inputs`` the run did not complete: nothing is kept.
 
-        After a failed write only the file is closed, quietly: the failure was raised
-        already, and a second error about the same file would hide it."""
-        if self._failed:
+        After a failed write only the file is closed and removed, quietly: the failure was
+        raised already, and a second error about the same file would hide it."""
+        if self._failed or inputs is None:
             with contextlib.suppress(pa.ArrowException, OSError):
                 self._writer.close()
+            self._file.discard()
             return
-        self._flush()
-        if inputs is not None:
+        try:
+            self._flush()
             self._writer.add_key_value_metadata({INPUTS_KEY: inputs_json(inputs)})
-        self._writer.close()
+            self._writer.close()
+            self._file.commit()
+        except BaseException:
+            with contextlib.suppress(pa.ArrowException, OSError):
+                self._writer.close()
+            self._file.discard()
+            raise
