@@ -2,8 +2,8 @@
 
 sources -> parse -> event batches -> (engine + overview, in one pass) -> findings, with
 context lines and the exit code decided for ``fail_on``. Reporters take it from there.
-``Diagnosis.extra`` carries ``codes`` (each code in the evidence -> its one-line meaning, or
-None), ``unexplained`` (ERROR templates no finding explains, see
+``Diagnosis.extra`` carries ``codes`` (each code in the evidence -> its one-line meaning in
+the diagnosis language, or None), ``unexplained`` (ERROR templates no finding explains, see
 ``plogscan.analysis.unexplained``) and
 ``unexplained_overflow`` (ERROR records of templates dropped to bound memory).
 """
@@ -85,14 +85,15 @@ def _evidence_rows(findings: Sequence[Finding]) -> list[EventRow]:
     return rows
 
 
-def evidence_codes(findings: Sequence[Finding]) -> dict[str, str | None]:
-    """Every code in the findings' evidence with its one-line meaning (None when unknown)."""
+def evidence_codes(findings: Sequence[Finding], lang: str = "en") -> dict[str, str | None]:
+    """Every code in the findings' evidence with its one-line meaning in ``lang`` (None when
+    unknown)."""
     found: dict[str, str | None] = {}
     for f in findings:
         for ev in f.evidence:
             for code in codes_in(ev.message):
                 if code not in found:
-                    found[code] = describe(code)
+                    found[code] = describe(code, lang)
     return dict(sorted(found.items()))
 
 
@@ -158,7 +159,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         findings = list(add_context(findings, paths, context_lines, limits=ingest.limits))
     events, truncated = overview.events(_evidence_rows(findings))
     extra: dict[str, object] = {
-        "codes": evidence_codes(findings),
+        "codes": evidence_codes(findings, lang),
         "unexplained": unexplained.result(findings),
         "unexplained_overflow": unexplained.overflow_records,
     }

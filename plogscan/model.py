@@ -5,6 +5,7 @@ Reporters see these values only, never the parser or the event table.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
@@ -106,22 +107,78 @@ class Finding:
     captures: tuple[tuple[str, str], ...] = ()  # named regex captures, sorted by name
     role: str = "root-cause"  # "root-cause" | "symptom" (a wrapper or downstream effect)
     links: tuple[str, ...] = ()  # ids of related rules (a symptom names its likely root causes)
+    explains: tuple[str, ...] = ()  # ids of rules whose findings are consequences of this one
 
 
 ROLE_RANK = {"root-cause": 0, "symptom": 1}
 
 
 def finding_order(f: Finding) -> tuple:
-    """The one order of findings everywhere (engine output and every report); the first is the
-    top finding: level (critical first), root causes before symptoms, matches before
-    not_evaluable, earliest first timestamp (unknown last), rule id, fingerprint, then the
-    first evidence record's path and line."""
+    """The order of findings that ``order_findings`` refines: level (critical first), root
+    causes before symptoms, matches before not_evaluable, earliest first timestamp (unknown
+    last), rule id, fingerprint, then the first evidence record's path and line."""
     first = f.evidence[0] if f.evidence else None
     return (
         -f.level.rank, ROLE_RANK.get(f.role, 0), f.verdict is not Verdict.MATCH,
         f.first_ts is None, f.first_ts or datetime.min, f.rule, f.fingerprint,
         first.path if first else "", first.line if first else 0,
     )
+
+
+def explainers(findings: Iterable[Finding]) -> dict[str, set[str]]:
+    """Rule id -> the ids of the rules of ``findings`` that explain its findings: a present
+    rule that lists it in ``explains``, and for a symptom the present rules its ``links``
+    name."""
+    findings = list(findings)
+    present = {f.rule for f in findings}
+    out: dict[str, set[str]] = {}
+    for f in findings:
+        for rid in f.explains:
+            if rid in present and rid != f.rule:
+                out.setdefault(rid, set()).add(f.rule)
+        if f.role == "symptom":
+            for rid in f.links:
+                if rid in present and rid != f.rule:
+                    out.setdefault(f.rule, set()).add(rid)
+    return out
+
+
+def order_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """The one order of findings everywhere (engine output and every report); the first is the
+    top finding. ``finding_order`` (level, role, time...), except that a finding comes after
+    every finding that explains it (see ``explainers``): before a finding is placed, the
+    findings of the rules that explain it are, in their own order, so the root of a chain is
+    on top whatever the levels. Rules that explain each other in a circle (``rules check``
+    rejects them) fall back to ``finding_order``."""
+    base = sorted(findings, key=finding_order)
+    causes = explainers(base)
+    if not causes:
+        return base
+    first: dict[str, int] = {}
+    by_rule: dict[str, list[Finding]] = {}
+    for index, f in enumerate(base):
+        first.setdefault(f.rule, index)
+        by_rule.setdefault(f.rule, []).append(f)
+    placed: set[int] = set()
+    placing: set[str] = set()  # rules whose causes are being placed (guards a circle)
+    out: list[Finding] = []
+
+    def place(f: Finding) -> None:
+        if id(f) in placed:
+            return
+        if f.rule not in placing:
+            placing.add(f.rule)
+            for cause in sorted(causes.get(f.rule, ()), key=first.__getitem__):
+                for g in by_rule[cause]:
+                    place(g)
+            placing.discard(f.rule)
+        if id(f) not in placed:
+            placed.add(id(f))
+            out.append(f)
+
+    for f in base:
+        place(f)
+    return out
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,12 @@
-"""Where the real-log corpus is: ``$PLOGSCAN_CORPUS``, or ``shared/corpus/real`` beside the
-checkout. It is never copied into the repository; tests that need it skip when it is absent."""
+"""Where the real-log corpora are, beside the checkout (``shared/corpus/<name>``) or where an
+environment variable says. They are never copied into the repository; tests that need them skip,
+and say so, when they are absent.
+
+* ``corpus_dir()``: whole real logs with their expected diagnosis (``$PLOGSCAN_CORPUS``,
+  ``shared/corpus/real``).
+* ``pasted_corpus_dir()``: short excerpts of logs as users paste them into public bug reports,
+  labelled with their failure class (``$PLOGSCAN_PASTED_CORPUS``, ``shared/corpus/issues``).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +14,16 @@ import os
 from pathlib import Path
 
 
-def corpus_dir() -> Path | None:
-    env = os.environ.get("PLOGSCAN_CORPUS")
+def _find(variable: str, name: str) -> Path | None:
+    env = os.environ.get(variable)
     candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real")
+    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "corpus" / name)
     return next((c for c in candidates if c.is_dir()), None)
+
+
+def corpus_dir() -> Path | None:
+    return _find("PLOGSCAN_CORPUS", "real")
+
+
+def pasted_corpus_dir() -> Path | None:
+    return _find("PLOGSCAN_PASTED_CORPUS", "issues")

@@ -210,3 +210,35 @@ def test_the_skipped_notes_line_says_where_this_command_lists_them(logs: Path,
     assert "not logs" in ingest.stderr and "; --stats lists them" in ingest.stderr
     assert "plogscan ingest --stats lists them" in events.stderr
     assert "the report's inputs section lists them" in diagnose.stderr
+
+
+def test_skips_are_grouped_on_stderr_one_line_per_reason(logs: Path, tmp_path: Path) -> None:
+    """A tree with hundreds of files that are not logs gives a few stderr lines, each with a
+    count and one example; the full list stays in the report and in ``ingest --stats``."""
+    junk = logs / "collected"
+    junk.mkdir()
+    for i in range(40):
+        (junk / f"note-{i:02d}.log").write_text("nothing a log would say\n" * 3)
+        (junk / f"pic-{i:02d}.dat").write_bytes(bytes(range(256)) * 8)
+    diagnose = CliRunner().invoke(cli, ["diagnose", str(logs), "--quiet", "--format", "json"])
+    lines = [line for line in diagnose.stderr.splitlines() if "skipped" in line]
+    assert len(lines) == 2, diagnose.stderr
+    unknown = next(line for line in lines if "unknown format" in line)
+    assert "skipped 40 files: unknown format" in unknown and "note-00.log" in unknown
+    assert "the report's inputs section lists them" in unknown
+    report = json.loads(diagnose.stdout)
+    binaries = [s for s in report["inputs"]["skipped_files"] if s["reason"] == "binary file"]
+    assert len(binaries) >= 40  # the fixture's own binary file too
+    binary = next(line for line in lines if "binary" in line)
+    assert f"skipped {len(binaries)} files: binary file" in binary
+    assert len(report["inputs"]["skipped_files"]) == len(binaries) + 40
+    stats = CliRunner().invoke(cli, ["ingest", str(logs), "-o", str(tmp_path / "e.parquet"),
+                                     "--quiet", "--stats"])
+    assert stats.stdout.count("unknown format") == 40
+    assert "--stats lists them" in stats.stderr
+
+
+def test_one_skipped_file_is_named_with_its_reason(logs: Path) -> None:
+    (logs / "odd.log").write_text("nothing a log would say\n")
+    diagnose = CliRunner().invoke(cli, ["diagnose", str(logs), "--quiet"])
+    assert "odd.log: unknown format" in diagnose.stderr

@@ -3,8 +3,8 @@ MANIFEST expects as the top finding, and never calls a software fault hardware.
 
 The corpus lives outside the repository (``shared/corpus/real`` beside the checkout, or
 ``$PLOGSCAN_CORPUS``); it is never copied in. Without it these tests are reported as skipped.
-"Top finding" is the first finding of the report (``plogscan.model.finding_order``: level, then
-root cause before symptom, then the earliest first timestamp).
+"Top finding" is the first finding of the report (``plogscan.model.order_findings``: level, root
+cause before symptom, the earliest first timestamp, each finding after those that explain it).
 """
 
 from __future__ import annotations

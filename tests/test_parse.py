@@ -135,13 +135,15 @@ def test_record_messages_cut_from_the_chunk_equal_the_joined_line_messages(
         lines: list[str], kind: str) -> None:
     """The one-pass cut of record messages gives what joining line messages gives."""
     from plogscan.parse import chunk as parse
-    from plogscan.parse.messages import joined_messages, line_messages
+    from plogscan.parse.messages import joined_messages, line_messages, unwrap
 
     text = "\n".join(lines)
     path = "job/train.log" if kind == "stdout" else "debug/plog/plog-1_20260203100000000.log"
     fast = parse_text(text, path)
-    def line_by_line(buf, lines_, msg_start, blank, starts, last, glued):
+    def line_by_line(buf, lines_, msg_start, blank, starts, last, glued, wrapped):
         every = line_messages(lines_, msg_start, blank, 0, len(lines_))
+        if wrapped.any():
+            return joined_messages(*unwrap(every, wrapped, starts, last))
         return joined_messages(every, starts, last)
 
     original = parse.record_messages

@@ -1,6 +1,7 @@
-"""Root cause versus symptom: findings carry ``role`` and ``links``, the engine and every report
-order them the same way (a symptom is never the top finding while a root cause of its level
-exists), and the reports show the chain."""
+"""Root cause versus symptom: findings carry ``role``, ``links`` and ``explains``, the engine and
+every report order them the same way (root causes before what they explain, then level; a
+symptom is never the top finding while a root cause of its level exists), and the reports show
+the chain."""
 
 from __future__ import annotations
 
@@ -12,9 +13,18 @@ from pathlib import Path
 import jsonschema
 
 from plogscan.diagnose import run
+from plogscan.engine.checks import check
 from plogscan.engine.rule import RuleSet
 from plogscan.engine.ruleset import rule_from_text
-from plogscan.model import Finding, Level, Scope, Verdict, finding_order
+from plogscan.model import (
+    Finding,
+    Level,
+    Scope,
+    Verdict,
+    explainers,
+    finding_order,
+    order_findings,
+)
 from plogscan.report import render
 from plogscan.report.json_report import schema_path
 from plogscan.report.view import finding_key, ordered_findings
@@ -82,9 +92,81 @@ def test_root_cause_comes_before_an_earlier_symptom_of_the_same_level(tmp_path: 
     assert symptom.first_ts < diagnosis.findings[0].first_ts
 
 
-def test_level_still_comes_first(tmp_path: Path) -> None:
+def test_a_root_comes_before_a_symptom_it_explains_whatever_the_levels(tmp_path: Path) -> None:
     diagnosis = _diagnose(tmp_path, level="critical")
-    assert [f.rule for f in diagnosis.findings] == ["TST502", "TST501"]
+    assert [f.rule for f in diagnosis.findings] == ["TST501", "TST502"]
+
+
+def test_level_still_comes_first_between_findings_that_explain_nothing_of_each_other() -> None:
+    findings = [_finding("A", "root-cause", Level.ERROR, 1),
+                replace(_finding("B", "symptom", Level.CRITICAL, 2), links=("X",))]
+    assert [f.rule for f in order_findings(findings)] == ["B", "A"]
+
+
+def test_explains_puts_the_explaining_finding_first() -> None:
+    # C explains A: C goes right before A although A's level is higher; D, which nothing
+    # explains, keeps its place by level and time; the symptom S (linking A) follows A.
+    findings = [
+        _finding("A", "root-cause", Level.CRITICAL, 1),
+        replace(_finding("C", "root-cause", Level.ERROR, 5), explains=("A", "Z")),
+        _finding("D", "root-cause", Level.CRITICAL, 9),
+        replace(_finding("S", "symptom", Level.ERROR, 0), links=("A",)),
+        _finding("W", "root-cause", Level.WARNING, 2),
+    ]
+    assert explainers(findings) == {"A": {"C"}, "S": {"A"}}
+    expected = ["C", "A", "D", "S", "W"]
+    assert [f.rule for f in order_findings(findings)] == expected
+    assert [f.rule for f in ordered_findings(findings)] == expected
+
+
+def test_a_chain_puts_its_root_on_top_and_other_findings_keep_their_places() -> None:
+    # R explains M, M explains L; two findings of L (at t=1 and t=8) and an unrelated X.
+    findings = [
+        replace(_finding("L", "root-cause", Level.CRITICAL, 1), fingerprint="L1"),
+        replace(_finding("L", "root-cause", Level.CRITICAL, 8), fingerprint="L8"),
+        replace(_finding("M", "root-cause", Level.ERROR, 3), explains=("L",)),
+        replace(_finding("R", "root-cause", Level.INFO, 4), explains=("M",)),
+        _finding("X", "root-cause", Level.CRITICAL, 5),
+    ]
+    assert [f.fingerprint for f in order_findings(findings)] == [
+        "R-4", "M-3", "L1", "X-5", "L8"]
+
+
+def test_a_circle_of_explanations_falls_back_to_the_plain_order() -> None:
+    findings = [replace(_finding("A", "root-cause", Level.ERROR, 1), explains=("B",)),
+                replace(_finding("B", "root-cause", Level.CRITICAL, 2), explains=("A",))]
+    assert sorted(f.rule for f in order_findings(findings)) == ["A", "B"]
+    assert len(order_findings(findings)) == 2
+
+
+def test_explains_from_rule_data_reaches_the_findings(tmp_path: Path) -> None:
+    log = tmp_path / "plog-61001_20260507091000000.log"
+    log.write_text(LOG, encoding="utf-8")
+    wrapper = SYMPTOM_RULE.format(level="critical").replace("role: symptom\nlinks: [TST501]\n", "")
+    root = ROOT_RULE + "explains: [TST502]\n"
+    diagnosis = run([str(log)], rules=RuleSet((rule_from_text(root), rule_from_text(wrapper))),
+                    context_lines=0)
+    assert [(f.rule, f.explains) for f in diagnosis.findings] == [
+        ("TST501", ("TST502",)), ("TST502", ())]
+    document = json.loads(render(diagnosis, "json"))
+    jsonschema.validate(document, json.loads(schema_path().read_text()))
+    assert [f["explains"] for f in document["findings"]] == [["TST502"], []]
+
+
+def test_rules_that_explain_each_other_in_a_circle_are_an_error() -> None:
+    first = rule_from_text(ROOT_RULE + "explains: [TST502]\n")
+    second = rule_from_text(SYMPTOM_RULE.format(level="error").replace(
+        "role: symptom\nlinks: [TST501]\n", "explains: [TST501]\n"))
+    issues = [i for i in check(RuleSet((first, second)), []) if "circle" in str(i.error)]
+    assert len(issues) == 1
+    assert "TST501 -> TST502 -> TST501" in str(issues[0].error)
+    assert not [i for i in check(RuleSet((first,)), [], known_ids=["TST502"])
+                if "circle" in str(i.error)]
+
+
+def test_explains_naming_an_unknown_rule_is_an_error() -> None:
+    rule = rule_from_text(ROOT_RULE + "explains: [TST999]\n")
+    assert any("explains unknown rule TST999" in str(i.error) for i in check(RuleSet((rule,)), []))
 
 
 def test_one_order_for_engine_and_reports() -> None:

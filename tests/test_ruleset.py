@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from plogscan.categories import CATEGORIES
+from plogscan.categories import CATEGORIES, REMEDIES
 from plogscan.datafile.fields import parse_duration
 from plogscan.engine import builtin_rules_dir, load_rules
 from plogscan.engine.rule import Sequence, Single
@@ -157,8 +157,10 @@ def test_parse_duration(text: str, us: int | None) -> None:
 def test_readme_lists_exactly_the_taxonomy_with_meanings() -> None:
     readme = (ROOT / "rules" / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Category taxonomy", 1)[1].split("\n## ", 1)[0]
-    rows = dict(re.findall(r"^\| `([a-z0-9-]+)` \| (.+?) \|$", section, flags=re.M))
-    assert rows == CATEGORIES
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| (.+?) \| (.+?) \|$", section, flags=re.M)
+    assert {name: meaning for name, meaning, _ in rows} == CATEGORIES
+    assert {name: first for name, _, first in rows} == REMEDIES
+    assert list(CATEGORIES) == list(REMEDIES)
     required = {
         "ccu-context-reuse", "ccu-exception", "aicore-exception", "aicore-timeout",
         "operator-oob", "hccl-notify-timeout", "hccl-link-timeout", "hccl-init-failure",

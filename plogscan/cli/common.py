@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import click
@@ -36,24 +36,47 @@ def input_size(paths: Sequence[str]) -> int | None:
 
 def report_problems(summary: IngestSummary,
                     listed: str = "the report's inputs section lists them") -> None:
-    """One stderr line per skipped file and per problem inside a file; files that are plainly
-    not logs (notes, scripts, pictures) are counted in one line, with ``listed`` saying where
-    the command shows them all."""
-    not_logs = [s for s in summary.skipped if s.reason.startswith(NOT_A_LOG_REASON)]
+    """What ingest could not read, grouped: one stderr line per reason, with its count and one
+    example, so a tree of a thousand unknown files gives one line, not a thousand. A reason
+    that only one file has names that file. Files that are plainly not logs (notes, scripts,
+    pictures) share one line whatever their suffix. ``listed`` says where the command shows
+    every file."""
+    groups: dict[str, list[str]] = {}
     for skipped in summary.skipped:
-        if skipped not in not_logs:
-            warn(f"skipped {skipped.path}: {skipped.reason}")
-    if not_logs:
-        example = not_logs[0].path
-        warn(f"skipped {len(not_logs)} file(s) that are not logs (e.g. {example}); "
-             f"{listed}")
-    for stats in summary.files:
-        for problem in stats.problems:
-            warn(f"{stats.path}: {problem}")
-        if stats.decode_errors:
-            warn(f"{stats.path}: {stats.decode_errors} invalid UTF-8 sequence(s) replaced")
-        if stats.nul_bytes:
-            warn(f"{stats.path}: {stats.nul_bytes} NUL byte(s) removed")
+        reason = (NOT_A_LOG_REASON if skipped.reason.startswith(NOT_A_LOG_REASON)
+                  else skipped.reason)
+        groups.setdefault(reason, []).append(skipped.path)
+    for reason, paths in groups.items():
+        if reason == NOT_A_LOG_REASON:
+            warn(f"skipped {len(paths)} file(s) that are not logs (e.g. {paths[0]}); {listed}")
+        elif len(paths) == 1:
+            warn(f"skipped {paths[0]}: {reason}")
+        else:
+            warn(f"skipped {len(paths)} files: {reason} (e.g. {paths[0]}); {listed}")
+    _grouped(((stats.path, problem) for stats in summary.files for problem in stats.problems),
+             listed)
+    _grouped(((s.path, f"{s.decode_errors} invalid UTF-8 sequence(s) replaced")
+              for s in summary.files if s.decode_errors), listed,
+             many="invalid UTF-8 sequence(s) replaced")
+    _grouped(((s.path, f"{s.nul_bytes} NUL byte(s) removed") for s in summary.files
+              if s.nul_bytes), listed, many="NUL byte(s) removed")
+
+
+PROBLEM_LINES = 10  # problems inside files named one by one before the rest are counted
+
+
+def _grouped(problems: Iterable[tuple[str, str]], listed: str, many: str | None = None
+             ) -> None:
+    """``path: problem`` lines; past ``PROBLEM_LINES`` of them, one line counts the rest (or,
+    with ``many``, one line says how many files have that problem)."""
+    items = list(problems)
+    if many is not None and len(items) > 1:
+        warn(f"{len(items)} files: {many} (e.g. {items[0][0]}); {listed}")
+        return
+    for path, problem in items[:PROBLEM_LINES]:
+        warn(f"{path}: {problem}")
+    if len(items) > PROBLEM_LINES:
+        warn(f"{len(items) - PROBLEM_LINES} more problem(s) inside files; {listed}")
 
 
 def nothing_read(summary: IngestSummary) -> bool:

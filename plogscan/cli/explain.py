@@ -3,7 +3,8 @@
 Each CODE is read against the code tables (``plogscan/codes/*.yaml``) and every reading is
 printed, most specific first. A table prefix may come as its own word, so
 ``plogscan explain errcode 0x200000000`` is one code. An unknown code exits 2 with the
-closest known codes.
+closest known codes. ``--lang`` picks the language of the meanings and labels (the code
+tables' ``i18n``), chosen by default as for ``diagnose``; JSON keys stay English.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import json
 import click
 
 from plogscan.codes import PREFIX_WORDS, CodeInfo, decode, suggest
+from plogscan.codes.words import word
 from plogscan.errors import ErrorGroup, PlogscanError
+from plogscan.lang import ENV_VAR, LANGS, locale_lang
 from plogscan.textsafe import neutralize
 
 
@@ -34,26 +37,28 @@ def group_words(words: tuple[str, ...]) -> list[str]:
     return out
 
 
-def _heading(info: CodeInfo) -> str:
+def _heading(info: CodeInfo, lang: str) -> str:
     if info.name.lower() == info.code.lower():
         return info.kind
     if info.name.startswith(info.kind):
         return info.name
-    return f"{info.kind}: {info.name}"
+    return word(lang, "{label}: {text}", label=info.kind, text=info.name)
 
 
-def _text(code: str, readings: list[CodeInfo]) -> str:
+def _text(code: str, readings: list[CodeInfo], lang: str) -> str:
     lines = [neutralize(code, keep_newlines=False)]
     for info in readings:
-        lines.append(f"  {_heading(info)}")
+        lines.append(f"  {_heading(info, lang)}")
         lines.append(f"    {info.meaning}")
         for label, value in info.details:
-            lines.append(f"    {label}: {value}")
+            lines.append("    " + word(lang, "{label}: {text}", label=word(lang, label),
+                                       text=value))
         if info.category:
-            lines.append(f"    usual rule category: {info.category}")
+            lines.append("    " + word(lang, "usual rule category: {category}",
+                                       category=info.category))
         if not info.exact:
-            lines.append("    (decoded from the code's structure)")
-        lines.append(f"    source: {info.source}")
+            lines.append("    " + word(lang, "(decoded from the code's structure)"))
+        lines.append("    " + word(lang, "source: {source}", source=info.source))
     return "\n".join(lines)
 
 
@@ -61,7 +66,10 @@ def _text(code: str, readings: list[CodeInfo]) -> str:
 @click.argument("codes", nargs=-1, required=True, metavar="CODE...")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Output format.")
-def command(codes: tuple[str, ...], fmt: str) -> None:
+@click.option("--lang", type=click.Choice(LANGS), default=None, envvar=ENV_VAR, show_envvar=True,
+              help="Language of the meanings and labels (JSON keys stay English). Default: "
+              "from the locale, as for diagnose.")
+def command(codes: tuple[str, ...], fmt: str, lang: str | None) -> None:
     """Explain error codes from CANN, HCCL and torch_npu logs.
 
     \b
@@ -75,10 +83,17 @@ def command(codes: tuple[str, ...], fmt: str) -> None:
       errcode 0x200000000      AI Core errcode (also 'errcode:(0x200000000, 0, 0)')
 
     \b
+    Examples:
+      plogscan explain 507916 EI0002
+      plogscan explain errcode 0x200000000 --format json
+      plogscan explain 507916 --lang zh
+
+    \b
     Exit codes: 0 every code is known, 2 a code is unknown.
     """
+    lang = lang or locale_lang()
     grouped = group_words(codes)
-    results = [(code, decode(code)) for code in grouped]
+    results = [(code, decode(code, lang=lang)) for code in grouped]
     if fmt == "json":
         document = [{"input": code, "known": bool(readings),
                      "readings": [r.to_dict() for r in readings],
@@ -86,7 +101,7 @@ def command(codes: tuple[str, ...], fmt: str) -> None:
                     for code, readings in results]
         click.echo(json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True))
     else:
-        known = [_text(code, readings) for code, readings in results if readings]
+        known = [_text(code, readings, lang) for code, readings in results if readings]
         if known:
             click.echo("\n\n".join(known))
     errors = []

@@ -3,12 +3,15 @@
 
 The tables live next to this module as YAML (``acl``, ``ts_retcode``, ``hccl_result``,
 ``errmgr``, ``pta``, ``aicore_errcode``, ``device_exception``, ``device_event``,
-``innercode``); ``tables.py`` loads and checks them, ``decode.py`` reads one code against them.
+``innercode``); ``tables.py`` loads and checks them (``translations.py`` their ``i18n``
+blocks), ``decode.py`` reads one code against them with the words of ``words.py``.
 This module is the public face: ``decode(code)`` gives every reading of a code, most specific
 first; ``describe(code)`` gives the best one as one line for reports; ``suggest(code)`` gives
-the closest known codes for a code nobody knows. The shipped tables are loaded once.
+the closest known codes for a code nobody knows. ``lang`` (``plogscan.lang.LANGS``) picks the
+language of the readings' texts; English is the default. The shipped tables are loaded once.
 
-In: a code as written in a log. Out: ``CodeInfo`` readings (meaning, category, source).
+In: a code as written in a log, a report language. Out: ``CodeInfo`` readings (meaning,
+category, source).
 
 Must not import: ``engine`` (a sibling: the taxonomy and the located loader both live in the
 shared vocabulary), ``analysis``, ``crossrank``, ``report``, ``cli``; nor ``parse``, ``ingest``
@@ -33,15 +36,17 @@ def tables() -> Tables:
     return load_tables()
 
 
-def decode(code: str, table_set: Tables | None = None) -> list[CodeInfo]:
-    """Every reading of ``code``, most specific first; empty when nothing is known about it."""
-    return _decode.decode(code, table_set or tables())
+def decode(code: str, table_set: Tables | None = None, lang: str = "en") -> list[CodeInfo]:
+    """Every reading of ``code`` in ``lang``, most specific first; empty when nothing is known
+    about it. Texts without a translation stay in English."""
+    return _decode.decode(code, table_set or tables(), lang)
 
 
-def describe(code: str) -> str | None:
-    """The best reading of ``code`` in one line (``ACL_ERROR_RT_CCU_EXCEPTION: ccu exception``),
-    or None when the tables know nothing about it. For reporters: never raises on odd input."""
-    readings = decode(code)
+def describe(code: str, lang: str = "en") -> str | None:
+    """The best reading of ``code`` in one line (``ACL_ERROR_RT_CCU_EXCEPTION: ccu exception``;
+    ``lang="zh"``: ``ACL_ERROR_RT_CCU_EXCEPTION：CCU 执行异常…``), or None when the tables know
+    nothing about it. For reporters: never raises on odd input."""
+    readings = decode(code, lang=lang)
     return readings[0].line() if readings else None
 
 

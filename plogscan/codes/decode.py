@@ -7,6 +7,8 @@ device event id, AI Core errcode), small numbers (HcclResult) and ``errcode 0x20
 ``errcode:(0x200000000, 0, 0)`` (AI Core errcode). A prefix such as ``errcode``, ``InnerCode=``,
 ``errNo[``, ``retCode=``, ``hcclRet ->`` or ``exception_code=`` says which table is meant and
 limits the readings to it. A code can have several readings; they come most specific first.
+Readings come in a report language (``lang``): the tables' translated texts and the decoder's
+own words (``words.py``); English is the default and the base text.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from plogscan.codes.tables import ERRMGR_RE, Entry, Tables, tuple_key
+from plogscan.codes.words import KINDS, word
 
 _PREFIX = re.compile(
     r"^(?P<prefix>errcode|innercode|errno|retcode|hcclret|exception_code|excep_code|"
@@ -38,19 +41,6 @@ _PTA = re.compile(r"^ERR(?P<module>\d{2})(?P<type>\d{3})$")
 _HEX_ORDER = ("innercode", "device_exception", "device_event", "hccl_errno", "ts_retcode",
               "aicore_errcode")
 _HIDDEN = {"short", "symbol"}  # used to build names, not shown again as details
-KINDS = {
-    "acl": "ACL runtime code",
-    "aicore_errcode": "AI Core errcode",
-    "device_event": "device fault event id",
-    "device_exception": "device exception code",
-    "errmgr": "error-manager code",
-    "errmgr_component": "error-manager code (by component letter)",
-    "hccl_errno": "HCCL errNo",
-    "hccl_result": "HcclResult",
-    "innercode": "runtime InnerCode",
-    "pta": "torch_npu error code",
-    "ts_retcode": "TS retCode",
-}
 
 
 @dataclass(frozen=True)
@@ -65,15 +55,16 @@ class CodeInfo:
     category: str | None = None  # a rule category (the taxonomy) this code usually points to
     details: tuple[tuple[str, str], ...] = ()  # further labelled facts, in display order
     exact: bool = True  # False when decoded from the code's structure, not found in a table
+    lang: str = "en"  # the language of the texts (the detail labels stay English keys)
 
     @property
     def kind(self) -> str:
-        return KINDS[self.table]
+        return word(self.lang, KINDS[self.table])
 
     def line(self) -> str:
         """The reading in one line: ``ACL_ERROR_RT_CCU_EXCEPTION: ccu exception``."""
         label = self.kind if self.name.lower() == self.code.lower() else self.name
-        return f"{label}: {self.meaning}"
+        return word(self.lang, "{label}: {text}", label=label, text=self.meaning)
 
     def to_dict(self) -> dict:
         return {"code": self.code, "table": self.table, "kind": self.kind, "name": self.name,
@@ -81,11 +72,18 @@ class CodeInfo:
                 "exact": self.exact, "details": dict(self.details)}
 
 
-def _from_entry(entry: Entry, code: str, *, name: str | None = None) -> CodeInfo:
-    details = tuple((k.replace("_", " "), v) for k, v in entry.extra if k not in _HIDDEN)
+def _from_entry(entry: Entry, code: str, lang: str, *, name: str | None = None) -> CodeInfo:
+    details = tuple((k.replace("_", " "), _detail(entry, k, v, lang)) for k, v in entry.extra
+                    if k not in _HIDDEN)
     return CodeInfo(code=code, table=entry.table, name=name or entry.name or entry.code,
-                    meaning=entry.meaning, source=entry.source, category=entry.category,
-                    details=details)
+                    meaning=entry.text("meaning", lang) or entry.meaning, source=entry.source,
+                    category=entry.category, details=details, lang=lang)
+
+
+def _detail(entry: Entry, key: str, value: str, lang: str) -> str:
+    if key == "inferred":
+        return word(lang, value)
+    return entry.text(key, lang) or value
 
 
 def normalize(text: str) -> tuple[str, tuple[str, ...] | None]:
@@ -109,24 +107,25 @@ def normalize(text: str) -> tuple[str, tuple[str, ...] | None]:
     return text, tables
 
 
-def _acl(tables: Tables, value: int, code: str) -> list[CodeInfo]:
+def _acl(tables: Tables, value: int, code: str, lang: str) -> list[CodeInfo]:
     entry = tables.table("acl").get(value)
-    return [_from_entry(entry, code)] if entry else []
+    return [_from_entry(entry, code, lang)] if entry else []
 
 
-def _hccl_result(tables: Tables, value: int, code: str) -> list[CodeInfo]:
+def _hccl_result(tables: Tables, value: int, code: str, lang: str) -> list[CodeInfo]:
     entry = tables.table("hccl_result").get(value)
-    return [_from_entry(entry, code)] if entry else []
+    return [_from_entry(entry, code, lang)] if entry else []
 
 
-def _aicore(tables: Tables, key: tuple[int, ...], code: str) -> list[CodeInfo]:
+def _aicore(tables: Tables, key: tuple[int, ...], code: str, lang: str) -> list[CodeInfo]:
     entry = tables.table("aicore_errcode").get(key)
     if entry is None:
         return []
-    return [_from_entry(entry, code, name=f"AI Core errcode {entry.code}")]
+    return [_from_entry(entry, code, lang,
+                        name=word(lang, "AI Core errcode {code}", code=entry.code))]
 
 
-def _errno(tables: Tables, value: int, code: str) -> list[CodeInfo]:
+def _errno(tables: Tables, value: int, code: str, lang: str) -> list[CodeInfo]:
     layout = tables.errno
     if layout is None or (value >> 24) & 0xFF != layout.module_id:
         return []
@@ -135,100 +134,112 @@ def _errno(tables: Tables, value: int, code: str) -> list[CodeInfo]:
     if sub not in layout.submodules or result is None:
         return []
     sub_name = layout.submodules[sub]
-    short = result.get("short") or result.meaning
+    meaning = result.text("meaning", lang) or result.meaning
+    short = result.text("short", lang) or meaning
     details = [("module", f"{layout.module} ({layout.module_id})"),
                ("submodule", f"{sub_name} ({sub})"),
-               ("error", f"{result.name} ({error}): {result.meaning}")]
+               ("error", word(lang, "{label}: {text}", label=f"{result.name} ({error})",
+                              text=meaning))]
     if reserve:
         details.append(("reserved bits", hex(reserve)))
     return [CodeInfo(code=code, table="hccl_errno", name=f"{sub_name} {short} ({error})",
-                     meaning=f"HCCL errNo = module {layout.module} ({layout.module_id}) + "
-                     f"submodule {sub_name} ({sub}) + {result.name} ({error}): {result.meaning}",
+                     meaning=word(lang, "HCCL errNo = module {module} ({module_id}) + submodule "
+                                  "{sub} ({sub_id}) + {name} ({error}): {meaning}",
+                                  module=layout.module, module_id=layout.module_id, sub=sub_name,
+                                  sub_id=sub, name=result.name, error=error, meaning=meaning),
                      source=f"{layout.source}; {result.source}", category=result.category,
-                     details=tuple(details), exact=False)]
+                     details=tuple(details), exact=False, lang=lang)]
 
 
-def _hex(tables: Tables, text: str, only: tuple[str, ...] | None) -> list[CodeInfo]:
+def _hex(tables: Tables, text: str, only: tuple[str, ...] | None,
+         lang: str) -> list[CodeInfo]:
     value = int(text, 16)
     code = text.lower()
     readings: list[CodeInfo] = []
     for table in only or _HEX_ORDER:
         if table == "hccl_errno":
-            readings += _errno(tables, value, code)
+            readings += _errno(tables, value, code, lang)
         elif table == "aicore_errcode":
-            readings += _aicore(tables, (value,), f"errcode {code}")
+            readings += _aicore(tables, (value,), f"errcode {code}", lang)
         elif table == "hccl_result":
-            readings += _hccl_result(tables, value, str(value))
+            readings += _hccl_result(tables, value, str(value), lang)
         else:
             entry = tables.table(table).get(value)
             if entry is not None:
-                readings.append(_from_entry(entry, entry.code))
+                readings.append(_from_entry(entry, entry.code, lang))
     return readings
 
 
-def _errmgr(tables: Tables, code: str) -> list[CodeInfo]:
+def _errmgr(tables: Tables, code: str, lang: str) -> list[CodeInfo]:
     entry = tables.table("errmgr").get(code)
     letter = code[1]
-    component = tables.components.get(letter)
+    component = tables.component(letter, lang)
     details: list[tuple[str, str]] = []
     if component:
         details.append(("component", f"{letter} = {component}"))
     if entry is not None:
-        label = f"{component} error code" if component else code
-        info = _from_entry(entry, code, name=entry.get("symbol") or label)
+        label = word(lang, "{component} error code", component=component) if component else code
+        info = _from_entry(entry, code, lang, name=entry.get("symbol") or label)
         return [CodeInfo(code=code, table="errmgr", name=info.name, meaning=info.meaning,
                          source=info.source, category=info.category,
-                         details=tuple(details) + info.details)]
+                         details=tuple(details) + info.details, lang=lang)]
     if component is None:
         return []
-    severity = "warning" if code[0] == "W" else "error"
-    return [CodeInfo(code=code, table="errmgr_component", name=f"{component} {severity} code",
-                     meaning="not in the code tables; the message text after the code says "
-                     "what happened",
-                     source=tables.components_source, details=tuple(details), exact=False)]
+    severity = "{component} warning code" if code[0] == "W" else "{component} error code"
+    return [CodeInfo(code=code, table="errmgr_component",
+                     name=word(lang, severity, component=component),
+                     meaning=word(lang, "not in the code tables; the message text after the "
+                                  "code says what happened"),
+                     source=tables.components_source, details=tuple(details), exact=False,
+                     lang=lang)]
 
 
-def _pta(tables: Tables, module: int, kind: int, code: str) -> list[CodeInfo]:
+def _pta(tables: Tables, module: int, kind: int, code: str, lang: str) -> list[CodeInfo]:
     name = tables.pta_modules.get(module)
-    typ = tables.pta_types.get(kind)
+    typ = tables.pta_type(kind, lang)
     if name is None and typ is None:
         return []
-    meaning_text, note = typ if typ else (f"type {kind:03d} (not in the table)", None)
-    details = [("module", f"{module:02d} = {name or 'not in the table'}"),
-               ("type", f"{kind:03d} = {typ[0] if typ else 'not in the table'}")]
+    absent = word(lang, "not in the table")
+    meaning_text, note = typ if typ else (
+        word(lang, "type {kind} (not in the table)", kind=f"{kind:03d}"), None)
+    details = [("module", f"{module:02d} = {name or absent}"),
+               ("type", f"{kind:03d} = {typ[0] if typ else absent}")]
     if note:
         details.append(("note", note))
-    return [CodeInfo(code=code, table="pta", name=f"torch_npu {name or f'module {module:02d}'}",
+    label = name or word(lang, "module {module}", module=f"{module:02d}")
+    return [CodeInfo(code=code, table="pta", name=f"torch_npu {label}",
                      meaning=meaning_text, source=tables.pta_source, details=tuple(details),
-                     exact=name is not None and typ is not None)]
+                     exact=name is not None and typ is not None, lang=lang)]
 
 
-def decode(text: str, tables: Tables) -> list[CodeInfo]:
-    """Every reading of ``text``, most specific first (empty when nothing is known)."""
+def decode(text: str, tables: Tables, lang: str = "en") -> list[CodeInfo]:
+    """Every reading of ``text`` in ``lang``, most specific first (empty when nothing is
+    known)."""
     code, only = normalize(text)
     if not code:
         return []
     upper = code.upper()
     if ERRMGR_RE.match(upper) and (only is None):
-        return _errmgr(tables, upper)
+        return _errmgr(tables, upper, lang)
     pta = _PTA.match(upper)
     if pta and only is None:
-        return _pta(tables, int(pta.group("module")), int(pta.group("type")), upper)
+        return _pta(tables, int(pta.group("module")), int(pta.group("type")), upper, lang)
     if re.fullmatch(r"0[xX][0-9a-fA-F]+", code):
-        return _hex(tables, "0x" + code[2:], only)
+        return _hex(tables, "0x" + code[2:], only, lang)
     if code.isdigit():
         value = int(code)
         if only == ("aicore_errcode",):  # ``ErrCode=507035`` is the ACL code, not an errcode
-            acl = _acl(tables, value, code) if len(code) == 6 else []
-            return acl + _aicore(tables, (value,), f"errcode {value}")
+            acl = _acl(tables, value, code, lang) if len(code) == 6 else []
+            return acl + _aicore(tables, (value,), f"errcode {value}", lang)
         if only is not None:
-            return _hex(tables, hex(value), only)
+            return _hex(tables, hex(value), only, lang)
         if len(code) == 6:
-            return _acl(tables, value, code)
-        return _hccl_result(tables, value, code) + _aicore(tables, (value,), f"errcode {value}")
+            return _acl(tables, value, code, lang)
+        return (_hccl_result(tables, value, code, lang)
+                + _aicore(tables, (value,), f"errcode {value}", lang))
     key = tuple_key(code) if code.startswith("(") else None
     if key is not None and only in (None, ("aicore_errcode",)):
-        return _aicore(tables, key, f"errcode {code}")
+        return _aicore(tables, key, f"errcode {code}", lang)
     return []
 
 

@@ -9,7 +9,8 @@ lists). Every entry names its source with a key of formats.md §0 (``RTSRC``, ``
 Everything wrong in a file is reported at once, with file and line: unknown or missing keys,
 malformed codes (hex must be quoted, or YAML reads ``0x25`` as the number 37), duplicate
 codes (``0x2A`` and ``0x2a`` are the same code), categories outside the rule taxonomy, an
-InnerCode pointing at an ACL code the ACL table lacks.
+InnerCode pointing at an ACL code the ACL table lacks, translations (``i18n``, read by
+``translations.py``) that miss or invent a field.
 
 Long module: each table shape has its own small reader here, and they share the located
 error plumbing of one loader; split apart, each would repeat it.
@@ -22,13 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from plogscan.categories import CATEGORIES
+from plogscan.codes import translations
+from plogscan.codes.translations import TEXT_FIELDS, Texts
 from plogscan.datafile.fields import Doc, describe_value
 from plogscan.datafile.located import DataFileError, LList, LMap, load_yaml, read_data_file
 from plogscan.errors import ErrorGroup, Location, PlogscanError, RuleError
 
 TABLES = ("acl", "aicore_errcode", "device_event", "device_exception", "errmgr", "hccl_result",
           "innercode", "pta", "ts_retcode")
-_COMMON = {"code", "meaning", "source", "category", "note"}
+_COMMON = {"code", "meaning", "source", "category", "note", "i18n"}
 _ENTRY_KEYS: dict[str, set[str]] = {
     "acl": _COMMON | {"name", "torch_npu", "torch_npu_tag"},
     "aicore_errcode": _COMMON | {"error_str"},
@@ -46,10 +49,11 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     "device_exception": ("code", "meaning", "inferred"),
     "innercode": ("code", "acl", "meaning"),
 }
-_TOP_KEYS: dict[str, set[str]] = {name: {"table", "title", "source", "entries"} for name in TABLES}
+_TOP_KEYS: dict[str, set[str]] = {name: {"table", "title", "source", "entries", "i18n"}
+                                  for name in TABLES}
 _TOP_KEYS["errmgr"] |= {"components"}
 _TOP_KEYS["hccl_result"] |= {"errno"}
-_TOP_KEYS["pta"] = {"table", "title", "source", "modules", "types"}
+_TOP_KEYS["pta"] = {"table", "title", "source", "modules", "types", "i18n"}
 _CODE_FORMS = {
     "acl": "a six-digit number such as 507916",
     "aicore_errcode": "an errcode tuple in quotes such as '(0x800000, 0, 0)' or '(334)'",
@@ -88,9 +92,20 @@ class Entry:
     name: str | None = None
     category: str | None = None
     extra: tuple[tuple[str, str], ...] = ()  # other fields (torch_npu, symbol, note...), in order
+    i18n: Texts = ()  # the human text fields in other languages (``translations.py``)
 
     def get(self, field_name: str) -> str | None:
         return dict(self.extra).get(field_name)
+
+    def text(self, field_name: str, lang: str = "en") -> str | None:
+        """A field's text in ``lang``, the English text when it has no translation."""
+        english = self.meaning if field_name == "meaning" else self.get(field_name)
+        return translations.pick(self.i18n, lang).get(field_name, english)
+
+    def english_texts(self) -> dict[str, str]:
+        """The entry's human text fields (what a translation must give), in order."""
+        return {"meaning": self.meaning,
+                **{k: v for k, v in self.extra if k in TEXT_FIELDS}}
 
 
 @dataclass(frozen=True)
@@ -115,9 +130,33 @@ class Tables:
     pta_modules: dict[int, str] = field(default_factory=dict)
     pta_types: dict[int, tuple[str, str | None]] = field(default_factory=dict)
     pta_source: str = ""
+    titles_i18n: dict[str, Texts] = field(default_factory=dict)  # table -> its title's i18n
+    components_i18n: dict[str, dict[str, str]] = field(default_factory=dict)  # lang -> letters
+    pta_types_i18n: dict[int, Texts] = field(default_factory=dict)
 
     def table(self, name: str) -> dict[object, Entry]:
         return self.entries.get(name, {})
+
+    def title(self, name: str, lang: str = "en") -> str:
+        """A table's title in ``lang`` (English when not translated)."""
+        english = self.titles.get(name, name)
+        return translations.pick(self.titles_i18n.get(name, ()), lang).get("title", english)
+
+    def component(self, letter: str, lang: str = "en") -> str | None:
+        """The error-manager component of ``letter`` in ``lang``, None when unknown."""
+        english = self.components.get(letter)
+        if english is None:
+            return None
+        return self.components_i18n.get(lang, {}).get(letter, english)
+
+    def pta_type(self, ident: int, lang: str = "en") -> tuple[str, str | None] | None:
+        """A torch_npu error type's meaning and note in ``lang``, None when unknown."""
+        english = self.pta_types.get(ident)
+        if english is None:
+            return None
+        texts = translations.pick(self.pta_types_i18n.get(ident, ()), lang)
+        note = texts.get("note", english[1]) if english[1] is not None else None
+        return texts.get("meaning", english[0]), note
 
 
 def tuple_key(text: str) -> tuple[int, ...] | None:
@@ -212,7 +251,7 @@ def _entries(f: _File, table: str, doc: LMap, default_source: str | None) -> dic
             category = None
         extra: list[tuple[str, str]] = []
         for key in m:
-            if key in ("code", "meaning", "source", "category", "name") or key not in \
+            if key in ("code", "meaning", "source", "category", "name", "i18n") or key not in \
                     _ENTRY_KEYS[table]:
                 continue
             if key == "inferred":
@@ -228,6 +267,8 @@ def _entries(f: _File, table: str, doc: LMap, default_source: str | None) -> dic
             if text is not None:
                 extra.append((key, text))
         name = f.text(m, "name", what) if "name" in m else None
+        english = {"meaning": meaning or "", **{k: v for k, v in extra if k in TEXT_FIELDS}}
+        i18n = translations.read(f, m, what, english)
         if coded is None or meaning is None:
             continue
         if source is None:
@@ -244,16 +285,17 @@ def _entries(f: _File, table: str, doc: LMap, default_source: str | None) -> dic
             continue
         out[key] = Entry(table=table, code=code, key=key, meaning=meaning, source=source,
                          where=Location(f.path, m.key_lines["code"]), name=name,
-                         category=category, extra=tuple(extra))
+                         category=category, extra=tuple(extra), i18n=i18n)
     return out
 
 
-def _components(f: _File, doc: LMap) -> tuple[dict[str, str], str]:
+def _components(f: _File, doc: LMap) -> tuple[dict[str, str], str, dict[str, dict[str, str]]]:
+    """The component letters, their source and their names in other languages."""
     m = f.mapping(doc.get("components"), doc.value_lines.get("components", doc.line),
                   "'components'")
     if m is None:
-        return {}, ""
-    f.keys(m, "'components'", ("letters", "source"), ("letters", "source"))
+        return {}, "", {}
+    f.keys(m, "'components'", ("letters", "source", "i18n"), ("letters", "source"))
     source = f.source(m, "'components'", None) or ""
     letters = f.mapping(m.get("letters"), m.value_lines.get("letters", m.line), "'letters'")
     out: dict[str, str] = {}
@@ -267,18 +309,20 @@ def _components(f: _File, doc: LMap) -> tuple[dict[str, str], str]:
             f.error(f"component '{letter}' needs a name", line)
             continue
         out[letter] = name.strip()
-    return out, source
+    return out, source, translations.letters(f, m, out)
 
 
 def _numbered(f: _File, doc: LMap, key: str, value_key: str, what: str,
-              limit: int) -> dict[int, tuple[str, str | None]]:
-    out: dict[int, tuple[str, str | None]] = {}
+              limit: int) -> dict[int, tuple[str, str | None, Texts]]:
+    """The numbered items of a list: ``id -> (value, note, i18n)``. Names (``value_key``
+    ``name``) are identifiers; a ``meaning`` and a ``note`` are texts to translate."""
+    out: dict[int, tuple[str, str | None, Texts]] = {}
     seq = f.sequence(doc, key, what)
     for item, line in zip(seq or [], (seq.item_lines if seq else []), strict=True):
         m = f.mapping(item, line, f"an item of '{key}'")
         if m is None:
             continue
-        allowed = ("id", value_key, "note")
+        allowed = ("id", value_key, "note", "i18n")
         f.keys(m, f"an item of '{key}'", allowed, ("id", value_key))
         ident = m.get("id")
         if isinstance(ident, bool) or not isinstance(ident, int) or not 0 <= ident <= limit:
@@ -292,7 +336,10 @@ def _numbered(f: _File, doc: LMap, key: str, value_key: str, what: str,
             f.error(f"duplicate id {ident} in '{key}'", m.key_lines["id"],
                     help="keep one of them")
             continue
-        out[ident] = (text, f.text(m, "note", f"id {ident}"))
+        note = f.text(m, "note", f"id {ident}")
+        english = {k: v for k, v in ((value_key, text), ("note", note))
+                   if v is not None and k in TEXT_FIELDS}
+        out[ident] = (text, note, translations.read(f, m, f"id {ident} of '{key}'", english))
     return out
 
 
@@ -309,7 +356,7 @@ def _errno(f: _File, doc: LMap) -> Errno | None:
         return None
     module = f.text(m, "module", "'errno'")
     source = f.source(m, "'errno'", None)
-    subs = {k: v for k, (v, _note) in
+    subs = {k: v for k, (v, _note, _i18n) in
             _numbered(f, m, "submodules", "name", "'errno'", 255).items()}
     if module is None or source is None:
         return None
@@ -391,16 +438,22 @@ def load_tables(directory: str | Path | None = None) -> Tables:
 
 def _fill(f: _File, table: str, doc: LMap, tables: Tables) -> None:
     """Add one table document to ``tables``, recording its problems in ``f``."""
-    tables.titles[table] = f.text(doc, "title", f"table {table}") or table
+    title = f.text(doc, "title", f"table {table}")
+    tables.titles[table] = title or table
+    tables.titles_i18n[table] = translations.read(f, doc, f"table {table}",
+                                                  {"title": title} if title else {}, ("title",))
     source = f.source(doc, f"table {table}", None)
     if table == "pta":
         modules = _numbered(f, doc, "modules", "name", "table pta", 99)
-        tables.pta_modules = {k: v for k, (v, _note) in modules.items()}
-        tables.pta_types = _numbered(f, doc, "types", "meaning", "table pta", 999)
+        tables.pta_modules = {k: v for k, (v, _note, _i18n) in modules.items()}
+        types = _numbered(f, doc, "types", "meaning", "table pta", 999)
+        tables.pta_types = {k: (v, note) for k, (v, note, _i18n) in types.items()}
+        tables.pta_types_i18n = {k: i18n for k, (_v, _note, i18n) in types.items() if i18n}
         tables.pta_source = source or ""
         return
     tables.entries[table] = _entries(f, table, doc, source)
     if table == "errmgr":
-        tables.components, tables.components_source = _components(f, doc)
+        tables.components, tables.components_source, tables.components_i18n = \
+            _components(f, doc)
     elif table == "hccl_result":
         tables.errno = _errno(f, doc)

@@ -2,9 +2,11 @@
 
 Errors: a ``stable`` rule without a positive case (one expecting a match) or a negative case
 (one expecting nothing); a case file naming a rule that is not loaded; a ``<stem>.test.yaml``
-that tests another rule than its ``<stem>.yaml`` defines; a ``links`` entry naming a rule that
-is not loaded; a ``stable`` rule without a Chinese text (``i18n.zh``: every report can be read
-in Chinese, the language most users and the upstream docs use). Warning: a rule with no cases.
+that tests another rule than its ``<stem>.yaml`` defines; a ``links`` or ``explains`` entry
+naming a rule that is not loaded; rules that explain each other in a circle (through
+``explains`` and the ``links`` of symptoms, see ``model.explainers``); a ``stable`` rule
+without a Chinese text (``i18n.zh``: every report can be read in Chinese, the language most
+users and the upstream docs use). Warning: a rule with no cases.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def check(rules: RuleSet, cases: Sequence[Case], known_ids: Iterable[str] = ()) 
     ``known_ids`` are further rule ids a link may name (the built-in rules, when ``rules`` are
     a user's extra rules that run next to them).
     """
-    issues: list[Issue] = [*_links(rules, known_ids)]
+    issues: list[Issue] = [*_links(rules, known_ids), *_explanation_cycles(rules)]
     counts = case_counts(rules, cases)
     for rule in rules:
         count = counts[rule.id]
@@ -101,11 +103,53 @@ def _links(rules: RuleSet, known_ids: Iterable[str]) -> list[Issue]:
     known = {r.id for r in rules} | set(known_ids)
     out = []
     for rule in rules:
-        for rid in rule.links:
-            if rid not in known:
-                out.append(_issue("error", f"rule {rule.id} links to unknown rule {rid}",
-                                  rule.where, "links name ids of loaded rules (see "
-                                  "`plogscan rules list`); check the spelling"))
+        for key, verb, ids in (("links", "links to", rule.links),
+                               ("explains", "explains", rule.explains)):
+            for rid in ids:
+                if rid not in known:
+                    out.append(_issue("error", f"rule {rule.id} {verb} unknown rule {rid}",
+                                      rule.where, f"{key} name ids of loaded rules (see "
+                                      "`plogscan rules list`); check the spelling"))
+    return out
+
+
+def explanations(rules: Iterable[Rule]) -> dict[str, set[str]]:
+    """Rule id -> the ids of the rules it explains: its ``explains``, and every symptom whose
+    ``links`` name it."""
+    rules = list(rules)
+    out: dict[str, set[str]] = {r.id: set(r.explains) for r in rules}
+    for rule in rules:
+        if rule.role == "symptom":
+            for rid in rule.links:
+                out.setdefault(rid, set()).add(rule.id)
+    return out
+
+
+def _explanation_cycles(rules: RuleSet) -> list[Issue]:
+    """Rules that explain themselves through others (the order would have no root): one issue
+    per back edge of a depth-first walk, naming the circle."""
+    graph = explanations(rules)
+    where = {r.id: r.where for r in rules}
+    out: list[Issue] = []
+    finished: set[str] = set()
+    for start in sorted(graph):
+        if start in finished:
+            continue
+        path, stack = [start], [iter(sorted(graph[start]))]
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                stack.pop()
+                finished.add(path.pop())
+            elif nxt in path:
+                cycle = " -> ".join([*path[path.index(nxt):], nxt])
+                out.append(_issue("error", f"rules explain each other in a circle: {cycle}",
+                                  where.get(nxt, where.get(path[-1])),
+                                  "a root cause explains its consequences, never the other "
+                                  "way round; drop one of the explains or symptom links"))
+            elif nxt not in finished:
+                path.append(nxt)
+                stack.append(iter(sorted(graph.get(nxt, ()))))
     return out
 
 

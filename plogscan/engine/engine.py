@@ -22,7 +22,7 @@ from plogscan.engine.predicates import Prefilter, evaluate, extract
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.errors import InputError
-from plogscan.model import Finding, finding_order
+from plogscan.model import Finding, order_findings
 from plogscan.schema import COLUMNS
 
 
@@ -87,8 +87,9 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
 
 
 def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Finding]:
-    """Run ``rules`` over the event table; findings in ``model.finding_order`` (level, root
-    cause before symptom, earliest first timestamp, rule id, fingerprint)."""
+    """Run ``rules`` over the event table; findings in ``model.order_findings`` order (level,
+    root cause before symptom, earliest first timestamp, rule id, fingerprint; a finding after
+    the findings that explain it)."""
     plans = [_Candidates(rule) for rule in rules]
     prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
     presence = Presence()
@@ -106,5 +107,4 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Fi
         if need_presence:
             presence.consume(batch)
     findings = [build_finding(p.rule, occ) for p in plans for occ in p.occurrences(presence)]
-    findings.sort(key=finding_order)
-    return findings
+    return order_findings(findings)

@@ -65,6 +65,7 @@ def build_finding(rule: Rule, occ: Occurrence) -> Finding:
         captures=tuple(sorted(shown.items())),
         role=rule.role,
         links=rule.links,
+        explains=rule.explains,
     )
 
 

@@ -149,6 +149,7 @@ class Rule:
     where: Location = field(default_factory=lambda: Location("<memory>"))
     role: str = "root-cause"  # "root-cause" | "symptom"
     links: tuple[str, ...] = ()  # ids of related rules (a symptom names its root causes)
+    explains: tuple[str, ...] = ()  # ids of rules whose findings follow from this rule's
     covers: tuple[int, ...] = ()  # formats.md §7 catalogue rows this rule implements
     i18n: tuple[tuple[str, RuleText], ...] = ()
 

@@ -41,7 +41,7 @@ from plogscan.schema import COLUMNS, LEVELS, SourceKind
 
 RULE_KEYS = ("id", "name", "title", "category", "level", "status", "description", "remediation",
              "references", "requires", "match", "by", "sequence", "threshold", "show",
-             "role", "links", "covers", "i18n")
+             "role", "links", "explains", "covers", "i18n")
 REQUIRED = ("id", "name", "title", "category", "level", "description", "remediation")
 BODIES = ("match", "sequence", "threshold")
 _ID = re.compile(r"[A-Z]{2,10}[0-9]{3}")

@@ -1,7 +1,10 @@
-"""The rule keys about meaning rather than matching: ``role``, ``links``, ``covers``, ``i18n``.
+"""The rule keys about meaning rather than matching: ``role``, ``links``, ``explains``,
+``covers``, ``i18n``.
 
 ``role`` says whether a rule names a root cause or a symptom (a wrapper code, a downstream
-effect); ``links`` names related rules so a report can show the chain; ``covers`` names the
+effect); ``links`` names related rules so a report can show the chain; ``explains`` names the
+rules whose findings follow from this one's (reports put this rule's findings before them);
+``covers`` names the
 rows of the error-signature catalogue (formats.md §7) the rule implements, for
 ``plogscan rules coverage``; ``i18n`` carries the title, description and remediation in other
 languages than the English base. Each check records a located error in the ``Doc``.
@@ -27,9 +30,10 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def meaning(doc: Doc, m: LMap, own_id: str | None, base: RuleText | None) -> dict[str, Any]:
-    """The ``Rule`` fields ``role``, ``links``, ``covers`` and ``i18n`` of rule mapping ``m``
-    (``base`` is its English text, None when that is itself invalid)."""
-    return {"role": role(doc, m), "links": links(doc, m, own_id), "covers": covers(doc, m),
+    """The ``Rule`` fields ``role``, ``links``, ``explains``, ``covers`` and ``i18n`` of rule
+    mapping ``m`` (``base`` is its English text, None when that is itself invalid)."""
+    return {"role": role(doc, m), "links": links(doc, m, own_id),
+            "explains": rule_ids(doc, m, "explains", own_id), "covers": covers(doc, m),
             "i18n": i18n(doc, m, base)}
 
 
@@ -47,14 +51,21 @@ def role(doc: Doc, m: LMap) -> str:
 
 def links(doc: Doc, m: LMap, own_id: str | None) -> tuple[str, ...]:
     """``links``: ids of related rules (their existence is checked against the rule set)."""
-    got = doc.text_list(m, "links", "rule") or ()
+    return rule_ids(doc, m, "links", own_id)
+
+
+def rule_ids(doc: Doc, m: LMap, key: str, own_id: str | None) -> tuple[str, ...]:
+    """A list of other rules' ids under ``key`` (``links``, ``explains``), duplicates dropped;
+    whether they exist is checked against the whole rule set (``checks``)."""
+    got = doc.text_list(m, key, "rule") or ()
     out: list[str] = []
     for rid in got:
         if not _ID.fullmatch(rid):
-            doc.error(f"invalid rule id '{rid}' in links", m.value_lines["links"],
+            doc.error(f"invalid rule id '{rid}' in {key}", m.value_lines[key],
                       help="a rule id is 2-10 capital letters and 3 digits, e.g. AIC001")
         elif rid == own_id:
-            doc.error(f"rule {rid} links to itself", m.value_lines["links"])
+            doc.error(f"rule {rid} {'links to' if key == 'links' else key} itself",
+                      m.value_lines[key])
         elif rid not in out:
             out.append(rid)
     return tuple(out)

@@ -8,14 +8,22 @@ Binary sniffing
     a few NULs or invalid UTF-8 (GBK, garbage bytes) is still a log.
 
 Classification (``classify``): content first, name and path as the fallback; see its docstring.
+The sniff takes the prefixes of the format YAML off each line first (quotes, docker-compose
+services, process prefixes, collector timestamps...) and knows the YAML's stdout formats, so a
+shape added there is recognised here too.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
 
 from plogscan.ingest.pathhints import name_kind, plog_kind, split_path
+from plogscan.parse.codescan import codes_in
+from plogscan.parse.formatcheck import builtin_formats
+from plogscan.parse.lineformats import MAX_PREFIXES, Strip
 from plogscan.schema import SourceKind
 
 SNIFF_LINE_CHARS = 512  # only the start of each line matters to the sniff regexes
@@ -84,6 +92,46 @@ _SYSLOG_LINE = re.compile(
         ]
     )
 )
+# Files whose text is read whenever a line holds a known error code (EZ9999, ERR00100, "error
+# code is 507015"...), whatever its shape: pasted logs and captured output. Other files need a
+# line of a known shape.
+PASTE_SUFFIXES = frozenset({"", ".log", ".txt", ".out", ".err", ".stdout", ".stderr"})
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+
+
+@dataclass(frozen=True)
+class _Shapes:
+    """The format YAML's prefixes and stdout formats as Python regexes for the sniff."""
+
+    prefixes: re.Pattern[str]  # alternatives named p0, p1...
+    identity: frozenset[str]  # the alternatives that name a pid or a rank
+    formats: re.Pattern[str] | None  # every non-primary format that is not ``alone``
+    strips: tuple[Strip, ...]
+
+    def inner(self, line: str) -> tuple[str, bool]:
+        """The line without its prefixes, and whether a prefix naming a process was there."""
+        pos, named = 0, False
+        for _ in range(MAX_PREFIXES):
+            m = self.prefixes.match(line, pos)
+            if m is None or m.end() == pos:
+                break
+            named = named or m.lastgroup in self.identity
+            pos = m.end()
+        return line[pos:], named
+
+
+@lru_cache(maxsize=1)
+def _shapes() -> _Shapes:
+    fset = builtin_formats()
+    plain = [_NAMED_GROUP.sub("(?:", p.pattern) for p in fset.prefixes]
+    prefixes = re.compile("|".join(f"(?P<p{i}>{p})" for i, p in enumerate(plain)))
+    identity = frozenset(f"p{i}" for i, p in enumerate(fset.prefixes)
+                         if {"pid", "rank"} & {g.split("_")[0] for g in p.groups})
+    others = [_NAMED_GROUP.sub("(?:", f.pattern) for f in fset.formats[1:] if not f.alone]
+    formats = re.compile("|".join(f"(?:{p})" for p in others)) if others else None
+    return _Shapes(prefixes, identity, formats, fset.strips)
+
+
 # Device-side hints inside CANN headers.
 _FIRMWARE_MODULES = frozenset({"TSCH", "LPM", "MCU", "IMP", "IMU", "TS", "TSDUMP"})
 _DEVICE_OS_PNAMES = frozenset({"sklogd", "slogd", "tsdaemon", "dmp_daemon"})
@@ -105,11 +153,18 @@ class _Sniff:
     klogd: bool = False
 
     @classmethod
-    def of(cls, head: bytes) -> _Sniff:
-        text = head.replace(b"\x00", b"").decode("utf-8", "replace")
+    def of(cls, head: bytes, signatures: bool = False) -> _Sniff:
+        """Counts over the head's lines, prefixes taken off; with ``signatures``, a line with
+        a known error code counts as stdout whatever its shape."""
+        shapes = _shapes()
+        head = head.replace(b"\x00", b"")
+        for strip in shapes.strips:
+            head = strip.apply(head)
         s = cls()
-        for raw in text.split("\n"):
-            line = raw[:SNIFF_LINE_CHARS]
+        for raw in head.decode("utf-8", "replace").split("\n"):
+            if not raw.strip():
+                continue
+            line, named = shapes.inner(raw[:SNIFF_LINE_CHARS])
             if line.startswith("["):
                 m = _CANN_HEADER.match(line)
                 if m:
@@ -118,12 +173,13 @@ class _Sniff:
                 if _MINDSPORE_HEADER.match(line):
                     s.stdout += 1
                     continue
-            elif not line.strip():
-                continue
-            if _STDOUT_LINE.match(line):
+            if _STDOUT_LINE.match(line) or named:
                 s.stdout += 1
             elif _SYSLOG_LINE.match(line):
                 s.syslog += 1
+            elif (shapes.formats is not None and shapes.formats.match(line)) or (
+                    signatures and codes_in(line)):
+                s.stdout += 1
         return s
 
     def _count_header(self, module: str, pid: str, pname: str, body: str) -> None:
@@ -179,12 +235,17 @@ def classify(path: str, head: bytes) -> SourceKind | None:
       (``plog-<pid>_<ts>.log`` …): a file CANN wrote cannot be stdout.
     * Host kernel log, ``/var/log/messages``/syslog, bbox ``history.log``, ``slogdlog`` and dmesg
       lines make SYSLOG.
+    * The prefixes of the format YAML are taken off each line before its shape is judged (a
+      ``> `` quote, a docker-compose service, a process prefix...), and the YAML's stdout
+      formats (Python logging, loguru, MindIE, vLLM...) are shapes too. A pasted log
+      (``.log``, ``.txt``, ``.out``, no suffix, standard input) is STDOUT when any line holds
+      a known error code, whatever its shape.
     * When no line has a known shape, a CANN or system log name still decides (the parser
       keeps unknown lines as unparsed records, so nothing is lost); any other name gives None.
     """
     dirs, name = split_path(path)
     named = name_kind(dirs, name)
-    s = _Sniff.of(head)
+    s = _Sniff.of(head, PurePosixPath(name).suffix.lower() in PASTE_SUFFIXES)
     if s.stdout:
         if s.cann and named in _CANN_KINDS:
             return s.device_kind() or named

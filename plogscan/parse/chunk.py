@@ -25,6 +25,7 @@ from plogscan.parse.messages import (
     segments_max,
     sum_blank_inside,
 )
+from plogscan.parse.pasted import after_alone, strip_text, text_only, wrapped_lines
 from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext, Head
 from plogscan.schema import SourceKind
 
@@ -42,6 +43,8 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     The records are in EVENT_SCHEMA, or with ``encoded`` in STORED_SCHEMA (for the Parquet
     writer: the text columns with few values stay dictionary-encoded).
     """
+    if ctx.kind in TEXT_KINDS:  # colour codes of terminals; a plog's text is kept as written
+        buf = strip_text(buf, fset)
     if cannheader.applies_to(fset.primary):
         result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=False,
                               encoded=encoded)
@@ -70,13 +73,21 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     blank = (byte_lengths(lines) == 0) | pc.fill_null(pc.utf8_is_space(lines), False).to_numpy(
         zero_copy_only=False)
     spans = match_lines(lines, blank, fset)
-    fmt = spans.fmt
     is_text_kind = ctx.kind in TEXT_KINDS
+    if not is_text_kind:
+        text_only(spans, fset)
+    fmt = spans.fmt
     start = fmt >= 0
+    wrapped = np.zeros(n, bool)
     if is_text_kind:
         # Unmatched text lines start records unless indented (judged after any framework
-        # prefix such as "[rank0]:   "): indented lines continue a traceback or a block.
+        # prefix such as "[rank0]:   "): indented lines continue a traceback or a block,
+        # except right after a record that takes no continuation (a markdown fence). A line
+        # that a terminal re-wrapped continues the line before.
         start |= (fmt < 0) & ~blank & ~indented(lines, spans.msg_start)
+        start |= after_alone(fmt, blank, fset) & ~blank
+        wrapped = wrapped_lines(lines, spans, blank, fset)
+        start &= ~wrapped
     # Glued parts after the first always start a record of their own.
     start[1:] |= (lineno[1:] == lineno[:-1]) & (fmt[1:] >= 0)
     nonblank = ~blank
@@ -112,7 +123,8 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     inner_blank = int(sum_blank_inside(blank, starts, last))
     trailing_blank = int(blank[last[-1] + 1:].sum()) if len(starts) else 0
     glued = n != n_physical
-    messages = record_messages(buf, lines, spans.msg_start, blank, starts, last, glued)
+    messages = record_messages(buf, lines, spans.msg_start, blank, starts, last, glued,
+                               wrapped)
     records = assemble(lines, spans, messages, ctx, fset, starts, last, lineno, record_lines,
                         long_line, encoded)
     if not split_glued and glue.possible(records, head, lines, spans):
@@ -129,10 +141,11 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     )
 
 
-def parse_samples(lines: list[str], fset: FormatSet) -> list[dict[str, object]] | None:
+def parse_samples(lines: list[str], fset: FormatSet, kind: SourceKind = SourceKind.PLOG
+                  ) -> list[dict[str, object]] | None:
     """``parse_sample`` of many lines in one chunk (one parse instead of one per line);
     None when the lines do not come out as one record each (then parse them one by one)."""
-    ctx = FileContext(path="<sample>", kind=SourceKind.PLOG.value)
+    ctx = FileContext(path="<sample>", kind=kind.value)
     text = "\n".join(lines).encode("utf-8")
     if any("\n" in line or "\r" in line or not line.strip() for line in lines):
         return None
@@ -147,9 +160,11 @@ def parse_samples(lines: list[str], fset: FormatSet) -> list[dict[str, object]] 
     return rows
 
 
-def parse_sample(line: str, fset: FormatSet) -> dict[str, object]:
-    """Parse one sample line as a plog line; the first record's fields as plain values."""
-    ctx = FileContext(path="<sample>", kind=SourceKind.PLOG.value)
+def parse_sample(line: str, fset: FormatSet, kind: SourceKind = SourceKind.PLOG
+                 ) -> dict[str, object]:
+    """Parse one sample line as a line of a ``kind`` file (a plog by default); the first
+    record's fields as plain values."""
+    ctx = FileContext(path="<sample>", kind=kind.value)
     result = parse_chunk(line.encode("utf-8"), 1, ctx, fset, open_record=False)
     if result.records.num_rows == 0:
         return {}

@@ -2,8 +2,9 @@
 
 A cheap RE2 mask over every message picks the few records that can carry a code; only those
 go through Python's ``re.findall``. Codes are taken only where the text says they are codes
-(``error code is``, ``ErrCode=``, ``InnerCode=``...), so pids and sizes are not mistaken
-for them.
+(``error code is``, ``ErrCode=``, ``InnerCode=``, ``retcode:``, ``errno:``, ``failed : ``...),
+so pids and sizes are not mistaken for them. Runtime codes are ``[125]0xxxx`` (507015,
+207001...), aclnn codes ``[1-5]6[01]xxx`` (161002, 561000...).
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 _CANDIDATE_RE2 = (
-    r"[EW][0-9A-Z]\d{4}|ERR\d{5}|[Cc]ode|result|Ret|ret\b|errNo|errcode|excep|event_id"
+    r"[EW][0-9A-Z]\d{4}|ERR\d{5}|[Cc]ode|result|Ret|ret\b|ret:|errNo|errno:|errcode|excep|"
+    r"event_id|failed ?: "
 )
 _QUIET_LEVELS = ["DEBUG", "INFO", "TRACE"]
 _CODE = re.compile(
     r"(?<![A-Za-z0-9_])(?P<em>[EW][0-9A-Z]\d{4})(?=[\s:(\[\]),.]|$)"
     r"|(?<![A-Za-z0-9_])(?P<pta>ERR\d{5})(?![0-9])"
     r"|(?:error code is|error code =|ErrCode=|runtime result =|result =|ret =|ret=|retCode=|"
-    r"error_code=|errorCode ?:)\s*(?P<acl>[125]0\d{4}|0x[0-9A-Fa-f]+)(?![0-9A-Fa-f])"
+    r"error_code=|errorCode ?:|retcode: ?|ret:|errno:|failed ?: )"
+    r"\s*(?P<acl>[125]0\d{4}|[1-5]6[01]\d{3}|0x[0-9A-Fa-f]+)(?![0-9A-Fa-f])"
     r"|(?:InnerCode=|errNo\[|excep_code=|exception_code=|exception_info_code=|event_id=|"
     r"errcode:\()(?P<hex>0x[0-9A-Fa-f]+)"
 )

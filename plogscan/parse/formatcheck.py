@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
-from plogscan.errors import ErrorGroup, FormatError
-from plogscan.parse.chunk import parse_sample, parse_samples
+from plogscan.errors import ErrorGroup, FormatError, Location
+from plogscan.parse.chunk import parse_chunk, parse_sample, parse_samples
 from plogscan.parse.lineformats import FormatSet, read_formats
+from plogscan.parse.results import FileContext
+from plogscan.schema import SourceKind
 
 
 def load_formats(paths: Sequence[Path] | None = None) -> FormatSet:
@@ -24,26 +27,55 @@ def load_formats(paths: Sequence[Path] | None = None) -> FormatSet:
 
 
 def check_samples(fset: FormatSet) -> None:
-    """Parse every sample line with the real parser; raise if any field differs."""
+    """Parse every sample with the real parser; raise if any field differs.
+
+    Format samples are parsed as plog lines (those of ``alone`` formats as job stdout) and
+    must come out in their own format; prefix
+    samples are parsed as job stdout, with the fields they state (``fmt`` among them, for the
+    line inside); strip samples must come out as stated; continuation samples must make one
+    record with the stated message."""
     errors: list[FormatError] = []
-    every = [line for fmt in fset.formats for line, _, _ in fmt.samples]
+    every = [line for fmt in fset.formats if not fmt.alone for line, _, _ in fmt.samples]
     parsed = iter(parse_samples(every, fset) or [parse_sample(line, fset) for line in every])
     for fmt in fset.formats:
         for line, expected, where in fmt.samples:
-            got = next(parsed)
+            # markdown structure exists only in pasted text: those samples are job stdout
+            got = parse_sample(line, fset, SourceKind.STDOUT) if fmt.alone else next(parsed)
             if got.get("fmt") != fmt.name:
                 errors.append(FormatError(
                     f"sample is parsed by format '{got.get('fmt')}', not '{fmt.name}'",
                     where=where, help=f"sample: {line[:120]}"))
                 continue
-            for key, want in expected.items():
-                have = got.get(key)
-                if str(have) != str(want):
-                    errors.append(FormatError(
-                        f"sample field '{key}' is {have!r}, expected {want!r}", where=where,
-                        help=f"sample: {line[:120]}"))
+            _compare(got, expected, line, where, errors)
+    for prefix in fset.prefixes:
+        for line, expected, where in prefix.samples:
+            _compare(parse_sample(line, fset, SourceKind.STDOUT), expected, line, where, errors)
+    for strip in fset.strips:
+        for line, want, where in strip.samples:
+            have = strip.apply(line.encode("utf-8")).decode("utf-8", "replace")
+            if have != want:
+                errors.append(FormatError(f"strip sample gives {have!r}, expected {want!r}",
+                                          where=where))
+    for cont in fset.continuations:
+        for text, want, where in cont.samples:
+            ctx = FileContext(path="<sample>", kind=SourceKind.STDOUT.value)
+            records = parse_chunk(text.encode("utf-8"), 1, ctx, fset, open_record=False).records
+            messages = records.column("message").to_pylist()
+            if messages != [want]:
+                errors.append(FormatError(
+                    f"continuation sample gives {len(messages)} record(s) {messages!r:.200}, "
+                    f"expected one with message {want!r}", where=where))
     if errors:
         raise ErrorGroup(errors)
+
+
+def _compare(got: dict[str, Any], expected: dict[str, Any], line: str, where: Location,
+             errors: list[FormatError]) -> None:
+    for key, want in expected.items():
+        have = got.get(key)
+        if str(have) != str(want):
+            errors.append(FormatError(f"sample field '{key}' is {have!r}, expected {want!r}",
+                                      where=where, help=f"sample: {line[:120]}"))
 
 
 @lru_cache(maxsize=1)

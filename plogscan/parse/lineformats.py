@@ -29,10 +29,14 @@ FIELDS = ("level", "module", "pid", "proc", "ts", "tid", "src_file", "src_line",
 TIMESTAMPS = ("cann", "generic")
 _FORMAT_KEYS = {
     "name", "description", "primary", "timestamp", "pattern", "samples", "bodies", "module",
-    "level", "levels", "keep_prefix",
+    "level", "levels", "keep_prefix", "alone",
 }
 _BODY_KEYS = {"name", "pattern", "when_src_file_missing", "when_tid_missing"}
-_PREFIX_KEYS = {"name", "description", "pattern"}
+_PREFIX_KEYS = {"name", "description", "pattern", "samples"}
+_STRIP_KEYS = {"name", "description", "pattern", "samples"}
+_CONTINUATION_KEYS = {"name", "description", "pattern", "min_width", "samples"}
+_FILE_KEYS = {"formats", "prefixes", "strip", "continuations"}
+MAX_PREFIXES = 4  # rounds of prefix peeling per line (a quote, a service, a process...)
 _GROUP = re.compile(r"\(\?P<(\w+)>")
 _ALT_SUFFIX = re.compile(r"^(\w+?)_\d+$")
 
@@ -61,6 +65,7 @@ class LineFormat:
     level: str | None = None
     levels: dict[str, str] = field(default_factory=dict)
     keep_prefix: bool = False
+    alone: bool = False  # its records take no continuation lines (markdown fences, <details>)
     bodies: tuple[Body, ...] = ()
     samples: tuple[tuple[str, dict[str, Any], Location], ...] = ()
 
@@ -72,19 +77,59 @@ class LineFormat:
 
 @dataclass(frozen=True)
 class Prefix:
-    """A framework prefix (``[rank3]:``, ``(train pid=8)``) taken off before matching formats."""
+    """A prefix that a tool put in front of a log line (``[rank3]:``, ``(Worker pid=8)``, a
+    docker-compose service, a ``> `` quote) taken off before the formats are tried on the line
+    inside. Prefixes are taken off in up to ``MAX_PREFIXES`` rounds, each trying every prefix
+    in file order, so they may come in any order; the fields they name (pid, rank, level...)
+    fill what the inner line does not say."""
 
     name: str
     pattern: str
     groups: tuple[str, ...]
+    samples: tuple[tuple[str, dict[str, Any], Location], ...] = ()
+
+
+@dataclass(frozen=True)
+class Strip:
+    """Text taken out of every line before anything is matched (terminal colour codes). The
+    pattern is a Python regex over bytes; it never matches a newline."""
+
+    name: str
+    pattern: str
+    compiled: re.Pattern[bytes]
+    trigger: frozenset[int] | None  # a text holds one of these bytes when the pattern can match
+    samples: tuple[tuple[str, str, Location], ...] = ()  # (line, the line stripped)
+
+    def apply(self, data: bytes) -> bytes:
+        """``data`` without the pattern's matches (unchanged when no trigger byte is there)."""
+        if self.trigger is not None and not any(bytes((b,)) in data for b in self.trigger):
+            return data
+        return self.compiled.sub(b"", data)
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """A line that continues the record before it although it does not look like it: a line
+    a terminal re-wrapped. It follows a line that a prefix started and that the terminal cut
+    (one of the widest lines of the text, at least ``min_width`` bytes wide), has no prefix of
+    its own, matches no format and starts with ``pattern``. Its text is joined to the line
+    before without a newline."""
+
+    name: str
+    pattern: str
+    min_width: int
+    samples: tuple[tuple[str, str, Location], ...] = ()  # (lines, the record's message)
 
 
 @dataclass(frozen=True)
 class FormatSet:
-    """All formats: the primary one first, then the others in file order, and the prefixes."""
+    """All formats: the primary one first, then the others in file order, and the prefixes,
+    strips and continuations."""
 
     formats: tuple[LineFormat, ...]
     prefixes: tuple[Prefix, ...]
+    strips: tuple[Strip, ...] = ()
+    continuations: tuple[Continuation, ...] = ()
 
     @property
     def primary(self) -> LineFormat:
@@ -155,27 +200,122 @@ def _check_keys(data: dict, valid: set[str], where: Location, what: str,
                                       help=choices(valid)))
 
 
-def _load_file(path: Path, errors: list[FormatError]) -> tuple[list[LineFormat], list[Prefix]]:
+@dataclass
+class _Parts:
+    """What one format file holds."""
+
+    formats: list[LineFormat] = field(default_factory=list)
+    prefixes: list[Prefix] = field(default_factory=list)
+    strips: list[Strip] = field(default_factory=list)
+    continuations: list[Continuation] = field(default_factory=list)
+
+
+def _load_file(path: Path, errors: list[FormatError]) -> _Parts:
+    parts = _Parts()
     try:
         doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         errors.append(FormatError(f"invalid YAML: {getattr(err, 'problem', err)}",
                                   where=Location(str(path), mark.line + 1 if mark else 0)))
-        return [], []
+        return parts
     where = Location(str(path), 1)
     if not isinstance(doc, dict):
         errors.append(FormatError("a format file must be a mapping", where=where))
-        return [], []
-    _check_keys(doc, {"formats", "prefixes"}, where, "format file", errors)
-    formats = [_format(path, item, errors) for item in doc.get("formats", [])]
-    prefixes = []
+        return parts
+    _check_keys(doc, _FILE_KEYS, where, "format file", errors)
+    parts.formats = [f for item in doc.get("formats", [])
+                     if (f := _format(path, item, errors)) is not None]
     for item in doc.get("prefixes", []):
         loc = Location(str(path), item.get("__line__", 0))
-        _check_keys(item, _PREFIX_KEYS, loc, "prefix", errors)
-        groups = _groups(item["pattern"], loc, errors)
-        prefixes.append(Prefix(item["name"], item["pattern"], groups))
-    return [f for f in formats if f is not None], prefixes
+        if _named(item, "prefix", loc, _PREFIX_KEYS, errors):
+            parts.prefixes.append(_prefix(path, item, loc, errors))
+    for item in doc.get("strip", []):
+        loc = Location(str(path), item.get("__line__", 0))
+        if _named(item, "strip", loc, _STRIP_KEYS, errors):
+            strip = _strip(path, item, loc, errors)
+            if strip is not None:
+                parts.strips.append(strip)
+    for item in doc.get("continuations", []):
+        loc = Location(str(path), item.get("__line__", 0))
+        if _named(item, "continuation", loc, _CONTINUATION_KEYS, errors):
+            parts.continuations.append(_continuation(path, item, loc, errors))
+    return parts
+
+
+def _named(item: Any, what: str, loc: Location, keys: set[str],
+           errors: list[FormatError]) -> bool:
+    """Whether ``item`` is a mapping with a name and a pattern (errors recorded if not)."""
+    if not isinstance(item, dict):
+        errors.append(FormatError(f"a {what} must be a mapping", where=loc))
+        return False
+    _check_keys(item, keys, loc, what, errors)
+    missing = [k for k in ("name", "pattern") if k not in item]
+    if missing:
+        errors.append(FormatError(f"{what} lacks {', '.join(missing)}", where=loc))
+    return not missing
+
+
+def _samples(path: Path, item: dict, what: str, loc: Location, errors: list[FormatError],
+             value: str) -> list[tuple[str, Any, Location]]:
+    """The ``samples`` of an entry: (line or text, its ``value`` key, location)."""
+    out = []
+    for sample in item.get("samples", []):
+        sloc = Location(str(path), sample.get("__line__", 0))
+        got = sample.get(value)
+        if value == "fields":
+            got = {k: v for k, v in (got or {}).items() if k != "__line__"}
+        elif got is None:
+            errors.append(FormatError(f"{what} sample lacks '{value}'", where=sloc))
+            continue
+        out.append((str(sample.get("line", sample.get("text", ""))), got, sloc))
+    if not out:
+        errors.append(FormatError(f"{what} '{item['name']}' has no samples", where=loc,
+                                  help=f"every {what} carries samples that prove it"))
+    return out
+
+
+def _prefix(path: Path, item: dict, loc: Location, errors: list[FormatError]) -> Prefix:
+    pattern = str(item["pattern"])
+    groups = _groups(pattern, loc, errors)
+    try:
+        if re.match(f"(?:{pattern})", ""):
+            errors.append(FormatError(f"prefix '{item['name']}' matches an empty line",
+                                      where=loc, help="a prefix must take at least one byte"))
+    except re.error:
+        pass  # reported by _groups as invalid RE2
+    return Prefix(str(item["name"]), pattern, groups,
+                  tuple(_samples(path, item, "prefix", loc, errors, "fields")))
+
+
+def _strip(path: Path, item: dict, loc: Location, errors: list[FormatError]) -> Strip | None:
+    pattern = str(item["pattern"])
+    try:
+        compiled = re.compile(pattern.encode("utf-8"))
+    except re.error as err:
+        errors.append(FormatError(f"strip pattern is not a valid regex: {err}", where=loc))
+        return None
+    if compiled.search(b"\n") or compiled.match(b""):
+        errors.append(FormatError(f"strip '{item['name']}' can match a newline or nothing",
+                                  where=loc, help="a strip pattern takes text off lines, never "
+                                  "whole lines and never an empty match"))
+    samples = [(line, str(text), where) for line, text, where
+               in _samples(path, item, "strip", loc, errors, "stripped")]
+    return Strip(str(item["name"]), pattern, compiled, first_bytes(pattern), tuple(samples))
+
+
+def _continuation(path: Path, item: dict, loc: Location,
+                  errors: list[FormatError]) -> Continuation:
+    pattern = str(item["pattern"])
+    _groups(pattern, loc, errors)
+    width = item.get("min_width", 0)
+    if not isinstance(width, int) or isinstance(width, bool) or width < 0:
+        errors.append(FormatError(f"min_width must be a number of bytes, not {width!r}",
+                                  where=loc))
+        width = 0
+    samples = [(text, str(message), where) for text, message, where
+               in _samples(path, item, "continuation", loc, errors, "message")]
+    return Continuation(str(item["name"]), pattern, width, tuple(samples))
 
 
 def _format(path: Path, item: dict, errors: list[FormatError]) -> LineFormat | None:
@@ -208,7 +348,8 @@ def _format(path: Path, item: dict, errors: list[FormatError]) -> LineFormat | N
         groups=_groups(str(item["pattern"]), loc, errors), timestamp=item.get("timestamp"),
         primary=bool(item.get("primary")), module=item.get("module"), level=item.get("level"),
         levels={str(k): str(v) for k, v in (item.get("levels") or {}).items() if k != "__line__"},
-        keep_prefix=bool(item.get("keep_prefix")), bodies=tuple(bodies), samples=tuple(samples))
+        keep_prefix=bool(item.get("keep_prefix")), alone=bool(item.get("alone")),
+        bodies=tuple(bodies), samples=tuple(samples))
 
 
 def read_formats(paths: Sequence[Path] | None = None) -> FormatSet:
@@ -219,12 +360,14 @@ def read_formats(paths: Sequence[Path] | None = None) -> FormatSet:
         base = resources.files("plogscan.parse") / "formats"
         paths = sorted(Path(str(p)) for p in base.iterdir() if p.name.endswith(".yaml"))
     errors: list[FormatError] = []
-    formats: list[LineFormat] = []
-    prefixes: list[Prefix] = []
+    every = _Parts()
     for path in paths:
-        fmts, pres = _load_file(Path(path), errors)
-        formats += fmts
-        prefixes += pres
+        parts = _load_file(Path(path), errors)
+        every.formats += parts.formats
+        every.prefixes += parts.prefixes
+        every.strips += parts.strips
+        every.continuations += parts.continuations
+    formats = every.formats
     primaries = [f for f in formats if f.primary]
     if len(primaries) != 1:
         errors.append(FormatError(f"exactly one format must be primary, found {len(primaries)}",
@@ -232,4 +375,5 @@ def read_formats(paths: Sequence[Path] | None = None) -> FormatSet:
     if errors:
         raise ErrorGroup(errors)
     ordered = tuple(primaries + [f for f in formats if not f.primary])
-    return FormatSet(ordered, tuple(prefixes))
+    return FormatSet(ordered, tuple(every.prefixes), tuple(every.strips),
+                     tuple(every.continuations))

@@ -16,7 +16,14 @@ import pyarrow.compute as pc
 
 from plogscan.parse import cannheader
 from plogscan.parse.arrowtext import line_buffers, slice_from, span_columns, tails
-from plogscan.parse.lineformats import FIELDS, Body, FormatSet, LineFormat, field_of
+from plogscan.parse.lineformats import (
+    FIELDS,
+    MAX_PREFIXES,
+    Body,
+    FormatSet,
+    LineFormat,
+    field_of,
+)
 
 
 @dataclass
@@ -34,6 +41,8 @@ class Spans:
     spans_added: set[str] = field(default_factory=set)
     # lines a framework prefix or a format other than the fast path's matched
     other_lines: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    # where the prefixes of each line end (0: no prefix)
+    prefix_end: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     @classmethod
     def empty(cls, n: int, given: dict[str, np.ndarray] | None = None,
@@ -43,7 +52,8 @@ class Spans:
         length = {f: np.zeros(n, np.int64) for f in FIELDS if not given or f not in given}
         start.update(given or {})
         length.update(given_length or {})
-        return cls(np.full(n, -1, np.int16), start, length, np.zeros(n, np.int64))
+        return cls(np.full(n, -1, np.int16), start, length, np.zeros(n, np.int64),
+                   prefix_end=np.zeros(n, np.int64))
 
     def put(self, rows: np.ndarray, spans: pa.StructArray, groups: tuple[str, ...],
             base: np.ndarray, only_missing: bool = False) -> None:
@@ -77,15 +87,11 @@ def _match_rest(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) 
         if len(rows) == 0:
             return
     sub = lines.take(pa.array(rows))
-    offset = np.zeros(len(rows), np.int64)
-    for prefix in fset.prefixes:
-        spans, plen, ok = _try(sub, prefix.pattern)
-        if not ok.any():
-            continue
-        out.put(rows, spans, prefix.groups, offset)
-        offset = offset + np.where(ok, plen, 0)
-        sub = slice_from(sub, np.where(ok, plen, 0))
+    offset = _peel_prefixes(sub, rows, fset, out)
+    if offset.any():
+        sub = slice_from(sub, offset)
     out.msg_start[rows] = offset
+    out.prefix_end[rows] = offset
     todo = np.arange(len(rows))
     for index, fmt in enumerate(fset.formats):
         if len(todo) == 0:
@@ -101,6 +107,33 @@ def _match_rest(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) 
             out.msg_start[rows[hit]] = offset[hit] + hlen[ok]
         todo = todo[~ok]
     out.other_lines = rows[(out.fmt[rows] >= 0) | (out.msg_start[rows] > 0)]
+
+
+def _peel_prefixes(sub: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) -> np.ndarray:
+    """Take prefixes off the lines ``sub`` (of rows ``rows``) in up to ``MAX_PREFIXES``
+    rounds; record their fields; return where each line's prefixes end.
+
+    Each round tries every prefix, in file order, on the lines the round before changed; a
+    field a later (inner) prefix names replaces an outer one's."""
+    offset = np.zeros(len(rows), np.int64)
+    active = np.arange(len(rows))
+    part = sub
+    for _ in range(MAX_PREFIXES):
+        peeled = np.zeros(len(active), bool)
+        for prefix in fset.prefixes:
+            spans, plen, ok = _try(part, prefix.pattern)
+            if not ok.any():
+                continue
+            out.put(rows[active], spans, prefix.groups, offset[active])
+            taken = np.where(ok, plen, 0)
+            offset[active] += taken
+            part = slice_from(part, taken)
+            peeled |= ok
+        if not peeled.any():
+            break
+        active = active[peeled]
+        part = part.filter(pa.array(peeled))
+    return offset
 
 
 def _refine(lines: pa.Array, fmt: LineFormat, body: Body, rows: np.ndarray, out: Spans) -> None:

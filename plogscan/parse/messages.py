@@ -59,16 +59,20 @@ def line_messages(lines: pa.Array, msg_start: np.ndarray, blank: np.ndarray, lo:
 
 
 def record_messages(buf: bytes, lines: pa.Array, msg_start: np.ndarray, blank: np.ndarray,
-                     starts: np.ndarray, last: np.ndarray, glued: bool) -> pa.Array:
+                    starts: np.ndarray, last: np.ndarray, glued: bool,
+                    wrapped: np.ndarray | None = None) -> pa.Array:
     """Record messages: the first line's message joined with its continuation lines by
-    newlines.
+    newlines (a line a terminal re-wrapped, ``wrapped``, without one).
 
     That is a byte range of the chunk as written (from the first line's message to the end
     of the last line), so all records are cut out in one pass. Where the text as written
     differs from the joined messages (a split glued line, a continuation line that lost a
-    prefix such as ``[rank0]:``, a whitespace-only line inside a record) the messages are
-    joined line by line instead.
+    prefix such as ``[rank0]:``, a whitespace-only line inside a record, a re-wrapped line)
+    the messages are joined line by line instead.
     """
+    if wrapped is not None and wrapped.any():
+        per_line = line_messages(lines, msg_start, blank, 0, len(lines))
+        return joined_messages(*unwrap(per_line, wrapped, starts, last))
     offsets, _ = line_buffers(lines)
     lengths = np.diff(offsets)
     multi = last > starts
@@ -121,3 +125,15 @@ def joined_messages(message: pa.Array, starts: np.ndarray, last: np.ndarray) -> 
     mask[for_rows] = True
     return pc.replace_with_mask(first, pa.array(mask), joined)
 
+
+def unwrap(message: pa.Array, wrapped: np.ndarray, starts: np.ndarray, last: np.ndarray
+           ) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """Per-line messages with each re-wrapped fragment joined to the line before it (no
+    newline): the joined lines, and ``starts``/``last`` as indices into them. The first line
+    is never a fragment."""
+    logical = np.cumsum(~wrapped) - 1
+    heads = np.flatnonzero(~wrapped)
+    offsets = np.concatenate([heads, [len(message)]]).astype(np.int64)
+    lists = pa.LargeListArray.from_arrays(pa.array(offsets), message)
+    joined = pc.binary_join(lists, pa.scalar("", LARGE))
+    return joined, logical[starts], logical[last]

@@ -159,6 +159,7 @@ def finding_dict(finding: Finding) -> dict:
         "verdict": finding.verdict.value,
         "role": finding.role,
         "links": list(finding.links),
+        "explains": list(finding.explains),
         "description": finding.description,
         "scope": {"hosts": list(finding.scope.hosts), "ranks": list(finding.scope.ranks),
                   "pids": list(finding.scope.pids), "devices": list(finding.scope.devices)},

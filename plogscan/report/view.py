@@ -11,7 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from plogscan.model import Diagnosis, Evidence, Finding, Level, Scope, Verdict, finding_order
+from plogscan.model import (
+    Diagnosis,
+    Evidence,
+    Finding,
+    Level,
+    Scope,
+    Verdict,
+    finding_order,
+    order_findings,
+)
 
 # Keys of Diagnosis.extra written by plogscan.baseline.apply_baseline.
 EXTRA_SUPPRESSED = "suppressed"  # list[Finding] removed from findings by the baseline
@@ -22,13 +31,16 @@ LEVELS_DESC = (Level.CRITICAL, Level.ERROR, Level.WARNING, Level.INFO)
 
 
 def finding_key(finding: Finding) -> tuple:
-    """Sort key of report order: ``model.finding_order`` (the engine uses the same one)."""
+    """Sort key of report order among findings that explain none of each other:
+    ``model.finding_order``."""
     return finding_order(finding)
 
 
 def ordered_findings(findings: Iterable[Finding]) -> list[Finding]:
-    """Findings in report order (see ``finding_key``); the first one is the top finding."""
-    return sorted(findings, key=finding_key)
+    """Findings in report order, ``model.order_findings`` (the engine uses the same one):
+    ``finding_key``, each finding after the findings that explain it. The first is the top
+    finding."""
+    return order_findings(findings)
 
 
 def suppressed(diagnosis: Diagnosis) -> list[Finding]:
