@@ -294,7 +294,8 @@ def test_huge_lines_are_kept_and_reports_stay_small(tmp_path: Path) -> None:
     result = run("diagnose", logs, "-q", "--workers", 1, "--format", "json")
     assert result.exit_code == 1
     (hit,) = json.loads(result.stdout)["inputs"]["limits"]
-    assert (hit["limit"], hit["option"], hit["value"]) == ("line_bytes", "--max-line-bytes", 8 << 20)
+    assert (hit["limit"], hit["option"], hit["value"]) == ("line_bytes", "--max-line-bytes",
+                                                           8 << 20)
     assert hit["path"].endswith("plog-1_20260302101500000.log")
     result = run("diagnose", logs, "-q", "--workers", 1)
     assert result.exit_code == 1
