@@ -27,6 +27,8 @@ from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, RuleInfo
 from plogscan.parse.codescan import codes_in
+from plogscan.redact.redactor import Redactor
+from plogscan.redact.values import redact_value
 from plogscan.table.parquet import EventWriter, event_batches
 
 FAIL_ON = ("info", "warning", "error", "critical", "never")
@@ -113,11 +115,15 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         rules: RuleSet | None = None, workers: int | None = None, processes: bool = False,
         on_progress: Callable[[str, int], None] | None = None,
         events_out: str | None = None, context_lines: int = 3, lang: str = "en",
-        limits: Limits | None = None) -> Diagnosis:
+        limits: Limits | None = None, redactor: Redactor | None = None) -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
 
     ``lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the findings and
-    of the reports' fixed words; a rule without that translation stays in English."""
+    of the reports' fixed words; a rule without that translation stays in English.
+
+    ``redactor`` redacts what ``events_out`` receives (records and accounting). The rules run
+    on the original records; the caller redacts the returned diagnosis
+    (``plogscan.redact.values.redact_diagnosis``), after applying any baseline."""
     if fail_on not in FAIL_ON:
         raise InputError(f"unknown --fail-on level '{fail_on}'",
                          help="valid choices are: " + ", ".join(FAIL_ON))
@@ -136,7 +142,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
             unexplained.consume(batch)
             if writer is not None:
                 try:
-                    writer.write(batch)
+                    writer.write(redactor.batch(batch) if redactor is not None else batch)
                 except OSError as err:
                     raise _cannot_write_events(events_out, err) from None
             yield batch
@@ -146,8 +152,11 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         findings = scan(watched(), ruleset)
     finally:
         if writer is not None:
+            done = ingest.summary if findings is not None else None
+            if done is not None and redactor is not None:
+                done = redact_value(done, redactor)
             try:
-                writer.close(ingest.summary if findings is not None else None)
+                writer.close(done)
             except OSError as err:
                 raise _cannot_write_events(events_out, err) from None
     summary = ingest.summary

@@ -28,6 +28,7 @@ EXPECTED = {
     "mc2-before-eager": (0, {}),
     "ccu-reuse-no-debug": (1, {("CCU001", "not_evaluable"): 2, ("CCU002", "match"): 2}),
     "hostile-text": (1, {("CCU001", "match"): 1}),
+    "notify-timeout-two-hosts": (1, {("MEM001", "match"): 1, ("HCCL002", "match"): 1}),
 }
 
 

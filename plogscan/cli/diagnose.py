@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from plogscan.cli import redaction
 from plogscan.cli.common import (
     cannot_write,
     input_size,
@@ -20,6 +21,7 @@ from plogscan.cli.common import (
     workers_option,
     write_output,
 )
+from plogscan.cli.redaction import redact_options
 from plogscan.console import color_wanted, progress_bar, warn
 from plogscan.diagnose import FAIL_ON, NothingRead, run
 from plogscan.lang import ENV_VAR, LANGS, locale_lang
@@ -55,10 +57,11 @@ from plogscan.report import Format, render, write_all
 @workers_option
 @parallel_option
 @limit_options
+@redact_options
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,
             baseline_path: str | None, lang: str | None, verbose: bool, width: int | None,
-            quiet: bool, workers: int | None, parallel: str, **limit_values: int) -> None:
+            quiet: bool, workers: int | None, parallel: str, **more: object) -> None:
     """Diagnose a failed Ascend job from its logs.
 
     PATH may be files, directories, globs, .gz files, .tar/.tar.gz/.tgz/.zip
@@ -71,6 +74,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       plogscan diagnose ./logs --output-dir plogscan-report --fail-on critical
       plogscan diagnose events.parquet --rules ./my-rules --verbose
       plogscan diagnose ./logs --lang zh
+      plogscan diagnose ./logs --redact --output-dir ticket --redact-map private.json
 
     \b
     Exit codes:
@@ -79,7 +83,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       2  could not run: bad rule file, unreadable input, bad option
     """
     # Everything that can be checked before the (possibly long) run is checked first.
-    limits = limits_from(limit_values)
+    limits = limits_from(more)
+    redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
     baseline = None
     if baseline_path:
         from plogscan.baseline import apply_baseline, expiry_warnings, load_baseline
@@ -97,18 +102,24 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
             diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
                             processes=parallel == "processes",
                             on_progress=advance, events_out=events_out,
-                            lang=lang or locale_lang(), limits=limits)  # type: ignore[arg-type]
+                            lang=lang or locale_lang(), limits=limits,  # type: ignore[arg-type]
+                            redactor=redactor)
         except NothingRead as err:
             report_problems(err.summary)
             raise
-    report_problems(diagnosis.inputs)
-    if baseline is not None:
+    if baseline is not None:  # on the real fingerprints, before any redaction
         diagnosis, _suppressed, expired = apply_baseline(diagnosis, baseline)
         for line in expiry_warnings(expired):
             warn(line)
+    if redactor is not None:
+        from plogscan.redact.values import redact_diagnosis
+
+        diagnosis = redact_diagnosis(diagnosis, redactor)
+    report_problems(diagnosis.inputs)
     if output_dir:
         try:
-            written = write_all(diagnosis, Path(output_dir), verbose=verbose)
+            written = write_all(diagnosis, Path(output_dir), verbose=verbose,
+                                transform=redaction.final_text(redactor))
         except OSError as err:
             raise cannot_write("reports", err.filename or output_dir, err) from None
         for path in written:
@@ -117,6 +128,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     text = render(diagnosis, fmt, verbose=verbose,
                   width=width or (None if not to_terminal else click.get_terminal_size()[0]),
                   color=to_terminal and color_wanted(sys.stdout))
+    if redactor is not None:
+        text = redactor.known_text(text)
     if output:
         write_output(output, text, "report")
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from plogscan.cli import redaction
 from plogscan.cli.common import (
     input_size,
     limit_options,
@@ -15,6 +16,7 @@ from plogscan.cli.common import (
     report_problems,
     workers_option,
 )
+from plogscan.cli.redaction import redact_options
 from plogscan.console import progress_bar
 from plogscan.errors import InputError
 from plogscan.ingest.pipeline import Ingest
@@ -41,10 +43,11 @@ from plogscan.table.writers import WRITERS
 @workers_option
 @parallel_option
 @limit_options
+@redact_options
 def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str, ...],
             pids: tuple[int, ...], ranks: tuple[int, ...], grep: str | None, since: str | None,
             until: str | None, limit: int | None, fmt: str, quiet: bool,
-            workers: int | None, parallel: str, **limit_values: int) -> None:
+            workers: int | None, parallel: str, **more: object) -> None:
     """Print parsed log records, filtered, as a table, CSV or JSON Lines.
 
     PATH may be logs (files, directories, globs, archives) or a .parquet file
@@ -55,12 +58,16 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
       plogscan events ./logs --level ERROR --limit 20
       plogscan events events.parquet --module HCCL --grep 'Already have context'
       plogscan events events.parquet --rank 1 --since '2026-03-02 10:15' --format jsonl
+      plogscan events ./logs --level ERROR --format csv --redact > errors.csv
+
+    Filters see the original records; --redact changes only what is printed.
     """
+    redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
     selector = EventFilter(levels, modules, pids, ranks, grep,
                            parse_when(since) if since else None,
                            parse_when(until) if until else None)
     selector.check()
-    limits = limits_from(limit_values)
+    limits = limits_from(more)
     write = WRITERS[fmt]
     printed = 0
     header = True
@@ -77,6 +84,8 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
             if limit is not None:
                 kept = kept.slice(0, limit - printed)
             if kept.num_rows:
+                if redactor is not None:
+                    kept = redactor.batch(kept)
                 click.echo(write(kept, header), nl=False)
                 header = False
                 printed += kept.num_rows

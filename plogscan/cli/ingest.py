@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from plogscan.cli import redaction
 from plogscan.cli.common import (
     cannot_write,
     input_size,
@@ -19,6 +20,7 @@ from plogscan.cli.common import (
     report_problems,
     workers_option,
 )
+from plogscan.cli.redaction import redact_options
 from plogscan.console import progress_bar
 from plogscan.errors import InputError
 from plogscan.ingest.pipeline import Ingest
@@ -35,8 +37,9 @@ from plogscan.table.stats import render_stats
 @workers_option
 @parallel_option
 @limit_options
+@redact_options
 def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
-            workers: int | None, parallel: str, **limit_values: int) -> None:
+            workers: int | None, parallel: str, **more: object) -> None:
     """Parse logs into one event table and save it as Parquet.
 
     PATH may be files, directories (searched recursively), globs, .gz files and
@@ -47,8 +50,10 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
       plogscan ingest ./logs -o events.parquet
       plogscan ingest 'job-*/asys_output_*.tar.gz' -o events.parquet --stats
       plogscan events events.parquet --level ERROR      # query it later, no re-parse
+      plogscan ingest ./logs -o shareable.parquet --redact --redact-salt ~/.plogscan-salt
     """
-    limits = limits_from(limit_values)
+    limits = limits_from(more)
+    redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
     prepare_output(output, "event table", inputs=paths)
     with progress_bar(not quiet, input_size(paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
@@ -59,13 +64,17 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
             complete = False
             try:
                 for batch in ingest.batches(list(paths)):
-                    writer.write(batch)
+                    writer.write(redactor.batch(batch) if redactor is not None else batch)
                 complete = True
             finally:
-                writer.close(ingest.summary if complete else None)
+                summary = ingest.summary
+                if redactor is not None:
+                    from plogscan.redact.values import redact_value
+
+                    summary = redact_value(summary, redactor)
+                writer.close(summary if complete else None)
         except OSError as err:
             raise cannot_write("event table", output, err) from None
-    summary = ingest.summary
     report_problems(summary, listed="--stats lists them")
     if nothing_read(summary):
         Path(output).unlink(missing_ok=True)  # no empty table that looks like a result
