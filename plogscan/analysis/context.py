@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import stat
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,6 +19,8 @@ from plogscan.model import Evidence, Finding
 
 CONTEXT_LINES = 3
 MAX_CHARS = 500
+READ_BYTES = 4 * MAX_CHARS  # of one line: enough for MAX_CHARS characters of any UTF-8
+SKIP_BYTES = 1 << 20  # the rest of a longer line is read past in steps of this size
 
 
 def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
@@ -30,11 +32,26 @@ def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
     return wanted
 
 
-def _read_lines(stream, numbers: set[int]) -> dict[int, str]:
+def _lines(stream) -> Iterator[bytes]:  # type: ignore[no-untyped-def]
+    """The lines of a binary stream, each cut to its first ``READ_BYTES`` bytes: a huge line
+    (a NUL run, a dump) is skipped through in chunks, never held whole."""
+    while True:
+        raw = stream.readline(READ_BYTES)
+        if not raw:
+            return
+        if not raw.endswith(b"\n"):
+            while True:  # the rest of an over-long line
+                more = stream.readline(SKIP_BYTES)
+                if not more or more.endswith(b"\n"):
+                    break
+        yield raw
+
+
+def _read_lines(stream, numbers: set[int]) -> dict[int, str]:  # type: ignore[no-untyped-def]
     """The requested 1-based lines of a binary stream (stops after the last one)."""
     out: dict[int, str] = {}
     last = max(numbers)
-    for number, raw in enumerate(stream, start=1):
+    for number, raw in enumerate(_lines(stream), start=1):
         if number in numbers:
             text = raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\x00", "")
             out[number] = text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + " …"

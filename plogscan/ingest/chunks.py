@@ -136,7 +136,7 @@ def clean(data: bytes) -> tuple[bytes, int, int]:
     """Drop NUL bytes and CRs before newlines; replace invalid UTF-8. Returns counts too."""
     nul = data.count(b"\x00") if b"\x00" in data else 0
     if nul:
-        data = data.replace(b"\x00", b"")
+        data = data.translate(None, b"\x00")
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
     if valid_utf8(data):
@@ -301,7 +301,7 @@ def read_chunks(stream: BinaryIO, state: FileState, size: int = CHUNK_BYTES,
         if b"\x00" in block:
             nul = block.count(b"\x00")
             state.add("nul_bytes", nul)
-            block = block.replace(b"\x00", b"")
+            block = block.translate(None, b"\x00")  # far faster than replace
             if not block:
                 continue
         if skipping:

@@ -8,10 +8,11 @@ it (``LIMIT_OPTIONS`` lists them for ``--help`` and the README), and, when it bi
   rest of the line is counted, not read, and the line is flagged ``truncated``.
 * ``decompressed_bytes``: one compressed stream (a ``.gz``/``.bz2``/``.xz`` file, a compressed
   tar, one zip member) stops after producing this many bytes.
-* ``ratio``: a compressed stream stops once it has produced ``ratio_floor`` bytes *and* more
-  than ``ratio`` times its compressed size. gzip cannot exceed about 1032:1 even on a file of
-  one repeated byte, so a genuine, highly compressible DEBUG log is never cut by the ratio:
-  only bombs (and their bz2/xz cousins, which reach millions to one) are.
+* ``ratio``: a compressed stream stops once it has produced ``ratio_floor`` bytes (256 MiB),
+  more than ``ratio`` times its compressed size, *and* what it just produced does not look like
+  log text (no line break, or mostly NUL bytes): a bomb's filler. A genuine log, however
+  compressible (repeated DEBUG lines reach thousands to one under xz), is never cut by the
+  ratio; it is bounded by ``decompressed_bytes`` like any other stream.
 * ``nesting``: compression and archive layers inside one another.
 * ``depth``: directory levels below a directory named on the command line.
 * ``files``: files read (plain files and archive members) in the whole run.
@@ -34,7 +35,7 @@ class Limits:
     line_bytes: int = 8 << 20
     decompressed_bytes: int = 64 << 30
     ratio: int = 1000
-    ratio_floor: int = 1 << 30
+    ratio_floor: int = 256 << 20
     nesting: int = 8
     depth: int = 64
     files: int = 1_000_000
@@ -64,8 +65,9 @@ LIMIT_OPTIONS = (
     LimitOption("decompressed_bytes", "--max-decompressed", "SIZE", True,
                 "Bytes one compressed file, compressed tar or zip member may produce."),
     LimitOption("ratio", "--max-ratio", "N", False,
-                "Stop a compressed stream past 1 GiB of output when it produced more than N "
-                "times its compressed size (a bomb; 0: no ratio check)."),
+                "Stop a compressed stream past 256 MiB of output that is not log text (no line "
+                "breaks, or NUL bytes) when it produced more than N times its compressed size: "
+                "a decompression bomb (0: no ratio check)."),
     LimitOption("nesting", "--max-nesting", "N", False,
                 "Compression and archive layers read inside one another."),
     LimitOption("depth", "--max-depth", "N", False,

@@ -11,8 +11,8 @@ decoder errors (bad zip CRC, broken tar member, xz corruption) are turned into
 ``OSError("corrupt data: ...")``.
 
 Decompressed output is bounded (``Bounded``): a stream that produces more than the
-``--max-decompressed`` size, or past 1 GiB more than ``--max-ratio`` times its compressed size,
-raises ``LimitReached`` (an ``OSError``) after recording a ``LimitHit``.
+``--max-decompressed`` size, or past 256 MiB of non-text output more than ``--max-ratio`` times
+its compressed size, raises ``LimitReached`` (an ``OSError``) after recording a ``LimitHit``.
 """
 
 from __future__ import annotations
@@ -223,16 +223,25 @@ class Counted(io.RawIOBase):
     def __init__(self, source: BinaryIO) -> None:
         super().__init__()
         self._source = source
-        self._read = getattr(source, "read1", None) or source.read
         self.count = 0
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
-        data = self._read(len(buffer))
-        buffer[: len(data)] = data
+    def read(self, size: int | None = -1) -> bytes:
+        data = self._source.read(size if size is not None else -1)
         self.count += len(data)
+        return data
+
+    def read1(self, size: int = -1) -> bytes:
+        read1 = getattr(self._source, "read1", None) or self._source.read
+        data = read1(size)
+        self.count += len(data)
+        return data
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
+        data = self.read1(len(buffer))
+        buffer[: len(data)] = data
         return len(data)
 
 
@@ -240,14 +249,15 @@ class Bounded(io.RawIOBase):
     """Decompressed bytes of ``source``, stopped by ``--max-decompressed`` and ``--max-ratio``.
 
     ``packed`` gives the compressed bytes consumed so far. When a limit bites, ``on_limit``
-    gets the ``LimitHit`` once and every later read raises ``LimitReached``.
+    gets the ``LimitHit`` once and every later read raises ``LimitReached``. The ratio limit
+    stops only output that does not look like log text (no line break, or mostly NUL bytes,
+    in what was just read): a genuine log, however compressible, is bounded by size alone.
     """
 
     def __init__(self, source: BinaryIO, packed: Callable[[], int], limits: Limits, shown: str,
                  on_limit: Callable[[LimitHit], None] | None = None) -> None:
         super().__init__()
         self._source = source
-        self._read = getattr(source, "read1", None) or source.read
         self._packed = packed
         self._limits = limits
         self._shown = shown
@@ -258,22 +268,39 @@ class Bounded(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:  # to the end, a chunk at a time, each one checked
+            parts = []
+            while part := self._take(self._source.read, CHUNK):
+                parts.append(part)
+            return b"".join(parts)
+        return self._take(self._source.read, size)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self._take(getattr(self._source, "read1", None) or self._source.read,
+                          size if size is not None and size >= 0 else CHUNK)
+
     def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
+        data = self.read1(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def _take(self, read: Callable[[int], bytes], size: int | None) -> bytes:
         if self._hit is not None:
             raise LimitReached(self._hit)
         limits = self._limits
         room = limits.decompressed_bytes - self.produced
         if room <= 0:
-            if not self._read(1):
-                return 0  # the stream ends exactly at the limit
+            if not read(1):
+                return b""  # the stream ends exactly at the limit
             self._stop("decompressed_bytes")
-        data = self._read(min(len(buffer), room))
+        data = read(min(size if size is not None and size >= 0 else CHUNK, room))
         self.produced += len(data)
         if (limits.ratio and self.produced > limits.ratio_floor
-                and self.produced > limits.ratio * max(self._packed(), 1)):
+                and self.produced > limits.ratio * max(self._packed(), 1)
+                and _not_text(data)):
             self._stop("ratio")
-        buffer[: len(data)] = data
-        return len(data)
+        return data
 
     def _stop(self, name: str) -> None:
         packed = self._packed()
@@ -288,3 +315,10 @@ class Bounded(io.RawIOBase):
         if self._on_limit is not None:
             self._on_limit(hit)
         raise LimitReached(hit)
+
+
+def _not_text(data: bytes) -> bool:
+    """Whether freshly decompressed bytes look like a bomb's filler rather than log lines."""
+    if not data:
+        return False
+    return b"\n" not in data or data.count(b"\x00") * 2 > len(data)
