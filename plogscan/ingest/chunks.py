@@ -133,12 +133,17 @@ def cut_long_lines(data: bytes, bound: int) -> tuple[bytes, int, int, int]:
 
 
 def clean(data: bytes) -> tuple[bytes, int, int]:
-    """Drop NUL bytes and CRs before newlines; replace invalid UTF-8. Returns counts too."""
+    """Drop NUL bytes and CRs before newlines; replace invalid UTF-8. Returns counts too.
+
+    A chunk ends just before a newline (it was cut there), so a CR at its very end is the CR
+    of a CRLF too, wherever the chunk boundaries fall."""
     nul = data.count(b"\x00") if b"\x00" in data else 0
     if nul:
         data = data.translate(None, b"\x00")
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
+        if data.endswith(b"\r"):
+            data = data[:-1]
     if valid_utf8(data):
         return data, nul, 0
     text = data.decode("utf-8", errors="replace")
