@@ -16,6 +16,12 @@ pure function of the arguments: same seed, same bytes.
 
     python bench/generate.py OUT_DIR --size 1GiB --ranks 8 --debug-share 0.7 \\
         --error-density 0.001 --seed 1
+
+With ``--inject-root-cause`` the tree holds one cross-rank failure (``inject.py``): every rank
+announces itself in the world communicator (``SetupAgent``, ``HcclCommInitRootInfo``), one rank
+hits an AI Core exception, and every other rank reports a Notify Wait timeout on its ring
+predecessor; ``--ranks-per-host`` puts several ranks in one ``worker-<h>`` directory (one host)
+and ``--skew-host``/``--skew-seconds`` shift one host's clock.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import inject
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -40,6 +47,10 @@ import templates as tpl
 ROTATE_BYTES = 20 * 1024 * 1024  # DEFAULT_MAX_HOST_FILE_SIZE (formats.md §4)
 MAX_LINE = 1022  # longest physical plog line the log library writes (formats.md §1.5)
 ANOMALY_RATE = 2e-4  # per record, for each of the four header anomalies
+# Quiet noise (--inject-root-cause): bodies that name a failure, a timeout or a setting are not
+# drawn, so the injected failure is the only one in the tree.
+QUIET_DROP = re.compile(r"(?i)time ?out|error|fail|exception|set by|ecc|oom|memory|warning"
+                        r"|\b[15]0\d{4}\b|E[A-Z0-9]\d{4}")
 MULTILINE_RATE = 0.03  # share of host GE/HCCL DEBUG/INFO bodies with indented detail lines
 EPOCH = datetime(1970, 1, 1)
 TS_WIDTH = 28  # "YYYY-MM-DD-hh:mm:ss.mmm.uuu " with its trailing space
@@ -72,6 +83,11 @@ class Config:
     rotate: int = ROTATE_BYTES
     layout: str = "worker"  # "worker": worker-<k>/process_log/...; "modelarts": .../rank_<k>/...
     batch_lines: int = 6000
+    ranks_per_host: int = 1  # ranks per worker-<h> directory (layout "worker")
+    inject: bool = False  # one injected cross-rank root cause (see inject.py)
+    root_rank: int = -1  # the rank that fails (-1: the middle rank)
+    skew_host: int = -1  # the host whose clock is shifted (-1: none)
+    skew_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -115,17 +131,21 @@ class KindTable:
     long_kind: int  # kind index of the 1022-char lines, -1 if none
 
 
-def _level_weights(debug_share: float, error_density: float, run_log: bool) -> dict[str, float]:
+def _level_weights(debug_share: float, error_density: float, run_log: bool,
+                   quiet: bool = False) -> dict[str, float]:
     if run_log:  # run logs hold INFO and EVENT only (formats.md §1.3)
         return {"INFO": 0.95, "EVENT": 0.05}
     rest = max(0.0, 1.0 - debug_share - error_density)
+    if quiet:
+        return {"DEBUG": debug_share, "INFO": rest}
     return {"DEBUG": debug_share, "INFO": rest * 0.85, "WARNING": rest * 0.15,
             "ERROR": error_density}
 
 
 def build_kinds(rnd: random.Random, procs: list[Proc], levels: dict[str, float], rank: int,
-                nranks: int, dev: int, long_share: float) -> KindTable:
-    """Render body pools for every (level, module, process) kind of one stream."""
+                nranks: int, dev: int, long_share: float, quiet: bool = False) -> KindTable:
+    """Render body pools for every (level, module, process) kind of one stream (with
+    ``quiet``, none that names a failure, a timeout or a setting)."""
     prefixes: list[str] = []
     bodies: list[str] = []
     starts: list[int] = []
@@ -145,6 +165,12 @@ def build_kinds(rnd: random.Random, procs: list[Proc], levels: dict[str, float],
                 for _ in range(pool):
                     fields = tpl.random_fields(rnd, proc.pid, proc.tids, rank, nranks, dev)
                     body = tpl.render_body(rnd, module, level, fields)
+                    for _attempt in range(20 if quiet else 0):
+                        if not QUIET_DROP.search(body):
+                            break
+                        body = tpl.render_body(rnd, module, level, fields)
+                    if quiet and QUIET_DROP.search(body):
+                        body = f"[{module.lower()}_stat.cc:{rnd.randrange(10, 999)}] heartbeat ok"
                     dump = level == "ERROR" and module in ("AICPU", "CCECPU")
                     detail = level in ("DEBUG", "INFO") and module in ("GE", "HCCL")
                     if (dump and rnd.random() < 0.5) or (detail and rnd.random() < MULTILINE_RATE):
@@ -325,8 +351,9 @@ def write_stream(stream: Stream, target: int, cfg: Config,
 
 
 def write_stdout(root: Path, rel: str, target: int, rank: int, pid: int, start_us: int,
-                 error_density: float, rnd: random.Random) -> FileStat:
-    """The rank's job stdout: progress lines, torch_npu warnings, error blocks (formats.md §3)."""
+                 error_density: float, rnd: random.Random, quiet: bool = False) -> FileStat:
+    """The rank's job stdout: progress lines, torch_npu warnings, error blocks (formats.md §3);
+    with ``quiet``, progress lines only."""
     lines: list[str] = []
     size = records = 0
     clock = start_us
@@ -339,7 +366,10 @@ def write_stdout(root: Path, rel: str, target: int, rank: int, pid: int, start_u
         glog_ts = moment.strftime("%m%d %H:%M:%S.") + (
             f"{moment.microsecond:06d}{rnd.randrange(1000):03d}")
         iso_ts = moment.strftime("%Y-%m-%d %H:%M:%S")
-        if rnd.random() < error_density:
+        if quiet:
+            kind = "progress"
+            step += 1
+        elif rnd.random() < error_density:
             kind = "error"
         else:
             kind = rnd.choices(tpl.STDOUT_KINDS, tpl.STDOUT_WEIGHTS)[0]
@@ -365,7 +395,12 @@ def _rank_dirs(cfg: Config, rank: int, job: str) -> tuple[str, str]:
         base = f"modelarts-job-{job}"
         return (f"{base}/ascend/process_log/rank_{rank}",
                 f"{base}/modelarts-job-{job}-proc-rank-{rank}-device-{rank % 8}.txt")
-    return f"worker-{rank}/process_log", f"worker-{rank}/job/train_rank{rank}.log"
+    host = rank // cfg.ranks_per_host
+    return f"worker-{host}/process_log", f"worker-{host}/job/train_rank{rank}.log"
+
+
+def device_of(cfg: Config, rank: int) -> int:
+    return rank % cfg.ranks_per_host if cfg.ranks_per_host > 1 else rank % 8
 
 
 def generate_rank(cfg: Config, rank: int) -> list[FileStat]:
@@ -379,11 +414,16 @@ def generate_rank(cfg: Config, rank: int) -> list[FileStat]:
     debug_bytes = share - stdout_bytes - run_bytes - device_bytes
     job = f"{random.Random(f'job/{cfg.seed}').randrange(16**8):08x}"
     plog_dir, stdout_rel = _rank_dirs(cfg, rank, job)
-    dev = rank % 8
+    dev = device_of(cfg, rank)
     pid = rnd.randrange(10_000, 4_000_000)
     tids = [pid, *sorted(pid + rnd.randrange(1, 5000) for _ in range(7))]
     start = int((datetime(2025, 3, 14, 8, 0) - EPOCH).total_seconds() * 1e6)
     start += rank * 1_373 + cfg.seed % 1000 * 86_400_000_000 // 1000
+    job_start = start - rank * 1_373  # the same moment on every rank (before clock skew)
+    skew = 0
+    if cfg.skew_host >= 0 and rank // cfg.ranks_per_host == cfg.skew_host:
+        skew = round(cfg.skew_seconds * 1e6)
+        start += skew
     host = [Proc(pid, "python3", tids, tpl.HOST_MODULES)]
     run = [Proc(pid, "python3", tids, tpl.RUN_MODULES)]
     device = []
@@ -391,26 +431,31 @@ def generate_rank(cfg: Config, rank: int) -> list[FileStat]:
         dpid = rnd.randrange(1000, 60_000)
         device.append(Proc(dpid, pname, [dpid, dpid + rnd.randrange(1, 900)],
                            {m: tpl.DEVICE_MODULES[m] for m in modules}))
-    debug_levels = _level_weights(cfg.debug_share, cfg.error_density, run_log=False)
+    quiet = cfg.inject
+    debug_levels = _level_weights(cfg.debug_share, cfg.error_density, run_log=False,
+                                  quiet=quiet)
     run_levels = _level_weights(cfg.debug_share, cfg.error_density, run_log=True)
     streams = [
         (Stream(cfg.out, f"{plog_dir}/debug/plog", f"plog-{pid}_", "plog-debug",
-                build_kinds(rnd, host, debug_levels, rank, cfg.ranks, dev, 2e-3), start, (1, 120)),
+                build_kinds(rnd, host, debug_levels, rank, cfg.ranks, dev, 2e-3, quiet), start,
+                (1, 120)),
          debug_bytes),
         (Stream(cfg.out, f"{plog_dir}/run/plog", f"plog-{pid}_", "plog-run",
-                build_kinds(rnd, run, run_levels, rank, cfg.ranks, dev, 0.0), start - 9_876_000,
-                (5, 1500)),
+                build_kinds(rnd, run, run_levels, rank, cfg.ranks, dev, 0.0, quiet),
+                start - 9_876_000, (5, 1500)),
          run_bytes),
         (Stream(cfg.out, f"{plog_dir}/debug/device-{dev}", f"device-{pid}_", "device-app",
-                build_kinds(rnd, device, debug_levels, rank, cfg.ranks, dev, 0.0),
+                build_kinds(rnd, device, debug_levels, rank, cfg.ranks, dev, 0.0, quiet),
                 start + 4_321_000, (2, 400)),
          device_bytes),
     ]
     stats: list[FileStat] = []
     for (stream, target), seed in zip(streams, seeds, strict=True):
         stats += write_stream(stream, target, cfg, np.random.default_rng(seed))
+    if cfg.inject:
+        inject.root_cause(cfg, rank, pid, dev, job_start, skew, stats, rnd)
     stats.append(write_stdout(cfg.out, stdout_rel, stdout_bytes, rank, pid, start,
-                              cfg.error_density, rnd))
+                              cfg.error_density, rnd, quiet))
     return stats
 
 
@@ -427,6 +472,8 @@ def generate(cfg: Config, jobs: int | None = None) -> list[FileStat]:
         raise ValueError("debug-share + error-density must not exceed 1")
     if cfg.layout not in ("worker", "modelarts"):
         raise ValueError(f"unknown layout {cfg.layout!r}: choose worker or modelarts")
+    if cfg.ranks_per_host < 1:
+        raise ValueError("ranks-per-host must be at least 1")
     cfg.out.mkdir(parents=True, exist_ok=True)
     jobs = max(1, min(jobs or os.cpu_count() or 1, cfg.ranks))
     if jobs == 1:
@@ -452,11 +499,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rotate-size", default="20MiB", help="rotate files at this size")
     parser.add_argument("--layout", choices=("worker", "modelarts"), default="worker")
     parser.add_argument("--jobs", type=int, default=None, help="parallel ranks (default: nproc)")
+    parser.add_argument("--ranks-per-host", type=int, default=1,
+                        help="ranks per worker-<h> directory (one host each)")
+    parser.add_argument("--inject-root-cause", action="store_true",
+                        help="add one cross-rank failure: an AI Core error on one rank, "
+                             "Notify Wait timeouts on all the others")
+    parser.add_argument("--root-rank", type=int, default=-1,
+                        help="the failing rank (default: the middle one)")
+    parser.add_argument("--skew-host", type=int, default=-1,
+                        help="shift the clock of host worker-<h> by --skew-seconds")
+    parser.add_argument("--skew-seconds", type=float, default=0.0)
     args = parser.parse_args(argv)
     try:
         cfg = Config(out=args.out, size=parse_size(args.size), ranks=args.ranks,
                      debug_share=args.debug_share, error_density=args.error_density,
-                     seed=args.seed, rotate=parse_size(args.rotate_size), layout=args.layout)
+                     seed=args.seed, rotate=parse_size(args.rotate_size), layout=args.layout,
+                     ranks_per_host=args.ranks_per_host, inject=args.inject_root_cause,
+                     root_rank=args.root_rank, skew_host=args.skew_host,
+                     skew_seconds=args.skew_seconds)
         started = time.perf_counter()
         stats = generate(cfg, args.jobs)
     except (ValueError, OSError) as err:

@@ -11,7 +11,9 @@ the diagnosis language, or None), ``unexplained`` (ERROR templates no finding ex
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -21,14 +23,16 @@ from plogscan.analysis.overview import Overview
 from plogscan.analysis.unexplained import Unexplained
 from plogscan.baseline import exit_code_for
 from plogscan.codes import describe
+from plogscan.crossrank.analyze import Context, Options
+from plogscan.crossrank.gather import Gatherer
 from plogscan.engine import RuleSet, load_rules, scan
 from plogscan.errors import InputError, Location, PlogscanError
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
-from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, RuleInfo
+from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, ProcessInfo, RuleInfo
 from plogscan.parse.codescan import codes_in
 from plogscan.redact.redactor import Redactor
-from plogscan.redact.values import redact_value
+from plogscan.redact.values import redact_value, redacted_alignment
 from plogscan.table.parquet import EventWriter, event_batches
 
 FAIL_ON = ("info", "warning", "error", "critical", "never")
@@ -115,15 +119,24 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         rules: RuleSet | None = None, workers: int | None = None, processes: bool = False,
         on_progress: Callable[[str, int], None] | None = None,
         events_out: str | None = None, context_lines: int = 3, lang: str = "en",
-        limits: Limits | None = None, redactor: Redactor | None = None) -> Diagnosis:
+        clock_offsets: Sequence[tuple[str, float]] = (), clock_reference: str | None = None,
+        timings: dict[str, float] | None = None, limits: Limits | None = None,
+        redactor: Redactor | None = None) -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
 
     ``lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the findings and
     of the reports' fixed words; a rule without that translation stays in English.
+    ``clock_offsets`` (host, seconds) override the estimated clock offsets and
+    ``clock_reference`` picks the reference host (``plogscan.crossrank.clock``). ``timings``,
+    when given, receives the seconds spent in each stage: ``crossrank-gather`` (the summary,
+    during the pass), ``crossrank`` (identities, clocks and conclusions after it), ``total``.
 
-    ``redactor`` redacts what ``events_out`` receives (records and accounting). The rules run
-    on the original records; the caller redacts the returned diagnosis
-    (``plogscan.redact.values.redact_diagnosis``), after applying any baseline."""
+    ``limits`` bound what is read (``plogscan.ingest.limits``). ``redactor`` redacts what
+    ``events_out`` receives (records and accounting). The rules run on the original records;
+    the caller redacts the returned diagnosis (``plogscan.redact.values.redact_diagnosis``),
+    after applying any baseline."""
+    started = time.perf_counter()
+    timings = timings if timings is not None else {}
     if fail_on not in FAIL_ON:
         raise InputError(f"unknown --fail-on level '{fail_on}'",
                          help="valid choices are: " + ", ".join(FAIL_ON))
@@ -131,8 +144,17 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes, limits=limits)
     overview = Overview()
     unexplained = Unexplained()
+    gatherer = Gatherer()
+    options = Options(tuple(clock_offsets), clock_reference)
+    contexts: list[Context] = []
     writer = _event_writer(events_out) if events_out else None
     saw_batches = False
+
+    def identify():  # called by the engine after the last batch
+        begun = time.perf_counter()
+        contexts.append(Context(gatherer.summary(), options))
+        timings["crossrank"] = timings.get("crossrank", 0.0) + time.perf_counter() - begun
+        return contexts[0]  # callable: a record's identity; .aliases: its process's pids
 
     def watched() -> Iterator[pa.RecordBatch]:
         nonlocal saw_batches
@@ -140,6 +162,10 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
             saw_batches = True
             overview.consume(batch)
             unexplained.consume(batch)
+            begun = time.perf_counter()
+            gatherer.consume(batch)
+            timings["crossrank-gather"] = (timings.get("crossrank-gather", 0.0)
+                                           + time.perf_counter() - begun)
             if writer is not None:
                 try:
                     writer.write(redactor.batch(batch) if redactor is not None else batch)
@@ -149,14 +175,17 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
 
     findings = None
     try:
-        findings = scan(watched(), ruleset)
+        findings = scan(watched(), ruleset, identify)
     finally:
         if writer is not None:
+            ctx = contexts[0] if contexts else None
             done = ingest.summary if findings is not None else None
+            aligner, offsets = (ctx.aligned_column, ctx.offset_by_host()) if ctx else (None, None)
             if done is not None and redactor is not None:
                 done = redact_value(done, redactor)
+                aligner, offsets = redacted_alignment(redactor, aligner, offsets)
             try:
-                writer.close(done)
+                writer.close(done, aligner=aligner, offsets=offsets)
             except OSError as err:
                 raise _cannot_write_events(events_out, err) from None
     summary = ingest.summary
@@ -164,16 +193,51 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         if events_out:  # leave no empty table behind that looks like a result
             Path(events_out).unlink(missing_ok=True)
         raise NothingRead(summary)
+    ctx = contexts[0] if contexts else Context(gatherer.summary(), options)
+    begun = time.perf_counter()
+    crossrank, findings = ctx.conclude(findings)
+    timings["crossrank"] = timings.get("crossrank", 0.0) + time.perf_counter() - begun
     if context_lines:
         findings = list(add_context(findings, paths, context_lines, limits=ingest.limits))
+    findings = [_aligned_finding(f, ctx) for f in findings]
     events, truncated = overview.events(_evidence_rows(findings))
+    events = tuple(_aligned_event(e, ctx) for e in events)
     extra: dict[str, object] = {
         "codes": evidence_codes(findings, lang),
         "unexplained": unexplained.result(findings),
         "unexplained_overflow": unexplained.overflow_records,
     }
-    return Diagnosis(inputs=summary, findings=tuple(findings),
-                     rules_evaluated=rule_infos(ruleset), processes=overview.processes(),
-                     events=events, events_truncated=truncated,
-                     exit_code=exit_code(findings, fail_on), fail_on=fail_on, extra=extra,
-                     lang=lang)
+    diagnosis = Diagnosis(
+        inputs=summary, findings=tuple(findings), rules_evaluated=rule_infos(ruleset),
+        processes=tuple(_identified_process(p, ctx) for p in overview.processes()),
+        events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on),
+        fail_on=fail_on, extra=extra, lang=lang, crossrank=crossrank)
+    timings["total"] = time.perf_counter() - started
+    return diagnosis
+
+
+def _aligned_finding(finding: Finding, ctx: Context) -> Finding:
+    evidence = tuple(replace(ev, ts_aligned=ctx.aligned(ev.path, ev.line, ev.pid, ev.ts))
+                     for ev in finding.evidence)
+    return replace(finding, evidence=evidence)
+
+
+def _aligned_event(event: EventRow, ctx: Context) -> EventRow:
+    """An events-table row with its process's identity and its aligned time."""
+    ident = ctx.identity(event.path, event.line, event.pid)
+    if ident is None:
+        return replace(event, ts_aligned=event.ts)
+    return replace(event, host=ident.host or event.host,
+                   rank=ident.rank if ident.rank is not None else event.rank,
+                   device=ident.device if ident.device is not None else event.device,
+                   ts_aligned=ctx.aligned(event.path, event.line, event.pid, event.ts))
+
+
+def _identified_process(proc: ProcessInfo, ctx: Context) -> ProcessInfo:
+    """A process of the overview with the rank, device and host its identity gives."""
+    ident = ctx.process_of(proc.host, proc.pid)
+    if ident is None:
+        return proc
+    return replace(proc, host=ident.host or proc.host,
+                   rank=ident.rank if ident.rank is not None else proc.rank,
+                   device=ident.device if ident.device is not None else proc.device)

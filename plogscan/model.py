@@ -1,6 +1,11 @@
 """The shared vocabulary handed from the engine to the reporters: frozen dataclasses, no I/O.
 
 Reporters see these values only, never the parser or the event table.
+
+Long module: it is the whole hand-off between the analysis stages and every reporter (findings
+and their order, the ingest accounting, and the cross-rank results: root cause, clock,
+attempts, collectives, settings, missing ranks). Keeping the vocabulary in one module keeps it
+one layer that nothing below the reports has to import twice; it holds declarations only.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ class Evidence:
     # (line, text) pairs before and after this record, in file order.
     context_before: tuple[tuple[int, str], ...] = ()
     context_after: tuple[tuple[int, str], ...] = ()
+    ts_aligned: datetime | None = None  # ts on the reference host's clock (crossrank.clock)
 
 
 @dataclass(frozen=True)
@@ -73,16 +79,20 @@ class EventRow:
     line: int
     message: str
     codes: tuple[str, ...] = ()
+    ts_aligned: datetime | None = None  # ts on the reference host's clock (crossrank.clock)
 
 
 @dataclass(frozen=True)
 class Scope:
-    """Where a finding happened."""
+    """Where a finding happened. ``identity`` says where its ranks, devices and hosts came
+    from: ``content`` (the logs say so), ``path`` (the directory names do), ``assumed`` (a file
+    with no process identity stood in for one process), or None when nothing is known."""
 
     hosts: tuple[str, ...] = ()
     ranks: tuple[int, ...] = ()
     pids: tuple[int, ...] = ()
     devices: tuple[int, ...] = ()
+    identity: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +117,10 @@ class Finding:
     captures: tuple[tuple[str, str], ...] = ()  # named regex captures, sorted by name
     role: str = "root-cause"  # "root-cause" | "symptom" (a wrapper or downstream effect)
     links: tuple[str, ...] = ()  # ids of related rules (a symptom names its likely root causes)
+    # What the cross-rank analysis says of the ranks this finding is about: "root-cause",
+    # "victim", or None where it says nothing (``role`` keeps the rule's own meaning).
+    rank_role: str | None = None
+    attempt: int | None = None  # the run of the job it belongs to (crossrank.attempts)
     explains: tuple[str, ...] = ()  # ids of rules whose findings are consequences of this one
 
 
@@ -257,6 +271,7 @@ class Diagnosis:
     fail_on: str = "error"
     extra: dict[str, object] = field(default_factory=dict)
     lang: str = "en"  # language of the rule texts and of the reports' fixed words
+    crossrank: CrossRank | None = None  # who failed first, who waited, clocks, attempts
 
 
 @dataclass(frozen=True)
@@ -284,3 +299,175 @@ class ProcessInfo:
     levels: tuple[str, ...]
     first_ts: datetime | None
     last_ts: datetime | None
+
+
+# --------------------------------------------------------------------------- cross-rank
+# What ``plogscan.crossrank`` concluded about the ranks together. Identity fields may be None
+# where the logs do not say; ``host`` is the tree's name for a host (``worker-1``), else its IP.
+
+
+@dataclass(frozen=True)
+class EvidenceRef:
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class SuspectReason:
+    signal: str  # error-vs-timeout, earliest-error, heartbeat, wait-chain, cycle, ...
+    text: str
+    evidence: tuple[EvidenceRef, ...] = ()
+
+
+@dataclass(frozen=True)
+class Suspect:
+    rank: int | None
+    host: str | None
+    host_ip: str | None
+    device: int | None  # logical id
+    phy_device: int | None
+    pid: int | None  # host process id
+    attempt: int | None
+    communicator: str | None
+    confidence: float  # 0..1, two decimals
+    reasons: tuple[SuspectReason, ...]
+    label: str  # "worker-1 device-3" (physical id when logged)
+
+
+@dataclass(frozen=True)
+class Party:
+    """A rank the analysis names without suspecting it (a victim)."""
+
+    rank: int | None
+    host: str | None
+    device: int | None
+    pid: int | None
+    label: str
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One step of a wait chain; a peer the input does not contain carries only its IP."""
+
+    rank: int | None
+    host: str | None
+    device: int | None
+    ip: str | None
+    label: str
+
+
+@dataclass(frozen=True)
+class RootCause:
+    verdict: str  # localized | ambiguous | undetermined
+    suspects: tuple[Suspect, ...] = ()
+    victims: tuple[Party, ...] = ()
+    chain: tuple[Hop, ...] = ()  # victim first, root last; a cycle repeats its first hop
+    notes: tuple[str, ...] = ()  # what the analysis could not place
+
+
+@dataclass(frozen=True)
+class ClockOffset:
+    host: str
+    offset_us: int  # host clock minus reference clock
+    uncertainty_us: int
+    pairs: int
+    basis: str  # rendezvous | collective-entry | heartbeat | override
+
+
+@dataclass(frozen=True)
+class ClockFlag:
+    host: str
+    kind: str  # epoch-1970 | offset-exceeds-timeout
+    detail: str
+
+
+@dataclass(frozen=True)
+class ClockReport:
+    reference: str | None
+    offsets: tuple[ClockOffset, ...] = ()
+    flags: tuple[ClockFlag, ...] = ()
+
+
+@dataclass(frozen=True)
+class AttemptReport:
+    id: int
+    first_ts: datetime | None  # aligned
+    last_ts: datetime | None
+    pids: tuple[int, ...]
+    hosts: tuple[str, ...]
+    ranks: tuple[int, ...]
+    root_cause: RootCause
+    failed: bool
+
+
+@dataclass(frozen=True)
+class CollectiveCall:
+    op: str
+    count: int | None
+    dtype: str | None
+
+
+@dataclass(frozen=True)
+class CommunicatorSequence:
+    communicator: str
+    ranks: tuple[int, ...]
+    collectives: int
+
+
+@dataclass(frozen=True)
+class CollectiveMismatch:
+    communicator: str
+    seq: int  # counts the communicator's collectives from 1
+    kind: str  # op | count | dtype | missing
+    by_rank: tuple[tuple[int, CollectiveCall | None], ...]
+    odd_ranks: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class CollectivesReport:
+    communicators: tuple[CommunicatorSequence, ...] = ()
+    first_mismatch: CollectiveMismatch | None = None
+
+
+@dataclass(frozen=True)
+class SettingValue:
+    value: str
+    ranks: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SettingMismatch:
+    key: str
+    values: tuple[SettingValue, ...]
+
+
+@dataclass(frozen=True)
+class ShortTimeout:
+    key: str
+    value_s: float
+    gap_s: float
+    ranks: tuple[int, ...]
+    what: str
+
+
+@dataclass(frozen=True)
+class ConfigReport:
+    mismatches: tuple[SettingMismatch, ...] = ()
+    too_short: tuple[ShortTimeout, ...] = ()
+
+
+@dataclass(frozen=True)
+class MissingReport:
+    ranks: tuple[int, ...] = ()
+    hosts: tuple[str, ...] = ()
+    advice: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CrossRank:
+    root_cause: RootCause
+    clock: ClockReport
+    attempts: tuple[AttemptReport, ...] = ()
+    collectives: CollectivesReport = CollectivesReport()
+    config: ConfigReport = ConfigReport()
+    missing: MissingReport = MissingReport()

@@ -6,6 +6,8 @@ and say so, when they are absent.
   ``shared/corpus/real``).
 * ``pasted_corpus_dir()``: short excerpts of logs as users paste them into public bug reports,
   labelled with their failure class (``$PLOGSCAN_PASTED_CORPUS``, ``shared/corpus/issues``).
+* ``trees_dir()``: real multi-rank log trees in their directory layout (``$PLOGSCAN_TREES``,
+  ``shared/corpus/trees``).
 """
 
 from __future__ import annotations
@@ -27,3 +29,9 @@ def corpus_dir() -> Path | None:
 
 def pasted_corpus_dir() -> Path | None:
     return _find("PLOGSCAN_PASTED_CORPUS", "issues")
+
+
+def trees_dir() -> Path | None:
+    """Real multi-rank log trees in their directory layout (``$PLOGSCAN_TREES``,
+    ``shared/corpus/trees``)."""
+    return _find("PLOGSCAN_TREES", "trees")

@@ -220,7 +220,7 @@ def test_json_schema_rejects_what_it_should(breakage):
 
 def test_json_content():
     document = json.loads(render(flagship_diagnosis(), "json"))
-    assert document["schema_version"] == 1
+    assert document["schema_version"] == 2
     assert document["tool"]["name"] == "plogscan"
     assert document["inputs"]["files"] == 6 and document["inputs"]["unparsed_lines"] == 3
     assert document["inputs"]["skipped_files"] == [

@@ -197,3 +197,37 @@ def test_reports_show_the_chain(tmp_path: Path) -> None:
     html = render(diagnosis, "html")
     assert html.count('<span class="badge role-symptom">symptom</span>') == 1
     assert "symptom of <code>TST501</code>" in html
+
+
+def _builtin_top(tmp_path: Path, name: str, text: str) -> list[str]:
+    log = tmp_path / name
+    log.write_text(text, encoding="utf-8")
+    return [f.rule for f in run([str(log)], context_lines=0).findings]
+
+
+def test_an_environment_failure_outranks_the_device_and_hccl_failures_it_causes(
+        tmp_path: Path) -> None:
+    text = (
+        "RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:98 HCCL "
+        "function error: hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, "
+        "&(comm->hcclComm_)), error code is 7\n"
+        "[ERROR] 2026-09-01-10:00:01 (PID:5012, Device:0, RankID:0) ERR02200 DIST call hccl api "
+        "failed.\n"
+        "RuntimeError: Initialize:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:150 NPU "
+        "function error: c10_npu::SetDevice(device_id_), error code is 507033\n"
+        "E30006: 2026-09-01-10:00:02.000.100 Failed to verify the OPP\n"
+    )
+    rules = _builtin_top(tmp_path, "train.log", text)
+    assert rules[0] == "ENV004", rules
+    assert {"HCCL019", "DEV001", "FWK006"} <= set(rules)
+
+
+def test_a_lost_heartbeat_outranks_the_device_busy_code_that_follows(tmp_path: Path) -> None:
+    text = (
+        "[ERROR] RUNTIME(8120,python3):2026-09-02-11:00:00.000.001 [api_c_device.cc:40]8120 "
+        "rtSetDevice: open device 2 failed, runtime result = 507033\n"
+        "[ERROR] TDT(8120,python3):2026-09-02-11:00:05.000.001 [tsd_client.cpp:600][HeartBeat]"
+        "[tid:8130] [TsdClient] deviceId[2] heartbeat lost, no response from device for 30s\n"
+    )
+    rules = _builtin_top(tmp_path, "plog-8120_20260902110000000.log", text)
+    assert rules[:2] == ["NET003", "DEV001"], rules

@@ -180,3 +180,29 @@ def limits_from(values: dict) -> object:
     from plogscan.ingest.limits import LIMIT_OPTIONS, Limits
 
     return Limits(**{o.field: values.pop(o.field) for o in LIMIT_OPTIONS})
+
+def _clock_offsets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+                   ) -> tuple[tuple[str, float], ...]:
+    out = []
+    for value in values:
+        host, sep, seconds = value.rpartition("=")
+        try:
+            number = float(seconds) if sep and host else None
+        except ValueError:
+            number = None
+        if number is None or number != number or abs(number) == float("inf"):
+            raise click.BadParameter(f"{value!r} is not HOST=SECONDS (e.g. worker-1=-6.25)",
+                                     ctx=ctx, param=param)
+        out.append((host, number))
+    return tuple(out)
+
+
+clock_offset_option = click.option(
+    "--clock-offset", "clock_offsets", multiple=True, metavar="HOST=SECONDS",
+    callback=_clock_offsets,
+    help="A host's clock offset from the reference host (its clock minus the reference's, "
+         "in seconds), instead of the one estimated from the logs. Repeatable.")
+clock_reference_option = click.option(
+    "--clock-reference", metavar="HOST", default=None,
+    help="The host whose clock the others are aligned to (default: the host with the most "
+         "ranks, ties by name).")

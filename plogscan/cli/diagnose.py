@@ -10,6 +10,8 @@ import click
 from plogscan.cli import redaction
 from plogscan.cli.common import (
     cannot_write,
+    clock_offset_option,
+    clock_reference_option,
     input_size,
     limit_options,
     limits_from,
@@ -53,6 +55,8 @@ from plogscan.report import Format, render, write_all
 @click.option("-v", "--verbose", is_flag=True, help="Show context lines around evidence.")
 @click.option("--width", type=click.IntRange(40, 400), default=None,
               help="Terminal report width (default: the terminal's, 80 when piped).")
+@clock_offset_option
+@clock_reference_option
 @quiet_option
 @workers_option
 @parallel_option
@@ -61,6 +65,7 @@ from plogscan.report import Format, render, write_all
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,
             baseline_path: str | None, lang: str | None, verbose: bool, width: int | None,
+            clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
             quiet: bool, workers: int | None, parallel: str, **more: object) -> None:
     """Diagnose a failed Ascend job from its logs.
 
@@ -75,6 +80,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       plogscan diagnose events.parquet --rules ./my-rules --verbose
       plogscan diagnose ./logs --lang zh
       plogscan diagnose ./logs --redact --output-dir ticket --redact-map private.json
+      plogscan diagnose ./logs --clock-offset worker-1=-6.25 --clock-reference worker-0
 
     \b
     Exit codes:
@@ -102,8 +108,9 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
             diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
                             processes=parallel == "processes",
                             on_progress=advance, events_out=events_out,
-                            lang=lang or locale_lang(), limits=limits,  # type: ignore[arg-type]
-                            redactor=redactor)
+                            lang=lang or locale_lang(), clock_offsets=clock_offsets,
+                            clock_reference=clock_reference,
+                            limits=limits, redactor=redactor)  # type: ignore[arg-type]
         except NothingRead as err:
             report_problems(err.summary)
             raise

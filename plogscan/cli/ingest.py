@@ -9,6 +9,8 @@ import click
 from plogscan.cli import redaction
 from plogscan.cli.common import (
     cannot_write,
+    clock_offset_option,
+    clock_reference_option,
     input_size,
     limit_options,
     limits_from,
@@ -22,6 +24,8 @@ from plogscan.cli.common import (
 )
 from plogscan.cli.redaction import redact_options
 from plogscan.console import progress_bar
+from plogscan.crossrank.analyze import Context, Options
+from plogscan.crossrank.gather import Gatherer
 from plogscan.errors import InputError
 from plogscan.ingest.pipeline import Ingest
 from plogscan.table.parquet import EventWriter
@@ -33,17 +37,22 @@ from plogscan.table.stats import render_stats
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
               help="Parquet file to write (zstd).")
 @click.option("--stats", is_flag=True, help="Print per-file accounting to stdout.")
+@clock_offset_option
+@clock_reference_option
 @quiet_option
 @workers_option
 @parallel_option
 @limit_options
 @redact_options
-def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
-            workers: int | None, parallel: str, **more: object) -> None:
+def command(paths: tuple[str, ...], output: str, stats: bool,
+            clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
+            quiet: bool, workers: int | None, parallel: str, **more: object) -> None:
     """Parse logs into one event table and save it as Parquet.
 
     PATH may be files, directories (searched recursively), globs, .gz files and
     .tar/.tar.gz/.tgz/.zip collections (read in place, never extracted).
+    The table's ts_aligned column holds each record's time on the reference
+    host's clock (offsets estimated from the logs, or given with --clock-offset).
 
     \b
     Examples:
@@ -61,18 +70,25 @@ def command(paths: tuple[str, ...], output: str, stats: bool, quiet: bool,
                         limits=limits)  # type: ignore[arg-type]
         try:
             writer = EventWriter(output)
-            complete = False
+            gatherer = Gatherer()
+            context = None
             try:
                 for batch in ingest.batches(list(paths)):
                     writer.write(redactor.batch(batch) if redactor is not None else batch)
-                complete = True
+                    gatherer.consume(batch)
+                context = Context(gatherer.summary(),
+                                  Options(clock_offsets, clock_reference))
             finally:
                 summary = ingest.summary
+                aligner, offsets = ((context.aligned_column, context.offset_by_host())
+                                    if context else (None, None))
                 if redactor is not None:
-                    from plogscan.redact.values import redact_value
+                    from plogscan.redact.values import redact_value, redacted_alignment
 
                     summary = redact_value(summary, redactor)
-                writer.close(summary if complete else None)
+                    aligner, offsets = redacted_alignment(redactor, aligner, offsets)
+                writer.close(summary if context is not None else None, aligner=aligner,
+                             offsets=offsets)
         except OSError as err:
             raise cannot_write("event table", output, err) from None
     report_problems(summary, listed="--stats lists them")

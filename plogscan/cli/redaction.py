@@ -12,8 +12,9 @@ puts the streams back and writes ``--redact-map``.
 from __future__ import annotations
 
 import io
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 import click
@@ -97,7 +98,7 @@ class _Session:
         sys.stderr = _Lines(sys.stderr, self._stderr)  # type: ignore[assignment]
 
     def _stderr(self, text: str) -> str:
-        return self.redactor.known_text(self.redactor.text(text))
+        return self.redactor.known_text(self.redactor.text(text, again=True))
 
     def close(self) -> None:
         for stream in (sys.stdout, sys.stderr):
@@ -138,8 +139,25 @@ def start(values: dict, inputs: Sequence[str] = ()) -> Redactor | None:
         if warning:
             warn(warning)
     redactor = Redactor(patterns, salt)
+    redactor.reserve(_names_under(inputs))
     _ACTIVE = _Session(redactor, map_path)
     return redactor
+
+
+def _names_under(inputs: Sequence[str], limit: int = 1_000_000) -> Iterator[str]:
+    """The file and directory names under the inputs (no file is opened): names shaped like
+    pseudonyms among them (hosts called ``host-1``...) are never handed out as names."""
+    seen = 0
+    for top in inputs:
+        yield top
+        if not os.path.isdir(top):
+            continue
+        for _root, dirs, files in os.walk(top):
+            for name in (*dirs, *files):
+                yield name
+                seen += 1
+                if seen >= limit:
+                    return
 
 
 def stop() -> None:

@@ -195,11 +195,14 @@ def _bundle(rows: list[Row], step: str, count: int) -> Occurrence:
     return Occurrence(Verdict.MATCH, items, rows[0], items[:1], {"count": str(count)})
 
 
-def sequence(body: Sequence, rows: list[Row], requires: Requires | None, check: Check
-             ) -> list[Occurrence]:
+def sequence(body: Sequence, rows: list[Row], requires: Requires | None, check: Check,
+             assumed: Callable[[Row], Any] | None = None) -> list[Occurrence]:
     """Ordered steps per group; see ``_Group`` for the state machine.
 
-    Records without a timestamp or without a group key take no part in matching. Unconsumed
+    Records without a timestamp or without a group key take no part in matching, except the
+    records of a file that names no process at all (an excerpt pasted from an issue): with
+    ``assumed`` (row -> the file's key, or None) such a file is one group of its own, in line
+    order, and the ``within`` window does not apply between records without a time. Unconsumed
     triggers (last-step records) in a group that lacks the ``requires`` evidence give one
     not_evaluable occurrence per group. Triggers that cannot be placed in a group do so per
     (host, pid) scope, and only when no other occurrence of the rule covers their host.
@@ -210,7 +213,11 @@ def sequence(body: Sequence, rows: list[Row], requires: Requires | None, check: 
     for row in rows:
         for role in sorted(row.roles):
             key = group_key(row, role, body.by, False)
-            if key is _MISSING or row.ts is None:
+            file_key = assumed(row) if assumed is not None and (
+                key is _MISSING or row.ts is None) else None
+            if file_key is not None:
+                key = ("assumed", file_key)
+            if key is _MISSING or (row.ts is None and file_key is None):
                 if role == last:
                     orphans.append(row)
                 continue
@@ -221,7 +228,11 @@ def sequence(body: Sequence, rows: list[Row], requires: Requires | None, check: 
                 entries.append((row, frozenset({role})))
     out: list[Occurrence] = []
     pending: list[list[Row]] = []
-    for entries in groups.values():
+    for key, entries in groups.items():
+        if isinstance(key, tuple) and key[:1] == ("assumed",):  # one file: in line order
+            entries.sort(key=lambda e: e[0].cols["line"] or 0)
+            for n, (row, _roles) in enumerate(entries):
+                row.order = n
         state = _Group(body)
         for row, roles in entries:
             state.feed(row, roles)
@@ -252,6 +263,8 @@ def _not_evaluable(body: Sequence, pending: list[list[Row]], requires: Requires,
         for row in triggers:
             if requires.when is not None and "when" not in row.roles:
                 continue
+            if _holds(requires, row):  # the rule holds the evidence it requires
+                continue
             ok, scope = check(requires, row.cols["host"], row.cols["pid"])
             if not ok:
                 lacking.append((row, scope))
@@ -265,6 +278,14 @@ def _not_evaluable(body: Sequence, pending: list[list[Row]], requires: Requires,
         out.append(Occurrence(Verdict.NOT_EVALUABLE, items, lacking[0][0], items[:1],
                               {"count": str(len(lacking))}, (note, *requires.advice), text))
     return out
+
+
+def _holds(req: Requires, row: Row) -> bool:
+    """Whether a record the rule already holds is itself the evidence ``req`` asks for."""
+    c = row.cols
+    return ((not req.levels or c.get("level") in req.levels)
+            and (not req.modules or c.get("module") in req.modules)
+            and (not req.kinds or c.get("kind") in req.kinds))
 
 
 class _Group:
@@ -302,7 +323,8 @@ class _Group:
         for stage in list(self.partial):
             start = self.partial[stage][0][1]
             killed = bool(self.absent_before[stage] & roles)
-            if killed or (within is not None and _us(row.ts, start.ts) > within):
+            timed = row.ts is not None and start.ts is not None
+            if killed or (within is not None and timed and _us(row.ts, start.ts) > within):
                 del self.partial[stage]
         for stage in sorted(self.partial, reverse=True):
             step = self.pos[stage]
@@ -335,7 +357,9 @@ class _Group:
         items.extend((last, r) for r in self.trailing[: MAX_PER_STEP - 1])
         items.sort(key=lambda item: item[1].order)
         count = 1 + len(self.trailing)
-        specials = {"count": str(count), "elapsed": format_span(_us(trigger.ts, first.ts))}
+        elapsed = (format_span(_us(trigger.ts, first.ts))
+                   if trigger.ts is not None and first.ts is not None else "?")
+        specials = {"count": str(count), "elapsed": elapsed}
         return Occurrence(Verdict.MATCH, items, trigger, list(self.done), specials)
 
 

@@ -10,14 +10,15 @@ the log size.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from plogscan.engine import correlate
 from plogscan.engine.correlate import Occurrence, Row
-from plogscan.engine.findings import build_finding
+from plogscan.engine.findings import Identify, build_finding
 from plogscan.engine.predicates import Prefilter, evaluate, extract
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
@@ -65,7 +66,12 @@ class _Candidates:
         else:
             self.rows.extend(rows)
 
-    def occurrences(self, presence: Presence) -> list[Occurrence]:
+    def occurrences(self, presence: Presence, aliases: Callable[..., Any] | None = None,
+                    assumed: Callable[[Row], Any] | None = None) -> list[Occurrence]:
+        def check(req: Any, host: Any, pid: Any) -> tuple[bool, str]:
+            return presence.check(req, host, pid, aliases(host, pid) if aliases and pid is not None
+                                  else ())
+
         if self.groups is not None:
             return self.groups.occurrences()
         self.rows.sort(key=correlate.sort_key)
@@ -77,7 +83,7 @@ class _Candidates:
         if isinstance(body, Threshold):
             return correlate.threshold(body, self.rows)
         assert isinstance(body, Sequence)
-        return correlate.sequence(body, self.rows, self.rule.requires, presence.check)
+        return correlate.sequence(body, self.rows, self.rule.requires, check, assumed)
 
 
 def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
@@ -86,10 +92,17 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
     return events
 
 
-def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Finding]:
+def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
+         identify: Callable[[], Identify | None] | None = None) -> list[Finding]:
     """Run ``rules`` over the event table; findings in ``model.order_findings`` order (level,
     root cause before symptom, earliest first timestamp, rule id, fingerprint; a finding after
-    the findings that explain it)."""
+    the findings that explain it).
+
+    ``identify``, when given, is called once after the last batch; the function it returns
+    gives the identity of a record (see ``findings.Identify``: what the whole input says of
+    its process), which fills each finding's scope and evidence. When that function also has
+    ``aliases(host, pid)`` (the other (host, pid) pairs of the same host process), a rule's
+    ``requires`` is checked over the whole process."""
     plans = [_Candidates(rule) for rule in rules]
     prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
     presence = Presence()
@@ -106,5 +119,13 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet) -> list[Fi
             plan.consume(batch, cache, prefilter)
         if need_presence:
             presence.consume(batch)
-    findings = [build_finding(p.rule, occ) for p in plans for occ in p.occurrences(presence)]
+    who = identify() if identify is not None else None
+    aliases = getattr(who, "aliases", None)
+
+    def assumed(row: Row) -> Any:  # the file standing in for a process that names none
+        found = who(row.cols) if who is not None else None
+        return found.get("file") if found and found.get("identity") == "assumed" else None
+
+    findings = [build_finding(p.rule, occ, who) for p in plans
+                for occ in p.occurrences(presence, aliases, assumed if who else None)]
     return order_findings(findings)

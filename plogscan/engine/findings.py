@@ -6,11 +6,17 @@ Placeholder and ``show`` names resolve in this order: the specials ``count``, ``
 order, then of the context records, latest first); columns of the trigger record (the one that
 filled the last step), else of the first evidence record that has one.
 Unknown values print as ``?``. Log text is substituted as it is, never interpreted.
+
+With an ``Identify`` function (the cross-rank stage's view of the whole input), each record's
+host, rank and device are those of its process (a debug plog line gets the rank its run plog
+announced), its scope names the host process, and the scope says where the identity came from.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -19,19 +25,27 @@ from plogscan.engine.fingerprint import fingerprint
 from plogscan.engine.rule import Rule, Sequence
 from plogscan.model import Evidence, Finding, Scope
 
+# A record's columns -> what the whole input says of its process: host, rank, device, pid (the
+# host process), identity ("content", "path" or "assumed"); None when nothing is known.
+Identify = Callable[[dict[str, Any]], dict[str, Any] | None]
+_IDENTITY_ORDER = {"content": 0, "path": 1, "assumed": 2}
 MAX_VALUE = 200  # characters of one capture or placeholder value
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def build_finding(rule: Rule, occ: Occurrence) -> Finding:
-    """The finding for one occurrence of ``rule``."""
+def build_finding(rule: Rule, occ: Occurrence, identify: Identify | None = None) -> Finding:
+    """The finding for one occurrence of ``rule`` (identities filled by ``identify``)."""
+    if identify is not None:
+        occ = _identified(occ, identify)
     context = {s.id for s in rule.body.context} if isinstance(rule.body, Sequence) else set()
     evidence = tuple(_evidence(step, row) for step, row in occ.items)
+    sources = {r.cols.get("identity") for _, r in occ.items} - {None}
     scope = Scope(
         hosts=_distinct(r.cols["host"] for _, r in occ.items),
         ranks=_distinct(r.cols["rank"] for _, r in occ.items),
-        pids=_distinct(r.cols["pid"] for _, r in occ.items),
+        pids=_distinct(r.cols.get("host_pid", r.cols["pid"]) for _, r in occ.items),
         devices=_distinct(r.cols["device"] for _, r in occ.items),
+        identity=max(sources, key=_IDENTITY_ORDER.__getitem__) if sources else None,
     )
     times = [r.ts for step, r in occ.items if step not in context and r.ts is not None]
     caps = _captures(occ, context)
@@ -69,6 +83,27 @@ def build_finding(rule: Rule, occ: Occurrence) -> Finding:
     )
 
 
+def _identified(occ: Occurrence, identify: Identify) -> Occurrence:
+    """``occ`` with every record's identity columns replaced by its process's."""
+    done: dict[int, Row] = {}
+
+    def one(row: Row) -> Row:
+        if id(row) not in done:
+            found = identify(row.cols) or {}
+            cols = dict(row.cols)
+            for name in ("host", "rank", "device"):
+                if found.get(name) is not None:
+                    cols[name] = found[name]
+            if found.get("pid") is not None:
+                cols["host_pid"] = found["pid"]
+            cols["identity"] = found.get("identity")
+            done[id(row)] = replace(row, cols=cols)
+        return done[id(row)]
+
+    return replace(occ, items=[(s, one(r)) for s, r in occ.items], trigger=one(occ.trigger),
+                   key_steps=[(s, one(r)) for s, r in occ.key_steps])
+
+
 def _captures(occ: Occurrence, context: set[str]) -> dict[str, str]:
     """First non-empty value per name: step records in order, then context records, latest
     first (the context record nearest to the first step is the most telling)."""
@@ -87,7 +122,10 @@ def _scope(rows: list[Row]) -> str:
     def first(name: str) -> Any:
         return next((r.cols[name] for r in rows if r.cols.get(name) not in (None, "")), None)
 
-    pid, host, rank = first("pid"), first("host"), first("rank")
+    pid, host, rank = first("host_pid") or first("pid"), first("host"), first("rank")
+    if first("identity") == "assumed":
+        path = first("path") or "the input"
+        return f"{path} (taken as one process: it names no process)"
     text = f"process {pid}" if pid is not None else "a process without a known pid"
     text += f" on host {host}" if host is not None else ""
     return text + (f" (rank {rank})" if rank is not None else "")

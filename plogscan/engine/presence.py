@@ -29,15 +29,20 @@ class Presence:
         distinct = table.group_by(_KEYS, use_threads=False).aggregate([])
         self.seen.update(zip(*(distinct.column(k).to_pylist() for k in _KEYS), strict=True))
 
-    def check(self, req: Requires, host: str | None, pid: int | None) -> tuple[bool, str]:
+    def check(self, req: Requires, host: str | None, pid: int | None,
+              aliases: Iterable[tuple[str | None, int]] = ()) -> tuple[bool, str]:
         """Whether the scope of a trigger record has the required records, and that scope in words.
 
-        The scope is the process (host, pid) of the trigger. A trigger without a pid falls back
-        to its host, and one without a host to the whole input; the words say so.
+        The scope is the process (host, pid) of the trigger, with the ``aliases`` that belong to
+        the same host process (a device log's records carry the device-side pid of the process
+        that wrote them for it). A trigger without a pid falls back to its host, and one
+        without a host to the whole input; the words say so.
         """
         if pid is not None:
+            same = {(host, pid), *aliases}
             rows: Iterable[tuple[Any, ...]] = (
-                s for s in self.seen if s[1] == pid and (host is None or s[0] == host))
+                s for s in self.seen
+                if any(s[1] == p and (h is None or s[0] == h) for h, p in same))
             scope = f"process {pid}" + (f" on host {host}" if host else "")
         elif host is not None:
             rows = (s for s in self.seen if s[0] == host)

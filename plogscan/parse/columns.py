@@ -125,6 +125,7 @@ def assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContext
         "truncated": pa.array(truncated, pa.bool_()),
         "ts_invalid": pa.array(ts_invalid, pa.bool_()),
         "clock_epoch": pa.array(epoch_mask(ts), pa.bool_()),
+        "ts_aligned": ts,  # until the cross-rank stage knows the host clocks' offsets
     }
     for name in ENCODED_COLUMNS:
         columns[name] = encoded_text(columns[name]) if encoded else plain_text(columns[name])

@@ -1,10 +1,13 @@
 """Pseudonyms: one stable, typed name per sensitive value, and the private map back.
 
 Without a salt, names are numbered per kind by first appearance in the run (``ip-1``,
-``ip-2``, ``host-1``): stable within a run, and the same for the same input. With a salt
-(``--redact-salt FILE``) a name is a keyed hash of the value (``host-3f9a1c2e07``: HMAC-SHA256
-with the file's secret, first 10 hex digits), so the same value gets the same name in every
-run that uses that file, and nobody without the file can test a guess against it.
+``ip-2``, ``host-1``): stable within a run, and the same for the same input. A name that is
+also a real value of the input (a cluster whose hosts are called ``host-1``, ``host-2``) is
+never handed out: such values are reserved first (``reserve``) and the numbering skips them.
+With a salt (``--redact-salt FILE``) a name is a keyed hash of the value
+(``host-3f9a1c2e07``: HMAC-SHA256 with the file's secret, first 10 hex digits), so the same
+value gets the same name in every run that uses that file, and nobody without the file can
+test a guess against it.
 
 The salt file is created with a fresh random secret, readable by its owner only (0600), when it
 is missing. ``--redact-map FILE`` writes the mapping back to the originals, also 0600: it is
@@ -19,6 +22,7 @@ import json
 import os
 import secrets
 import stat
+from collections.abc import Iterable
 
 from plogscan.datafile.located import DataFileError, read_data_file
 from plogscan.errors import InputError, Location
@@ -37,6 +41,11 @@ class Pseudonyms:
         self._names: dict[tuple[str, str], str] = {}
         self._originals: dict[str, tuple[str, str]] = {}
         self._counts = dict.fromkeys(KINDS, 0)
+        self._reserved: set[str] = set()
+
+    def reserve(self, texts: Iterable[str]) -> None:
+        """Values of the input shaped like pseudonyms: never handed out as names."""
+        self._reserved.update(t for t in texts if t not in self._originals)
 
     def name(self, kind: str, original: str) -> str:
         """The pseudonym of ``original`` (a value of ``kind``), given on first sight."""
@@ -45,14 +54,16 @@ class Pseudonyms:
         if found is not None:
             return found
         if self.salt is None:
-            self._counts[kind] += 1
-            given = f"{kind}-{self._counts[kind]}"
+            given = ""
+            while not given or given in self._reserved:
+                self._counts[kind] += 1
+                given = f"{kind}-{self._counts[kind]}"
         else:
             digest = hmac.new(self.salt, f"{kind}\0{original}".encode("utf-8", "surrogatepass"),
                               hashlib.sha256).hexdigest()
             given = f"{kind}-{digest[:10]}"
             extra = 0
-            while given in self._originals:  # a collision of 40 bits: longer, still stable
+            while given in self._originals or given in self._reserved:  # longer, still stable
                 extra += 1
                 given = f"{kind}-{digest[:10 + 2 * extra]}"
         self._names[key] = given

@@ -11,6 +11,10 @@ cannot shift the markers.
 Host names identified elsewhere (the ``host`` column, a path's host directory) are matched by
 name from then on, in text too. ``known_text`` is the last pass over everything printed or
 written: every original named so far is replaced wherever it still occurs.
+
+Input is redacted as input: a value that happens to equal a name already handed out is an
+original like any other and gets a name of its own. Only text that was redacted before (a
+warning built from redacted accounting, ``again=True``) keeps the names it holds.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ _MARKER_CHARS = "[\ufdd0-\ufdd3]"
 _HOME = r"(?:/home/|/Users/|/export/home/|[A-Za-z]:\\Users\\)"
 # Columns of the event schema whose values are fixed words, not log text.
 FIXED_COLUMNS = frozenset({"level", "kind", "fmt"})
+# Values of the input that look like pseudonyms: reserved, so no name is ever one of them.
+SHAPED = re.compile(r"\b(?:ip|host|user|email|secret)-(?:\d+|[0-9a-f]{10,})\b")
 
 
 def check_pattern(pattern: str) -> str | None:
@@ -59,14 +65,20 @@ class Redactor:
         self._known: dict[str, None] = {}  # identified host names, in order of appearance
         self._compiled: tuple[int, str, re.Pattern[str]] | None = None
         self._users: dict[str, None] = {}
+        self._path_back: dict[str, str] = {}  # redacted path -> the path as read
+        self._kept: Callable[[str], bool] = _never  # names kept as they are (again=True)
+
+    def reserve(self, texts: Iterable[str]) -> None:
+        """Note the pseudonym-shaped values of ``texts`` (before any of them is named)."""
+        self.names.reserve(m.group() for text in texts if text for m in SHAPED.finditer(text))
 
     # -- values identified by their place -----------------------------------------------------
 
     def host(self, value: str | None) -> str | None:
         """An identified host name (the ``host`` column, a scope): its pseudonym."""
-        if not value or self.names.is_pseudonym(value):
+        if not value:
             return value
-        return detectors.name_host_or_ip(value, self._name, self.names.is_pseudonym)
+        return detectors.name_host_or_ip(value, self._name, self._kept)
 
     def register_path(self, path: str | None) -> None:
         """Learn the host a path names (``ingest.pathhints``) before the path is redacted."""
@@ -84,18 +96,26 @@ class Redactor:
 
     # -- text ---------------------------------------------------------------------------------
 
-    def text(self, value: str) -> str:
-        return self.texts_list([value])[0]
+    def text(self, value: str, *, again: bool = False) -> str:
+        return self.texts_list([value], again=again)[0]
 
-    def texts_list(self, values: Sequence[str]) -> list[str]:
+    def texts_list(self, values: Sequence[str], *, again: bool = False) -> list[str]:
         if not values:
             return []
-        return self.texts(pa.array(list(values), pa.large_string())).to_pylist()
+        return self.texts(pa.array(list(values), pa.large_string()), again=again).to_pylist()
 
-    def texts(self, arr: pa.Array) -> pa.Array:
-        """``arr`` (Arrow text) with every sensitive value replaced."""
+    def texts(self, arr: pa.Array, *, again: bool = False) -> pa.Array:
+        """``arr`` (Arrow text) with every sensitive value replaced; with ``again`` the text
+        was redacted before and the names in it stay."""
         if len(arr) == 0 or arr.null_count == len(arr):
             return arr
+        self._kept = self.names.is_pseudonym if again else _never
+        try:
+            return self._texts(arr)
+        finally:
+            self._kept = _never
+
+    def _texts(self, arr: pa.Array) -> pa.Array:
         if pc.any(pc.match_substring_regex(arr, _MARKER_CHARS)).as_py():
             arr = pc.replace_substring_regex(arr, _MARKER_CHARS, "\ufffd")
         for pattern in self.patterns:
@@ -105,7 +125,7 @@ class Redactor:
         return arr
 
     def _secret(self, token: str) -> str:
-        return token if self.names.is_pseudonym(token) else self._name("secret", token)
+        return token if self._kept(token) else self._name("secret", token)
 
     def _detector(self) -> tuple[int, str, re.Pattern[str]]:
         version = len(self._known)
@@ -118,7 +138,7 @@ class Redactor:
         match = compiled.fullmatch(token)
         if match is None:  # RE2 and Python disagree: redact rather than leak
             return self._secret(token)
-        return detectors.classify(match, token, self._name, self.names.is_pseudonym)
+        return detectors.classify(match, token, self._name, self._kept)
 
     @staticmethod
     def _pass(arr: pa.Array, pattern: str, replace: Callable[[str], str]) -> pa.Array:
@@ -134,13 +154,28 @@ class Redactor:
     # -- paths and records --------------------------------------------------------------------
 
     def paths(self, values: Sequence[str]) -> list[str]:
+        self.reserve(values)
         for value in values:
             self.register_path(value)
-        return self.texts_list(values)
+        done = self.texts_list(values)
+        self._path_back.update(zip(done, values, strict=True))
+        return done
+
+    def original_paths(self, table: pa.Table) -> pa.Table:
+        """A redacted table with its ``path`` column as read (for lookups keyed by path)."""
+        index = table.schema.get_field_index("path")
+        column = table.column(index).combine_chunks()
+        back = _map_distinct(column, lambda values: [self._path_back.get(v, v) for v in values])
+        return table.set_column(index, table.schema.field(index), back)
 
     def batch(self, batch: pa.RecordBatch) -> pa.RecordBatch:
         """A record batch with every text column redacted (the fixed-word columns kept)."""
         columns = dict(zip(batch.schema.names, batch.columns, strict=True))
+        message = columns.get("message")
+        if message is not None and len(message):
+            shaped = pc.fill_null(pc.match_substring_regex(message, SHAPED.pattern), False)
+            if pc.any(shaped).as_py():
+                self.reserve(pc.filter(message, shaped).to_pylist())
         if "host" in columns:
             columns["host"] = _map_distinct(columns["host"], self._host_values)
         if "path" in columns:
@@ -155,6 +190,7 @@ class Redactor:
         return pa.RecordBatch.from_arrays(list(columns.values()), schema=batch.schema)
 
     def _host_values(self, values: Sequence[str]) -> list[str]:
+        self.reserve(values)
         return [self.host(v) or v for v in values]
 
     # -- the last pass ------------------------------------------------------------------------
@@ -188,6 +224,10 @@ class Redactor:
 
     def map_document(self) -> str:
         return self.names.map_document()
+
+
+def _never(_text: str) -> bool:
+    return False
 
 
 def _literal(text: str) -> str:

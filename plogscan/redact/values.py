@@ -92,6 +92,7 @@ def redact_value(value: T, redactor: Redactor) -> T:
         return text
 
     _walk(value, collect)
+    redactor.reserve([*hosts, *texts])  # before any name is handed out
     host_names = {h: redactor.host(h) or h for h in hosts}
     order = list(texts)
     done = dict(zip(order, redactor.texts_list(order), strict=True))
@@ -166,3 +167,18 @@ def _rewrite_fingerprints(value: Any, swap: Visit) -> Any:
     if isinstance(value, list | tuple | set | frozenset):
         return type(value)(_rewrite_fingerprints(v, swap) for v in value)
     return value
+
+
+def redacted_alignment(redactor: Redactor, aligner: Callable[[Any], Any] | None,
+                       offsets: dict[str, int] | None
+                       ) -> tuple[Callable[[Any], Any] | None, dict[str, int] | None]:
+    """The clock alignment of a redacted event table: the aligner looks its files up by the
+    paths as read, and the offsets are keyed by the hosts' pseudonyms."""
+    if aligner is not None:
+        inner = aligner
+
+        def aligner(table: Any) -> Any:
+            return inner(redactor.original_paths(table))
+    if offsets:
+        offsets = {redactor.host(host) or host: value for host, value in offsets.items()}
+    return aligner, offsets

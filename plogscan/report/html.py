@@ -136,11 +136,32 @@ def _summary(diagnosis: Diagnosis, findings: list[Finding], root) -> dict:
         "top": top,
         "top_anchor": f"finding-{findings.index(top) + 1}" if top is not None else "",
         "root": root,
+        "crossrank": _crossrank_view(diagnosis),
         "files": len(diagnosis.inputs.files),
         "records": diagnosis.inputs.records,
         "processes": len(diagnosis.processes),
         "ranks": ranks.distinct_ranks(diagnosis),
         "span": (fmt_ts(first), fmt_ts(last)) if first is not None else None,
+    }
+
+
+def _crossrank_view(diagnosis: Diagnosis) -> dict | None:
+    """The cross-rank verdict for the summary card (None when nothing failed)."""
+    xr = diagnosis.crossrank
+    if xr is None or not any(a.failed for a in xr.attempts):
+        return None
+    rc = xr.root_cause
+    return {
+        "verdict": rc.verdict,
+        "suspects": [{"label": s.label, "rank": s.rank, "confidence": f"{s.confidence:.2f}",
+                      "signals": ", ".join(r.signal for r in s.reasons),
+                      "first": s.reasons[0].text if s.reasons else ""}
+                     for s in rc.suspects[:5]],
+        "chain": " → ".join(h.label for h in rc.chain),
+        "victims": len(rc.victims),
+        "attempts": len(xr.attempts),
+        "missing": list(xr.missing.advice),
+        "notes": list(rc.notes),
     }
 
 

@@ -38,6 +38,37 @@ UI: dict[str, dict[str, str]] = {
         "symptom": "症状",
         "root cause": "根因",
         "linked: {links}": "相关规则：{links}",
+        "suspect rank": "疑似根因 rank",
+        "victim (waited)": "受害者（仅在等待）",
+        "identity assumed": "身份为推定",
+        # cross-rank section
+        "ROOT CAUSE · {verdict}": "根因定位 · {verdict}",
+        "localized": "已定位",
+        "ambiguous": "多个可能",
+        "undetermined": "无法确定",
+        "The logs cannot single out a device: every rank only waited, and nothing marks one "
+        "of them as first or odd.":
+            "日志无法确定单个设备：所有 rank 都只是在等待，没有证据表明哪一个最先出错或行为异常。",
+        "confidence {value}": "置信度 {value}",
+        "Chain": "等待链",
+        "… {n} more hops …": "… 另有 {n} 跳 …",
+        "Victims": "受害者",
+        " and {n} more": " 等另外 {n} 个",
+        "reference {host}": "基准主机 {host}",
+        "{n} pair(s)": "{n} 组配对",
+        "Clock": "时钟",
+        "no failure": "无故障",
+        "Attempts": "运行批次",
+        "Missing": "缺失",
+        "{key} = {value} s is shorter than the {gap} s gap between {what}":
+            "{key} = {value} 秒，短于 {what} 之间 {gap} 秒的间隔",
+        "Settings": "配置",
+        "first divergence at collective {seq} of {comm}: {kind} (odd ranks {ranks})":
+            "通信域 {comm} 的第 {seq} 个集合通信首次出现分歧：{kind}（异常 rank：{ranks}）",
+        "Collectives": "集合通信",
+        "Note": "说明",
+        "… {n} more suspects (--format json lists all)":
+            "… 另有 {n} 个疑似根因（--format json 可列出全部）",
         # Markdown report
         "Top finding:": "首要结论：",
         "| # | Level | Rule | Title | Verdict | Scope | First seen |":

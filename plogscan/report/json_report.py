@@ -14,6 +14,7 @@ from pathlib import Path
 
 from plogscan import __version__
 from plogscan.model import Diagnosis, Evidence, FileStats, Finding, ProcessInfo, RuleInfo
+from plogscan.report.crossrank_json import sections
 from plogscan.report.view import (
     counts_by_level,
     counts_by_verdict,
@@ -26,7 +27,7 @@ from plogscan.report.view import (
 )
 from plogscan.textsafe import json_text
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def schema_path() -> Path:
@@ -68,6 +69,7 @@ def document(diagnosis: Diagnosis) -> dict:
             "fail_on": diagnosis.fail_on,
             "top_finding": findings[0].fingerprint if findings else None,
         },
+        **sections(diagnosis),
     })
 
 
@@ -140,6 +142,7 @@ def _rule(rule: RuleInfo) -> dict:
 def _evidence(ev: Evidence) -> dict:
     return {
         "path": ev.path, "line": ev.line, "line_count": ev.line_count, "ts": iso_ts(ev.ts),
+        "ts_aligned": iso_ts(ev.ts_aligned),
         "message": ev.message, "step": ev.step, "level": ev.level, "module": ev.module,
         "pid": ev.pid, "rank": ev.rank, "host": ev.host, "device": ev.device,
         "context_before": [{"line": n, "text": t} for n, t in ev.context_before],
@@ -158,11 +161,14 @@ def finding_dict(finding: Finding) -> dict:
         "level": finding.level.value,
         "verdict": finding.verdict.value,
         "role": finding.role,
+        "rank_role": finding.rank_role,
+        "attempt": finding.attempt,
         "links": list(finding.links),
         "explains": list(finding.explains),
         "description": finding.description,
         "scope": {"hosts": list(finding.scope.hosts), "ranks": list(finding.scope.ranks),
-                  "pids": list(finding.scope.pids), "devices": list(finding.scope.devices)},
+                  "pids": list(finding.scope.pids), "devices": list(finding.scope.devices),
+                  "identity": finding.scope.identity},
         "first_ts": iso_ts(finding.first_ts),
         "last_ts": iso_ts(finding.last_ts),
         "duration_s": seconds_between(finding.first_ts, finding.last_ts),

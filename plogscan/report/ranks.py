@@ -50,17 +50,25 @@ def distinct_ranks(diagnosis: Diagnosis) -> tuple[int, ...]:
 
 def root_cause(diagnosis: Diagnosis) -> tuple[int, datetime, Finding] | None:
     """``(rank, ts, finding)`` of the earliest timestamped evidence among matched findings (a
-    finding's own ``first_ts`` counts when it is scoped to one rank); None when unknown."""
+    finding's own ``first_ts`` counts when it is scoped to one rank); None when unknown. When
+    the cross-rank analysis names a suspect with a rank, only that rank's findings count
+    (times aligned to the reference clock)."""
     resolve = rank_resolver(diagnosis)
+    xr = diagnosis.crossrank
+    suspect = next((s.rank for s in xr.root_cause.suspects if s.rank is not None), None) \
+        if xr is not None else None
     candidates = []
     for order, finding in enumerate(view.ordered_findings(diagnosis.findings)):
         if finding.verdict is not Verdict.MATCH:
             continue
+        if suspect is not None and suspect not in finding.scope.ranks:
+            continue
         for item in finding.evidence:
             rank = resolve(item.rank, item.host, item.pid)
-            if rank is not None and item.ts is not None:
-                candidates.append((naive_utc(item.ts), rank, order, item.ts, finding))
-        if finding.first_ts is not None and len(finding.scope.ranks) == 1:
+            ts = item.ts_aligned if item.ts_aligned is not None else item.ts
+            if rank is not None and ts is not None and suspect in (None, rank):
+                candidates.append((naive_utc(ts), rank, order, ts, finding))
+        if finding.first_ts is not None and len(finding.scope.ranks) == 1 and xr is None:
             ts = finding.first_ts
             candidates.append((naive_utc(ts), finding.scope.ranks[0], order, ts, finding))
     if not candidates:
@@ -72,8 +80,11 @@ def root_cause(diagnosis: Diagnosis) -> tuple[int, datetime, Finding] | None:
 def first_errors(diagnosis: Diagnosis) -> dict[int, datetime]:
     """Each rank's earliest ERROR-level record (events table or matched-finding evidence)."""
     resolve = rank_resolver(diagnosis)
-    records = [(e.rank, e.host, e.pid, e.ts, e.level) for e in diagnosis.events]
-    records += [(i.rank, i.host, i.pid, i.ts, i.level) for f in diagnosis.findings
+    def when(item) -> datetime | None:
+        return item.ts_aligned if item.ts_aligned is not None else item.ts
+
+    records = [(e.rank, e.host, e.pid, when(e), e.level) for e in diagnosis.events]
+    records += [(i.rank, i.host, i.pid, when(i), i.level) for f in diagnosis.findings
                 if f.verdict is Verdict.MATCH for i in f.evidence]
     firsts: dict[int, datetime] = {}
     for rank, host, pid, ts, level in records:

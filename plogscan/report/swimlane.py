@@ -10,6 +10,11 @@ Lanes come from the process list, the events table and the findings' evidence, s
 logged no error still has a lane. Records without a timestamp get no marker; the chart says how
 many were left out. Arrows: each matched finding's evidence step i -> step i+1, and the
 root-cause rank's first evidence -> every other rank's first error at or after it.
+
+With the cross-rank analysis (``Diagnosis.crossrank``) every mark sits at its aligned time
+(``ts_aligned``: the host clocks' offsets removed), the suspects' lanes are marked ``root`` and
+the victims' ``victim``, the wait chain is drawn hop by hop (a peer the input does not contain
+gets a lane of its own), and the caption names the reference clock and each host's offset.
 """
 
 from __future__ import annotations
@@ -54,10 +59,11 @@ _DRAW_ORDER = {"warning": 0, "error": 1, "timeout": 2, "step": 3}  # later kinds
 @dataclass(frozen=True)
 class Lane:
     index: int
-    kind: str  # "rank" | "process" | "file"
+    kind: str  # "rank" | "process" | "file" | "missing"
     key: str  # full lane name, shown as tooltip
     label: str  # possibly shortened for the gutter
     y: float  # centre line
+    role: str = ""  # "root" | "victim" | "" (cross-rank analysis)
 
 
 @dataclass(frozen=True)
@@ -75,7 +81,8 @@ class Marker:
 
 @dataclass(frozen=True)
 class Arrow:
-    kind: str  # "sequence" (evidence step i -> i+1) | "spread" (root-cause rank -> other ranks)
+    kind: str  # "sequence" (evidence step i -> i+1) | "spread" (root-cause rank -> other
+    # ranks) | "chain" (a wait chain hop: the waiting rank -> the rank it waits for)
     x1: float
     y1: float
     x2: float
@@ -103,6 +110,7 @@ class Swimlane:
     start: datetime | None
     span: str
     undrawn: int  # distinct records (path, line) without a timestamp
+    clock: str = ""  # the reference clock and each host's offset, for the caption
 
 
 class _Point(NamedTuple):
@@ -136,8 +144,8 @@ def _points(diagnosis: Diagnosis) -> tuple[set[tuple], list[_Point], list[list]]
         kind = _event_kind(ev.level, ev.message, ev.codes)
         if kind:
             text = f"{ev.level} {ev.path}:{ev.line} {ev.message[:160]}"
-            points.append(_Point(key(ev.rank, ev.host, ev.pid, ev.path), ev.ts, kind, text, "",
-                                 (ev.path, ev.line)))
+            points.append(_Point(key(ev.rank, ev.host, ev.pid, ev.path), _when(ev), kind, text,
+                                 "", (ev.path, ev.line)))
     chains = []
     for finding in view.ordered_findings(diagnosis.findings):
         chain = []
@@ -145,23 +153,31 @@ def _points(diagnosis: Diagnosis) -> tuple[set[tuple], list[_Point], list[list]]
             lane = key(item.rank, item.host, item.pid, item.path)
             lanes.add(lane)
             text = f"{finding.rule} {item.step}: {item.path}:{item.line} {item.message[:160]}"
-            points.append(_Point(lane, item.ts, "step", text, item.step, (item.path, item.line)))
-            if item.ts is not None:
-                chain.append((lane, naive_utc(item.ts), item.step))
+            points.append(_Point(lane, _when(item), "step", text, item.step,
+                                 (item.path, item.line)))
+            if _when(item) is not None:
+                chain.append((lane, naive_utc(_when(item)), item.step))
         if finding.verdict is Verdict.MATCH:
             chains.append(chain)
     return lanes, points, chains
+
+
+def _when(item) -> datetime | None:
+    """A record's time on the reference clock when known, else as logged."""
+    return item.ts_aligned if item.ts_aligned is not None else item.ts
 
 
 def layout(diagnosis: Diagnosis, root: tuple[int, datetime] | None) -> Swimlane:
     """Place lanes, markers, arrows and ticks for ``diagnosis``; ``root`` is the summary's
     root-cause rank and the time of its first evidence (spread arrows start there)."""
     lane_keys, points, chains = _points(diagnosis)
+    roles, hops = _cross_rank(diagnosis)
+    lane_keys |= set(roles) | {h for h, _ in hops}
     ordered = sorted(lane_keys)
     lanes = tuple(
-        Lane(i, ("rank", "process", "file")[key[0]], key[-1],
+        Lane(i, ("rank", "process", "file", "missing")[key[0]], key[-1],
              key[-1] if len(key[-1]) <= MAX_LABEL else "…" + key[-1][1 - MAX_LABEL:],
-             TOP + LANE_HEIGHT * i + LANE_HEIGHT / 2)
+             TOP + LANE_HEIGHT * i + LANE_HEIGHT / 2, roles.get(key, ""))
         for i, key in enumerate(ordered))
     index = {key: i for i, key in enumerate(ordered)}
     axis_y = TOP + LANE_HEIGHT * len(lanes)
@@ -188,9 +204,58 @@ def layout(diagnosis: Diagnosis, root: tuple[int, datetime] | None) -> Swimlane:
     arrows = _sequence_arrows(chains, x_of, y_of)
     if root is not None:
         arrows += _spread_arrows(diagnosis, root, x_of, y_of)
+    arrows += _chain_arrows(hops, points, x_of, y_of)
     return Swimlane(WIDTH, axis_y + AXIS_HEIGHT, plot_left, plot_right, axis_y, lanes,
                     _markers(points, index, lanes, x_of), arrows, _ticks(span, x_at), start,
-                    view.fmt_duration(span), undrawn)
+                    view.fmt_duration(span), undrawn, _clock_caption(diagnosis))
+
+
+def _cross_rank(diagnosis: Diagnosis) -> tuple[dict[tuple, str], list[tuple[tuple, str]]]:
+    """Lane roles (root, victim) and the chain's hops as (lane, label)."""
+    xr = diagnosis.crossrank
+    if xr is None:
+        return {}, []
+    rc = xr.root_cause
+    roles: dict[tuple, str] = {}
+    for v in rc.victims:
+        roles[lane_of(v.rank, v.host, v.pid, "")] = "victim"
+    for s in rc.suspects:
+        roles[lane_of(s.rank, s.host, s.pid, "")] = "root"
+    hops = []
+    for h in rc.chain:
+        if h.rank is None and h.host is None:
+            hops.append(((3, 0, h.ip or "", f"{h.label} (not in the input)"), h.label))
+        else:
+            hops.append((lane_of(h.rank, h.host, None, ""), h.label))
+    return roles, hops
+
+
+def _chain_arrows(hops, points, x_of, y_of) -> tuple[Arrow, ...]:
+    """One arrow per hop of the wait chain, at the waiting lane's first error or timeout."""
+    first: dict[tuple, datetime] = {}
+    for p in points:
+        if p.ts is not None and p.kind in ("error", "timeout", "step"):
+            ts = naive_utc(p.ts)
+            if p.key not in first or ts < first[p.key]:
+                first[p.key] = ts
+    arrows = []
+    for (k1, l1), (k2, l2) in pairwise(hops):
+        t1 = first.get(k1)
+        if t1 is None:
+            continue
+        t2 = first.get(k2, t1)
+        arrows.append(Arrow("chain", x_of(t1), y_of(k1), x_of(max(t1, t2)), y_of(k2),
+                            f"{l1} waits for {l2}"))
+    return tuple(arrows)
+
+
+def _clock_caption(diagnosis: Diagnosis) -> str:
+    xr = diagnosis.crossrank
+    if xr is None or not xr.clock.offsets:
+        return ""
+    parts = [f"{o.host} {o.offset_us / 1e6:+.3f} s ±{o.uncertainty_us / 1e6:.3f} s "
+             f"({o.basis})" for o in xr.clock.offsets]
+    return f"Aligned to the clock of {xr.clock.reference or '-'}: " + ", ".join(parts) + "."
 
 
 def _num(value: float) -> str:

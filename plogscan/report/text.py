@@ -1,7 +1,9 @@
 """The terminal report (``--format text``, the default), built from rich renderables.
 
 Sections, top to bottom: header (inputs, time span, ranks/hosts/processes and the log levels
-each process wrote), verdict line, findings grouped by severity (see ``text_finding``), a
+each process wrote), verdict line, the cross-rank root cause (suspects, chain, victims, clock
+offsets, attempts, missing ranks: ``text_rootcause``), findings grouped by severity (see
+``text_finding``), a
 per-rank timeline of key events, findings suppressed by a baseline, the first unexplained
 ERROR templates, ingest health, and the codes found in the evidence with their meanings.
 
@@ -26,6 +28,7 @@ from rich.text import Text
 from plogscan.model import Diagnosis, FileStats, Finding
 from plogscan.report.i18n import level_heading, tr
 from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, numbered
+from plogscan.report.text_rootcause import root_cause_section
 from plogscan.report.timeline import key_events
 from plogscan.report.view import (
     LEVELS_DESC,
@@ -87,6 +90,7 @@ def _sections(diagnosis: Diagnosis, verbose: bool, width: int) -> Iterator[Rende
     yield Text("")
     style = "bold red" if diagnosis.exit_code else "bold green"
     yield Text(verdict_line(diagnosis), style=style)
+    yield from root_cause_section(diagnosis)
     yield from _findings(diagnosis, verbose)
     yield from _timeline(diagnosis, width)
     yield from _suppressed(diagnosis)

@@ -121,14 +121,26 @@ def _headline(finding: Finding, index: int) -> Text:
     return head
 
 
-def _summary_lines(finding: Finding) -> Text:
+def cross_rank_parts(finding: Finding, lang: str = "en") -> list[str]:
+    """What the cross-rank analysis says of a finding's ranks, and an assumed identity."""
+    parts = []
+    if finding.rank_role == "root-cause":
+        parts.append(tr(lang, "suspect rank"))
+    elif finding.rank_role == "victim":
+        parts.append(tr(lang, "victim (waited)"))
+    if finding.scope.identity == "assumed":
+        parts.append(tr(lang, "identity assumed"))
+    return parts
+
+
+def _summary_lines(finding: Finding, lang: str = "en") -> Text:
     lines = Text()
     lines.append(finding.level.value, style=LEVEL_STYLES[finding.level])
     lines.append(" · ")
     lines.append(finding.verdict.value, style=VERDICT_STYLES[finding.verdict])
     lines.append(" · " + " · ".join(neutralize(x, keep_newlines=False)
                                     for x in (finding.category, finding.name)))
-    scope = scope_parts(finding.scope)
+    scope = scope_parts(finding.scope) + cross_rank_parts(finding, lang)
     if scope:
         lines.append("\n" + neutralize(" · ".join(scope), keep_newlines=False), style=DIM)
     if finding.first_ts is not None:
@@ -151,7 +163,7 @@ def role_line(finding: Finding, lang: str = "en") -> str | None:
 def finding_block(finding: Finding, index: int, *, verbose: bool,
                   lang: str = "en") -> RenderableType:
     """Everything the terminal shows about one finding (fixed words in ``lang``)."""
-    body: list[RenderableType] = [_summary_lines(finding)]
+    body: list[RenderableType] = [_summary_lines(finding, lang)]
     role = role_line(finding, lang)
     if role is not None:
         body.append(Text(neutralize(role, keep_newlines=False), style="bold", overflow="fold"))

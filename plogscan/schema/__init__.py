@@ -34,6 +34,11 @@ truncated   The record has a physical line of 1022 characters or more: the CANN 
             records at that length without a marker, so its tail may be missing.
 ts_invalid  The line carried a timestamp that is not a real date (month 13, day 32...).
 clock_epoch The timestamp is in 1970: a device clock that was not yet synchronised.
+ts_aligned  ``ts`` on the reference host's clock: ``ts`` minus the offset the cross-rank stage
+            estimated for the record's host (``plogscan.crossrank.clock``), so that records of
+            different hosts can be ordered. The parser writes ``ts``; the event table that
+            ``ingest`` and ``diagnose --events-out`` write holds the aligned value (the file is
+            rewritten at the end of the run when some offset is not zero). Null with ``ts``.
 
 ``report.schema.json`` beside this module is the published schema of the JSON report.
 
@@ -86,8 +91,9 @@ EVENT_SCHEMA = pa.schema(
         pa.field("truncated", pa.bool_()),
         pa.field("ts_invalid", pa.bool_()),
         pa.field("clock_epoch", pa.bool_()),
+        pa.field("ts_aligned", pa.timestamp("us")),
     ],
-    metadata={"plogscan.schema_version": "1"},
+    metadata={"plogscan.schema_version": "2"},
 )
 
 COLUMNS: tuple[str, ...] = tuple(EVENT_SCHEMA.names)

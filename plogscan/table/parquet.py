@@ -9,7 +9,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
-from collections.abc import Iterator, Sequence
+import os
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -42,7 +43,8 @@ def open_event_table(path: str) -> pq.ParquetFile:
         handle = pq.ParquetFile(path)
     except (OSError, pa.ArrowInvalid) as err:
         raise InputError(f"cannot read Parquet file {path}: {err}") from err
-    missing = [name for name in EVENT_SCHEMA.names if name not in handle.schema_arrow.names]
+    missing = [name for name in EVENT_SCHEMA.names if name not in handle.schema_arrow.names
+               and name not in LATER_COLUMNS]
     if missing:
         raise InputError(f"{path} is not a plogscan event table (missing columns: "
                          f"{', '.join(missing)})",
@@ -50,13 +52,25 @@ def open_event_table(path: str) -> pq.ParquetFile:
     return handle
 
 
+# Columns added after the first event tables were written, and how to fill them in older ones.
+LATER_COLUMNS = {"ts_aligned": "ts"}
+
+
 def read_parquet(handle: pq.ParquetFile) -> Iterator[pa.RecordBatch]:
     """Batches of an opened event table, in the event schema's types."""
-    for batch in handle.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=EVENT_SCHEMA.names):
-        yield decoded(batch)
+    have = set(handle.schema_arrow.names)
+    names = [n for n in EVENT_SCHEMA.names if n in have]
+    for batch in handle.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=names):
+        for name, source in LATER_COLUMNS.items():
+            if name not in have:
+                batch = batch.append_column(name, batch.column(source))
+        yield decoded(batch.select(EVENT_SCHEMA.names))
 
 
 INPUTS_KEY = b"plogscan.inputs"  # Parquet footer key: the per-file accounting, as JSON
+CLOCK_KEY = b"plogscan.clock"  # footer key: host -> clock offset (µs) used for ts_aligned
+# The aligned time of every row of a table (``plogscan.crossrank``), and the offsets it applies.
+Aligner = Callable[[pa.Table], pa.Array]
 
 
 def inputs_json(summary: IngestSummary) -> str:
@@ -112,15 +126,8 @@ class EventWriter:
         # The table is written under a temporary name and renamed into place by a successful
         # ``close``: an interrupted or failed run leaves no partial table behind.
         self._file = Replacement(path)
-        # Statistics only where a reader can skip row groups by them (time, process, rank and
-        # line ranges): min/max of every message would cost more than the rest of the write.
-        # Timestamps and line numbers rise steadily, so delta encoding suits them.
         try:
-            self._writer = pq.ParquetWriter(self._file.temp, STORED_SCHEMA, compression="zstd",
-                                            use_dictionary=LOW_CARDINALITY,
-                                            write_statistics=STATISTICS,
-                                            column_encoding=DELTA_ENCODED,
-                                            write_batch_size=WRITE_BATCH_ROWS)
+            self._writer = _parquet_writer(self._file.temp)
         except BaseException:
             self._file.discard()
             raise
@@ -145,12 +152,15 @@ class EventWriter:
                 self._failed = True
                 raise
 
-    def close(self, inputs: IngestSummary | None = None) -> None:
+    def close(self, inputs: IngestSummary | None = None, *, aligner: Aligner | None = None,
+              offsets: dict[str, int] | None = None) -> None:
         """Finish the table: ``inputs`` (the run's accounting) goes into the footer and the
         file takes its name. Without ``inputs`` the run did not complete: nothing is kept.
 
-        After a failed write only the file is closed and removed, quietly: the failure was
-        raised already, and a second error about the same file would hide it."""
+        With ``offsets`` (host -> µs) of which some is not zero, the file is rewritten row
+        group by row group with ``ts_aligned`` from ``aligner``; the offsets go into the
+        footer. After a failed write only the file is closed and removed, quietly: the
+        failure was raised already, and a second error about the same file would hide it."""
         if self._failed or inputs is None:
             with contextlib.suppress(pa.ArrowException, OSError):
                 self._writer.close()
@@ -158,11 +168,48 @@ class EventWriter:
             return
         try:
             self._flush()
-            self._writer.add_key_value_metadata({INPUTS_KEY: inputs_json(inputs)})
+            footer = {INPUTS_KEY: inputs_json(inputs)}
+            if offsets:
+                footer[CLOCK_KEY] = json.dumps(dict(sorted(offsets.items())),
+                                               separators=(",", ":"))
+            realign = aligner is not None and any(offsets.values()) if offsets else False
+            if not realign:
+                self._writer.add_key_value_metadata(footer)
             self._writer.close()
+            if realign:
+                assert aligner is not None
+                _rewrite_aligned(self._file.temp, aligner, footer)
             self._file.commit()
         except BaseException:
             with contextlib.suppress(pa.ArrowException, OSError):
                 self._writer.close()
             self._file.discard()
             raise
+
+
+def _parquet_writer(path: str) -> pq.ParquetWriter:
+    # Statistics only where a reader can skip row groups by them (time, process, rank and
+    # line ranges): min/max of every message would cost more than the rest of the write.
+    # Timestamps and line numbers rise steadily, so delta encoding suits them.
+    return pq.ParquetWriter(path, STORED_SCHEMA, compression="zstd",
+                            use_dictionary=LOW_CARDINALITY, write_statistics=STATISTICS,
+                            column_encoding=DELTA_ENCODED, write_batch_size=WRITE_BATCH_ROWS)
+
+
+def _rewrite_aligned(path: str, aligner: Aligner, footer: dict[bytes, str]) -> None:
+    """``path`` again, row group by row group, with ``ts_aligned`` from ``aligner``."""
+    partial = path + ".aligning"
+    try:
+        source = pq.ParquetFile(path)
+        writer = _parquet_writer(partial)
+        index = STORED_SCHEMA.get_field_index("ts_aligned")
+        for group in range(source.num_row_groups):
+            table = source.read_row_group(group)
+            table = table.set_column(index, STORED_SCHEMA.field(index), aligner(table))
+            writer.write_table(table, row_group_size=PARQUET_WRITE_ROWS)
+        writer.add_key_value_metadata(footer)
+        writer.close()
+        os.replace(partial, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(partial)

@@ -28,6 +28,7 @@ def jsonl(batch: pa.RecordBatch) -> str:
     out = io.StringIO()
     for row in batch.to_pylist():
         row["ts"] = _iso(row["ts"])
+        row["ts_aligned"] = _iso(row.get("ts_aligned"))
         out.write(json_escape(json.dumps(row, ensure_ascii=False)))
         out.write("\n")
     return out.getvalue()
@@ -55,6 +56,7 @@ def csv_rows(batch: pa.RecordBatch, header: bool) -> str:
         writer.writerow(EVENT_SCHEMA.names)
     for row in batch.to_pylist():
         row["ts"] = _iso(row["ts"])
+        row["ts_aligned"] = _iso(row.get("ts_aligned"))
         row["codes"] = ";".join(row["codes"] or [])
         writer.writerow(["" if row[name] is None else
                          _no_formula(neutralize(row[name])) if name in _TEXT_COLUMNS

@@ -1,0 +1,145 @@
+"""Attempts: the process lifetimes of one job directory, split into runs of the job.
+
+A job restarted after a failure leaves a second set of processes (new pids) on the same
+devices; a communicator re-initialised in the same process (``HcclCommResume``, a second
+root-info set-up of the same communicator) starts a new run without a new pid. Each process
+lifetime is cut at those points into pieces; pieces are taken in the order of their start on
+aligned clocks, and a piece joins the latest attempt whose time span it meets unless that
+attempt already holds a piece of the same device (two processes cannot drive one device at
+once); otherwise it opens a new attempt. Device firmware and OS records (pid below 1) belong
+to no process lifetime; their records fall into the attempt whose span holds them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from plogscan.crossrank.clock import Clock
+from plogscan.crossrank.identity import Identities, Identity, ProcessKey
+from plogscan.crossrank.summary import Summary
+
+_REINIT = frozenset({"setup-agent", "init-entry"})
+
+
+@dataclass(frozen=True)
+class Piece:
+    key: ProcessKey
+    start: int | None  # aligned
+    end: int | None
+
+
+@dataclass(frozen=True)
+class Attempt:
+    id: int  # 1, 2, ... in time order
+    pieces: tuple[Piece, ...]
+    first_ts: int | None
+    last_ts: int | None
+    keys: frozenset[ProcessKey] = frozenset()  # its processes
+
+
+def _slot(ident: Identity) -> tuple | None:
+    if ident.device is not None:
+        return (ident.clock_host, "device", ident.device)
+    if ident.rank is not None:
+        return (ident.clock_host, "rank", ident.rank)
+    return None
+
+
+def _cuts(summary: Summary, ids: Identities, clock: Clock) -> dict[ProcessKey, list[int]]:
+    """Aligned times at which a process starts a new run (resume, re-initialisation)."""
+    cuts: dict[ProcessKey, list[int]] = {}
+    seen: dict[tuple, int] = {}
+    for m in summary.markers:
+        key = ids.of_stream.get(m.stream)
+        if m.kind == "resume" and key is not None and m.ts is not None:
+            cuts.setdefault(key, []).append(clock.align(ids.processes[key], m.ts) or 0)
+    for a in sorted(summary.announces, key=lambda a: (a.ts is None, a.ts or 0, a.line)):
+        key = ids.of_stream.get(a.stream)
+        if a.kind not in _REINIT or key is None or a.ts is None or not a.comm:
+            continue
+        n = seen.get((key, a.kind, a.comm), 0)
+        seen[(key, a.kind, a.comm)] = n + 1
+        if n:
+            cuts.setdefault(key, []).append(clock.align(ids.processes[key], a.ts) or 0)
+    return {k: sorted(set(v)) for k, v in cuts.items()}
+
+
+class Attempts:
+    """The attempts of the input, and which attempt a process's record belongs to."""
+
+    def __init__(self, summary: Summary, ids: Identities, clock: Clock) -> None:
+        self._ids = ids
+        self._clock = clock
+        cuts = _cuts(summary, ids, clock)
+        pieces: list[Piece] = []
+        untimed: list[ProcessKey] = []
+        for key, ident in sorted(ids.processes.items()):
+            if ident.pid is not None and ident.pid < 1:
+                continue
+            start, end = clock.align(ident, ident.first_ts), clock.align(ident, ident.last_ts)
+            if start is None or end is None:
+                untimed.append(key)
+                continue
+            bounds = [start, *[c for c in cuts.get(key, []) if start < c <= end], end]
+            for i in range(len(bounds) - 1):
+                pieces.append(Piece(key, bounds[i], bounds[i + 1] if i + 2 < len(bounds)
+                                    else end))
+        pieces.sort(key=lambda p: (p.start, p.key))
+        groups: list[list[Piece]] = []
+        end = 0
+        taken: set = set()  # processes and device slots of the latest attempt
+        for piece in pieces:
+            slot = _slot(ids.processes[piece.key])
+            busy = piece.key in taken or (slot is not None and slot in taken)
+            if groups and piece.start is not None and piece.start <= end and not busy:
+                groups[-1].append(piece)
+            else:
+                groups.append([piece])
+                end, taken = 0, set()
+            end = max(end, piece.end or 0)
+            taken.add(piece.key)
+            if slot is not None:
+                taken.add(slot)
+        if untimed:
+            if groups:
+                groups[-1].extend(Piece(k, None, None) for k in untimed)
+            else:
+                groups.append([Piece(k, None, None) for k in untimed])
+        self.list: tuple[Attempt, ...] = tuple(
+            Attempt(n + 1, tuple(g), _first(g), _last(g), frozenset(p.key for p in g))
+            for n, g in enumerate(groups))
+        self._owned: dict[ProcessKey, list[Attempt]] = {}
+        for attempt in self.list:
+            for key in sorted(attempt.keys):
+                self._owned.setdefault(key, []).append(attempt)
+
+    def of(self, key: ProcessKey | None, ts: int | None) -> int | None:
+        """The attempt of a record of process ``key`` at aligned time ``ts``."""
+        if not self.list:
+            return None
+        owned = self._owned.get(key, []) if key is not None else []
+        if len(owned) == 1 or (owned and ts is None):
+            return owned[0].id
+        for attempt in owned:
+            for piece in attempt.pieces:
+                if piece.key == key and piece.start is not None and ts is not None and \
+                        piece.start <= ts <= (piece.end or ts):
+                    return attempt.id
+        if ts is None:
+            return self.list[-1].id
+        spans = [a for a in (owned or self.list) if a.first_ts is not None]
+        for attempt in spans:
+            if attempt.first_ts <= ts <= (attempt.last_ts or ts):  # type: ignore[operator]
+                return attempt.id
+        before = [a for a in spans if (a.first_ts or 0) <= ts]
+        return (before[-1] if before else (spans or list(self.list))[0]).id
+
+
+def _first(pieces: list[Piece]) -> int | None:
+    times = [p.start for p in pieces if p.start is not None]
+    return min(times) if times else None
+
+
+def _last(pieces: list[Piece]) -> int | None:
+    times = [p.end for p in pieces if p.end is not None]
+    return max(times) if times else None

@@ -1,0 +1,355 @@
+"""``Gatherer``: the per-process summary of the event stream, built in the same pass.
+
+It watches the record batches the engine reads (like ``Overview``) and keeps only what the
+cross-rank stage needs (``plogscan.crossrank.summary``). Per batch it runs a handful of Arrow
+kernels over all rows: one group-by for the per-stream counters and one RE2 alternation
+(``patterns.PREFILTER``) that finds the few rows worth reading. Only those rows reach Python.
+Collective entry logs can be frequent (one per collective), so they are numbered and sampled
+with numpy: per stream and communicator the first ``FIRST_ENTRIES`` and the last
+``LAST_ENTRIES`` are kept, with the total count.
+
+Every list has a cap; records past it are counted in ``Summary.dropped``. The summary can
+equally be computed from prefiltered records: it only needs the rows the prefilter selects
+plus the per-stream counters.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.crossrank import patterns as p
+from plogscan.crossrank.anchors import read_anchor
+from plogscan.crossrank.summary import Entry, Segment, StreamKey, StreamStats, Summary
+
+MAX_STREAMS = 100_000
+MAX_SEGMENTS = 10_000
+MAX_RECORDS = 100_000  # per list of anchor records (announces, waits, settings...)
+MAX_SETTINGS_PER_STREAM = 256
+MAX_ANCHORS_PER_STREAM = 1024  # anchor records read per stream (a flood of one shape is capped)
+FIRST_ENTRIES = 16
+LAST_ENTRIES = 48
+MAX_ENTRY_TRACKS = 16_384  # (stream, communicator) pairs: at most 1 Mi entries in all
+# Small batches (one per small file) are joined up to this size before they are read: the
+# per-batch kernels then run once per 64 Ki rows, not once per file.
+JOIN_ROWS = 65536
+JOIN_BYTES = 16 << 20
+_ENTRY_RE2 = r"Entry-Hccl(?P<op>[A-Za-z]+):\s*tag\[(?P<tag>[^\]]*)\]"
+_COUNT_RE2 = r"count\[(?P<count>[0-9]+)\]"
+_DTYPE_RE2 = r"dataType\[(?P<dtype>[^\]]*)\]"
+_COLUMNS = ("path", "pid", "line", "ts", "message", "level", "kind", "host", "rank", "device",
+            "clock_epoch")
+
+
+@dataclass
+class _Stream:
+    kind: str
+    host: str | None
+    rank: int | None = None
+    device: int | None = None
+    first_ts: int | None = None
+    last_ts: int | None = None
+    first_line: int = 0
+    last_line: int = 0
+    records: int = 0
+    errors: int = 0
+    epoch: int = 0
+    settings: int = 0
+    anchors: int = 0
+
+
+@dataclass
+class _Track:
+    """The collectives one stream entered on one communicator."""
+
+    count: int = 0
+    first: list[Entry] = field(default_factory=list)
+    last: deque[Entry] = field(default_factory=lambda: deque(maxlen=LAST_ENTRIES))
+
+
+def _plain(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column
+
+
+def _min(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _max(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+class Gatherer:
+    """Consumes event batches; ``summary()`` returns what it kept."""
+
+    def __init__(self) -> None:
+        self._streams: dict[StreamKey, _Stream] = {}
+        self._headers: dict[str, list[int]] = {}  # path -> header lines, ascending
+        self._segments: list[Segment] = []
+        self._lists: dict[str, list[Any]] = {name: [] for name in (
+            "announces", "waits", "tasks", "heartbeats", "settings", "markers", "faults")}
+        self._tracks: dict[tuple[StreamKey, str], _Track] = {}
+        self._dropped: dict[str, int] = {}
+        self._pending: list[pa.RecordBatch] = []
+        self._pending_rows = self._pending_bytes = 0
+
+    # ------------------------------------------------------------------ per batch
+
+    def consume(self, batch: pa.RecordBatch) -> None:
+        """Take one record batch (held until enough rows are pending to read them at once)."""
+        if batch.num_rows == 0:
+            return
+        self._pending.append(batch)
+        self._pending_rows += batch.num_rows
+        self._pending_bytes += batch.nbytes
+        if self._pending_rows >= JOIN_ROWS or self._pending_bytes >= JOIN_BYTES:
+            self._flush()
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, []
+        self._pending_rows = self._pending_bytes = 0
+        if pending:
+            self._read(pending[0] if len(pending) == 1 else pa.concat_batches(pending))
+
+    def _read(self, batch: pa.RecordBatch) -> None:
+        names = batch.schema.names
+        cols = {n: _plain(batch.column(names.index(n))) for n in _COLUMNS if n in names}
+        message = cols["message"]
+        hit = pc.fill_null(pc.match_substring_regex(message, p.PREFILTER), False)
+        idx = np.flatnonzero(hit.to_numpy(zero_copy_only=False))
+        found = message.take(pa.array(idx))  # the few rows any later test looks at
+        self._find_segments(cols, found, idx)
+        segment = self._segment_column(cols)
+        self._count_streams(cols, segment)
+        if len(idx) == 0:
+            return
+        entry = pc.fill_null(pc.match_substring(found, "Entry-Hccl"), False).to_numpy(
+            zero_copy_only=False)
+        if (~entry).any():
+            self._anchors(cols, segment, idx[~entry])
+        if entry.any():
+            self._entries(cols, segment, idx[entry])
+
+    def _find_segments(self, cols: dict[str, pa.Array], found: pa.Array, idx: np.ndarray
+                       ) -> None:
+        header = pc.fill_null(pc.match_substring(found, "==> "), False)
+        message = cols["message"]
+        rows = idx[header.to_numpy(zero_copy_only=False)]
+        for i in rows:
+            text = message[int(i)].as_py() or ""
+            path = cols["path"][int(i)].as_py() or ""
+            line = cols["line"][int(i)].as_py() or 0
+            for m in p.SEGMENT.finditer(text):
+                at = line + text.count("\n", 0, m.start())
+                lines = self._headers.setdefault(path, [])
+                if lines and at <= lines[-1]:
+                    continue
+                if len(self._segments) >= MAX_SEGMENTS:
+                    self._drop("segments")
+                    continue
+                lines.append(at)
+                self._segments.append(Segment(path, len(lines), at, m.group("name").strip()))
+
+    def _segment_column(self, cols: dict[str, pa.Array]) -> np.ndarray | None:
+        """The section index of every row (None when no file of the batch has sections)."""
+        if not self._headers:
+            return None
+        paths = cols["path"]
+        present = [v for v in pc.unique(paths).to_pylist() if v in self._headers]
+        if not present:
+            return None
+        out = np.zeros(len(paths), np.int64)
+        lines = cols["line"].to_numpy(zero_copy_only=False)
+        for path in present:
+            rows = np.flatnonzero(pc.equal(paths, path).to_numpy(zero_copy_only=False))
+            out[rows] = np.searchsorted(np.asarray(self._headers[path]), lines[rows],
+                                        side="right")
+        return out
+
+    def _count_streams(self, cols: dict[str, pa.Array], segment: np.ndarray | None) -> None:
+        seg = pa.array(segment if segment is not None else np.zeros(len(cols["path"]), np.int64))
+        ts = pc.cast(cols["ts"], pa.int64())
+        table = pa.table({
+            "path": cols["path"], "segment": seg, "pid": cols["pid"], "ts": ts,
+            "line": cols["line"], "kind": cols["kind"], "host": cols["host"],
+            "rank": cols["rank"], "device": cols["device"],
+            "error": pc.cast(pc.fill_null(pc.equal(cols["level"], "ERROR"), False), pa.int64()),
+            "epoch": pc.cast(pc.fill_null(cols["clock_epoch"], False), pa.int64()),
+        })
+        grouped = table.group_by(["path", "segment", "pid"], use_threads=False).aggregate([
+            ("ts", "min"), ("ts", "max"), ("line", "min"), ("line", "max"), ("line", "count"),
+            ("error", "sum"), ("epoch", "sum"), ("rank", "min"), ("device", "min"),
+            ("kind", "min"), ("host", "min")])
+        for g in grouped.to_pylist():
+            key = StreamKey(g["path"] or "", g["segment"], g["pid"])
+            stream = self._streams.get(key)
+            if stream is None:
+                if len(self._streams) >= MAX_STREAMS:
+                    self._drop("streams", g["line_count"])
+                    continue
+                stream = self._streams[key] = _Stream(kind=g["kind_min"] or "",
+                                                      host=g["host_min"],
+                                                      first_line=g["line_min"])
+            stream.rank = _min(stream.rank, g["rank_min"])
+            stream.device = _min(stream.device, g["device_min"])
+            stream.first_ts = _min(stream.first_ts, g["ts_min"])
+            stream.last_ts = _max(stream.last_ts, g["ts_max"])
+            stream.first_line = min(stream.first_line, g["line_min"])
+            stream.last_line = max(stream.last_line, g["line_max"])
+            stream.records += g["line_count"]
+            stream.errors += g["error_sum"] or 0
+            stream.epoch += g["epoch_sum"] or 0
+
+    # ------------------------------------------------------------------ anchor rows
+
+    def _rows(self, cols: dict[str, pa.Array], segment: np.ndarray | None, idx: np.ndarray,
+              names: tuple[str, ...]) -> list[dict[str, Any]]:
+        take = pa.array(idx)
+        data = {n: (pc.cast(cols[n], pa.int64()) if n == "ts" else cols[n]).take(take)
+                for n in names}
+        data["segment"] = pa.array(segment[idx] if segment is not None
+                                   else np.zeros(len(idx), np.int64))
+        return pa.table(data).to_pylist()
+
+    def _anchors(self, cols: dict[str, pa.Array], segment: np.ndarray | None,
+                 idx: np.ndarray) -> None:
+        """Read the anchor rows ``idx``: of each distinct message of a stream in this batch only
+        its first and last occurrence (a line repeated in a retry loop says nothing new), and
+        at most ``MAX_ANCHORS_PER_STREAM`` rows per stream in all."""
+        take = pa.array(idx)
+        seg = segment[idx] if segment is not None else np.zeros(len(idx), np.int64)
+        found = pa.table({"path": cols["path"].take(take), "segment": pa.array(seg),
+                          "pid": cols["pid"].take(take), "message": cols["message"].take(take),
+                          "i": pa.array(np.arange(len(idx)))})
+        grouped = found.group_by(["path", "segment", "pid", "message"], use_threads=False
+                                 ).aggregate([("i", "min"), ("i", "max")])
+        firsts = grouped.column("i_min").to_numpy()
+        lasts = grouped.column("i_max").to_numpy()
+        self._drop("repeated anchor rows", len(idx) - len(np.union1d(firsts, lasts)))
+        keep = idx[np.union1d(firsts, lasts)]
+        for row in self._rows(cols, segment, keep, ("path", "pid", "line", "ts", "message")):
+            key = StreamKey(row["path"] or "", row["segment"], row["pid"])
+            stream = self._streams.get(key)
+            if stream is not None:
+                if stream.anchors >= MAX_ANCHORS_PER_STREAM:
+                    self._drop("anchors")
+                    continue
+                stream.anchors += 1
+            read_anchor(self, key, row["line"] or 0, row["ts"], row["message"] or "")
+
+    def add(self, name: str, item: Any) -> None:
+        """Keep one anchor record (``name`` is one of the summary's lists), within its cap."""
+        if name == "settings":
+            stream = self._streams.get(item.stream)
+            if stream is not None:
+                if stream.settings >= MAX_SETTINGS_PER_STREAM:
+                    self._drop(name)
+                    return
+                stream.settings += 1
+        target = self._lists[name]
+        if len(target) >= MAX_RECORDS:
+            self._drop(name)
+            return
+        target.append(item)
+
+    def _drop(self, name: str, count: int = 1) -> None:
+        self._dropped[name] = self._dropped.get(name, 0) + count
+
+    # ------------------------------------------------------------------ collectives
+
+    def _entries(self, cols: dict[str, pa.Array], segment: np.ndarray | None,
+                 idx: np.ndarray) -> None:
+        take = pa.array(idx)
+        message = cols["message"].take(take)
+        found = pc.extract_regex(message, _ENTRY_RE2)
+        valid = found.is_valid().to_numpy(zero_copy_only=False)
+        if not valid.any():
+            return
+        ops = found.field("op").to_pylist()
+        tags = found.field("tag").to_pylist()
+        comms = [_entry_comm(op, tag) if ok else None
+                 for op, tag, ok in zip(ops, tags, valid, strict=True)]
+        keep = np.array([c is not None for c in comms])
+        if not keep.any():
+            return
+        idx, rows = idx[keep], np.flatnonzero(keep)
+        paths = cols["path"].take(pa.array(idx)).to_pylist()
+        pids = cols["pid"].take(pa.array(idx)).to_pylist()
+        segs = segment[idx] if segment is not None else np.zeros(len(idx), np.int64)
+        groups: dict[tuple[StreamKey, str], list[int]] = {}
+        for j, (path, pid, seg) in enumerate(zip(paths, pids, segs, strict=True)):
+            groups.setdefault((StreamKey(path or "", int(seg), pid), comms[rows[j]] or ""),
+                              []).append(j)
+        lines = cols["line"].take(pa.array(idx)).to_numpy(zero_copy_only=False)
+        ts = pc.cast(cols["ts"].take(pa.array(idx)), pa.int64())
+        counts = pc.extract_regex(message.take(pa.array(rows)), _COUNT_RE2)
+        dtypes = pc.extract_regex(message.take(pa.array(rows)), _DTYPE_RE2)
+        for (key, comm), members in groups.items():  # one group per stream and communicator
+            track = self._tracks.get((key, comm))
+            if track is None:
+                if len(self._tracks) >= MAX_ENTRY_TRACKS:
+                    self._drop("entries", len(members))
+                    continue
+                track = self._tracks[(key, comm)] = _Track()
+            order = sorted(members, key=lambda j: lines[j])
+            base, n = track.count, len(order)
+            chosen = [(k, j) for k, j in enumerate(order)
+                      if base + k < FIRST_ENTRIES or k >= n - LAST_ENTRIES]
+            for k, j in chosen:
+                r = rows[j]
+                entry = Entry(key, int(lines[j]), ts[j].as_py(), comm, base + k + 1, ops[r],
+                              p.int_or_none(_field(counts, j, "count"), 1 << 62),
+                              _field(dtypes, j, "dtype"))
+                if base + k < FIRST_ENTRIES:
+                    track.first.append(entry)
+                else:
+                    track.last.append(entry)
+            track.count += n
+
+    # ------------------------------------------------------------------ result
+
+    def summary(self) -> Summary:
+        self._flush()
+        streams = tuple(StreamStats(
+            key=k, kind=s.kind, host=s.host, rank=s.rank, device=s.device, first_ts=s.first_ts,
+            last_ts=s.last_ts, first_line=s.first_line, last_line=s.last_line,
+            records=s.records, errors=s.errors, epoch_records=s.epoch)
+            for k, s in sorted(self._streams.items(), key=lambda kv: kv[0].order()))
+        entries: list[Entry] = []
+        counts = []
+        for (key, comm), track in sorted(self._tracks.items(),
+                                         key=lambda kv: (kv[0][0].order(), kv[0][1])):
+            entries.extend(track.first)
+            entries.extend(e for e in track.last if e.seq > FIRST_ENTRIES)
+            counts.append((key, comm, track.count))
+        lists = self._lists
+        return Summary(
+            streams=streams, segments=tuple(self._segments),
+            announces=tuple(lists["announces"]), waits=tuple(lists["waits"]),
+            tasks=tuple(lists["tasks"]), heartbeats=tuple(lists["heartbeats"]),
+            entries=tuple(entries), entry_counts=tuple(counts),
+            settings=tuple(lists["settings"]), markers=tuple(lists["markers"]),
+            faults=tuple(lists["faults"]), dropped=tuple(sorted(self._dropped.items())))
+
+
+def _field(found: pa.StructArray, j: int, name: str) -> str | None:
+    if not found[j].is_valid:
+        return None
+    value = found.field(name)[j].as_py()
+    return value or None
+
+
+def _entry_comm(op: str | None, tag: str | None) -> str | None:
+    """The communicator of an entry log: its tag without the ``<Op>_`` prefix (None when the
+    entry is not a collective, such as ``Entry-HcclCommInitRootInfo``)."""
+    if not op or not tag or p.NOT_COLLECTIVE.match(op):
+        return None
+    _head, sep, rest = tag.partition("_")
+    return rest if sep and rest else tag

@@ -1,0 +1,170 @@
+"""The cross-rank section of the terminal report, shown before the findings.
+
+Layout (fits 80 columns)::
+
+    ROOT CAUSE · localized ──────────────────────────────────────────────
+      1. worker-0 device-11  rank 0 · pid 1382 · confidence 1.00
+         error-vs-timeout  SDMA task exception: a real error, not a timeout...
+                           worker-0/process_log/debug/device-11/device-1382_…log:3
+      Chain     worker-1 device-3 → worker-0 device-11
+      Victims   worker-1 device-3 (rank 1)
+      Clock     reference worker-0; worker-1 -15.218 s ±28.3 ms (2 pairs, rendezvous)
+      Attempts  ...   Missing  ...   Settings  ...   Collectives  ...
+
+Nothing is shown when no attempt failed. Log text (paths, communicator names) is neutralized.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from plogscan.model import CrossRank, Diagnosis, RootCause, Suspect
+from plogscan.report.i18n import tr
+from plogscan.textsafe import neutralize
+
+MAX_SUSPECTS = 5
+MAX_REASONS = 4
+MAX_VICTIMS = 8
+VERDICT_STYLES = {"localized": "bold green", "ambiguous": "bold yellow",
+                  "undetermined": "bold magenta"}
+
+
+def _safe(text: str) -> str:
+    return neutralize(text, keep_newlines=False)
+
+
+def fmt_offset(us: int) -> str:
+    """``-15.218 s`` / ``+2.5 ms``."""
+    seconds = us / 1e6
+    return f"{seconds:+.3f} s" if abs(seconds) >= 1 else f"{us / 1000:+.1f} ms"
+
+
+def fmt_spread(us: int) -> str:
+    seconds = us / 1e6
+    return f"±{seconds:.3f} s" if seconds >= 1 else f"±{us / 1000:.1f} ms"
+
+
+MAX_HOPS = 8  # a longer chain shows its first and last hops (the JSON report has them all)
+
+
+def chain_text(rc: RootCause, lang: str = "en") -> str:
+    labels = [_safe(h.label) for h in rc.chain]
+    if len(labels) > MAX_HOPS:
+        skipped = len(labels) - 6
+        labels = [*labels[:3], tr(lang, "… {n} more hops …", n=skipped), *labels[-3:]]
+    return " → ".join(labels)
+
+
+def _who(s: Suspect, lang: str) -> str:
+    parts = []
+    if s.rank is not None:
+        parts.append(f"rank {s.rank}")
+    if s.pid is not None:
+        parts.append(f"pid {s.pid}")
+    parts.append(tr(lang, "confidence {value}", value=f"{s.confidence:.2f}"))
+    return " · ".join(parts)
+
+
+def _suspect(index: int, s: Suspect, lang: str) -> RenderableType:
+    head = Text(f"{index}. ", style="bold")
+    head.append(_safe(s.label), style="bold red")
+    head.append("  " + _who(s, lang), style="dim")
+    reasons = Table.grid(padding=(0, 2, 0, 0))
+    reasons.add_column(no_wrap=True, style="bold")
+    reasons.add_column(overflow="fold")
+    for r in s.reasons[:MAX_REASONS]:
+        text = Text(_safe(r.text), overflow="fold")
+        for ev in r.evidence[:1]:
+            text.append(f"\n{_safe(ev.path)}:{ev.line}", style="underline")
+        reasons.add_row(r.signal, text)
+    return Group(head, Padding(reasons, (0, 0, 0, 3)))
+
+
+def _grid() -> Table:
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold")
+    return grid
+
+
+def _facts(xr: CrossRank, lang: str) -> Table:
+    rc = xr.root_cause
+    grid = _grid()
+    if rc.chain:
+        grid.add_row(tr(lang, "Chain"), chain_text(rc, lang))
+    if rc.victims:
+        names = [_safe(v.label) + (f" (rank {v.rank})" if v.rank is not None else "")
+                 for v in rc.victims[:MAX_VICTIMS]]
+        more = len(rc.victims) - MAX_VICTIMS
+        grid.add_row(tr(lang, "Victims"), ", ".join(names) + (
+            tr(lang, " and {n} more", n=more) if more > 0 else ""))
+    clock = xr.clock
+    if clock.offsets or clock.flags:
+        lines = [tr(lang, "reference {host}", host=_safe(clock.reference or "-"))]
+        for o in clock.offsets:
+            pairs = tr(lang, "{n} pair(s)", n=o.pairs) if o.basis != "override" else ""
+            lines.append(f"{_safe(o.host)} {fmt_offset(o.offset_us)} {fmt_spread(o.uncertainty_us)}"
+                         f" ({', '.join(p for p in (pairs, o.basis) if p)})")
+        for f in clock.flags:
+            lines.append(f"! {_safe(f.host)}: {_safe(f.detail)}")
+        grid.add_row(tr(lang, "Clock"), "\n".join(lines))
+    if len(xr.attempts) > 1:
+        lines = []
+        for a in xr.attempts:
+            who = ", ".join(_safe(s.label) for s in a.root_cause.suspects[:3]) or "-"
+            state = a.root_cause.verdict if a.failed else tr(lang, "no failure")
+            lines.append(f"#{a.id} pids {len(a.pids)} · {state} · {who}")
+        grid.add_row(tr(lang, "Attempts"), "\n".join(lines))
+    if xr.missing.advice:
+        grid.add_row(tr(lang, "Missing"), "\n".join(_safe(a) for a in xr.missing.advice))
+    settings = [f"{_safe(m.key)}: " + "; ".join(
+        f"{_safe(v.value) or '(empty)'} ({_ranks(v.ranks)})" for v in m.values)
+        for m in xr.config.mismatches]
+    settings += [tr(lang, "{key} = {value} s is shorter than the {gap} s gap between {what}",
+                    key=t.key, value=f"{t.value_s:g}", gap=f"{t.gap_s:g}", what=_safe(t.what))
+                 for t in xr.config.too_short]
+    if settings:
+        grid.add_row(tr(lang, "Settings"), "\n".join(settings))
+    first = xr.collectives.first_mismatch
+    if first is not None:
+        grid.add_row(tr(lang, "Collectives"), tr(
+            lang, "first divergence at collective {seq} of {comm}: {kind} (odd ranks {ranks})",
+            seq=first.seq, comm=_safe(first.communicator), kind=first.kind,
+            ranks=_ranks(first.odd_ranks)))
+    for note in rc.notes:
+        grid.add_row(tr(lang, "Note"), _safe(note))
+    return grid
+
+
+def _ranks(ranks: tuple[int, ...]) -> str:
+    if not ranks:
+        return "-"
+    return "ranks " + ",".join(str(r) for r in ranks) if len(ranks) > 1 else f"rank {ranks[0]}"
+
+
+def root_cause_section(diagnosis: Diagnosis) -> Iterator[RenderableType]:
+    xr = diagnosis.crossrank
+    if xr is None or not any(a.failed for a in xr.attempts):
+        return
+    lang = diagnosis.lang
+    rc = xr.root_cause
+    yield Text("")
+    yield Rule(Text(tr(lang, "ROOT CAUSE · {verdict}", verdict=tr(lang, rc.verdict)),
+                    style=VERDICT_STYLES.get(rc.verdict, "bold")), align="left", characters="─")
+    if rc.verdict == "undetermined":
+        yield Padding(Text(tr(lang, "The logs cannot single out a device: every rank only "
+                              "waited, and nothing marks one of them as first or odd."),
+                           overflow="fold"), (0, 0, 0, 2))
+    items: list[RenderableType] = [_suspect(i, s, lang)
+                                   for i, s in enumerate(rc.suspects[:MAX_SUSPECTS], 1)]
+    if len(rc.suspects) > MAX_SUSPECTS:
+        items.append(Text(tr(lang, "… {n} more suspects (--format json lists all)",
+                             n=len(rc.suspects) - MAX_SUSPECTS), style="dim"))
+    items.append(_facts(xr, lang))
+    yield Padding(Group(*items), (0, 0, 0, 2))
