@@ -122,8 +122,16 @@ def load_yaml(text: str, path: str) -> Any:
         loader.dispose()
 
 
+_PLAIN_TAGS = frozenset(yaml.SafeLoader.yaml_constructors) - {None}
+
+
 def _build(node: yaml.Node, loader: Any, path: str, budget: _Budget, depth: int) -> Any:
     budget.spend(node, depth)
+    if node.tag not in _PLAIN_TAGS:
+        shown = node.tag.replace("tag:yaml.org,2002:", "!!")
+        raise RuleError(f"tag '{shown}' is not allowed", where=Location(path, line_of(node)),
+                        help="data files hold plain values: text, numbers, booleans, lists "
+                        "and mappings")
     if isinstance(node, yaml.MappingNode):
         return _build_map(node, loader, path, budget, depth)
     if isinstance(node, yaml.SequenceNode):
