@@ -25,6 +25,7 @@ from pathlib import Path
 
 from plogscan.datafile.located import DataFileError, read_data_file
 from plogscan.errors import InputError, Location
+from plogscan.incidents import with_incidents
 from plogscan.model import Diagnosis, Finding, Level
 from plogscan.report.view import (
     EXTRA_BASELINE_EXPIRED,
@@ -195,7 +196,9 @@ def apply_baseline(diagnosis: Diagnosis, baseline: Baseline, *,
     extra[EXTRA_BASELINE_EXPIRED] = [e.to_dict() for e in expired]
     exit_code = diagnosis.exit_code if diagnosis.exit_code >= 2 else exit_code_for(
         kept, diagnosis.fail_on)
-    return replace(diagnosis, findings=kept, extra=extra, exit_code=exit_code), gone, expired
+    kept_diagnosis = with_incidents(replace(diagnosis, findings=kept, incidents=(), extra=extra,
+                                            exit_code=exit_code))
+    return kept_diagnosis, gone, expired
 
 
 def expiry_warnings(expired: list[BaselineEntry]) -> list[str]:

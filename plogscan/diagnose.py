@@ -27,6 +27,7 @@ from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
 from plogscan.engine import RuleSet, load_rules, scan
 from plogscan.errors import InputError, Location, PlogscanError
+from plogscan.incidents import with_incidents
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, ProcessInfo, RuleInfo
@@ -212,6 +213,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         processes=tuple(_identified_process(p, ctx) for p in overview.processes()),
         events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on),
         fail_on=fail_on, extra=extra, lang=lang, crossrank=crossrank)
+    diagnosis = with_incidents(diagnosis)
     timings["total"] = time.perf_counter() - started
     return diagnosis
 

@@ -97,11 +97,11 @@ def test_zh_reports_translate_headings_and_rule_texts(tmp_path: Path) -> None:
     rules = RuleSet((rule_from_text(RULE),))
     diagnosis = run([str(_log(tmp_path))], rules=rules, lang="zh", context_lines=0)
     text = render(diagnosis, "text", width=100)
-    assert "plogscan 诊断报告" in text and "错误 (1)" in text
+    assert "plogscan 诊断报告" in text and "结论 · 1 个事件" in text and "事件 I1 · " in text
     assert "证据" in text and "处置建议" in text and "AI Core 算子执行异常" in text
     assert "Evidence" not in text and "Remediation" not in text
     markdown = render(diagnosis, "markdown")
-    assert "**首要结论：**" in markdown and "| # | 级别 | 规则 |" in markdown
+    assert "**首要结论：**" in markdown and "| 事件 | 级别 | 规则 |" in markdown
     assert "**处置建议**" in markdown and "1. 查看紧随其后的 errcode 记录。" in markdown
 
 

@@ -21,6 +21,7 @@ LAYERS: list[set[str]] = [
     {"cli", "__main__"},
     {"diagnose", "baseline"},
     {"report"},
+    {"incidents"},
     {"crossrank", "analysis", "redact"},
     {"engine", "codes"},
     {"table"},

@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from datetime import date, datetime
 from pathlib import Path
 
@@ -128,10 +129,14 @@ def test_text_color_styles_but_never_passes_log_escapes():
 
 def test_text_sections_and_content():
     text = render(flagship_diagnosis(), "text")
-    for heading in ("CRITICAL (2)", "ERROR (2)", "TIMELINE (key events per rank)",
-                    "INGEST HEALTH"):
+    for heading in ("ANSWER · 3 incidents", "INCIDENT I1 · CCU001", "INCIDENT I2 · CCU002",
+                    "TIMELINE (key events per rank)", "INGEST HEALTH"):
         assert heading in text
-    assert text.index("CRITICAL (2)") < text.index("ERROR (2)") < text.index("TIMELINE")
+    assert (text.index("ANSWER") < text.index("INCIDENT I1") < text.index("INCIDENT I2")
+            < text.index("TIMELINE"))
+    assert "CRITICAL (2)" not in text  # the by-level listing is --all's
+    every = render(flagship_diagnosis(), "text", show_all=True)
+    assert every.index("CRITICAL (2)") < every.index("ERROR (2)") < every.index("TIMELINE")
     assert "DEBUG INFO WARNING ERROR EVENT" in text  # levels per process
     assert "+1.234 s" in text  # Δt from reuse to fault
     assert "1. Workaround: run the MC2 fused operator" in text
@@ -142,8 +147,10 @@ def test_text_sections_and_content():
 
 def test_text_not_evaluable_says_what_is_missing():
     text = render(not_evaluable_diagnosis(), "text")
-    assert "not_evaluable" in text and "Not evaluable: missing evidence" in text
+    assert "COULD NOT CHECK: EVIDENCE MISSING (1)" in text
     assert "export ASCEND_GLOBAL_LOG_LEVEL=0" in text
+    every = render(not_evaluable_diagnosis(), "text", show_all=True)
+    assert "not_evaluable" in every and "Not evaluable: missing evidence" in every
 
 
 def _event(rank, ts, level, message, line):
@@ -190,7 +197,8 @@ def test_json_validates_against_published_schema(name):
 
 
 def _break_missing(d):
-    d["findings"][0]["missing"] = []  # not_evaluable without the advice
+    unchecked = next(f for f in d["findings"] if f["verdict"] == "not_evaluable")
+    unchecked["missing"] = []  # not_evaluable without the advice
 
 
 def _break_level(d):
@@ -372,15 +380,17 @@ def _junit(diagnosis) -> ET.Element:
 def test_junit_counts():
     root = _junit(flagship_diagnosis())
     cases = root.findall("./testsuite/testcase")
+    # One case per incident (named by its root rule), then one per rule that found nothing.
     assert [c.get("name") for c in cases] == [
-        "AIC001 aicore.exception", "CCU001 ccu.context-reuse-then-mc2-fault",
-        "CCU002 ccu.fused-kernel-fault", "HCCL010 hccl.notify-wait-timeout"]
-    assert [c.get("classname") for c in cases][:2] == ["aicore-exception", "ccu-context-reuse"]
-    assert [len(c.findall("failure")) for c in cases] == [1, 2, 1, 0]
+        "I1 CCU001 ccu.context-reuse-then-mc2-fault", "I2 CCU002 ccu.fused-kernel-fault",
+        "I3 AIC001 aicore.exception", "HCCL010 hccl.notify-wait-timeout"]
+    assert [c.get("classname") for c in cases][:2] == ["ccu-context-reuse", "ccu-exception"]
+    assert [len(c.findall("failure")) for c in cases] == [1, 1, 1, 0]
     assert root.findall(".//skipped") == []
     suite = root.find("testsuite")
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("4", "3", "0")
-    failure = cases[1].find("failure")
+    failure = cases[0].find("failure")
+    assert "Follows from it:" in failure.text and "CCU001-2 CCU001 critical" in failure.text
     assert failure.get("message") == "Cached CCU context reused, then an MC2 fused-kernel fault"
     assert failure.get("type") == "critical"
     assert "logs/node-a/rank_0/debug/plog/plog-31207_20260318103340117.log:4410" in failure.text
@@ -388,8 +398,17 @@ def test_junit_counts():
 
 
 def test_junit_not_evaluable_is_skipped_with_missing_text():
+    # An unchecked CCU001 is part of the incident of the fault it is about; alone, it is a
+    # skipped case with its advice.
     root = _junit(not_evaluable_diagnosis())
-    case = root.find("./testsuite/testcase[@name='CCU001 ccu.context-reuse-then-mc2-fault']")
+    case = root.find("./testsuite/testcase[@name='I1 CCU002 ccu.fused-kernel-fault']")
+    assert "CCU001-1 CCU001 critical" in case.find("failure").text
+    assert "not_evaluable" in case.find("failure").text
+    diagnosis = not_evaluable_diagnosis()
+    alone = replace(diagnosis, findings=tuple(f for f in diagnosis.findings
+                                              if f.verdict is Verdict.NOT_EVALUABLE))
+    root = _junit(alone)
+    case = root.find("./testsuite/testcase[@name='I1 CCU001 ccu.context-reuse-then-mc2-fault']")
     skipped = case.find("skipped")
     assert case.find("failure") is None and skipped is not None
     assert "ASCEND_GLOBAL_LOG_LEVEL=0" in skipped.get("message")

@@ -39,6 +39,8 @@ from tests.payloads import NAME_PAYLOADS, PAYLOADS
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
                     "\u2066-\u2069]")
 FORMULA = ("=", "+", "-", "@", "\t", "\r")
+# The HTML a Markdown report writes itself: collapsed sections and the footer.
+OWN_HTML = re.compile(r"(?:\s|</?details>|<summary>[^<>]*</summary>|</?sub>)*")
 
 
 def _record(pid: int, payload: str) -> str:
@@ -128,9 +130,9 @@ def _tokens(markdown: str) -> list:
 def test_markdown(outputs: dict[str, str]) -> None:
     tokens = _tokens(outputs["markdown"])
     for token in tokens:
-        assert token.type not in ("image", "link_open", "html_block"), token
-        if token.type == "html_inline":
-            assert token.content in ("<sub>", "</sub>"), token
+        assert token.type not in ("image", "link_open"), token
+        if token.type in ("html_inline", "html_block"):  # plogscan's own markup only
+            assert OWN_HTML.fullmatch(token.content), token
     headings = [t for t in tokens if t.type == "heading_open"]
     assert all(t.tag in ("h2", "h3") for t in headings)
     fenced = "".join(t.content for t in tokens if t.type == "fence")
@@ -169,9 +171,10 @@ def test_junit(outputs: dict[str, str]) -> None:
     root = ET.fromstring(outputs["junit"].encode("utf-8"))
     rules = json.loads(outputs["json"])["rules_evaluated"]
     cases = root.findall(".//testcase")
-    assert len(cases) == len(rules)
-    assert {c.get("name") for c in cases} == {f"{r['id']} {r['name']}" for r in rules}
-    assert not [c for c in cases if c.get("name") in ("fake", "x")]
+    names = {f"{r['id']} {r['name']}" for r in rules}
+    assert len(cases) >= len(rules)  # one per rule, and one per incident
+    for case in cases:  # none made from log text
+        assert re.sub(r"^I\d+ ", "", case.get("name") or "") in names, case.get("name")
     text = "".join(root.itertext())
     assert "alert(1)" in text and not UNSAFE.search(text)
 

@@ -185,15 +185,21 @@ def test_one_order_for_engine_and_reports() -> None:
 def test_reports_show_the_chain(tmp_path: Path) -> None:
     diagnosis = _diagnose(tmp_path)
     text = render(diagnosis, "text", width=100)
-    assert "symptom of: TST501" in text
-    assert text.index("[1] TST501") < text.index("[2] TST502")
+    assert "ANSWER · 1 incident" in text and "I1  TST501" in text
+    assert text.index("INCIDENT I1 · TST501") < text.index("Follows from it") < \
+        text.index("TST502    error  Model execution failed")
+    every = render(diagnosis, "text", width=100, show_all=True)
+    assert "symptom of: TST501" in every
+    assert every.index("[1] TST501") < every.index("[2] TST502")
     markdown = render(diagnosis, "markdown")
-    assert "_symptom of: TST501_" in markdown
+    assert "<summary>Follows from it: TST502 (1)</summary>" in markdown
     assert "**Top finding:** `TST501`" in markdown
     document = json.loads(render(diagnosis, "json"))
     jsonschema.validate(document, json.loads(schema_path().read_text()))
     assert [(f["rule"], f["role"], f["links"]) for f in document["findings"]] == [
         ("TST501", "root-cause", []), ("TST502", "symptom", ["TST501"])]
+    assert [(i["root"], i["symptoms"]) for i in document["incidents"]] == [
+        ("TST501-1", ["TST502-1"])]
     html = render(diagnosis, "html")
     assert html.count('<span class="badge role-symptom">symptom</span>') == 1
     assert "symptom of <code>TST501</code>" in html

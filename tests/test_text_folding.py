@@ -1,8 +1,10 @@
-"""The terminal report folds the findings of one rule beyond three into one line, so a job of
-a thousand ranks that all time out stays readable; --verbose and JSON keep every finding."""
+"""The terminal report folds a job of a thousand ranks into a few lines: the findings of one
+rule on many ranks are one incident, shown once with its ranks; ``--all`` folds the findings
+of one rule beyond three into one line; JSON keeps every finding."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 from plogscan.report import render
@@ -18,12 +20,26 @@ def _many(count: int):
     return replace(base, findings=clones)
 
 
-def test_findings_of_one_rule_beyond_three_fold_into_one_line() -> None:
+def test_one_rule_on_many_ranks_is_one_incident_shown_once() -> None:
     diagnosis = _many(40)
     rule = diagnosis.findings[0].rule
     text = render(diagnosis, "text", width=100)
+    assert "ANSWER · 1 incident" in text
+    assert "ranks 0–39" in text  # the incident's ranks, as a range
+    assert "also on ranks 1–39 (39 findings)" in text
+    assert text.count(f"] {rule} ") == 1
+    document = json.loads(render(diagnosis, "json"))
+    assert len(document["findings"]) == 40
+    (incident,) = document["incidents"]
+    assert len(incident["same_rule"]) == 39 and incident["symptoms"] == []
+
+
+def test_all_folds_the_findings_of_one_rule_beyond_three_into_one_line() -> None:
+    diagnosis = _many(40)
+    rule = diagnosis.findings[0].rule
+    text = render(diagnosis, "text", width=100, show_all=True)
     assert f"… 37 more {rule} findings (ranks 3, 4, 5" in text
     assert "(37 in all)" in text
     assert text.count(f"] {rule} ") == 3
-    verbose = render(diagnosis, "text", width=100, verbose=True)
+    verbose = render(diagnosis, "text", width=100, verbose=True, show_all=True)
     assert verbose.count(f"] {rule} ") == 40 and "more " + rule not in verbose

@@ -53,6 +53,9 @@ from plogscan.report import Format, render, write_all
               "translation stay in English). Default: zh when LC_ALL, LC_MESSAGES or LANG "
               "(the first one set) starts with 'zh', else en.")
 @click.option("-v", "--verbose", is_flag=True, help="Show context lines around evidence.")
+@click.option("--all", "show_all", is_flag=True,
+              help="Terminal report: every finding unfolded, by level, instead of the "
+                   "answer-first view that folds each incident's symptoms and evidence.")
 @click.option("--width", type=click.IntRange(40, 400), default=None,
               help="Terminal report width (default: the terminal's, 80 when piped).")
 @clock_offset_option
@@ -64,7 +67,8 @@ from plogscan.report import Format, render, write_all
 @redact_options
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,
-            baseline_path: str | None, lang: str | None, verbose: bool, width: int | None,
+            baseline_path: str | None, lang: str | None, verbose: bool, show_all: bool,
+            width: int | None,
             clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
             quiet: bool, workers: int | None, parallel: str, **more: object) -> None:
     """Diagnose a failed Ascend job from its logs.
@@ -132,7 +136,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
         for path in written:
             click.echo(f"wrote {path}", err=True)
     to_terminal = output is None and sys.stdout.isatty()
-    text = render(diagnosis, fmt, verbose=verbose,
+    text = render(diagnosis, fmt, verbose=verbose, show_all=show_all,
                   width=width or (None if not to_terminal else click.get_terminal_size()[0]),
                   color=to_terminal and color_wanted(sys.stdout))
     if redactor is not None:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from plogscan.errors import PlogscanError, choices
 from plogscan.model import Diagnosis
+from plogscan.report.view import complete
 
 
 class Format(str, Enum):
@@ -62,16 +63,19 @@ def _format(fmt: Format | str) -> Format:
 
 
 def render(diagnosis: Diagnosis, fmt: Format | str, *, verbose: bool = False,
-           width: int | None = None, color: bool = False) -> str:
+           width: int | None = None, color: bool = False, show_all: bool = False) -> str:
     """The report in one format.
 
-    ``verbose`` adds context lines around evidence (text, HTML); ``width`` and ``color``
-    apply to the terminal report only (default 80 columns, no colour).
+    ``verbose`` adds context lines around evidence (text, HTML); ``width``, ``color`` and
+    ``show_all`` (every finding unfolded) apply to the terminal report only (default 80
+    columns, no colour, incidents folded).
     """
     fmt = _format(fmt)
+    diagnosis = complete(diagnosis)
     module = import_module(f"plogscan.report.{_MODULES[fmt]}")
     if fmt is Format.TEXT:
-        return module.render(diagnosis, verbose=verbose, width=width, color=color)
+        return module.render(diagnosis, verbose=verbose, width=width, color=color,
+                             show_all=show_all)
     if fmt is Format.HTML:
         return module.render(diagnosis, verbose=verbose)
     return module.render(diagnosis)

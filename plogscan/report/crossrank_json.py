@@ -61,7 +61,7 @@ def root_cause(rc: RootCause) -> dict:
     return {
         "verdict": rc.verdict,
         "suspects": [_suspect(s) for s in rc.suspects],
-        "victims": [_party(v) for v in rc.victims],
+        "victims": [party_dict(v) for v in rc.victims],
         "chain": [_hop(h) for h in rc.chain],
         "notes": list(rc.notes),
     }
@@ -79,7 +79,7 @@ def _suspect(s: Suspect) -> dict:
     }
 
 
-def _party(p: Party) -> dict:
+def party_dict(p: Party) -> dict:
     return {"rank": p.rank, "host": p.host, "device": p.device, "pid": p.pid, "label": p.label}
 
 

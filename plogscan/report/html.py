@@ -36,7 +36,7 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False) -> str:
     block (context lines are always included, collapsed by default)."""
     script, css = _asset("report.js"), _asset("report.css")
     root = ranks.root_cause(diagnosis)
-    findings = view.ordered_findings(diagnosis.findings)
+    findings = view.report_findings(diagnosis)
     context = {
         "csp": content_security_policy(script),
         "script": Markup(script),  # our own asset, checked by _asset; hashed in the CSP
@@ -47,6 +47,7 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False) -> str:
         "chart": swimlane.layout(diagnosis, root[:2] if root else None),
         "lane_height": swimlane.LANE_HEIGHT,
         "findings": [_finding_view(i, f) for i, f in enumerate(findings, 1)],
+        "incidents": _incidents_view(diagnosis, findings),
         "suppressed": [(f, view.suppression_reason(diagnosis, f.fingerprint))
                        for f in view.suppressed(diagnosis)],
         "expired": view.expired_entries(diagnosis),
@@ -186,6 +187,26 @@ def _finding_view(number: int, finding: Finding) -> dict:
                 for item, delta in zip(finding.evidence, deltas, strict=True)]
     return {"anchor": f"finding-{number}", "f": finding, "evidence": evidence,
             "scope": view.scope_parts(finding.scope)}
+
+
+def _incidents_view(diagnosis: Diagnosis, findings: list[Finding]) -> list[dict]:
+    """An incident card each: its root finding, and what follows from it (collapsed)."""
+    diagnosis = view.complete(diagnosis)
+    views = {f.id: _finding_view(n, f) for n, f in enumerate(findings, 1)}
+    out = []
+    for incident in diagnosis.incidents:
+        members = [views[i] for i in (*incident.same_rule, *incident.symptoms)]
+        counts: dict[str, int] = {}
+        for v in members:
+            counts[v["f"].rule] = counts.get(v["f"].rule, 0) + 1
+        out.append({
+            "i": incident, "root": views[incident.root], "members": members,
+            "summary": " · ".join(rule + (f" ×{n}" if n > 1 else "")
+                                  for rule, n in counts.items()),
+            "scope": view.scope_parts(incident.scope),
+            "victims": [v.label for v in incident.victims],
+        })
+    return out
 
 
 def _events_view(diagnosis: Diagnosis) -> dict:

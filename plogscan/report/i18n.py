@@ -69,6 +69,39 @@ UI: dict[str, dict[str, str]] = {
         "Note": "说明",
         "… {n} more suspects (--format json lists all)":
             "… 另有 {n} 个疑似根因（--format json 可列出全部）",
+        # incidents (terminal)
+        "ANSWER · {n} incident": "结论 · {n} 个事件",
+        "ANSWER · {n} incidents": "结论 · {n} 个事件",
+        "INCIDENT {id} · {rule}": "事件 {id} · {rule}",
+        "COULD NOT CHECK: EVIDENCE MISSING ({n})": "无法判定：缺少证据（{n}）",
+        "Follows from it": "由此引发",
+        "also on {where} ({n} finding)": "同样出现在 {where}（{n} 条结论）",
+        "also on {where} ({n} findings)": "同样出现在 {where}（{n} 条结论）",
+        "root": "根因",
+        "chain": "等待链",
+        "waited": "仅等待",
+        "do": "处置",
+        "also": "另见",
+        "could not check": "无法判定",
+        "{who} · {verdict} · confidence {value}": "{who} · {verdict} · 置信度 {value}",
+        "{n} ranks only waited ({ranks})": "{n} 个 rank 仅在等待（{ranks}）",
+        "rank {ranks}": "rank {ranks}",
+        "pid {pids}": "进程 {pids}",
+        "device {devices}": "设备 {devices}",
+        "devices {devices}": "设备 {devices}",
+        "host {hosts}": "主机 {hosts}",
+        "hosts {hosts}": "主机 {hosts}",
+        "+{n} more evidence records (--all shows them)": "另有 {n} 条证据记录（--all 显示全部）",
+        "… {n} more rules (--all lists them)": "… 另有 {n} 条规则（--all 列出全部）",
+        "  … {n} more key events": "  … 另有 {n} 个关键事件",
+        "… {n} more ranks (--all shows every rank)": "… 另有 {n} 个 rank（--all 显示全部）",
+        # incidents (Markdown)
+        "| Incident | Level | Rule | Title | Scope | Findings | First seen |":
+            "| 事件 | 级别 | 规则 | 标题 | 范围 | 结论数 | 首次出现 |",
+        "| Finding | Level | Rule | Title | Verdict | Scope |":
+            "| 结论 | 级别 | 规则 | 标题 | 判定 | 范围 |",
+        "**Only waited:** {n} ranks ({ranks})": "**仅在等待：** {n} 个 rank（{ranks}）",
+        "_{n} more incidents: see the full report._": "_另有 {n} 个事件：请查看完整报告。_",
         # Markdown report
         "Top finding:": "首要结论：",
         "| # | Level | Rule | Title | Verdict | Scope | First seen |":
@@ -91,6 +124,11 @@ def tr(lang: str, text: str, **values: object) -> str:
     """``text`` in ``lang`` (English when untranslated), with ``{name}`` filled from ``values``."""
     out = UI.get(lang, {}).get(text, text)
     return out.format(**values) if values else out
+
+
+def level_word(lang: str, level: Level) -> str:
+    """A severity in running text: ``critical`` / ``严重``."""
+    return LEVEL_NAMES.get(lang, {}).get(level, level.value)
 
 
 def level_heading(lang: str, level: Level) -> str:

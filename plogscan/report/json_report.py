@@ -13,14 +13,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from plogscan import __version__
-from plogscan.model import Diagnosis, Evidence, FileStats, Finding, ProcessInfo, RuleInfo
-from plogscan.report.crossrank_json import sections
+from plogscan.model import Diagnosis, Evidence, FileStats, Finding, Incident, ProcessInfo, RuleInfo
+from plogscan.report.crossrank_json import party_dict, sections
 from plogscan.report.view import (
+    complete,
     counts_by_level,
     counts_by_verdict,
     expired_entries,
     iso_ts,
-    ordered_findings,
+    report_findings,
     seconds_between,
     suppressed,
     suppression_reason,
@@ -42,7 +43,7 @@ def render(diagnosis: Diagnosis) -> str:
 
 def document(diagnosis: Diagnosis) -> dict:
     """The report as plain JSON-ready data."""
-    findings = ordered_findings(diagnosis.findings)
+    findings = report_findings(diagnosis)
     hidden = suppressed(diagnosis)
     return _with_extras(diagnosis, {
         "schema_version": SCHEMA_VERSION,
@@ -52,6 +53,7 @@ def document(diagnosis: Diagnosis) -> dict:
         "rules_evaluated": [_rule(r) for r in sorted(diagnosis.rules_evaluated,
                                                      key=lambda r: r.id)],
         "findings": [finding_dict(f) for f in findings],
+        "incidents": [incident_dict(i) for i in complete(diagnosis).incidents],
         "suppressed": [
             {**finding_dict(f), "baseline_reason": suppression_reason(diagnosis, f.fingerprint)}
             for f in hidden
@@ -150,9 +152,30 @@ def _evidence(ev: Evidence) -> dict:
     }
 
 
+def incident_dict(incident: Incident) -> dict:
+    """One incident: its root, what follows from it, where, and the ranks that only waited."""
+    return {
+        "id": incident.id,
+        "root": incident.root,
+        "same_rule": list(incident.same_rule),
+        "symptoms": list(incident.symptoms),
+        "rule": incident.rule,
+        "title": incident.title,
+        "category": incident.category,
+        "level": incident.level.value,
+        "attempt": incident.attempt,
+        "scope": {"ranks": list(incident.scope.ranks), "hosts": list(incident.scope.hosts),
+                  "devices": list(incident.scope.devices), "pids": list(incident.scope.pids)},
+        "victims": [party_dict(v) for v in incident.victims],
+        "first_ts": iso_ts(incident.first_ts),
+        "last_ts": iso_ts(incident.last_ts),
+    }
+
+
 def finding_dict(finding: Finding) -> dict:
     """One finding as JSON-ready data (also used for suppressed findings)."""
     return {
+        "id": finding.id or None,
         "fingerprint": finding.fingerprint,
         "rule": finding.rule,
         "name": finding.name,

@@ -1,15 +1,18 @@
 """The JUnit XML report (``--format junit``), which CI UIs (GitLab, Jenkins, GitHub test
 reporters) display natively.
 
-One ``testsuite`` named ``plogscan``; one ``testcase`` per rule evaluated (``classname`` = the
-rule's category, ``name`` = ``ID dotted.name``). For that rule:
+One ``testsuite`` named ``plogscan``, with one ``testcase`` per incident and one per rule that
+found nothing:
 
-* each matching finding adds a ``<failure>`` (``message`` = title, ``type`` = level, text =
-  scope, evidence lines ``path:line ts message`` and the numbered remediation);
-* a ``not_evaluable`` finding, when the rule has no match, makes the case ``<skipped>`` with
-  the missing-evidence text (with a match, it is listed in ``<system-out>`` instead, since a
-  case cannot be both failed and skipped);
-* findings suppressed by a baseline are listed in ``<system-out>`` and do not fail the case.
+* an incident's case (``classname`` = its category, ``name`` = ``I1 CCU001 dotted.name``, its
+  root rule) fails with the root finding (``message`` = title, ``type`` = level, text = scope,
+  evidence lines ``path:line ts message`` and the numbered remediation) followed by the
+  findings that follow from it, one line each; an incident whose root could not be checked
+  (``not_evaluable``) is ``<skipped>`` with the missing-evidence text instead;
+* a rule evaluated without any finding is a passing case (``name`` = ``ID dotted.name``), so
+  the suite shows what was checked;
+* findings suppressed by a baseline are listed in their rule's ``<system-out>`` and fail
+  nothing.
 
 The suite's ``failures`` and ``skipped`` count test cases. ElementTree escapes markup; control
 characters that XML 1.0 forbids are written as visible escapes first (``safe.neutralize``).
@@ -19,11 +22,12 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from plogscan.model import Diagnosis, Finding, Verdict
+from plogscan.model import Diagnosis, Finding, RuleInfo, Verdict
 from plogscan.report.view import (
     clip,
+    complete,
     fmt_ts,
-    ordered_findings,
+    report_findings,
     scope_parts,
     suppressed,
     suppression_reason,
@@ -59,51 +63,61 @@ def _finding_text(finding: Finding) -> str:
     return _clean("\n".join(lines))
 
 
-def _cases(diagnosis: Diagnosis) -> list[tuple[str, str, str]]:
-    """(rule id, classname, name) for every rule evaluated or named by a finding, by id."""
-    cases = {r.id: (r.id, r.category, f"{r.id} {r.name}") for r in diagnosis.rules_evaluated}
-    for f in (*diagnosis.findings, *suppressed(diagnosis)):
-        cases.setdefault(f.rule, (f.rule, f.category, f"{f.rule} {f.name}"))
-    return [cases[key] for key in sorted(cases)]
+def _member_line(finding: Finding) -> str:
+    scope = ", ".join(scope_parts(finding.scope))
+    return (f"- {finding.id} {finding.rule} {finding.level.value}: {finding.title}"
+            + (f" ({scope})" if scope else "") + f" [{finding.verdict.value}]")
 
 
 def render(diagnosis: Diagnosis) -> str:
     """The JUnit XML document, newline-terminated and byte-stable."""
-    findings = ordered_findings(diagnosis.findings)
+    diagnosis = complete(diagnosis)
+    by_id = {f.id: f for f in report_findings(diagnosis)}
     hidden = suppressed(diagnosis)
     suite = ET.Element("testsuite", name="plogscan")
     props = ET.SubElement(suite, "properties")
     for key, value in (("fail_on", diagnosis.fail_on), ("exit_code", str(diagnosis.exit_code)),
                        ("inputs", ", ".join(diagnosis.inputs.paths))):
         ET.SubElement(props, "property", name=key, value=_clean(value))
-    failed = skipped = 0
-    cases = _cases(diagnosis)
-    for rule_id, classname, name in cases:
-        case = ET.SubElement(suite, "testcase", classname=_clean(classname), name=_clean(name),
-                             time="0")
-        mine = [f for f in findings if f.rule == rule_id]
-        matches = [f for f in mine if f.verdict is Verdict.MATCH]
-        unknown = [f for f in mine if f.verdict is Verdict.NOT_EVALUABLE]
-        out: list[str] = []
-        for finding in matches:
-            failure = ET.SubElement(case, "failure", message=_clean(finding.title),
-                                    type=finding.level.value)
-            failure.text = _finding_text(finding)
-        if matches:
+    failed = skipped = tests = 0
+    for incident in diagnosis.incidents:
+        root = by_id[incident.root]
+        tests += 1
+        case = ET.SubElement(suite, "testcase", classname=_clean(incident.category),
+                             name=_clean(f"{incident.id} {root.rule} {root.name}"), time="0")
+        members = [by_id[i] for i in (*incident.same_rule, *incident.symptoms)]
+        body = _finding_text(root)
+        if members:
+            body += _clean("\n\nFollows from it:\n" + "\n".join(_member_line(f)
+                                                               for f in members))
+        if root.verdict is Verdict.MATCH:
             failed += 1
-            out += [f"not evaluable: {_finding_text(f)}" for f in unknown]
-        elif unknown:
+            failure = ET.SubElement(case, "failure", message=_clean(root.title),
+                                    type=incident.level.value)
+            failure.text = body
+        else:
             skipped += 1
             skip = ET.SubElement(case, "skipped", message=_clean(
-                "not evaluable: " + " ".join(m for f in unknown for m in f.missing)))
-            skip.text = "\n\n".join(_finding_text(f) for f in unknown)
+                "not evaluable: " + " ".join(root.missing)))
+            skip.text = body
+    found = {f.rule for f in by_id.values()}
+    quiet = {r.id: r for r in diagnosis.rules_evaluated if r.id not in found}
+    for f in hidden:
+        if f.rule not in found and f.rule not in quiet:
+            quiet[f.rule] = RuleInfo(f.rule, f.name, f.title, f.category, f.level, "")
+    for rule_id in sorted(quiet):
+        rule = quiet[rule_id]
+        tests += 1
+        case = ET.SubElement(suite, "testcase", classname=_clean(rule.category),
+                             name=_clean(f"{rule.id} {rule.name}"), time="0")
+        out = []
         for finding in (f for f in hidden if f.rule == rule_id):
             reason = suppression_reason(diagnosis, finding.fingerprint)
             out.append(f"suppressed by baseline{f' ({reason})' if reason else ''}: "
                        + _finding_text(finding))
         if out:
             ET.SubElement(case, "system-out").text = _clean("\n\n".join(out))
-    counts = {"tests": len(cases), "failures": failed, "errors": 0, "skipped": skipped,
+    counts = {"tests": tests, "failures": failed, "errors": 0, "skipped": skipped,
               "time": "0"}
     suite.attrib.update({k: str(v) for k, v in counts.items()})
     root = ET.Element("testsuites", name="plogscan",

@@ -1,8 +1,10 @@
 """The Markdown report (``--format markdown``): a compact summary for a ticket body or a CI step
 summary (``$GITHUB_STEP_SUMMARY``).
 
-It holds the verdict line, a table of the top findings, each top finding's evidence as a code
-block and its remediation, and the findings a baseline suppressed.
+It holds the verdict line, a table of the incidents (one root cause each, in the order to fix
+them), an incident card each (the root finding's evidence as a code block and its
+remediation; what follows from it collapsed in a ``<details>`` block), and the findings a
+baseline suppressed.
 
 Log text is hostile and GitHub renders inline HTML, so:
 
@@ -18,14 +20,15 @@ from __future__ import annotations
 import re
 
 from plogscan import __version__
-from plogscan.model import Diagnosis, Finding, Verdict
-from plogscan.report.i18n import tr
+from plogscan.model import Diagnosis, Finding, Incident, Verdict
+from plogscan.report.i18n import level_word, tr
 from plogscan.report.text_finding import role_line
 from plogscan.report.view import (
+    complete,
     expired_entries,
     fmt_duration,
     fmt_ts,
-    ordered_findings,
+    report_findings,
     scope_parts,
     step_deltas,
     suppressed,
@@ -67,7 +70,7 @@ def fenced(body: str, info: str = "text") -> str:
 
 def render(diagnosis: Diagnosis) -> str:
     """The Markdown document, newline-terminated."""
-    findings = ordered_findings(diagnosis.findings)
+    findings = report_findings(diagnosis)
     lang = diagnosis.lang
     out = [f"## plogscan: {text(verdict_line(diagnosis))}", ""]
     if findings:
@@ -75,12 +78,15 @@ def render(diagnosis: Diagnosis) -> str:
         scope = ", ".join(scope_parts(top.scope))
         out += [f"**{tr(lang, 'Top finding:')}** `{_code_span(top.rule)}` {text(top.title)}"
                 + (f" ({text(scope)})" if scope else ""), ""]
-        out += _table(findings, lang)
-        for index, finding in enumerate(findings[:MAX_DETAILED], 1):
-            out += _details(finding, index, lang)
-        if len(findings) > MAX_DETAILED:
-            out += [tr(lang, "_{n} more findings: see the full report._",
-                       n=len(findings) - MAX_DETAILED), ""]
+        diagnosis = complete(diagnosis)
+        by_id = {f.id: f for f in diagnosis.findings}
+        incidents = diagnosis.incidents
+        out += _table(incidents, by_id, lang)
+        for incident in incidents[:MAX_DETAILED]:
+            out += _incident(incident, by_id, lang)
+        if len(incidents) > MAX_DETAILED:
+            out += [tr(lang, "_{n} more incidents: see the full report._",
+                       n=len(incidents) - MAX_DETAILED), ""]
     else:
         out += [tr(lang, "No findings from {n} rules evaluated.",
                    n=len(diagnosis.rules_evaluated)), ""]
@@ -122,17 +128,45 @@ def _code_span(value: str, *, in_table: bool = False) -> str:
     return value.replace("|", "\\|") if in_table else value
 
 
-def _table(findings: list[Finding], lang: str) -> list[str]:
-    rows = [tr(lang, "| # | Level | Rule | Title | Verdict | Scope | First seen |"),
+def _table(incidents: tuple[Incident, ...], by_id: dict[str, Finding], lang: str) -> list[str]:
+    rows = [tr(lang, "| Incident | Level | Rule | Title | Scope | Findings | First seen |"),
             "|---|---|---|---|---|---|---|"]
-    for index, f in enumerate(findings[:MAX_TABLE], 1):
-        rule = _code_span(f.rule, in_table=True)
-        rows.append(f"| {index} | {f.level.value} | `{rule}` | {cell(f.title)} | "
-                    f"{f.verdict.value} | {cell(', '.join(scope_parts(f.scope)))} | "
-                    f"{fmt_ts(f.first_ts)} |")
-    if len(findings) > MAX_TABLE:
-        rows.append(f"| … | | | {len(findings) - MAX_TABLE} more | | | |")
+    for incident in incidents[:MAX_TABLE]:
+        rule = _code_span(incident.rule, in_table=True)
+        scope = ", ".join(scope_parts(incident.scope))
+        rows.append(f"| {incident.id} | {level_word(lang, incident.level)} | `{rule}` | "
+                    f"{cell(incident.title)} | {cell(scope)} | {len(incident.members)} | "
+                    f"{fmt_ts(incident.first_ts)} |")
+    if len(incidents) > MAX_TABLE:
+        rows.append(f"| … | | | {len(incidents) - MAX_TABLE} more | | | |")
     return [*rows, ""]
+
+
+def _incident(incident: Incident, by_id: dict[str, Finding], lang: str) -> list[str]:
+    """An incident card: its root finding in full, then what follows from it, collapsed."""
+    root = by_id[incident.root]
+    out = _details(root, incident.id, lang)
+    members = [by_id[i] for i in (*incident.same_rule, *incident.symptoms)]
+    if incident.victims:
+        ranks = ", ".join(str(v.rank) for v in incident.victims if v.rank is not None) or "-"
+        out += [tr(lang, "**Only waited:** {n} ranks ({ranks})", n=len(incident.victims),
+                   ranks=text(ranks)), ""]
+    if not members:
+        return out
+    counts: dict[str, int] = {}
+    for finding in members:
+        counts[finding.rule] = counts.get(finding.rule, 0) + 1
+    summary = " · ".join(f"{_code_span(rule)}" + (f" ×{n}" if n > 1 else "")
+                         for rule, n in counts.items())
+    out += ["<details>", f"<summary>{tr(lang, 'Follows from it')}: {text(summary)} "
+            f"({len(members)})</summary>", "",
+            tr(lang, "| Finding | Level | Rule | Title | Verdict | Scope |"),
+            "|---|---|---|---|---|---|"]
+    for f in members:
+        out.append(f"| {_code_span(f.id, in_table=True)} | {level_word(lang, f.level)} | "
+                   f"`{_code_span(f.rule, in_table=True)}` | {cell(f.title)} | "
+                   f"{f.verdict.value} | {cell(', '.join(scope_parts(f.scope)))} |")
+    return [*out, "", "</details>", ""]
 
 
 def _evidence_block(finding: Finding) -> str:
@@ -150,9 +184,10 @@ def _evidence_block(finding: Finding) -> str:
     return fenced("\n".join(lines))
 
 
-def _details(finding: Finding, index: int, lang: str) -> list[str]:
-    out = [f"### {index}. `{_code_span(finding.rule)}` {text(finding.title)}", "",
-           f"**{finding.level.value}** · {finding.verdict.value} · {text(finding.category)} · "
+def _details(finding: Finding, label: int | str, lang: str) -> list[str]:
+    out = [f"### {label}. `{_code_span(finding.rule)}` {text(finding.title)}", "",
+           f"**{level_word(lang, finding.level)}** · {finding.verdict.value} · "
+           f"{text(finding.category)} · "
            f"{text(', '.join(scope_parts(finding.scope)) or 'no scope')} · fingerprint "
            f"`{_code_span(finding.fingerprint)}`", ""]
     role = role_line(finding, lang)

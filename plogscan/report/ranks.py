@@ -58,7 +58,7 @@ def root_cause(diagnosis: Diagnosis) -> tuple[int, datetime, Finding] | None:
     suspect = next((s.rank for s in xr.root_cause.suspects if s.rank is not None), None) \
         if xr is not None else None
     candidates = []
-    for order, finding in enumerate(view.ordered_findings(diagnosis.findings)):
+    for order, finding in enumerate(view.report_findings(diagnosis)):
         if finding.verdict is not Verdict.MATCH:
             continue
         if suspect is not None and suspect not in finding.scope.ranks:

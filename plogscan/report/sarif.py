@@ -11,6 +11,9 @@ remediation as help, category, default level). Each finding is one result:
 * ``locations``: the first evidence record (path relative as given, percent-escaped, region
   ``startLine``); the other evidence records are ``relatedLocations`` named after their step;
 * ``partialFingerprints["plogscanFingerprint/v1"]``: the finding's stable fingerprint;
+* ``properties.incident``: the incident the finding belongs to (``I1``...); a finding that is
+  not its incident's root also carries the root's first evidence record as its last
+  ``relatedLocations`` entry, named ``root cause: <rule> (<incident>)``;
 * findings suppressed by a baseline are results too, with an ``external`` suppression and the
   baseline's reason as justification, so viewers show them as dismissed.
 
@@ -24,7 +27,8 @@ from urllib.parse import quote
 from plogscan import __version__
 from plogscan.model import Diagnosis, Evidence, Finding, Level, RuleInfo, Verdict
 from plogscan.report.view import (
-    ordered_findings,
+    complete,
+    report_findings,
     scope_parts,
     suppressed,
     suppression_reason,
@@ -46,7 +50,23 @@ def sarif_log(diagnosis: Diagnosis) -> dict:
     """The SARIF log as plain data."""
     rules = _rules(diagnosis)
     index = {rule["id"]: n for n, rule in enumerate(rules)}
-    results = [_result(f, index, None) for f in ordered_findings(diagnosis.findings)]
+    diagnosis = complete(diagnosis)
+    by_id = {f.id: f for f in diagnosis.findings}
+    incident_of = {member: incident for incident in diagnosis.incidents
+                   for member in incident.members}
+    results = []
+    for finding in report_findings(diagnosis):
+        result = _result(finding, index, None)
+        incident = incident_of.get(finding.id)
+        if incident is not None:
+            result["properties"]["incident"] = incident.id
+            root = by_id[incident.root]
+            if root is not finding and root.evidence:
+                related = result.setdefault("relatedLocations", [])
+                location = _location(root.evidence[0], index=len(finding.evidence))
+                location["message"] = _text(f"root cause: {root.rule} ({incident.id})")
+                related.append(location)
+        results.append(result)
     results += [_result(f, index, suppression_reason(diagnosis, f.fingerprint) or "")
                 for f in suppressed(diagnosis)]
     notifications = [

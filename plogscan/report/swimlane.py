@@ -64,6 +64,7 @@ class Lane:
     label: str  # possibly shortened for the gutter
     y: float  # centre line
     role: str = ""  # "root" | "victim" | "" (cross-rank analysis)
+    incidents: tuple[str, ...] = ()  # ids of the incidents with evidence in this lane
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ def _points(diagnosis: Diagnosis) -> tuple[set[tuple], list[_Point], list[list]]
             points.append(_Point(key(ev.rank, ev.host, ev.pid, ev.path), _when(ev), kind, text,
                                  "", (ev.path, ev.line)))
     chains = []
-    for finding in view.ordered_findings(diagnosis.findings):
+    for finding in view.report_findings(diagnosis):
         chain = []
         for item in finding.evidence:
             lane = key(item.rank, item.host, item.pid, item.path)
@@ -162,6 +163,20 @@ def _points(diagnosis: Diagnosis) -> tuple[set[tuple], list[_Point], list[list]]
     return lanes, points, chains
 
 
+def _incident_lanes(diagnosis: Diagnosis) -> dict[tuple, list[str]]:
+    """Lane -> ids of the incidents whose findings have evidence in it (for highlighting)."""
+    diagnosis = view.complete(diagnosis)
+    by_id = {f.id: f for f in diagnosis.findings}
+    out: dict[tuple, list[str]] = {}
+    for incident in diagnosis.incidents:
+        for member in incident.members:
+            for item in by_id[member].evidence:
+                ids = out.setdefault(lane_of(item.rank, item.host, item.pid, item.path), [])
+                if incident.id not in ids:
+                    ids.append(incident.id)
+    return out
+
+
 def _when(item) -> datetime | None:
     """A record's time on the reference clock when known, else as logged."""
     return item.ts_aligned if item.ts_aligned is not None else item.ts
@@ -171,13 +186,15 @@ def layout(diagnosis: Diagnosis, root: tuple[int, datetime] | None) -> Swimlane:
     """Place lanes, markers, arrows and ticks for ``diagnosis``; ``root`` is the summary's
     root-cause rank and the time of its first evidence (spread arrows start there)."""
     lane_keys, points, chains = _points(diagnosis)
+    incident_lanes = _incident_lanes(diagnosis)
     roles, hops = _cross_rank(diagnosis)
     lane_keys |= set(roles) | {h for h, _ in hops}
     ordered = sorted(lane_keys)
     lanes = tuple(
         Lane(i, ("rank", "process", "file", "missing")[key[0]], key[-1],
              key[-1] if len(key[-1]) <= MAX_LABEL else "…" + key[-1][1 - MAX_LABEL:],
-             TOP + LANE_HEIGHT * i + LANE_HEIGHT / 2, roles.get(key, ""))
+             TOP + LANE_HEIGHT * i + LANE_HEIGHT / 2, roles.get(key, ""),
+             tuple(incident_lanes.get(key, ())))
         for i, key in enumerate(ordered))
     index = {key: i for i, key in enumerate(ordered)}
     axis_y = TOP + LANE_HEIGHT * len(lanes)

@@ -17,9 +17,10 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, RenderableType
 from rich.padding import Padding
 from rich.rule import Rule
 from rich.table import Table
@@ -28,38 +29,41 @@ from rich.text import Text
 from plogscan.model import Diagnosis, FileStats, Finding
 from plogscan.report.i18n import level_heading, tr
 from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, numbered
+from plogscan.report.text_header import header, plural
+from plogscan.report.text_incidents import (
+    answer_section,
+    incident_details,
+    not_evaluable_section,
+)
 from plogscan.report.text_rootcause import root_cause_section
 from plogscan.report.timeline import key_events
 from plogscan.report.view import (
     LEVELS_DESC,
+    complete,
     expired_entries,
     fmt_duration,
     fmt_ts,
     join_ints,
-    ordered_findings,
+    report_findings,
     scope_parts,
     seconds_between,
     suppressed,
     suppression_reason,
-    time_span,
     verdict_line,
 )
 from plogscan.textsafe import neutralize, one_line
 
 DEFAULT_WIDTH = 80
-MAX_PROCESSES = 32
 MAX_FILES = 20
 MAX_UNEXPLAINED = 5
+FOLDED_UNEXPLAINED = 3  # templates in the default view
+FOLDED_LANES = 8  # timeline lanes in the default view
+FOLDED_EVENTS = 5  # key events per lane in the default view
 _TRAILING = re.compile(r"(?: |\x1b\[[0-9;]*m)+$")  # padding, possibly around style resets
 _KIND_STYLES = {"step": "bold", "first-error": "bold red", "timeout": "bold yellow"}
 
 
 MAX_PER_RULE = 3  # findings of one rule shown in full; the rest fold into one line
-
-
-def plural(count: int, word: str) -> str:
-    """``1 host``, ``2 hosts``, with thousands separators."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 def make_console(width: int, color: bool) -> Console:
@@ -73,10 +77,13 @@ def make_console(width: int, color: bool) -> Console:
 
 
 def render(diagnosis: Diagnosis, *, verbose: bool = False, width: int | None = None,
-           color: bool = False) -> str:
-    """The whole terminal report as a string (ANSI styled only when ``color``)."""
+           color: bool = False, show_all: bool = False) -> str:
+    """The whole terminal report as a string (ANSI styled only when ``color``).
+
+    By default the answer comes first and the detail is folded (incidents, ``text_incidents``);
+    ``show_all`` lists every finding unfolded instead, by level."""
     console = make_console(width or DEFAULT_WIDTH, color)
-    for renderable in _sections(diagnosis, verbose, console.width):
+    for renderable in _sections(complete(diagnosis), verbose, console.width, show_all):
         console.print(renderable)
     output = console.file.getvalue()  # type: ignore[attr-defined]
     lines = (_TRAILING.sub(lambda m: m.group().replace(" ", ""), line)
@@ -84,69 +91,30 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False, width: int | None = N
     return "\n".join(lines) + "\n"
 
 
-def _sections(diagnosis: Diagnosis, verbose: bool, width: int) -> Iterator[RenderableType]:
+def _sections(diagnosis: Diagnosis, verbose: bool, width: int, show_all: bool
+              ) -> Iterator[RenderableType]:
     yield Rule(tr(diagnosis.lang, "plogscan report"), characters="═", style="bold")
-    yield _header(diagnosis)
+    yield header(diagnosis, show_all)
     yield Text("")
     style = "bold red" if diagnosis.exit_code else "bold green"
     yield Text(verdict_line(diagnosis), style=style)
-    yield from root_cause_section(diagnosis)
-    yield from _findings(diagnosis, verbose)
-    yield from _timeline(diagnosis, width)
+    yield from answer_section(diagnosis, width)
+    yield from root_cause_section(diagnosis, compact=not show_all)
+    if show_all:
+        yield from _findings(diagnosis, verbose)
+    else:
+        yield from incident_details(diagnosis, verbose, width)
+        yield from not_evaluable_section(diagnosis)
+    yield from _timeline(diagnosis, width, folded=not show_all)
     yield from _suppressed(diagnosis)
-    yield from _unexplained(diagnosis, width)
+    yield from _unexplained(diagnosis, width,
+                            FOLDED_UNEXPLAINED if not show_all else MAX_UNEXPLAINED)
     yield from _ingest_health(diagnosis)
     yield from _codes(diagnosis)
 
 
-def _kv(table: Table, key: str, value: str | Text) -> None:
-    table.add_row(Text(key, style="bold"), value if isinstance(value, Text) else
-                  Text(value, overflow="fold"))
-
-
-def _header(diagnosis: Diagnosis) -> RenderableType:
-    inputs = diagnosis.inputs
-    grid = Table.grid(padding=(0, 2, 0, 0))
-    grid.add_column(no_wrap=True)
-    grid.add_column(overflow="fold")
-    lang = diagnosis.lang
-    _kv(grid, tr(lang, "Inputs"),
-        ", ".join(neutralize(p, keep_newlines=False) for p in inputs.paths))
-    _kv(grid, tr(lang, "Files"), f"{len(inputs.files)} read · {len(inputs.skipped)} skipped · "
-                       f"{plural(inputs.lines, 'line')} · {plural(inputs.records, 'record')} · "
-                       f"{plural(inputs.unparsed_lines, 'unparsed line')}")
-    first, last = time_span(diagnosis)
-    span = "-" if first is None else f"{fmt_ts(first)} → {fmt_ts(last)}"
-    if first is not None and last is not None:
-        span += f" ({fmt_duration(seconds_between(first, last))})"
-    _kv(grid, tr(lang, "Time span"), span)
-    procs = diagnosis.processes
-    ranks = {p.rank for p in procs if p.rank is not None}
-    hosts = {p.host for p in procs if p.host}
-    _kv(grid, tr(lang, "Seen"), f"{plural(len(ranks), 'rank')} · {plural(len(hosts), 'host')} · "
-                      f"{len(procs)} process{'' if len(procs) == 1 else 'es'}")
-    if not procs:
-        return grid
-    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 2, 0, 0),
-                  header_style="bold")
-    for name, kwargs in (("RANK", {"justify": "right"}), ("HOST", {}),
-                         ("PID", {"justify": "right"}), ("DEV", {"justify": "right"}),
-                         ("LOG LEVELS", {"overflow": "fold"})):
-        table.add_column(name, **kwargs)
-    ordered = sorted(procs, key=lambda p: (p.rank is None, p.rank or 0, p.host or "", p.pid))
-    for proc in ordered[:MAX_PROCESSES]:
-        table.add_row("-" if proc.rank is None else str(proc.rank),
-                      neutralize(proc.host or "-", keep_newlines=False), str(proc.pid),
-                      "-" if proc.device is None else str(proc.device),
-                      neutralize(" ".join(proc.levels) or "-", keep_newlines=False))
-    parts: list[RenderableType] = [grid, Text(""), table]
-    if len(ordered) > MAX_PROCESSES:
-        parts.append(Text(f"… and {len(ordered) - MAX_PROCESSES} more processes", style=DIM))
-    return Group(*parts)
-
-
 def _findings(diagnosis: Diagnosis, verbose: bool) -> Iterator[RenderableType]:
-    findings = ordered_findings(diagnosis.findings)
+    findings = report_findings(diagnosis)
     index = 0
     for level in LEVELS_DESC:
         group = [f for f in findings if f.level is level]
@@ -195,10 +163,19 @@ def _clock(ts: datetime | None, same_day: bool) -> str:
     return ts.strftime("%H:%M:%S.%f" if same_day else "%m-%d %H:%M:%S.%f")[:-3]
 
 
-def _timeline(diagnosis: Diagnosis, width: int) -> Iterator[RenderableType]:
+def _timeline(diagnosis: Diagnosis, width: int, folded: bool = False
+              ) -> Iterator[RenderableType]:
+    """Key events per rank; ``folded`` (the default view) keeps the first lanes and the first
+    events of each, and counts the rest."""
     lanes = key_events(diagnosis)
     if not lanes:
         return
+    hidden_lanes = 0
+    if folded:
+        hidden_lanes = max(len(lanes) - FOLDED_LANES, 0)
+        lanes = [replace(lane, events=lane.events[:FOLDED_EVENTS],
+                         more=lane.more + max(len(lane.events) - FOLDED_EVENTS, 0))
+                 for lane in lanes[:FOLDED_LANES]]
     stamps = {e.ts.date() for lane in lanes for e in lane.events if e.ts is not None}
     same_day = len(stamps) <= 1
     yield Text("")
@@ -226,7 +203,10 @@ def _timeline(diagnosis: Diagnosis, width: int) -> Iterator[RenderableType]:
             line.append(one_line(event.message, room))
             yield line
         if lane.more:
-            yield Text(f"  … {lane.more} more key events", style=DIM)
+            yield Text(tr(diagnosis.lang, "  … {n} more key events", n=lane.more), style=DIM)
+    if hidden_lanes:
+        yield Text(tr(diagnosis.lang, "… {n} more ranks (--all shows every rank)",
+                      n=hidden_lanes), style=DIM)
 
 
 def _suppressed(diagnosis: Diagnosis) -> Iterator[RenderableType]:
@@ -292,13 +272,14 @@ def _ingest_health(diagnosis: Diagnosis) -> Iterator[RenderableType]:
         yield Text("every line of every file was read and parsed", style=DIM)
 
 
-def _unexplained(diagnosis: Diagnosis, width: int) -> Iterator[RenderableType]:
+def _unexplained(diagnosis: Diagnosis, width: int, limit: int = MAX_UNEXPLAINED
+                 ) -> Iterator[RenderableType]:
     """The first few ERROR templates no finding explains (``Diagnosis.extra["unexplained"]``)."""
     templates = diagnosis.extra.get("unexplained")
     if not isinstance(templates, list) or not templates:
         return
     yield Text("")
-    shown = templates[:MAX_UNEXPLAINED]
+    shown = templates[:limit]
     yield Rule(Text(tr(diagnosis.lang, "UNEXPLAINED ERRORS (top {shown} of {total} templates, "
                        "earliest first)", shown=len(shown), total=len(templates)),
                     style="bold"), align="left", characters="─")

@@ -24,6 +24,7 @@ links: ``linked: ...``). Headings come in the report language (``plogscan.report
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
@@ -52,6 +53,7 @@ VERDICT_STYLES = {Verdict.MATCH: "bold", Verdict.NOT_EVALUABLE: "bold magenta"}
 HIGHLIGHT = "bold magenta"
 DIM = "dim"
 INDENT = 4
+FOLDED_PATH_CHARS = 74  # an evidence location on one line of the folded view
 # Error codes worth catching the eye: ACL/RT 5-6 digit codes, CANN Exxxx, torch_npu ERRxxxxx.
 _CODES = r"\b(?:[1-5]0\d{4}|E[A-Z0-9]\d{4}|ERR\d{5})\b"
 
@@ -71,7 +73,7 @@ def _message(text: str, pattern: re.Pattern[str]) -> Text:
 
 
 def _evidence_item(ev: Evidence, delta: float | None, pattern: re.Pattern[str],
-                   verbose: bool) -> RenderableType:
+                   verbose: bool, path_room: int | None = None) -> RenderableType:
     head = Text(neutralize(ev.step, keep_newlines=False), style="bold", overflow="fold")
     meta = [] if delta is None else [fmt_duration(delta, signed=True)]
     meta.append(fmt_ts(ev.ts))
@@ -82,6 +84,8 @@ def _evidence_item(ev: Evidence, delta: float | None, pattern: re.Pattern[str],
     loc = f"{neutralize(ev.path, keep_newlines=False)}:{ev.line}"
     if ev.line_count > 1:
         loc += f"-{ev.line + ev.line_count - 1}"
+    if path_room is not None and len(loc) > path_room:  # keep the file name: cut from the left
+        loc = "…" + loc[len(loc) - path_room + 1:]
     body = Text(loc, style="underline", overflow="fold")
     if not verbose:
         body.append("\n")
@@ -97,10 +101,27 @@ def _evidence_item(ev: Evidence, delta: float | None, pattern: re.Pattern[str],
     return Group(head, Padding(body, (0, 0, 0, 2)))
 
 
-def _evidence(finding: Finding, verbose: bool) -> RenderableType:
+def _evidence(finding: Finding, verbose: bool, limit: int | None = None,
+              lines: int | None = None, lang: str = "en") -> RenderableType:
+    """The evidence records; past ``limit`` of them one line counts the rest, and each message
+    keeps its first ``lines`` lines (the whole record with ``--all``)."""
     pattern = highlighter(finding)
-    return Group(*(_evidence_item(ev, delta, pattern, verbose) for ev, delta in
-                   zip(finding.evidence, step_deltas(finding.evidence), strict=True)))
+    pairs = list(zip(finding.evidence, step_deltas(finding.evidence), strict=True))
+    shown = pairs if limit is None else pairs[:limit]
+    room = None if lines is None else FOLDED_PATH_CHARS
+    items = [_evidence_item(ev if lines is None else _first_lines(ev, lines), delta, pattern,
+                            verbose, room) for ev, delta in shown]
+    if len(pairs) > len(shown):
+        items.append(Text(tr(lang, "+{n} more evidence records (--all shows them)",
+                             n=len(pairs) - len(shown)), style=DIM))
+    return Group(*items)
+
+
+def _first_lines(ev: Evidence, lines: int) -> Evidence:
+    head = ev.message.split("\n")
+    if len(head) <= lines:
+        return ev
+    return replace(ev, message="\n".join([*head[:lines], "…"]))
 
 
 def numbered(items: tuple[str, ...] | list[str], bullet: str | None = None) -> Table:
@@ -113,7 +134,7 @@ def numbered(items: tuple[str, ...] | list[str], bullet: str | None = None) -> T
     return table
 
 
-def _headline(finding: Finding, index: int) -> Text:
+def _headline(finding: Finding, index: int | str) -> Text:
     head = Text(f"[{index}] ", style="bold")
     head.append(neutralize(finding.rule, keep_newlines=False), style=LEVEL_STYLES[finding.level])
     head.append("  ")
@@ -160,9 +181,14 @@ def role_line(finding: Finding, lang: str = "en") -> str | None:
     return tr(lang, "linked: {links}", links=links) if links else None
 
 
-def finding_block(finding: Finding, index: int, *, verbose: bool,
-                  lang: str = "en") -> RenderableType:
-    """Everything the terminal shows about one finding (fixed words in ``lang``)."""
+def finding_block(finding: Finding, index: int | str, *, verbose: bool,
+                  lang: str = "en", max_evidence: int | None = None,
+                  message_lines: int | None = None, references: bool = True
+                  ) -> RenderableType:
+    """Everything the terminal shows about one finding (fixed words in ``lang``).
+
+    ``max_evidence`` and ``message_lines`` fold long evidence (the default view);
+    ``references`` off leaves the reference list to ``--all`` and the other formats."""
     body: list[RenderableType] = [_summary_lines(finding, lang)]
     role = role_line(finding, lang)
     if role is not None:
@@ -174,10 +200,11 @@ def finding_block(finding: Finding, index: int, *, verbose: bool,
                                 style="bold magenta"),
                  numbered(finding.missing, bullet="•")]
     if finding.evidence:
-        body += [Text(""), Text(tr(lang, "Evidence"), style="bold"), _evidence(finding, verbose)]
+        body += [Text(""), Text(tr(lang, "Evidence"), style="bold"),
+                 _evidence(finding, verbose, max_evidence, message_lines, lang)]
     if finding.remediation:
         body += [Text(tr(lang, "Remediation"), style="bold"), numbered(finding.remediation)]
-    if finding.references:
+    if finding.references and references:
         body += [Text(tr(lang, "References"), style="bold"),
                  numbered(finding.references, bullet="-")]
     body.append(Text(f"fingerprint {neutralize(finding.fingerprint)}", style=DIM))

@@ -26,9 +26,11 @@ from rich.text import Text
 
 from plogscan.model import CrossRank, Diagnosis, RootCause, Suspect
 from plogscan.report.i18n import tr
-from plogscan.textsafe import neutralize
+from plogscan.textsafe import neutralize, one_line
 
 MAX_SUSPECTS = 5
+COMPACT_SUSPECTS = 3
+COMPACT_WIDTH = 80  # the compact view's reasons fit one line of the default width
 MAX_REASONS = 4
 MAX_VICTIMS = 8
 VERDICT_STYLES = {"localized": "bold green", "ambiguous": "bold yellow",
@@ -71,16 +73,20 @@ def _who(s: Suspect, lang: str) -> str:
     return " · ".join(parts)
 
 
-def _suspect(index: int, s: Suspect, lang: str) -> RenderableType:
+def _suspect(index: int, s: Suspect, lang: str, compact: bool = False) -> RenderableType:
+    """One suspect: who, how sure, and why; ``compact`` gives each reason one line and leaves
+    its evidence lines to ``--all`` and the JSON report."""
     head = Text(f"{index}. ", style="bold")
     head.append(_safe(s.label), style="bold red")
     head.append("  " + _who(s, lang), style="dim")
     reasons = Table.grid(padding=(0, 2, 0, 0))
     reasons.add_column(no_wrap=True, style="bold")
     reasons.add_column(overflow="fold")
+    signal_width = max((len(r.signal) for r in s.reasons[:MAX_REASONS]), default=0)
     for r in s.reasons[:MAX_REASONS]:
-        text = Text(_safe(r.text), overflow="fold")
-        for ev in r.evidence[:1]:
+        text = Text(one_line(r.text, COMPACT_WIDTH - 5 - signal_width - 2) if compact
+                    else _safe(r.text), overflow="fold")
+        for ev in [] if compact else r.evidence[:1]:
             text.append(f"\n{_safe(ev.path)}:{ev.line}", style="underline")
         reasons.add_row(r.signal, text)
     return Group(head, Padding(reasons, (0, 0, 0, 3)))
@@ -148,7 +154,10 @@ def _ranks(ranks: tuple[int, ...]) -> str:
     return "ranks " + ",".join(str(r) for r in ranks) if len(ranks) > 1 else f"rank {ranks[0]}"
 
 
-def root_cause_section(diagnosis: Diagnosis) -> Iterator[RenderableType]:
+def root_cause_section(diagnosis: Diagnosis, compact: bool = False
+                       ) -> Iterator[RenderableType]:
+    """The cross-rank section; ``compact`` (the default view) shows the first suspects with a
+    line per reason."""
     xr = diagnosis.crossrank
     if xr is None or not any(a.failed for a in xr.attempts):
         return
@@ -161,10 +170,11 @@ def root_cause_section(diagnosis: Diagnosis) -> Iterator[RenderableType]:
         yield Padding(Text(tr(lang, "The logs cannot single out a device: every rank only "
                               "waited, and nothing marks one of them as first or odd."),
                            overflow="fold"), (0, 0, 0, 2))
-    items: list[RenderableType] = [_suspect(i, s, lang)
-                                   for i, s in enumerate(rc.suspects[:MAX_SUSPECTS], 1)]
-    if len(rc.suspects) > MAX_SUSPECTS:
+    limit = COMPACT_SUSPECTS if compact else MAX_SUSPECTS
+    items: list[RenderableType] = [_suspect(i, s, lang, compact)
+                                   for i, s in enumerate(rc.suspects[:limit], 1)]
+    if len(rc.suspects) > limit:
         items.append(Text(tr(lang, "… {n} more suspects (--format json lists all)",
-                             n=len(rc.suspects) - MAX_SUSPECTS), style="dim"))
+                             n=len(rc.suspects) - limit), style="dim"))
     items.append(_facts(xr, lang))
     yield Padding(Group(*items), (0, 0, 0, 2))

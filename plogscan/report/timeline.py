@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from plogscan.model import Diagnosis, EventRow, Evidence, Verdict
-from plogscan.report.view import ordered_findings
+from plogscan.report.view import report_findings
 
 # "timeout", "time out", "timed out"; not "...WithTimeout" (an API name) or "HCCL_EXEC_TIMEOUT".
 TIMEOUT_RE = re.compile(r"\btime[sd]?[ -]?out", re.IGNORECASE)
@@ -76,7 +76,7 @@ def key_events(diagnosis: Diagnosis) -> list[Lane]:
         lanes.setdefault(lane, {}).setdefault((event.path, event.line), event)
 
     # Finding steps first, so a record that is both a step and the first error keeps its step.
-    for finding in ordered_findings(diagnosis.findings):
+    for finding in report_findings(diagnosis):
         if finding.verdict is not Verdict.MATCH:
             continue
         for ev in finding.evidence[:MAX_STEPS_PER_FINDING]:

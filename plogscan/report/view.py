@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from plogscan.incidents import with_incidents
 from plogscan.model import (
     Diagnosis,
     Evidence,
@@ -34,6 +35,20 @@ def finding_key(finding: Finding) -> tuple:
     """Sort key of report order among findings that explain none of each other:
     ``model.finding_order``."""
     return finding_order(finding)
+
+
+def complete(diagnosis: Diagnosis) -> Diagnosis:
+    """``diagnosis`` with its incidents: as the pipeline made it, or folded here when it has
+    findings but no incidents (a diagnosis built by hand, a report of an older run)."""
+    if diagnosis.incidents or not diagnosis.findings:
+        return diagnosis
+    return with_incidents(diagnosis)
+
+
+def report_findings(diagnosis: Diagnosis) -> list[Finding]:
+    """The findings in report order: incident by incident, each root first (the first is the
+    top finding)."""
+    return list(complete(diagnosis).findings)
 
 
 def ordered_findings(findings: Iterable[Finding]) -> list[Finding]:
@@ -154,6 +169,22 @@ def clip(text: str, limit: int = MAX_EVIDENCE_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… [{len(text) - limit} more characters]"
+
+
+def int_ranges(values: Iterable[int]) -> str:
+    """``0–3, 5, 7–8``: sorted distinct integers, runs of three or more as ranges."""
+    ordered = sorted(set(values))
+    parts: list[str] = []
+    start = 0
+    for i in range(1, len(ordered) + 1):
+        if i == len(ordered) or ordered[i] != ordered[i - 1] + 1:
+            run = ordered[start:i]
+            if len(run) >= 3:
+                parts.append(f"{run[0]}–{run[-1]}")
+            else:
+                parts += [str(v) for v in run]
+            start = i
+    return ", ".join(parts)
 
 
 def join_ints(values: Iterable[int]) -> str:

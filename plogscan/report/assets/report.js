@@ -131,7 +131,26 @@
     });
   }
 
+  /* Pointing at an incident (or focusing it) highlights the swimlane lanes of its ranks. */
+  function setupIncidents() {
+    var lanes = Array.prototype.slice.call(document.querySelectorAll("g.lane[data-incidents]"));
+    document.querySelectorAll("section.incident[data-incident]").forEach(function (card) {
+      var id = card.getAttribute("data-incident");
+      function mark(on) {
+        lanes.forEach(function (lane) {
+          var ids = lane.getAttribute("data-incidents").split(" ");
+          lane.classList.toggle("lane-highlight", on && ids.indexOf(id) !== -1);
+        });
+      }
+      card.addEventListener("mouseenter", function () { mark(true); });
+      card.addEventListener("mouseleave", function () { mark(false); });
+      card.addEventListener("focusin", function () { mark(true); });
+      card.addEventListener("focusout", function () { mark(false); });
+    });
+  }
+
   setupEvents();
   setupCopy();
   setupPrint();
+  setupIncidents();
 }());

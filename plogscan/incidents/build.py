@@ -1,0 +1,249 @@
+"""Fold findings into incidents: each root cause with the findings that follow from it.
+
+A finding follows from another (its *cause*) when, in the same attempt of the job:
+
+1. the cause's rule explains its rule (``explains`` in the rule data, or the ``links`` of a
+   symptom rule), in the same process; failing that, anywhere in the attempt;
+2. it could not be checked (``not_evaluable``) for a fault another finding reports: they share
+   an evidence record, or the unchecked rule explains the fault's rule in that process;
+3. the cross-rank analysis localized the attempt's root cause on another rank (verdict
+   ``localized``: its first suspect): what happened on every other rank, timeouts and later
+   real errors alike, follows from that rank's first finding; without a localized suspect, a
+   finding of a rank that only waited (``rank_role`` victim) follows from the first finding
+   of a rank the analysis calls a root cause. An ``ambiguous`` or ``undetermined`` verdict
+   folds nothing across ranks: independent failures stay incidents of their own.
+
+Findings with no cause are roots. Roots of one rule in one attempt make one incident; every
+other finding joins the incident of the root its causes lead to, so every finding belongs to
+exactly one incident. In an incident, the findings of the root's rule on other processes or
+ranks are ``same_rule``, all others ``symptoms``.
+
+Incidents come in the order to fix them: a root that is itself a symptom (a wrapper whose
+cause the logs do not show) or could not be checked comes after the other roots; then level,
+then time (``model.finding_order``). A rank that only waited is folded into its root's
+incident when the logs show one; when they do not, its finding is the best account of the
+failure there is, and ranks by level and time like any root. Findings come incident by
+incident: root, same rule, symptoms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from plogscan.model import (
+    CrossRank,
+    Diagnosis,
+    Finding,
+    Incident,
+    Party,
+    RootCause,
+    Scope,
+    Suspect,
+    Verdict,
+    explainers,
+    finding_order,
+)
+
+
+def _processes(finding: Finding) -> set[tuple[str | None, int]]:
+    """The (host, pid) pairs a finding is about; its evidence fills in where the scope is
+    empty."""
+    hosts = finding.scope.hosts or (None,)
+    pairs = {(host, pid) for pid in finding.scope.pids for host in hosts}
+    pairs |= {(ev.host, ev.pid) for ev in finding.evidence if ev.pid is not None}
+    return pairs
+
+
+def _same_process(a: Finding, b: Finding) -> bool:
+    pa, pb = _processes(a), _processes(b)
+    if pa and pb:
+        return any(pid == qid and (host == other or host is None or other is None)
+                   for host, pid in pa for other, qid in pb)
+    paths_a = {ev.path for ev in a.evidence}
+    return bool(paths_a & {ev.path for ev in b.evidence})
+
+
+def _on_same_rank(a: Finding, b: Finding) -> bool:
+    """Whether two findings are about the same rank (or, without ranks, the same process)."""
+    if a.scope.ranks and b.scope.ranks:
+        return bool(set(a.scope.ranks) & set(b.scope.ranks)) and (
+            not a.scope.hosts or not b.scope.hosts or bool(set(a.scope.hosts) & set(b.scope.hosts)))
+    return _same_process(a, b)
+
+
+def _shares_evidence(a: Finding, b: Finding) -> bool:
+    return bool({(ev.path, ev.line) for ev in a.evidence}
+                & {(ev.path, ev.line) for ev in b.evidence})
+
+
+def _root_cause(crossrank: CrossRank | None, attempt: int | None) -> RootCause | None:
+    """The cross-rank verdict of an attempt (the whole run's when there are no attempts)."""
+    if crossrank is None:
+        return None
+    for report in crossrank.attempts:
+        if report.id == attempt:
+            return report.root_cause
+    return crossrank.root_cause if attempt is None or not crossrank.attempts else None
+
+
+def _on(suspect: Suspect, finding: Finding) -> bool:
+    """Whether a finding is about the suspect's process (its pid, else its rank on its host)."""
+    if suspect.pid is not None and suspect.pid in finding.scope.pids:
+        return True
+    if suspect.rank is None or suspect.rank not in finding.scope.ranks:
+        return False
+    return (not finding.scope.hosts or suspect.host in finding.scope.hosts
+            or suspect.host_ip in finding.scope.hosts)
+
+
+def _causes(findings: Sequence[Finding], crossrank: CrossRank | None = None
+            ) -> list[int | None]:
+    """For each finding (by index), the index of the finding it follows from, or None.
+
+    Candidates are looked up by attempt and rule, and by shared evidence record, so a run of
+    thousands of findings is not compared pair by pair."""
+    explained_by = explainers(findings)  # rule -> rules that explain it
+    explaining: dict[str, set[str]] = {}  # rule -> rules it explains
+    for rule, causes in explained_by.items():
+        for cause in causes:
+            explaining.setdefault(cause, set()).add(rule)
+    # The first finding on the first suspect of each attempt the analysis localized.
+    localized: dict[int | None, int] = {}
+    for attempt in sorted({f.attempt for f in findings}, key=lambda a: (a is None, a or 0)):
+        verdict = _root_cause(crossrank, attempt)
+        if verdict is None or verdict.verdict != "localized" or not verdict.suspects:
+            continue
+        suspect = verdict.suspects[0]
+        first = next((j for j, g in enumerate(findings) if g.attempt == attempt
+                      and g.verdict is Verdict.MATCH and _on(suspect, g)), None)
+        if first is not None:
+            localized[attempt] = first
+    by_rule: dict[tuple[int | None, str], list[int]] = {}
+    by_record: dict[tuple[str, int], list[int]] = {}
+    first_root_rank: dict[int | None, int] = {}
+    for j, g in enumerate(findings):
+        by_rule.setdefault((g.attempt, g.rule), []).append(j)
+        if g.verdict is Verdict.MATCH:
+            for ev in g.evidence:
+                by_record.setdefault((ev.path, ev.line), []).append(j)
+            if g.rank_role == "root-cause":
+                first_root_rank.setdefault(g.attempt, j)
+
+    def of_rules(f: Finding, index: int, rules: Iterable[str]) -> list[int]:
+        found = [j for rule in rules if rule != f.rule for j in by_rule.get((f.attempt, rule), ())
+                 if j != index]
+        return sorted(found)
+
+    parents: list[int | None] = []
+    for index, f in enumerate(findings):
+        found: int | None = None
+        if f.verdict is Verdict.NOT_EVALUABLE:
+            shared = sorted({j for ev in f.evidence for j in by_record.get((ev.path, ev.line), ())
+                             if j != index and findings[j].attempt == f.attempt})
+            faults = of_rules(f, index, explaining.get(f.rule, ()))
+            found = next(iter(shared), None)
+            if found is None:
+                found = next((j for j in faults if findings[j].verdict is Verdict.MATCH
+                              and _same_process(f, findings[j])), None)
+        if found is None:  # a check that could not run establishes nothing: never a cause
+            candidates = [j for j in of_rules(f, index, explained_by.get(f.rule, ()))
+                          if findings[j].verdict is Verdict.MATCH]
+            found = next((j for j in candidates if _same_process(f, findings[j])),
+                         candidates[0] if candidates else None)
+        root = localized.get(f.attempt)
+        if found is None and root is not None and not _on_same_rank(f, findings[root]):
+            found = root
+        if found is None and root is None and f.rank_role == "victim":
+            root = first_root_rank.get(f.attempt)
+            found = root if root != index else None
+        parents.append(found)
+    return parents
+
+
+def _root_of(index: int, parents: list[int | None]) -> int:
+    """Follow causes up to a finding that has none; a circle stops at its first member."""
+    seen = [index]
+    while (parent := parents[seen[-1]]) is not None and parent not in seen:
+        seen.append(parent)
+    if parents[seen[-1]] is None:
+        return seen[-1]
+    return min(seen)  # a circle (rules check rejects them in rule data): its first finding
+
+
+def _incident_key(root: Finding) -> tuple:
+    return (root.verdict is not Verdict.MATCH, root.role == "symptom", *finding_order(root))
+
+
+def _union_scope(members: Iterable[Finding]) -> Scope:
+    members = list(members)
+    return Scope(hosts=tuple(sorted({h for f in members for h in f.scope.hosts})),
+                 ranks=tuple(sorted({r for f in members for r in f.scope.ranks})),
+                 pids=tuple(sorted({p for f in members for p in f.scope.pids})),
+                 devices=tuple(sorted({d for f in members for d in f.scope.devices})))
+
+
+def _victims(crossrank: CrossRank | None, attempt: int | None) -> tuple[Party, ...]:
+    verdict = _root_cause(crossrank, attempt)
+    return verdict.victims if verdict is not None else ()
+
+
+def build(findings: Iterable[Finding], crossrank: CrossRank | None = None
+          ) -> tuple[tuple[Finding, ...], tuple[Incident, ...]]:
+    """The findings with their ids, in report order, and the incidents they make."""
+    base = sorted(findings, key=finding_order)
+    parents = _causes(base, crossrank)
+    roots = [_root_of(i, parents) for i in range(len(base))]
+    heads: dict[tuple[int | None, str], int] = {}  # (attempt, rule) -> first root of it
+    for i in range(len(base)):
+        if roots[i] == i:
+            heads.setdefault((base[i].attempt, base[i].rule), i)
+    head_of = [heads[(base[roots[i]].attempt, base[roots[i]].rule)] for i in range(len(base))]
+    groups: dict[int, list[int]] = {}
+    for i in range(len(base)):
+        groups.setdefault(head_of[i], []).append(i)
+    order = sorted(groups, key=lambda h: _incident_key(base[h]))
+    ordered: list[int] = []
+    for head in order:
+        members = groups[head]
+        same = [i for i in members if i != head and base[i].rule == base[head].rule]
+        rest = [i for i in members if i != head and base[i].rule != base[head].rule]
+        ordered += [head, *same, *rest]
+    counts: dict[str, int] = {}
+    ids: dict[int, str] = {}
+    for i in ordered:
+        counts[base[i].rule] = counts.get(base[i].rule, 0) + 1
+        ids[i] = f"{base[i].rule}-{counts[base[i].rule]}"
+    out = tuple(replace(base[i], id=ids[i]) for i in ordered)
+    incidents: list[Incident] = []
+    given_victims: set[int | None] = set()
+    for number, head in enumerate(order, 1):
+        members = groups[head]
+        root = base[head]
+        member_findings = [base[i] for i in members]
+        member_set = set(members)
+        stamps = [t for f in member_findings for t in (f.first_ts, f.last_ts) if t is not None]
+        # The victims of an attempt go to its first incident that holds a root-cause rank.
+        victims: tuple[Party, ...] = ()
+        if root.attempt not in given_victims and (
+                any(f.rank_role == "root-cause" for f in member_findings)
+                or any(f.rank_role == "victim" for f in member_findings)):
+            victims = _victims(crossrank, root.attempt)
+            given_victims.add(root.attempt)
+        incidents.append(Incident(
+            id=f"I{number}", root=ids[head],
+            same_rule=tuple(ids[i] for i in ordered if i in member_set and i != head
+                            and base[i].rule == root.rule),
+            symptoms=tuple(ids[i] for i in ordered if i in member_set
+                           and base[i].rule != root.rule),
+            rule=root.rule, title=root.title, category=root.category, level=root.level,
+            scope=_union_scope(member_findings), victims=victims,
+            first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
+            attempt=root.attempt))
+    return out, tuple(incidents)
+
+
+def with_incidents(diagnosis: Diagnosis) -> Diagnosis:
+    """``diagnosis`` with its findings in report order, each with its id, and its incidents."""
+    findings, incidents = build(diagnosis.findings, diagnosis.crossrank)
+    return replace(diagnosis, findings=findings, incidents=incidents)
