@@ -14,6 +14,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, TextIO
 
@@ -59,6 +60,7 @@ class _Lines(io.TextIOBase):
         self._inner = inner
         self._fix = fix
         self._pending = ""
+        self._lock = threading.Lock()  # a progress bar refreshes from a thread of its own
 
     @property
     def encoding(self) -> str:  # type: ignore[override]
@@ -75,18 +77,20 @@ class _Lines(io.TextIOBase):
         return bool(getattr(self._inner, "isatty", lambda: False)())
 
     def write(self, text: str) -> int:
-        self._pending += text
-        cut = max(self._pending.rfind("\n"), self._pending.rfind("\r"))
-        if cut >= 0:
-            done, self._pending = self._pending[: cut + 1], self._pending[cut + 1:]
-            self._inner.write(self._fix(done))
+        with self._lock:
+            self._pending += text
+            cut = max(self._pending.rfind("\n"), self._pending.rfind("\r"))
+            if cut >= 0:
+                done, self._pending = self._pending[: cut + 1], self._pending[cut + 1:]
+                self._inner.write(self._fix(done))
         return len(text)
 
     def flush(self) -> None:
-        if self._pending:
-            done, self._pending = self._pending, ""
-            self._inner.write(self._fix(done))
-        self._inner.flush()
+        with self._lock:
+            if self._pending:
+                done, self._pending = self._pending, ""
+                self._inner.write(self._fix(done))
+            self._inner.flush()
 
 
 class _Session:

@@ -35,6 +35,7 @@ _MARKER_CHARS = "[\ufdd0-\ufdd3]"
 _HOME = r"(?:/home/|/Users/|/export/home/|[A-Za-z]:\\Users\\)"
 # Columns of the event schema whose values are fixed words, not log text.
 FIXED_COLUMNS = frozenset({"level", "kind", "fmt"})
+KNOWN_PER_PASS = 2000  # originals per RE2 alternation of the last pass
 # Values of the input that look like pseudonyms: reserved, so no name is ever one of them.
 SHAPED = re.compile(r"\b(?:ip|host|user|email|secret)-(?:\d+|[0-9a-f]{10,})\b")
 
@@ -64,9 +65,10 @@ class Redactor:
         self.names = Pseudonyms(salt)
         self._known: dict[str, None] = {}  # identified host names, in order of appearance
         self._compiled: tuple[int, str, re.Pattern[str]] | None = None
-        self._users: dict[str, None] = {}
         self._path_back: dict[str, str] = {}  # redacted path -> the path as read
         self._kept: Callable[[str], bool] = _never  # names kept as they are (again=True)
+        self._known_cache: tuple[int, tuple[dict[str, str], dict[str, str], list[str]]] | None
+        self._known_cache = None
 
     def reserve(self, texts: Iterable[str]) -> None:
         """Note the pseudonym-shaped values of ``texts`` (before any of them is named)."""
@@ -88,8 +90,6 @@ class Redactor:
                 self.host(host)
 
     def _name(self, kind: str, original: str) -> str:
-        if kind == "user":
-            self._users[original] = None
         if kind == "host" and original not in self._known:
             self._known[original] = None
         return self.names.name(kind, original)
@@ -197,14 +197,10 @@ class Redactor:
 
     def known_text(self, text: str) -> str:
         """``text`` with every original named so far replaced by its pseudonym."""
-        literal = {original: given for (kind, original), given in self.names.originals().items()
-                   if kind != "user" and len(original) >= 3}
-        users = {original: self.names.name("user", original) for original in self._users}
-        parts = [_literal(o) for o in sorted(literal, key=lambda o: (-len(o), o))]
-        if users:
-            names = "|".join(_literal(u) for u in sorted(users, key=lambda u: (-len(u), u)))
-            parts.insert(0, f"{_HOME}(?:{names})\\b")
-        if not parts or not text:
+        if not text:
+            return text
+        literal, users, parts = self._known_patterns()
+        if not parts:
             return text
         home = re.compile(_HOME)
 
@@ -217,10 +213,27 @@ class Redactor:
             return token
 
         out = text
-        for start in range(0, len(parts), 2000):  # bounded pattern size for RE2
-            chunk = "|".join(parts[start:start + 2000])
+        for start in range(0, len(parts), KNOWN_PER_PASS):  # bounded pattern size for RE2
+            chunk = "|".join(parts[start:start + KNOWN_PER_PASS])
             out = self._pass(pa.array([out], pa.large_string()), chunk, swap)[0].as_py()
         return out
+
+    def _known_patterns(self) -> tuple[dict[str, str], dict[str, str], list[str]]:
+        """The originals named so far, as literals and RE2 alternatives (cached until a new
+        name is handed out)."""
+        originals = self.names.originals()
+        if self._known_cache is not None and self._known_cache[0] == len(originals):
+            return self._known_cache[1]
+        literal = {original: given for (kind, original), given in originals.items()
+                   if kind != "user" and len(original) >= 3}
+        users = {original: given for (kind, original), given in originals.items()
+                 if kind == "user"}
+        parts = [_literal(o) for o in sorted(literal, key=lambda o: (-len(o), o))]
+        if users:
+            names = "|".join(_literal(u) for u in sorted(users, key=lambda u: (-len(u), u)))
+            parts.insert(0, f"{_HOME}(?:{names})\\b")
+        self._known_cache = (len(originals), (literal, users, parts))
+        return literal, users, parts
 
     def map_document(self) -> str:
         return self.names.map_document()
