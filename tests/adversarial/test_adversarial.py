@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 NOBODY = 65534
 # Cases below run through the Python API or a shell; README.md lists them with the others.
 API_CASES = ("file-grows", "file-shrinks", "file-vanishes", "named-pipe",
-             "process-substitution", "compressible-gz", "million-pids")
+             "process-substitution", "compressible-gz", "million-pids", "huge-line-memory")
 
 
 def _inline(argv: list[str]) -> tuple[int, str, str]:
@@ -240,3 +240,20 @@ def _measured(argv: list[str]) -> tuple[int, str, str, int]:
                           capture_output=True, text=True, check=False)
     peak = int(re.findall(r"peak-rss-kib (\d+)", done.stderr)[-1])
     return done.returncode, done.stdout, done.stderr, peak
+
+
+def test_a_huge_line_costs_bounded_memory(tmp_path: Path) -> None:
+    """A 512 MiB single line is cut at --max-line-bytes while it is read: the run's peak RSS
+    stays well below the line's size, and the record after it is found."""
+    path = tmp_path / "plog-1_20260302101500000.log.gz"
+    with gzip.open(path, "wb", compresslevel=1) as handle:
+        handle.write(b"[INFO] GE(1,python):2026-03-02-10:15:01.123.456 [a.cc:1][tid:1] ")
+        block = b"x" * (16 << 20)
+        for _ in range(32):
+            handle.write(block)
+        handle.write(b"\n" + GOOD)
+    code, out, err, peak = _measured(["diagnose", str(path), "--format", "json", "-q"])
+    assert code == 1, err
+    assert "kept their first 8 MiB" in err
+    assert json.loads(out)["findings"]
+    assert peak < 512 << 10, f"peak RSS {peak} KiB for a 512 MiB line"
