@@ -11,16 +11,17 @@ from __future__ import annotations
 import os
 import stat
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from plogscan.model import Evidence, Finding
 
 CONTEXT_LINES = 3
 MAX_CHARS = 500
-READ_BYTES = 4 * MAX_CHARS  # of one line: enough for MAX_CHARS characters of any UTF-8
-SKIP_BYTES = 1 << 20  # the rest of a longer line is read past in steps of this size
+READ_BLOCK = 1 << 20
+LINE_BYTES = 4 * MAX_CHARS  # of a line held: enough for MAX_CHARS characters of any UTF-8
 
 
 def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
@@ -32,32 +33,42 @@ def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
     return wanted
 
 
-def _lines(stream) -> Iterator[bytes]:  # type: ignore[no-untyped-def]
-    """The lines of a binary stream, each cut to its first ``READ_BYTES`` bytes: a huge line
-    (a NUL run, a dump) is skipped through in chunks, never held whole."""
-    while True:
-        raw = stream.readline(READ_BYTES)
-        if not raw:
-            return
-        if not raw.endswith(b"\n"):
-            while True:  # the rest of an over-long line
-                more = stream.readline(SKIP_BYTES)
-                if not more or more.endswith(b"\n"):
-                    break
-        yield raw
+def _read_lines(stream, numbers: set[int]) -> dict[int, str]:
+    """The requested 1-based lines of a binary stream (stops after the last one).
 
-
-def _read_lines(stream, numbers: set[int]) -> dict[int, str]:  # type: ignore[no-untyped-def]
-    """The requested 1-based lines of a binary stream (stops after the last one)."""
+    Blocks without a wanted line are only counted (``bytes.count``), not split into lines.
+    Of a line longer than a block only its first ``LINE_BYTES`` are held: a huge line (a NUL
+    run, a dump) is read past, never kept whole."""
     out: dict[int, str] = {}
-    last = max(numbers)
-    for number, raw in enumerate(_lines(stream), start=1):
-        if number in numbers:
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\x00", "")
-            out[number] = text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + " …"
-        if number >= last:
+    wanted = sorted(numbers)
+    last = wanted[-1]
+    line, carry, index = 1, b"", 0
+    while index < len(wanted) and line <= last:
+        block = stream.read(READ_BLOCK)
+        if not block:
+            if carry and line in numbers:  # the last line, without a newline
+                out[line] = _text(carry)
             break
+        data = carry + block if carry else block
+        newlines = data.count(b"\n")
+        if wanted[index] >= line + newlines:  # no wanted line ends in this block
+            carry = (data[data.rfind(b"\n") + 1:] if newlines else data)[:LINE_BYTES]
+            line += newlines
+            continue
+        parts = data.split(b"\n")
+        for offset, raw in enumerate(parts[:-1]):
+            if line + offset in numbers:
+                out[line + offset] = _text(raw)
+        carry = parts[-1][:LINE_BYTES]
+        line += newlines
+        while index < len(wanted) and wanted[index] < line:
+            index += 1
     return out
+
+
+def _text(raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\x00", "")
+    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + " …"
 
 
 def _read_once(path: str) -> bool:
@@ -71,16 +82,37 @@ def _read_once(path: str) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
+def file_lines(path: str, numbers: set[int]) -> dict[int, str] | None:
+    """The requested lines of a plain file (None when it cannot be read); it runs where the
+    file is, a cluster's worker when the parse ran there."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:  # without blocking, and only a regular file (a FIFO put in its place is left alone)
+        with open(path, "rb", opener=lambda p, _f: os.open(p, flags)) as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
+            return _read_lines(handle, numbers)
+    except OSError:
+        return None
+
+
 def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
+             submit: Callable[..., Any] | None = None,
              limits: object = None) -> dict[str, dict[int, str]]:
     found: dict[str, dict[int, str]] = {}
-    plain = {p for p in wanted if "!" not in p and Path(p).is_file()}
-    for path in sorted(plain):
-        try:
-            with open(path, "rb") as handle:
-                found[path] = _read_lines(handle, wanted[path])
-        except OSError:
-            continue
+    if submit is not None:  # the files are where the workers are
+        plain = {p for p in wanted if "!" not in p and not _read_once(p)}
+        futures = {path: submit(file_lines, os.path.abspath(path), wanted[path])
+                   for path in sorted(plain)}
+        for path, future in futures.items():
+            lines = future.result()
+            if lines is not None:
+                found[path] = lines
+    else:
+        plain = {p for p in wanted if "!" not in p and Path(p).is_file()}
+        for path in sorted(plain):
+            lines = file_lines(path, wanted[path])
+            if lines is not None:
+                found[path] = lines
     members = {p for p in wanted if p not in plain}
     if members:
         from plogscan.ingest.sources import Skipped
@@ -88,7 +120,8 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
 
         # Standard input and pipes were consumed by the first read: opening a pipe again
         # would wait forever for a writer.
-        for item in iter_inputs([p for p in inputs if not _read_once(p)], limits):  # type: ignore[arg-type]
+        for item in iter_inputs([p for p in inputs if not _read_once(p)],
+                                limits):  # type: ignore[arg-type]
             if isinstance(item, Skipped):
                 continue
             source, stream = item
@@ -101,12 +134,15 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
 
 
 def add_context(findings: Sequence[Finding], inputs: Sequence[str],
-                radius: int = CONTEXT_LINES, limits: object = None) -> tuple[Finding, ...]:
-    """Findings whose evidence carries ``radius`` lines of context on each side."""
+                radius: int = CONTEXT_LINES, submit: Callable[..., Any] | None = None,
+                limits: object = None) -> tuple[Finding, ...]:
+    """Findings whose evidence carries ``radius`` lines of context on each side. ``submit``
+    (an executor's) reads plain files where the parse ran, for a cluster whose files the
+    client may not see."""
     wanted = _wanted(findings, radius)
     if not wanted:
         return tuple(findings)
-    lines = _collect(inputs, wanted, limits)
+    lines = _collect(inputs, wanted, submit, limits)
 
     def with_context(ev: Evidence) -> Evidence:
         text = lines.get(ev.path, {})

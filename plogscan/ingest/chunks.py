@@ -27,6 +27,8 @@ from typing import BinaryIO
 import pyarrow as pa
 
 from plogscan.ingest import handoff
+from plogscan.ingest.facts import Reducer, as_whole, facts_of, reduced
+from plogscan.ingest.reuse import absolute
 from plogscan.ingest.streams import LimitReached
 from plogscan.parse.arrowtext import as_one_value
 from plogscan.parse.chunk import parse_chunk
@@ -75,6 +77,9 @@ class Cleaned:
     cut_lines: int = 0  # lines longer than the line limit, cut
     cut_bytes: int = 0  # bytes of those lines not read
     first_cut: int = 0  # line number (in the chunk's numbering) of the first cut line
+    facts: pa.Table | None = None  # per-process facts of all records (with a reducer)
+    dropped_records: int = 0  # records the reducer did not hand on, and their lines
+    dropped_lines: int = 0
 
 
 @dataclass
@@ -88,6 +93,9 @@ class FileState:
     pending_trailing_blank: int = 0
     lines_before: int = 0  # physical lines of the chunks merged so far
     first_cut: int = 0  # line number of the first line cut at the line limit
+    saving: tuple | None = None  # (FileKey, digest future): what is handed on gets stored
+    kept: list[pa.Table] = field(default_factory=list)
+    facts: list[pa.Table] = field(default_factory=list)
 
     def add(self, key: str, value: int) -> None:
         self.stats[key] = self.stats.get(key, 0) + value
@@ -168,18 +176,26 @@ CONSTANT_COLUMNS = ("kind", "path", "host")
 
 def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
                shared: str | None = None, encoded: bool = False,
-               line_bytes: int = MAX_LINE_BYTES) -> Cleaned:
+               reducer: Reducer | None = None, line_bytes: int = MAX_LINE_BYTES) -> Cleaned:
+    """Parse one chunk (runs in a worker); with a ``reducer``, compute the chunk's facts and
+    hand on only the records it keeps. Lines past ``line_bytes`` are cut first."""
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
     data, cuts, dropped, first = cut_long_lines(chunk.data, line_bytes)
     data, nul, bad = clean(data)
     result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record, encoded)
+    facts, dropped_records, dropped_lines = None, 0, 0
+    if reducer is not None:
+        facts = facts_of(result.records)
+        result.records, dropped_records, dropped_lines = reduced(result.records, reducer)
+        facts = as_whole(facts, dropped_records == 0)
     if multiprocessing.parent_process() is not None:  # in a worker process
         result.records = result.records.drop_columns(list(CONSTANT_COLUMNS))
     records_file = handoff.put(result.records, shared)
     if records_file is not None:
         result.records = result.records.slice(0, 0)
     return Cleaned(result, nul, bad, records_file=records_file, cut_lines=cuts,
-                   cut_bytes=dropped, first_cut=chunk.first_line + first if cuts else 0)
+                   cut_bytes=dropped, first_cut=chunk.first_line + first if cuts else 0,
+                   facts=facts, dropped_records=dropped_records, dropped_lines=dropped_lines)
 
 
 class _Replaced(OSError):
@@ -198,7 +214,7 @@ def _open_range(part: Range):  # type: ignore[no-untyped-def]
 
 def parse_range(part: Range, ctx: FileContext, fset: FormatSet | None,
                 shared: str | None = None, encoded: bool = False,
-                line_bytes: int = MAX_LINE_BYTES) -> Cleaned:
+                reducer: Reducer | None = None, line_bytes: int = MAX_LINE_BYTES) -> Cleaned:
     """Read and parse one range of a plain file (runs in a worker)."""
     problem = None
     size = part.end - part.start
@@ -228,7 +244,7 @@ def parse_range(part: Range, ctx: FileContext, fset: FormatSet | None,
     if not data and not last:  # nothing could be read: no line to count
         nothing = ChunkResult(records=table_schema(encoded).empty_table(), head=None)
         return Cleaned(nothing, 0, 0, relative_lines=True, problem=problem)
-    cleaned = parse_task(Chunk(data, 1, part.open_record), ctx, fset, shared, encoded,
+    cleaned = parse_task(Chunk(data, 1, part.open_record), ctx, fset, shared, encoded, reducer,
                          line_bytes)
     cleaned.relative_lines = True
     cleaned.problem = problem
@@ -239,7 +255,8 @@ RANGE_SCAN_BYTES = 1 << 20  # a line longer than this near a cut sends the file 
 CUT_PEEK_BYTES = 16 << 10
 
 
-def plan_ranges(stream: BinaryIO, chunk_bytes: int) -> list[Range] | None:
+def plan_ranges(stream: BinaryIO, chunk_bytes: int, cwd: str | None = None
+                ) -> list[Range] | None:
     """Newline-aligned ranges of a plain file, or None when the file must be streamed
     (not a plain file on disk, unreadable, or a line longer than ``RANGE_SCAN_BYTES`` at a
     cut). Only a small window around each cut is read here."""
@@ -272,6 +289,7 @@ def plan_ranges(stream: BinaryIO, chunk_bytes: int) -> list[Range] | None:
     except (OSError, ValueError):
         return None
     cuts.append(size)
+    path = absolute(path, cwd)  # workers elsewhere (a cluster's) read it by this name
     return [Range(path, a, b, i > 0, file_id)
             for i, (a, b) in enumerate(itertools.pairwise(cuts)) if b > a]
 

@@ -9,24 +9,36 @@ they parse with Arrow and numpy kernels. Results are stitched back in order, so 
 spans two chunks comes out whole. At most a few chunks are in flight at any time, whatever the
 input size.
 
+Small plain files go to the workers in groups and are parsed as one (``smallfiles``). With a
+``Reducer`` (``diagnose``) workers hand back only the records it keeps plus the facts of all
+(``facts``); with a ``FileStore`` too, unchanged files are read from it (``reuse``). The pool
+may be a cluster's (``cluster``): the tasks are the same.
+
 Every physical line is accounted for in ``FileStats``: it is inside exactly one record
 (``record_lines``), or blank (``blank_lines``). ``lines == record_lines + blank_lines``.
 Limits (``limits.Limits``) bound what one run reads; each one that bites is kept in
 ``IngestSummary.limits`` (the first ``MAX_LIMIT_HITS`` of them, then a count).
+
+Long module: it is the one place where results of every kind of task (ranges, streamed
+chunks, small-file groups, stored extractions) are put back in file order and their
+accounting joined; split across modules, that order would have no single owner.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 
 from plogscan.ingest import handoff
+from plogscan.ingest.batching import Batcher, Group, Reuse, small_file
 from plogscan.ingest.chunks import (
     CHUNK_BYTES,
     CONSTANT_COLUMNS,
@@ -40,7 +52,10 @@ from plogscan.ingest.chunks import (
     read_chunks,
     with_last,
 )
+from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
 from plogscan.ingest.limits import LimitHit, Limits, format_size
+from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
+from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse.codescan import extract_codes
 from plogscan.parse.columns import constant_column
@@ -62,11 +77,26 @@ class Ingest:
                  chunk_bytes: int = CHUNK_BYTES,
                  on_progress: Callable[[str, int], None] | None = None,
                  processes: bool = False, encoded: bool = False,
+                 reducer: Reducer | None = None,
+                 on_facts: Callable[[pa.Table], None] | None = None,
+                 store: FileStore | None = None, executor: Any = None,
                  limits: Limits | None = None) -> None:
         self.fset = fset or builtin_formats()
         self.limits = limits or Limits()
         self.limit_hits: list[LimitHit] = []
         self.more_limit_hits = 0
+        # With a reducer, workers hand on only the records it keeps, and the facts of all
+        # records go to ``on_facts`` (see ``facts``); the accounting stays whole.
+        self.reducer = reducer
+        self.on_facts = on_facts
+        # With a reducer and a store, unchanged plain files are read from the store instead
+        # of parsed, and what was parsed is saved there (see ``reuse``).
+        self.store = store if reducer is not None else None
+        self.reused_files = 0
+        # A cluster executor (``cluster.DaskExecutor``) instead of the local pool: the same
+        # submit/result interface, its slots instead of the local workers.
+        self.executor = executor
+        self._cwd: str | None = None
         self.processes = processes
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
         self.encoded = encoded
@@ -140,36 +170,65 @@ class Ingest:
             except BaseException:
                 # Ctrl-C or a failed write: queued chunks are dropped, not parsed, so the
                 # workers stop at once (the ones running finish their chunk).
-                pool.shutdown(wait=False, cancel_futures=True)
+                with contextlib.suppress(Exception):
+                    pool.shutdown(wait=False, cancel_futures=True)
                 raise
 
     def _run(self, pool: Executor, inputs: Iterable[tuple[FileContext, BinaryIO]]
              ) -> Iterator[pa.RecordBatch]:
-        inflight: deque[tuple[FileState, Future[Cleaned], bool]] = deque()
-        limit = self.workers * INFLIGHT_PER_WORKER
+        inflight: deque = deque()
+        slots = getattr(pool, "slots", None) or self.workers
+        limit = slots * INFLIGHT_PER_WORKER
+        batch = Batcher(self, pool, inflight)  # small files and digests, in groups
+        cwd = self._cwd = os.getcwd()  # paths sent to workers are absolute
         for ctx, stream in inputs:
             state = FileState(ctx)
-            ranges = plan_ranges(stream, self.chunk_bytes)
-            chunks = read_chunks(stream, state, self.chunk_bytes, self.limits.line_bytes)
-            tasks = (self._range_tasks(pool, ranges, ctx, state) if ranges else
-                     self._chunk_tasks(pool, with_last(chunks), ctx))
-            submitted = 0
-            for submit, size, is_last in tasks:
-                inflight.append((state, submit(), is_last))
-                submitted += 1
-                if self.on_progress:
-                    self.on_progress("bytes", size)
-                while len(inflight) > limit:
-                    yield from self._drain(inflight.popleft())
-            state.add("decode_errors", getattr(stream, "decode_errors", 0))
-            if ranges:
-                _note_growth(stream, ranges[-1].end, state)
-            if not submitted:  # nothing to parse: finish it in its place in the order
-                while inflight:
-                    yield from self._drain(inflight.popleft())
-                self._finish(state)
+            # The line limit changes what a file's extraction holds: it is part of the key.
+            key = (file_key(stream, (ctx, self.limits.line_bytes), cwd)
+                   if self.store is not None else None)
+            stored = self.store.find(key) if key is not None and self.store else None
+            if stored is not None:  # used once its digest is confirmed
+                batch.reuse(state, key, stored)
+            else:
+                small = small_file(stream, SMALL_FILE_BYTES, cwd)
+                if key is not None and small is None:
+                    state.saving = key, pool.submit(file_digest, key.path)
+                elif key is not None:
+                    state.saving = key, None  # the group's worker hashes the bytes
+                if small is not None:
+                    batch.small(state, small)
+                else:
+                    batch.flush()
+                    yield from self._parse(pool, state, stream, inflight, limit)
+            while len(inflight) > limit:
+                yield from self._drain(inflight.popleft(), pool)
+        batch.flush()
         while inflight:
-            yield from self._drain(inflight.popleft())
+            yield from self._drain(inflight.popleft(), pool)
+
+    def _parse(self, pool: Executor, state: FileState, stream: BinaryIO,
+               inflight: deque, limit: int) -> Iterator[pa.RecordBatch]:
+        """Submit the parse tasks of one file, draining the oldest as the queue fills."""
+        ctx = state.ctx
+        ranges = plan_ranges(stream, self.chunk_bytes, self._cwd)
+        chunks = read_chunks(stream, state, self.chunk_bytes, self.limits.line_bytes)
+        tasks = (self._range_tasks(pool, ranges, ctx, state) if ranges else
+                 self._chunk_tasks(pool, with_last(chunks), ctx))
+        submitted = 0
+        for submit, size, is_last in tasks:
+            inflight.append((state, submit(), is_last))
+            submitted += 1
+            if self.on_progress:
+                self.on_progress("bytes", size)
+            while len(inflight) > limit:
+                yield from self._drain(inflight.popleft(), pool)
+        state.add("decode_errors", getattr(stream, "decode_errors", 0))
+        if ranges:
+            _note_growth(stream, ranges[-1].end, state)
+        if not submitted:  # nothing to parse: finish it in its place in the order
+            while inflight:
+                yield from self._drain(inflight.popleft(), pool)
+            self._finish(state)
 
     def _range_tasks(self, pool: Executor, ranges: list[Range], ctx: FileContext,
                      state: FileState
@@ -177,21 +236,26 @@ class Ingest:
         for index, part in enumerate(ranges):
             state.add("bytes", part.end - part.start)
             yield ((lambda p=part: pool.submit(parse_range, p, ctx, self._task_formats,
-                                               self._shared, self.encoded, self._line_bytes)),
+                                               self._shared, self.encoded, self.reducer,
+                                               self.limits.line_bytes)),
                    part.end - part.start, index == len(ranges) - 1)
 
     def _chunk_tasks(self, pool: Executor, chunks: Iterator[tuple[Chunk, bool]], ctx: FileContext
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for chunk, is_last in chunks:
             yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, self._task_formats,
-                                                self._shared, self.encoded, self._line_bytes)),
+                                                self._shared, self.encoded, self.reducer,
+                                                self.limits.line_bytes)),
                    len(chunk.data), is_last)
 
     def _pool(self) -> Executor:
-        """Worker threads by default: on the 2-core benchmark machine they use less CPU in
-        all than processes (no hand-off, no per-file columns rebuilt) and finish sooner, though
-        the parse holds the GIL between kernels. Worker processes when asked for, there are
-        several workers and fork is available."""
+        """The cluster's executor when one was given. Else worker threads by default: on the
+        2-core benchmark machine they use less CPU in all than processes (no hand-off, no
+        per-file columns rebuilt) and finish sooner, though the parse holds the GIL between
+        kernels. Worker processes when asked for, there are several workers and fork is
+        available."""
+        if self.executor is not None:
+            return self.executor
         forkable = "fork" in multiprocessing.get_all_start_methods()
         if self.workers > 1 and self.processes and forkable:
             context = multiprocessing.get_context("fork")
@@ -203,24 +267,81 @@ class Ingest:
         return ThreadPoolExecutor(self.workers, thread_name_prefix="plogscan-parse")
 
     @property
-    def _line_bytes(self) -> int:
-        return self.limits.line_bytes
-
-    @property
     def _task_formats(self) -> FormatSet | None:
         """Formats to send with each chunk: none for the built-in set (workers load it)."""
         return None if self.fset is builtin_formats() else self.fset
 
-    def _drain(self, item: tuple[FileState, Future[Cleaned], bool]) -> Iterator[pa.RecordBatch]:
+    def _drain(self, item: tuple[FileState, Future[Cleaned], bool] | Reuse | Group,
+               pool: Executor) -> Iterator[pa.RecordBatch]:
+        if isinstance(item, Reuse):
+            yield from self._reuse(item, pool)
+            return
+        if isinstance(item, Group):
+            yield from self._group(item)
+            return
         state, future, is_last = item
         cleaned = future.result()
         yield from self._merge(state, cleaned)
         if is_last:
             if state.pending is not None:
                 self._count(state, state.pending)
-                yield from _batches(state.pending)
+                yield from self._emit(state, state.pending)
                 state.pending = None
             self._finish(state)
+
+    def _reuse(self, item: Reuse, pool: Executor) -> Iterator[pa.RecordBatch]:
+        """A stored extraction, used when the file's content is still the one stored, else
+        the file parsed again here, in its place in the order."""
+        state, stored = item.state, item.stored
+        digest = item.digest.result()[item.index]
+        if digest is None or digest != stored.digest:
+            state.saving = item.key, pool.submit(file_digest, item.key.path)
+            inflight: deque = deque()
+            try:
+                with open(item.key.path, "rb") as stream:
+                    yield from self._parse(pool, state, stream, inflight, 1 << 30)
+                    while inflight:
+                        yield from self._drain(inflight.popleft(), pool)
+            except OSError as err:
+                state.problems.append(f"cannot read: {err.strerror or err}")
+                self._finish(state)
+            return
+        self.reused_files += 1
+        if self.on_progress:
+            self.on_progress("bytes", stored.stats.bytes)
+        if self.on_facts is not None and stored.facts.num_rows:
+            self.on_facts(stored.facts)
+        yield from _batches(stored.records)
+        self.files.append(dataclasses.replace(stored.stats, path=state.ctx.path))
+        if self.on_progress:
+            self.on_progress("file", 0)
+
+    def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
+        """The files of a small-file group, finished in order; their records as one table."""
+        outcomes = item.future.result()
+        facts = [o.facts for o in outcomes if o.facts is not None and o.facts.num_rows]
+        if facts and self.on_facts is not None:
+            self.on_facts(pa.concat_tables(facts))
+        for state, outcome in zip(item.states, outcomes, strict=True):
+            if self.on_progress:
+                self.on_progress("bytes", outcome.stats.get("bytes", 0))
+            for name, value in outcome.stats.items():
+                state.add(name, value)
+            state.problems.extend(outcome.problems)
+            if state.saving is not None:
+                state.kept.append(outcome.records)
+                if outcome.facts is not None:
+                    state.facts.append(outcome.facts)
+                state.saving = (state.saving[0], outcome.digest)
+            self._finish(state)
+        tables = [o.records for o in outcomes if o.records.num_rows]
+        if tables:
+            yield from _batches(pa.concat_tables(tables))
+
+    def _emit(self, state: FileState, table: pa.Table) -> Iterator[pa.RecordBatch]:
+        if state.saving is not None:
+            state.kept.append(table)
+        yield from _batches(table)
 
     def _merge(self, state: FileState, cleaned: Cleaned) -> Iterator[pa.RecordBatch]:
         result = cleaned.result
@@ -232,6 +353,11 @@ class Ingest:
             first = cleaned.first_cut + (state.lines_before if cleaned.relative_lines else 0)
             state.cut(first, cleaned.cut_bytes)
             state.add("cut_lines", cleaned.cut_lines - 1)
+        if cleaned.facts is not None:
+            self._facts(state, cleaned.facts)
+        if cleaned.dropped_records:
+            state.add("records", cleaned.dropped_records)
+            state.add("record_lines", cleaned.dropped_lines)
         _restore_constants(result, state.ctx, self.schema)
         if cleaned.relative_lines and state.lines_before:
             _shift_lines(result, state.lines_before)
@@ -255,6 +381,8 @@ class Ingest:
             state.pending_trailing_blank = 0
         elif head is not None:  # continuation lines with nothing before them in the file
             state.pending = _orphan(state.ctx, head, self.schema)
+            if self.reducer is not None:
+                self._facts(state, as_whole(facts_of(state.pending), True))
             state.add("unparsed_lines", head.lines)
             state.pending_trailing_blank = 0
         records = result.records
@@ -268,7 +396,13 @@ class Ingest:
         state.pending_trailing_blank = result.trailing_blank
         table = pa.concat_tables(out)
         self._count(state, table)
-        yield from _batches(table)
+        yield from self._emit(state, table)
+
+    def _facts(self, state: FileState, facts: pa.Table) -> None:
+        if self.on_facts is not None:
+            self.on_facts(facts)
+        if state.saving is not None:
+            state.facts.append(facts)
 
     def _count(self, state: FileState, table: pa.Table) -> None:
         state.add("records", table.num_rows)
@@ -283,7 +417,7 @@ class Ingest:
                       "were not read")
             state.problems.append(detail)
             self.record_limit(self.limits.hit("line_bytes", state.ctx.path, detail))
-        self.files.append(FileStats(
+        stats = (FileStats(
             path=state.ctx.path, kind=state.ctx.kind, bytes=s.get("bytes", 0),
             lines=s.get("lines", 0), records=s.get("records", 0),
             record_lines=s.get("record_lines", 0), blank_lines=s.get("blank_lines", 0),
@@ -292,6 +426,17 @@ class Ingest:
             invalid_timestamps=s.get("invalid_timestamps", 0),
             epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems),
             encoding=state.ctx.encoding))
+        self.files.append(stats)
+        if state.saving is not None and self.store is not None and not state.problems:
+            key, digest = state.saving
+            content = digest.result() if hasattr(digest, "result") else digest  # a future
+            if content is not None:
+                records = (pa.concat_tables(state.kept) if state.kept
+                           else self.schema.empty_table())
+                facts = (pa.concat_tables(state.facts) if state.facts
+                         else FACTS_SCHEMA.empty_table())  # each chunk's, as handed on
+                self.store.save(key, Stored(content, stats, records, facts))
+        state.kept, state.facts = [], []
         if self.on_progress:
             self.on_progress("file", 0)
 

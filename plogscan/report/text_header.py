@@ -93,8 +93,12 @@ def header(diagnosis: Diagnosis, show_all: bool = False) -> RenderableType:
                       "-" if proc.device is None else str(proc.device),
                       neutralize(" ".join(proc.levels) or "-", keep_newlines=False))
     parts: list[RenderableType] = [grid, Text(""), table]
-    if len(ordered) > MAX_PROCESSES:
-        parts.append(Text(f"… and {len(ordered) - MAX_PROCESSES} more processes", style=DIM))
+    more = len(ordered) - MAX_PROCESSES if len(ordered) > MAX_PROCESSES else 0
+    omitted = diagnosis.extra.get("processes_omitted") or 0
+    if more or omitted:
+        parts.append(Text(f"… and {more + omitted} more processes"
+                          + (f" ({omitted} past the {len(procs)} described, only counted)"
+                             if omitted else ""), style=DIM))
     return Group(*parts)
 
 
