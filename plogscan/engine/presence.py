@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 from plogscan.engine.rule import Requires
+from plogscan.engine.words import scope_words, words
 
 _KEYS = ["host", "pid", "level", "module", "kind"]
 
@@ -30,27 +31,29 @@ class Presence:
         self.seen.update(zip(*(distinct.column(k).to_pylist() for k in _KEYS), strict=True))
 
     def check(self, req: Requires, host: str | None, pid: int | None,
-              aliases: Iterable[tuple[str | None, int]] = ()) -> tuple[bool, str]:
+              aliases: Iterable[tuple[str | None, int]] = (), lang: str = "en"
+              ) -> tuple[bool, str]:
         """Whether the scope of a trigger record has the required records, and that scope in words.
 
         The scope is the process (host, pid) of the trigger, with the ``aliases`` that belong to
         the same host process (a device log's records carry the device-side pid of the process
         that wrote them for it). A trigger without a pid falls back to its host, and one
-        without a host to the whole input; the words say so.
+        without a host to the whole input; the words say so (in ``lang``).
         """
         if pid is not None:
             same = {(host, pid), *aliases}
             rows: Iterable[tuple[Any, ...]] = (
                 s for s in self.seen
                 if any(s[1] == p and (h is None or s[0] == h) for h, p in same))
-            scope = f"process {pid}" + (f" on host {host}" if host else "")
+            scope = scope_words(pid, host or None, lang=lang)
         elif host is not None:
             rows = (s for s in self.seen if s[0] == host)
-            scope = f"host {host} (the fault record carries no process id, so its host was checked)"
+            scope = words(lang, "host {host} (the fault record carries no process id, so its "
+                          "host was checked)", host=host)
         else:
             rows = self.seen
-            scope = ("the whole input (the fault record carries no process id or host, "
-                     "so every file was checked)")
+            scope = words(lang, "the whole input (the fault record carries no process id or "
+                          "host, so every file was checked)")
         return any(_fits(req, s) for s in rows), scope
 
 
