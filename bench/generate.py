@@ -83,6 +83,8 @@ class Config:
     rotate: int = ROTATE_BYTES
     layout: str = "worker"  # "worker": worker-<k>/process_log/...; "modelarts": .../rank_<k>/...
     batch_lines: int = 6000
+    reuse_share: float = 0.0  # share of host debug records that are HCCL's context-reuse line
+    pids: int = 0  # > 0: the whole tree is one file with this many distinct pids
     ranks_per_host: int = 1  # ranks per worker-<h> directory (layout "worker")
     inject: bool = False  # one injected cross-rank root cause (see inject.py)
     root_rank: int = -1  # the rank that fails (-1: the middle rank)
@@ -143,7 +145,8 @@ def _level_weights(debug_share: float, error_density: float, run_log: bool,
 
 
 def build_kinds(rnd: random.Random, procs: list[Proc], levels: dict[str, float], rank: int,
-                nranks: int, dev: int, long_share: float, quiet: bool = False) -> KindTable:
+                nranks: int, dev: int, long_share: float, quiet: bool = False,
+                reuse_share: float = 0.0) -> KindTable:
     """Render body pools for every (level, module, process) kind of one stream (with
     ``quiet``, none that names a failure, a timeout or a setting)."""
     prefixes: list[str] = []
@@ -193,6 +196,18 @@ def build_kinds(rnd: random.Random, procs: list[Proc], levels: dict[str, float],
             bodies.append(body + "\n")
         counts.append(8)
         weights.append(long_share)
+    if reuse_share > 0 and procs[0].modules.get("HCCL"):
+        # HCCL's "Already have context, skip create" DEBUG line, written on every step of a
+        # job whose collectives hit the cached CCU context (the CCU001 rule's first step).
+        proc = procs[0]
+        prefixes += [f"[DEBUG] HCCL({proc.pid},{proc.pname}):"] * 3
+        starts.append(len(bodies))
+        for size in (2, 3, 4, 6):
+            tid = rnd.choice(proc.tids)
+            bodies.append(f"[op_common.cc:1187] [{tid}]Already have context, skip create, "
+                          f"ctxSize is {size}\n")
+        counts.append(4)
+        weights.append(reuse_share * sum(weights) / max(1e-9, 1 - reuse_share))
     cum = np.cumsum(np.asarray(weights, dtype=np.float64))
     return KindTable(
         prefixes=pa.array(prefixes, pa.string()),
@@ -437,8 +452,8 @@ def generate_rank(cfg: Config, rank: int) -> list[FileStat]:
     run_levels = _level_weights(cfg.debug_share, cfg.error_density, run_log=True)
     streams = [
         (Stream(cfg.out, f"{plog_dir}/debug/plog", f"plog-{pid}_", "plog-debug",
-                build_kinds(rnd, host, debug_levels, rank, cfg.ranks, dev, 2e-3, quiet), start,
-                (1, 120)),
+                build_kinds(rnd, host, debug_levels, rank, cfg.ranks, dev, 2e-3, quiet,
+                            cfg.reuse_share), start, (1, 120)),
          debug_bytes),
         (Stream(cfg.out, f"{plog_dir}/run/plog", f"plog-{pid}_", "plog-run",
                 build_kinds(rnd, run, run_levels, rank, cfg.ranks, dev, 0.0, quiet),
@@ -475,6 +490,8 @@ def generate(cfg: Config, jobs: int | None = None) -> list[FileStat]:
     if cfg.ranks_per_host < 1:
         raise ValueError("ranks-per-host must be at least 1")
     cfg.out.mkdir(parents=True, exist_ok=True)
+    if cfg.pids > 0:
+        return [write_pid_storm(cfg)]
     jobs = max(1, min(jobs or os.cpu_count() or 1, cfg.ranks))
     if jobs == 1:
         parts = [generate_rank(cfg, rank) for rank in range(cfg.ranks)]
@@ -482,6 +499,47 @@ def generate(cfg: Config, jobs: int | None = None) -> list[FileStat]:
         with ProcessPoolExecutor(jobs) as pool:
             parts = list(pool.map(generate_rank, [cfg] * cfg.ranks, range(cfg.ranks)))
     return sorted((s for part in parts for s in part), key=lambda s: s.path)
+
+
+def rotate_for_files(size: int, files: int) -> int:
+    """The rotate size that gives about ``files`` files for a tree of ``size`` bytes (each
+    rank's three plog streams rotate; its stdout is one file)."""
+    return max(1, size // max(1, files))
+
+
+def write_pid_storm(cfg: Config) -> FileStat:
+    """One host plog of ``cfg.size`` bytes in which ``cfg.pids`` distinct processes write
+    (a log aggregated from a whole node, or a fork storm): INFO lines, one in a thousand an
+    ERROR, pids taken in turn."""
+    rng = np.random.default_rng(cfg.seed)
+    rel = "node-0/process_log/run/plog/plog-1_20250314080000000.log"
+    path = cfg.out / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pid_text = pa.array([str(100_000 + i) for i in range(cfg.pids)], pa.string())
+    written = lines = 0
+    start = int((datetime(2025, 3, 14, 8, 0) - EPOCH).total_seconds() * 1e6)
+    with open(path, "wb") as handle:
+        while written < cfg.size:
+            n = cfg.batch_lines * 4
+            index = np.arange(lines, lines + n) % cfg.pids
+            error = rng.random(n) < 0.001
+            head = pc.if_else(pa.array(error), "[ERROR] GE(", "[INFO] GE(")
+            us = start + np.arange(lines, lines + n) * 50
+            body = pc.if_else(pa.array(error),
+                              "[ge.cc:812]1 Run:failed, error code = 507011\n",
+                              "[ge.cc:640]1 Run:done\n")
+            joined = pc.binary_join_element_wise(
+                head, pid_text.take(pa.array(index)), ",python3):",
+                _string_array(timestamp_matrix(us)), body, "")
+            ends = np.frombuffer(joined.buffers()[1], dtype=np.int32)[: n + 1]
+            data = joined.buffers()[2].to_pybytes()[int(ends[0]):int(ends[-1])]
+            if written + len(data) > cfg.size:
+                cut = data.rfind(b"\n", 0, max(1, cfg.size - written)) + 1
+                data = data[:cut] or data[: data.find(b"\n") + 1]
+            handle.write(data)
+            written += len(data)
+            lines += data.count(b"\n")
+    return FileStat(rel, "plog-run", written, lines, lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -499,6 +557,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rotate-size", default="20MiB", help="rotate files at this size")
     parser.add_argument("--layout", choices=("worker", "modelarts"), default="worker")
     parser.add_argument("--jobs", type=int, default=None, help="parallel ranks (default: nproc)")
+    parser.add_argument("--reuse-share", type=float, default=0.0,
+                        help="share of host debug records that are HCCL's 'Already have "
+                        "context, skip create' line (0.02: a job that reuses every step)")
+    parser.add_argument("--files", type=int, default=0,
+                        help="about this many files in all (rotates at size/files; for "
+                        "many small files)")
+    parser.add_argument("--pids", type=int, default=0,
+                        help="instead of a tree: one plog with this many distinct pids")
     parser.add_argument("--ranks-per-host", type=int, default=1,
                         help="ranks per worker-<h> directory (one host each)")
     parser.add_argument("--inject-root-cause", action="store_true",
@@ -513,7 +579,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         cfg = Config(out=args.out, size=parse_size(args.size), ranks=args.ranks,
                      debug_share=args.debug_share, error_density=args.error_density,
-                     seed=args.seed, rotate=parse_size(args.rotate_size), layout=args.layout,
+                     seed=args.seed, layout=args.layout, reuse_share=args.reuse_share,
+                     pids=args.pids,
+                     rotate=(rotate_for_files(parse_size(args.size), args.files) if args.files
+                             else parse_size(args.rotate_size)),
                      ranks_per_host=args.ranks_per_host, inject=args.inject_root_cause,
                      root_rank=args.root_rank, skew_host=args.skew_host,
                      skew_seconds=args.skew_seconds)

@@ -10,11 +10,13 @@ the diagnosis language, or None), ``unexplained`` (ERROR templates no finding ex
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -25,9 +27,13 @@ from plogscan.baseline import exit_code_for
 from plogscan.codes import describe
 from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
+from plogscan.crossrank.patterns import PREFILTER as GATHER_PATTERN
 from plogscan.engine import RuleSet, load_rules, scan
+from plogscan.engine.presence import Presence
+from plogscan.engine.selector import Selector
 from plogscan.errors import InputError, Location, PlogscanError
 from plogscan.incidents import with_incidents
+from plogscan.ingest.facts import merged_facts
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, ProcessInfo, RuleInfo
 from plogscan.parse.codescan import codes_in
@@ -113,12 +119,45 @@ def _event_writer(path: str) -> EventWriter:
         raise _cannot_write_events(path, err) from None
 
 
+class _FactsSink:
+    """Facts tables from the workers, merged in bulk into the overview and ``requires``
+    evidence (one small table per chunk would cost an Arrow group-by each)."""
+
+    FLUSH_ROWS = 20000
+
+    def __init__(self, overview: Overview, presence: Presence | None,
+                 gatherer: Gatherer | None = None) -> None:
+        self.overview = overview
+        self.presence = presence
+        self.gatherer = gatherer
+        self.pending: list[pa.Table] = []
+        self.rows = 0
+
+    def add(self, table: pa.Table) -> None:
+        if self.gatherer is not None:  # before the records these facts were computed from
+            self.gatherer.consume_facts(table)
+        self.pending.append(table)
+        self.rows += table.num_rows
+        if self.rows >= self.FLUSH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.pending:
+            return
+        merged = merged_facts(self.pending)
+        self.pending, self.rows = [], 0
+        self.overview.consume_facts(merged)
+        if self.presence is not None:
+            self.presence.consume_facts(merged)
+
+
 def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
         rules: RuleSet | None = None, workers: int | None = None, processes: bool = False,
         on_progress: Callable[[str, int], None] | None = None,
         events_out: str | None = None, context_lines: int = 3, lang: str = "en",
         clock_offsets: Sequence[tuple[str, float]] = (), clock_reference: str | None = None,
-        timings: dict[str, float] | None = None) -> Diagnosis:
+        timings: dict[str, float] | None = None, cache: Path | None = None,
+        executor: Any = None) -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
 
     ``lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the findings and
@@ -126,20 +165,44 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     ``clock_offsets`` (host, seconds) override the estimated clock offsets and
     ``clock_reference`` picks the reference host (``plogscan.crossrank.clock``). ``timings``,
     when given, receives the seconds spent in each stage: ``crossrank-gather`` (the summary,
-    during the pass), ``crossrank`` (identities, clocks and conclusions after it), ``total``."""
+    during the pass), ``crossrank`` (identities, clocks and conclusions after it), ``total``.
+    ``cache`` is the extraction cache's directory (``plogscan.cache``; None: no cache).
+    ``executor`` (``ingest.cluster.DaskExecutor``) runs the parse, and reads the context
+    lines, on a cluster instead of the local pool."""
     started = time.perf_counter()
     timings = timings if timings is not None else {}
     if fail_on not in FAIL_ON:
         raise InputError(f"unknown --fail-on level '{fail_on}'",
                          help="valid choices are: " + ", ".join(FAIL_ON))
     ruleset = (rules if rules is not None else load_rules(list(rules_dirs))).localized(lang)
-    ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes)
     overview = Overview()
     unexplained = Unexplained()
     gatherer = Gatherer()
     options = Options(tuple(clock_offsets), clock_reference, lang)
     contexts: list[Context] = []
     writer = _event_writer(events_out) if events_out else None
+    # Without --events-out the workers hand on only the records some rule can use (and the
+    # ERROR/WARNING ones the reports keep); what every process wrote comes as facts.
+    selective = writer is None
+    presence = Presence() if selective else None
+    facts = _FactsSink(overview, presence, gatherer) if selective else None
+    # The cross-rank summary reads its anchor records (identities, settings, collectives) from
+    # what the workers keep, and counts every record's stream from the facts.
+    selector = Selector(ruleset, extra_regexes=(GATHER_PATTERN,)) if selective else None
+    store = None
+    cache_problem = None
+    if cache is not None and selector is not None:
+        from plogscan.cache import CacheStore, code_fingerprint, max_bytes
+
+        namespace = hashlib.sha256((code_fingerprint() + selector.fingerprint()).encode())
+        try:
+            store = CacheStore(cache, namespace.hexdigest(), max_bytes())
+        except InputError as err:  # an unusable cache only makes the run slower
+            cache_problem = err.message
+    ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes,
+                    reducer=selector,
+                    on_facts=facts.add if facts is not None else None, store=store,
+                    executor=executor)
     saw_batches = False
 
     def identify():  # called by the engine after the last batch
@@ -152,10 +215,10 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         nonlocal saw_batches
         for batch in coalesced(event_batches(list(paths), ingest)):
             saw_batches = True
-            overview.consume(batch)
+            overview.consume(batch, processes=not selective)
             unexplained.consume(batch)
             begun = time.perf_counter()
-            gatherer.consume(batch)
+            gatherer.consume(batch, count=not selective)
             timings["crossrank-gather"] = (timings.get("crossrank-gather", 0.0)
                                            + time.perf_counter() - begun)
             if writer is not None:
@@ -163,12 +226,18 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
                     writer.write(batch)
                 except OSError as err:
                     raise _cannot_write_events(events_out, err) from None
+            # The rules get the ERROR and WARNING records kept for the reports too: their
+            # literal index (one Hyperscan pass per batch) keeps each rule to its own rows.
             yield batch
+        if facts is not None:
+            facts.flush()
 
     findings = None
     try:
-        findings = scan(watched(), ruleset, identify)
+        findings = scan(watched(), ruleset, identify, presence)
     finally:
+        if store is not None:
+            store.close()
         if writer is not None:
             ctx = contexts[0] if contexts else None
             try:
@@ -187,7 +256,8 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     crossrank, findings = ctx.conclude(findings)
     timings["crossrank"] = timings.get("crossrank", 0.0) + time.perf_counter() - begun
     if context_lines:
-        findings = list(add_context(findings, paths, context_lines))
+        findings = list(add_context(findings, paths, context_lines,
+                                    executor.submit if executor is not None else None))
     findings = [_aligned_finding(f, ctx) for f in findings]
     events, truncated = overview.events(_evidence_rows(findings))
     events = tuple(_aligned_event(e, ctx) for e in events)
@@ -195,6 +265,9 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         "codes": evidence_codes(findings, lang),
         "unexplained": unexplained.result(findings),
         "unexplained_overflow": unexplained.overflow_records,
+        "reused_files": ingest.reused_files,  # files read from the extraction cache
+        "cache_problem": cache_problem,  # why the cache could not be used, if it could not
+        "processes_omitted": overview.processes_omitted,  # past the overview's cap
     }
     diagnosis = Diagnosis(
         inputs=summary, findings=tuple(findings), rules_evaluated=rule_infos(ruleset),

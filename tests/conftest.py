@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import difflib
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,15 @@ GOLDEN_DIR = Path(__file__).parent / "golden"
 
 # Reports follow the locale; the goldens are English whatever the developer's LANG is.
 os.environ["PLOGSCAN_LANG"] = "en"
+# The extraction cache of every command the tests run (in-process or as a child process) goes
+# to a temporary directory, never to the user's own cache.
+_CACHE = tempfile.mkdtemp(prefix="plogscan-test-cache-")
+os.environ["PLOGSCAN_CACHE"] = _CACHE
+os.environ["XDG_CACHE_HOME"] = _CACHE
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_CACHE, ignore_errors=True)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

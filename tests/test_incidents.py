@@ -163,3 +163,17 @@ def test_json_incidents_name_findings_by_id(diagnoses) -> None:
     assert document["summary"]["top_finding"] == next(
         f["fingerprint"] for f in document["findings"] if f["id"] ==
         document["incidents"][0]["root"])
+
+
+def test_the_header_folds_to_one_line_per_host_past_sixteen_processes(diagnoses) -> None:
+    from plogscan.model import ProcessInfo
+
+    diagnosis = diagnoses["notify-wait-cascade"]
+    many = tuple(ProcessInfo(host=f"node-{i // 8}", pid=1000 + i, rank=i, device=i % 8,
+                             levels=("ERROR", "INFO"), first_ts=None, last_ts=None)
+                 for i in range(40))
+    text = render(replace(diagnosis, processes=many), "text")
+    assert "RANKS" in text and "node-0  0–7" in text and "node-4  32–39" in text
+    assert "pid 1000" not in text and " 1000 " not in text
+    every = render(replace(diagnosis, processes=many), "text", show_all=True)
+    assert "RANKS" not in every and "1031" in every  # one line per process (the first 32)

@@ -24,7 +24,7 @@ LAYERS: list[set[str]] = [
     {"incidents"},
     {"crossrank", "analysis"},
     {"engine", "codes"},
-    {"table"},
+    {"table", "cache"},
     {"ingest"},
     {"parse"},
     {"__init__", "model", "errors", "schema", "lang", "console", "categories", "textsafe",

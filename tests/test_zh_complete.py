@@ -209,7 +209,7 @@ def test_the_enumerations_the_reports_show_have_chinese() -> None:
     for text in ("match", "not_evaluable", "localized", "ambiguous", "undetermined",
                  "rendezvous", "collective-entry", "heartbeat", "override", "missing", "op",
                  "count", "dtype", "FAIL", "ERROR", "PASS", "RANK", "HOST", "PID", "DEV",
-                 "LOG LEVELS"):
+                 "LOG LEVELS", "RANKS", "DEVS", "PROCS"):
         assert text in table, text
     for text in ("op", "count", "dtype"):
         assert text in CROSSRANK_WORDS["zh"], text

@@ -11,14 +11,16 @@ from __future__ import annotations
 import os
 import stat
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from plogscan.model import Evidence, Finding
 
 CONTEXT_LINES = 3
 MAX_CHARS = 500
+READ_BLOCK = 1 << 20
 
 
 def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
@@ -31,16 +33,39 @@ def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
 
 
 def _read_lines(stream, numbers: set[int]) -> dict[int, str]:
-    """The requested 1-based lines of a binary stream (stops after the last one)."""
+    """The requested 1-based lines of a binary stream (stops after the last one).
+
+    Blocks without a wanted line are only counted (``bytes.count``), not split into lines."""
     out: dict[int, str] = {}
-    last = max(numbers)
-    for number, raw in enumerate(stream, start=1):
-        if number in numbers:
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\x00", "")
-            out[number] = text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + " …"
-        if number >= last:
+    wanted = sorted(numbers)
+    last = wanted[-1]
+    line, carry, index = 1, b"", 0
+    while index < len(wanted) and line <= last:
+        block = stream.read(READ_BLOCK)
+        if not block:
+            if carry and line in numbers:  # the last line, without a newline
+                out[line] = _text(carry)
             break
+        data = carry + block if carry else block
+        newlines = data.count(b"\n")
+        if wanted[index] >= line + newlines:  # no wanted line ends in this block
+            carry = data[data.rfind(b"\n") + 1:] if newlines else data
+            line += newlines
+            continue
+        parts = data.split(b"\n")
+        for offset, raw in enumerate(parts[:-1]):
+            if line + offset in numbers:
+                out[line + offset] = _text(raw)
+        carry = parts[-1]
+        line += newlines
+        while index < len(wanted) and wanted[index] < line:
+            index += 1
     return out
+
+
+def _text(raw: bytes) -> str:
+    text = raw.decode("utf-8", errors="replace").rstrip("\r\n").replace("\x00", "")
+    return text if len(text) <= MAX_CHARS else text[:MAX_CHARS] + " …"
 
 
 def _read_once(path: str) -> bool:
@@ -54,15 +79,33 @@ def _read_once(path: str) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
-def _collect(inputs: Sequence[str], wanted: dict[str, set[int]]) -> dict[str, dict[int, str]]:
+def file_lines(path: str, numbers: set[int]) -> dict[int, str] | None:
+    """The requested lines of a plain file (None when it cannot be read); it runs where the
+    file is, a cluster's worker when the parse ran there."""
+    try:
+        with open(path, "rb") as handle:
+            return _read_lines(handle, numbers)
+    except OSError:
+        return None
+
+
+def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
+             submit: Callable[..., Any] | None = None) -> dict[str, dict[int, str]]:
     found: dict[str, dict[int, str]] = {}
-    plain = {p for p in wanted if "!" not in p and Path(p).is_file()}
-    for path in sorted(plain):
-        try:
-            with open(path, "rb") as handle:
-                found[path] = _read_lines(handle, wanted[path])
-        except OSError:
-            continue
+    if submit is not None:  # the files are where the workers are
+        plain = {p for p in wanted if "!" not in p and not _read_once(p)}
+        futures = {path: submit(file_lines, os.path.abspath(path), wanted[path])
+                   for path in sorted(plain)}
+        for path, future in futures.items():
+            lines = future.result()
+            if lines is not None:
+                found[path] = lines
+    else:
+        plain = {p for p in wanted if "!" not in p and Path(p).is_file()}
+        for path in sorted(plain):
+            lines = file_lines(path, wanted[path])
+            if lines is not None:
+                found[path] = lines
     members = {p for p in wanted if p not in plain}
     if members:
         from plogscan.ingest.sources import Skipped
@@ -83,12 +126,15 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]]) -> dict[str, di
 
 
 def add_context(findings: Sequence[Finding], inputs: Sequence[str],
-                radius: int = CONTEXT_LINES) -> tuple[Finding, ...]:
-    """Findings whose evidence carries ``radius`` lines of context on each side."""
+                radius: int = CONTEXT_LINES, submit: Callable[..., Any] | None = None
+                ) -> tuple[Finding, ...]:
+    """Findings whose evidence carries ``radius`` lines of context on each side. ``submit``
+    (an executor's) reads plain files where the parse ran, for a cluster whose files the
+    client may not see."""
     wanted = _wanted(findings, radius)
     if not wanted:
         return tuple(findings)
-    lines = _collect(inputs, wanted)
+    lines = _collect(inputs, wanted, submit)
 
     def with_context(ev: Evidence) -> Evidence:
         text = lines.get(ev.path, {})

@@ -11,12 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.model import EventRow, ProcessInfo
 
 KEEP_EVENTS = 2000  # rows kept for reports, earliest first
+MAX_PROCESSES = 20000  # processes described one by one; past it they are only counted
 _COLLECT_LIMIT = 20000  # rows gathered before the earliest KEEP_EVENTS are chosen
 _NOTABLE = pa.array(["ERROR", "WARNING"], pa.string())
 MESSAGE_CHARS = 2000
@@ -57,14 +59,25 @@ def order_key(row: EventRow) -> tuple:
 class Overview:
     """Aggregates over every batch: processes and notable records."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_processes: int = MAX_PROCESSES) -> None:
         self._procs: dict[tuple[str | None, int], _Proc] = {}
         self._events: list[EventRow] = []
         self.events_truncated = False
+        self.max_processes = max_processes
+        # Hashes of the processes past the cap (8 bytes each, sorted): counted, not described.
+        self._omitted = np.zeros(0, np.uint64)
 
-    def consume(self, batch: pa.RecordBatch) -> None:
+    @property
+    def processes_omitted(self) -> int:
+        """Processes seen past ``max_processes``: counted, not described."""
+        return len(self._omitted)
+
+    def consume(self, batch: pa.RecordBatch, processes: bool = True) -> None:
+        """Fold one batch in; ``processes=False`` when the per-process picture comes from
+        facts (``consume_facts``) instead, as when the batches hold only selected records."""
         table = pa.Table.from_batches([batch])
-        self._processes(table)
+        if processes:
+            self._processes(table)
         notable = table.filter(pc.fill_null(pc.is_in(table.column("level"),
                                                      value_set=_NOTABLE), False))
         if notable.num_rows == 0:
@@ -85,6 +98,7 @@ class Overview:
         grouped = with_pid.group_by(["host", "pid"], use_threads=False).aggregate([
             ("level", "distinct"), ("rank", "min"), ("device", "min"), ("ts", "min"),
             ("ts", "max")])
+        grouped = self._within_cap(grouped)
         for g in grouped.to_pylist():  # one row per process in this batch
             proc = self._procs.setdefault((g["host"], g["pid"]), _Proc())
             proc.levels.update(level for level in g["level_distinct"] if level)
@@ -92,6 +106,45 @@ class Overview:
             proc.device = proc.device if proc.device is not None else g["device_min"]
             proc.first = _min(proc.first, g["ts_min"])
             proc.last = _max(proc.last, g["ts_max"])
+
+    def consume_facts(self, facts: pa.Table) -> None:
+        """The per-process picture from a facts table (``ingest.facts.facts_of``)."""
+        with_pid = facts.filter(pc.is_valid(facts.column("pid")))
+        if with_pid.num_rows == 0:
+            return
+        grouped = with_pid.group_by(["host", "pid"], use_threads=False).aggregate([
+            ("level", "distinct"), ("rank", "min"), ("device", "min"), ("first_ts", "min"),
+            ("last_ts", "max")])
+        grouped = self._within_cap(grouped)
+        for g in grouped.to_pylist():
+            proc = self._procs.setdefault((g["host"], g["pid"]), _Proc())
+            proc.levels.update(level for level in g["level_distinct"] if level)
+            proc.rank = proc.rank if proc.rank is not None else g["rank_min"]
+            proc.device = proc.device if proc.device is not None else g["device_min"]
+            proc.first = _min(proc.first, g["first_ts_min"])
+            proc.last = _max(proc.last, g["last_ts_max"])
+
+    def _within_cap(self, grouped: pa.Table) -> pa.Table:
+        """The rows of known processes and of new ones while there is room; the others are
+        only counted (by a hash of host and pid)."""
+        room = self.max_processes - len(self._procs)
+        if grouped.num_rows <= room:
+            return grouped
+        hosts = grouped.column("host").to_pylist()
+        pids = grouped.column("pid").to_pylist()
+        keep = np.zeros(grouped.num_rows, bool)
+        omitted = []
+        for i, key in enumerate(zip(hosts, pids, strict=True)):
+            if key in self._procs:
+                keep[i] = True
+            elif room > 0:
+                keep[i] = True
+                room -= 1
+            else:
+                omitted.append(hash(key) & 0xFFFFFFFFFFFFFFFF)
+        if omitted:
+            self._omitted = np.union1d(self._omitted, np.asarray(omitted, np.uint64))
+        return grouped.filter(pa.array(keep))
 
     def processes(self) -> tuple[ProcessInfo, ...]:
         out = [ProcessInfo(host=host, pid=pid, rank=p.rank, device=p.device,

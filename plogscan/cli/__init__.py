@@ -24,7 +24,7 @@ EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 
 
-COMMANDS = ("ingest", "events", "diagnose", "rules", "baseline", "explain")
+COMMANDS = ("ingest", "events", "diagnose", "rules", "baseline", "explain", "cache", "sql")
 
 
 class PlogscanGroup(click.Group):

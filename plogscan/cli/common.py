@@ -138,6 +138,44 @@ parallel_option = click.option(
          "processes need no interpreter lock and hand parsed chunks back through /dev/shm.")
 
 
+def cache_options(fn):
+    """``--cache DIR`` and ``--no-cache`` (see ``plogscan.cache``)."""
+    fn = click.option("--no-cache", is_flag=True,
+                      help="Parse every file, and keep nothing for the next run.")(fn)
+    return click.option(
+        "--cache", metavar="DIR", default=None, envvar="PLOGSCAN_CACHE", show_envvar=True,
+        help="Extraction cache: a rerun reads unchanged files from here instead of parsing "
+        "them. Default: $XDG_CACHE_HOME/plogscan (~/.cache/plogscan); 'off' turns it off. "
+        "Created 0700 (it holds log text), capped by PLOGSCAN_CACHE_MAX (default 2G); "
+        "see `plogscan cache info`.")(fn)
+
+
+def scheduler_options(fn):
+    """``--scheduler ADDRESS`` and ``--scheduler-file FILE`` (see ``ingest.cluster``)."""
+    fn = click.option("--scheduler-file", type=click.Path(dir_okay=False), metavar="FILE",
+                      default=None, help="Dask scheduler file (as `dask scheduler "
+                      "--scheduler-file` writes it) instead of --scheduler.")(fn)
+    return click.option(
+        "--scheduler", metavar="ADDRESS", default=None, envvar="PLOGSCAN_SCHEDULER",
+        show_envvar=True, help="Run the parse on a Dask cluster (tcp://HOST:PORT or "
+        "tls://...; needs plogscan[distributed] here and on the workers, and the input paths "
+        "readable by the workers). --workers and --parallel do not apply.")(fn)
+
+
+def cluster_executor(scheduler: str | None, scheduler_file: str | None,
+                     workers: int | None, parallel: str):
+    """A connected ``DaskExecutor``, or None for the local pool; warns about options that do
+    not apply to a cluster run."""
+    from plogscan.console import warn
+    from plogscan.ingest.cluster import ClusterAddress, connect
+
+    where = ClusterAddress.from_options(scheduler, scheduler_file)
+    if where is None:
+        return None
+    if workers is not None or parallel != "threads":
+        warn("--workers and --parallel do not apply to a Dask cluster run: the cluster's "
+             "workers parse")
+    return connect(where)
 
 def _clock_offsets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
                    ) -> tuple[tuple[str, float], ...]:

@@ -7,16 +7,20 @@ from pathlib import Path
 
 import click
 
+from plogscan.cache.location import cache_dir
 from plogscan.cli.common import (
+    cache_options,
     cannot_write,
     clock_offset_option,
     clock_reference_option,
+    cluster_executor,
     input_size,
     parallel_option,
     paths_argument,
     prepare_output,
     quiet_option,
     report_problems,
+    scheduler_options,
     workers_option,
     write_output,
 )
@@ -54,6 +58,8 @@ from plogscan.report import Format, render, write_all
                    "answer-first view that folds each incident's symptoms and evidence.")
 @click.option("--width", type=click.IntRange(40, 400), default=None,
               help="Terminal report width (default: the terminal's, 80 when piped).")
+@cache_options
+@scheduler_options
 @clock_offset_option
 @clock_reference_option
 @quiet_option
@@ -64,7 +70,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
             baseline_path: str | None, lang: str | None, verbose: bool, show_all: bool,
             width: int | None,
             clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
-            quiet: bool, workers: int | None, parallel: str) -> None:
+            cache: str | None, no_cache: bool, scheduler: str | None,
+            scheduler_file: str | None, quiet: bool, workers: int | None, parallel: str) -> None:
     """Diagnose a failed Ascend job from its logs.
 
     PATH may be files, directories, globs, .gz files, .tar/.tar.gz/.tgz/.zip
@@ -77,6 +84,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       plogscan diagnose ./logs --output-dir plogscan-report --fail-on critical
       plogscan diagnose events.parquet --rules ./my-rules --verbose
       plogscan diagnose ./logs --lang zh
+      plogscan diagnose ./logs --no-cache
+      plogscan diagnose /shared/job-42 --scheduler tcp://10.0.0.5:8786
       plogscan diagnose ./logs --clock-offset worker-1=-6.25 --clock-reference worker-0
 
     \b
@@ -97,6 +106,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
         prepare_output(output_dir, "reports", directory=True)
     if events_out:
         prepare_output(events_out, "event table", inputs=paths)
+    executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
     with progress_bar(not quiet, input_size([p for p in paths if not p.endswith(".parquet")])
                       ) as advance:
         try:
@@ -104,11 +114,18 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
                             processes=parallel == "processes",
                             on_progress=advance, events_out=events_out,
                             lang=lang or locale_lang(), clock_offsets=clock_offsets,
-                            clock_reference=clock_reference)
+                            clock_reference=clock_reference,
+                            cache=cache_dir(cache, no_cache), executor=executor)
         except NothingRead as err:
             report_problems(err.summary)
             raise
+        finally:
+            if executor is not None:
+                executor.close()
     report_problems(diagnosis.inputs)
+    if diagnosis.extra.get("cache_problem"):
+        warn(f"{diagnosis.extra['cache_problem']}; ran without the cache (--no-cache "
+             "hides this warning)")
     if baseline is not None:
         diagnosis, _suppressed, expired = apply_baseline(diagnosis, baseline)
         for line in expiry_warnings(expired):

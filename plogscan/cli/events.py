@@ -17,7 +17,7 @@ from plogscan.console import progress_bar
 from plogscan.errors import InputError
 from plogscan.ingest.pipeline import Ingest
 from plogscan.table.filters import EventFilter, parse_when
-from plogscan.table.parquet import event_batches, is_parquet
+from plogscan.table.parquet import event_batches, is_table
 from plogscan.table.writers import WRITERS
 
 
@@ -61,7 +61,7 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
     printed = 0
     header = True
     stopped_early = False
-    log_paths = [p for p in paths if not is_parquet(p)]
+    log_paths = [p for p in paths if not is_table(p)]
     with progress_bar(not quiet and bool(log_paths), input_size(log_paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
                         processes=parallel == "processes")

@@ -10,6 +10,7 @@ from plogscan.cli.common import (
     cannot_write,
     clock_offset_option,
     clock_reference_option,
+    cluster_executor,
     input_size,
     nothing_read,
     parallel_option,
@@ -17,6 +18,7 @@ from plogscan.cli.common import (
     prepare_output,
     quiet_option,
     report_problems,
+    scheduler_options,
     workers_option,
 )
 from plogscan.console import progress_bar
@@ -30,15 +32,22 @@ from plogscan.table.stats import render_stats
 
 @click.command("ingest")
 @paths_argument
-@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False),
+@click.option("-o", "--output", "output", default=None, type=click.Path(dir_okay=False),
               help="Parquet file to write (zstd).")
+@click.option("--dataset", type=click.Path(file_okay=False), default=None, metavar="DIR",
+              help="Instead of -o: a hive-partitioned Parquet dataset, "
+              "DIR/host=…/rank=…/part-*.parquet, with the per-file accounting in "
+              "DIR/_plogscan_inputs.json. DIR must be empty or new.")
+@click.option("--overwrite", is_flag=True, help="Let --dataset replace what DIR holds.")
 @click.option("--stats", is_flag=True, help="Print per-file accounting to stdout.")
+@scheduler_options
 @clock_offset_option
 @clock_reference_option
 @quiet_option
 @workers_option
 @parallel_option
-def command(paths: tuple[str, ...], output: str, stats: bool,
+def command(paths: tuple[str, ...], output: str | None, dataset: str | None, overwrite: bool,
+            stats: bool, scheduler: str | None, scheduler_file: str | None,
             clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
             quiet: bool, workers: int | None, parallel: str) -> None:
     """Parse logs into one event table and save it as Parquet.
@@ -53,11 +62,22 @@ def command(paths: tuple[str, ...], output: str, stats: bool,
       plogscan ingest ./logs -o events.parquet
       plogscan ingest 'job-*/asys_output_*.tar.gz' -o events.parquet --stats
       plogscan events events.parquet --level ERROR      # query it later, no re-parse
+      plogscan ingest /shared/job-42 -o events.parquet --scheduler tcp://10.0.0.5:8786
+      plogscan ingest ./logs --dataset events/        # then: plogscan sql QUERY events/
     """
+    if (output is None) == (dataset is None):
+        raise click.UsageError("give either -o FILE or --dataset DIR")
+    if dataset is not None:
+        from plogscan.table.dataset import check_target
+
+        check_target(Path(dataset), overwrite)
+        return _ingest_dataset(paths, Path(dataset), overwrite, stats, quiet, workers,
+                               parallel, scheduler, scheduler_file)
     prepare_output(output, "event table", inputs=paths)
+    executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
     with progress_bar(not quiet, input_size(paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
-                        processes=parallel == "processes", encoded=True)
+                        processes=parallel == "processes", encoded=True, executor=executor)
         try:
             writer = EventWriter(output)
             gatherer = Gatherer()
@@ -74,6 +94,9 @@ def command(paths: tuple[str, ...], output: str, stats: bool,
                              offsets=context.offset_by_host() if context else None)
         except OSError as err:
             raise cannot_write("event table", output, err) from None
+        finally:
+            if executor is not None:
+                executor.close()
     summary = ingest.summary
     report_problems(summary, listed="--stats lists them")
     if nothing_read(summary):
@@ -84,3 +107,35 @@ def command(paths: tuple[str, ...], output: str, stats: bool,
         click.echo(render_stats(summary), nl=False)
     records = summary.records
     click.echo(f"wrote {records} records from {len(summary.files)} files to {output}", err=True)
+
+
+def _ingest_dataset(paths: tuple[str, ...], directory: Path, overwrite: bool, stats: bool,
+                    quiet: bool, workers: int | None, parallel: str, scheduler: str | None,
+                    scheduler_file: str | None) -> None:
+    from plogscan.table.dataset import write_dataset, write_inputs
+    from plogscan.table.parquet import inputs_json
+
+    executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
+    with progress_bar(not quiet, input_size(paths)) as advance:
+        ingest = Ingest(workers=workers, on_progress=advance,
+                        processes=parallel == "processes", executor=executor)
+        try:
+            write_dataset(directory, ingest.batches(list(paths)), overwrite)
+        except OSError as err:
+            raise cannot_write("dataset", str(directory), err) from None
+        finally:
+            if executor is not None:
+                executor.close()
+    summary = ingest.summary
+    report_problems(summary, listed="--stats lists them")
+    if nothing_read(summary):
+        raise InputError("nothing could be read from the given paths",
+                         help="pass log files, directories or archives; see plogscan ingest -h")
+    try:
+        write_inputs(directory, inputs_json(summary))
+    except OSError as err:
+        raise cannot_write("dataset", str(directory), err) from None
+    if stats:
+        click.echo(render_stats(summary), nl=False)
+    click.echo(f"wrote {summary.records} records from {len(summary.files)} files to the "
+               f"dataset {directory}", err=True)

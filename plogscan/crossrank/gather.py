@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
+from plogscan.crossrank.streamfacts import count_from_facts, rows_in_whole
 from plogscan.crossrank.summary import Entry, Segment, StreamKey, StreamStats, Summary
 
 MAX_STREAMS = 100_000
@@ -99,13 +100,21 @@ class Gatherer:
         self._dropped: dict[str, int] = {}
         self._pending: list[pa.RecordBatch] = []
         self._pending_rows = self._pending_bytes = 0
+        self._count_all = True
+        self._whole: dict[str, list[tuple[int, int]]] = {}  # path -> line ranges kept whole
 
     # ------------------------------------------------------------------ per batch
 
-    def consume(self, batch: pa.RecordBatch) -> None:
-        """Take one record batch (held until enough rows are pending to read them at once)."""
+    def consume(self, batch: pa.RecordBatch, count: bool = True) -> None:
+        """Take one record batch (held until enough rows are pending to read them at once).
+
+        ``count=False``: the batch holds only the records a reducer kept, and the streams of
+        every record are counted from facts (``consume_facts``) instead, except where the
+        facts say every record was kept (job stdout, system logs, pasted concatenations: their
+        sections are read from the records): those are counted here."""
         if batch.num_rows == 0:
             return
+        self._count_all = count
         self._pending.append(batch)
         self._pending_rows += batch.num_rows
         self._pending_bytes += batch.nbytes
@@ -127,7 +136,14 @@ class Gatherer:
         found = message.take(pa.array(idx))  # the few rows any later test looks at
         self._find_segments(cols, found, idx)
         segment = self._segment_column(cols)
-        self._count_streams(cols, segment)
+        if self._count_all:
+            self._count_streams(cols, segment)
+        elif self._whole:  # the records of whole chunks: the others were counted from facts
+            rows = self._in_whole(cols)
+            if len(rows):
+                take = pa.array(rows)
+                self._count_streams({n: c.take(take) for n, c in cols.items()},
+                                    segment[rows] if segment is not None else None)
         if len(idx) == 0:
             return
         entry = pc.fill_null(pc.match_substring(found, "Entry-Hccl"), False).to_numpy(
@@ -173,6 +189,34 @@ class Gatherer:
                                         side="right")
         return out
 
+    def consume_facts(self, facts: pa.Table) -> None:
+        """Count the streams of the records a facts table summarizes (``streamfacts``)."""
+        count_from_facts(self, facts)
+
+    def _in_whole(self, cols: dict[str, pa.Array]) -> np.ndarray:
+        return rows_in_whole(self._whole, cols)
+
+    def _add_stream(self, key: StreamKey, kind: str | None, host: str | None,
+                    first_line: int, last_line: int, first_ts: int | None,
+                    last_ts: int | None, records: int, errors: int | None,
+                    epoch: int | None, rank: int | None, device: int | None) -> None:
+        stream = self._streams.get(key)
+        if stream is None:
+            if len(self._streams) >= MAX_STREAMS:
+                self._drop("streams", records)
+                return
+            stream = self._streams[key] = _Stream(kind=kind or "", host=host,
+                                                  first_line=first_line)
+        stream.rank = _min(stream.rank, rank)
+        stream.device = _min(stream.device, device)
+        stream.first_ts = _min(stream.first_ts, first_ts)
+        stream.last_ts = _max(stream.last_ts, last_ts)
+        stream.first_line = min(stream.first_line, first_line)
+        stream.last_line = max(stream.last_line, last_line)
+        stream.records += records
+        stream.errors += errors or 0
+        stream.epoch += epoch or 0
+
     def _count_streams(self, cols: dict[str, pa.Array], segment: np.ndarray | None) -> None:
         seg = pa.array(segment if segment is not None else np.zeros(len(cols["path"]), np.int64))
         ts = pc.cast(cols["ts"], pa.int64())
@@ -188,24 +232,10 @@ class Gatherer:
             ("error", "sum"), ("epoch", "sum"), ("rank", "min"), ("device", "min"),
             ("kind", "min"), ("host", "min")])
         for g in grouped.to_pylist():
-            key = StreamKey(g["path"] or "", g["segment"], g["pid"])
-            stream = self._streams.get(key)
-            if stream is None:
-                if len(self._streams) >= MAX_STREAMS:
-                    self._drop("streams", g["line_count"])
-                    continue
-                stream = self._streams[key] = _Stream(kind=g["kind_min"] or "",
-                                                      host=g["host_min"],
-                                                      first_line=g["line_min"])
-            stream.rank = _min(stream.rank, g["rank_min"])
-            stream.device = _min(stream.device, g["device_min"])
-            stream.first_ts = _min(stream.first_ts, g["ts_min"])
-            stream.last_ts = _max(stream.last_ts, g["ts_max"])
-            stream.first_line = min(stream.first_line, g["line_min"])
-            stream.last_line = max(stream.last_line, g["line_max"])
-            stream.records += g["line_count"]
-            stream.errors += g["error_sum"] or 0
-            stream.epoch += g["epoch_sum"] or 0
+            self._add_stream(StreamKey(g["path"] or "", g["segment"], g["pid"]), g["kind_min"],
+                             g["host_min"], g["line_min"], g["line_max"], g["ts_min"],
+                             g["ts_max"], g["line_count"], g["error_sum"], g["epoch_sum"],
+                             g["rank_min"], g["device_min"])
 
     # ------------------------------------------------------------------ anchor rows
 

@@ -16,12 +16,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from plogscan.engine import correlate
+from plogscan.engine import correlate, seqstore
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.findings import Identify, build_finding
 from plogscan.engine.predicates import Prefilter, evaluate, extract
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
+from plogscan.engine.seqstore import SequenceStore
 from plogscan.errors import InputError
 from plogscan.model import Finding, order_findings
 from plogscan.schema import COLUMNS
@@ -39,6 +40,9 @@ class _Candidates:
         body = rule.body
         self.groups = (correlate.SingleGroups(body.by)
                        if isinstance(body, Single) and body.by else None)
+        # A sequence rule keeps its candidates as Arrow and thins them before the state
+        # machine (``seqstore``).
+        self.store = SequenceStore(rule, self.roles) if seqstore.eligible(rule) else None
 
     def consume(self, batch: pa.RecordBatch, cache: dict, prefilter: Prefilter) -> None:
         masks = {role: evaluate(cond, batch, cache, prefilter) for role, cond in self.roles}
@@ -47,6 +51,9 @@ class _Candidates:
         if idx.size == 0:
             return
         sub = batch.take(pa.array(idx))
+        if self.store is not None:
+            self.store.add(sub, masks, idx)
+            return
         cols = sub.to_pylist()
         roles: list[set[str]] = [set() for _ in cols]
         caps: list[dict[str, dict[str, str]]] = [{} for _ in cols]
@@ -75,6 +82,8 @@ class _Candidates:
 
         if self.groups is not None:
             return self.groups.occurrences()
+        if self.store is not None:
+            self.rows = self.store.rows()
         self.rows.sort(key=correlate.sort_key)
         for i, row in enumerate(self.rows):
             row.order = i
@@ -94,7 +103,8 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
 
 
 def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
-         identify: Callable[[], Identify | None] | None = None) -> list[Finding]:
+         identify: Callable[[], Identify | None] | None = None,
+         presence: Presence | None = None) -> list[Finding]:
     """Run ``rules`` over the event table; findings in ``model.order_findings`` order (level,
     root cause before symptom, earliest first timestamp, rule id, fingerprint; a finding after
     the findings that explain it).
@@ -104,11 +114,15 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
     its process), which fills each finding's scope and evidence. When that function also has
     ``aliases(host, pid)`` (the other (host, pid) pairs of the same host process), a rule's
     ``requires`` is checked over the whole process. The words the engine composes (scopes,
-    not_evaluable notes) are in the rule set's language (``RuleSet.lang``)."""
+    not_evaluable notes) are in the rule set's language (``RuleSet.lang``).
+
+    ``presence``, when given, already knows (or will know by the end of the stream) what
+    every process wrote, from the facts of all records (``ingest.facts``): then ``events``
+    may hold only the records a ``Selector`` of ``rules`` kept."""
     plans = [_Candidates(rule, rules.lang) for rule in rules]
     prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
-    presence = Presence()
-    need_presence = any(rule.requires is not None for rule in rules)
+    need_presence = presence is None and any(rule.requires is not None for rule in rules)
+    presence = presence if presence is not None else Presence()
     for batch in _batches(events):
         missing = [c for c in COLUMNS if c not in batch.schema.names]
         if missing:

@@ -154,6 +154,14 @@ def _field_mask(pred: Predicate, arr: pa.Array) -> np.ndarray:
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
 
 
+def literal_test(alt: Sequence[Predicate]) -> Predicate | None:
+    """The literal test (``contains``, ``startswith``, ``endswith``) of a text field in an
+    alternative with the fewest values, if it has one: a row that satisfies the alternative
+    holds one of its literals."""
+    found = [p for p in alt if p.op in _LITERAL_OPS and FIELD_KINDS.get(p.field) == "str"]
+    return min(found, key=lambda p: len(p.values)) if found else None
+
+
 def _in_order(preds: Sequence[Predicate]) -> list[Predicate]:
     """The predicates of one alternative in the order they run: cheap ones first."""
     return sorted(preds, key=lambda p: OPERATORS[p.op].cost)
@@ -172,13 +180,53 @@ class Prefilter:
 
     def __init__(self, conditions: Iterable[Condition]) -> None:
         literals: dict[str, set[str]] = {}
-        for cond in conditions:
+        conditions_list = list(conditions)
+        for cond in conditions_list:
             for alt in cond.alternatives:
                 first = _in_order(alt)[0]
                 if first.op in _LITERAL_OPS and FIELD_KINDS.get(first.field) == "str":
                     literals.setdefault(first.field, set()).update(str(v) for v in first.values)
         self.patterns = {field: _literals(tuple(sorted(values)))
                          for field, values in literals.items() if values}
+        # Every literal test of every alternative, by field: one Hyperscan pass per batch
+        # tells which rows hold which literal, so an alternative runs only on the rows that
+        # hold its literal, whatever the order of its tests (``literal_rows``).
+        every: dict[str, set[str]] = {}
+        for cond in conditions_list:
+            for alt in cond.alternatives:
+                pred = literal_test(alt)
+                if pred is not None:
+                    every.setdefault(pred.field, set()).update(str(v) for v in pred.values)
+        self.literal_ids = {field: {v: i for i, v in enumerate(sorted(values))}
+                            for field, values in every.items()}
+        self._scanners: dict[str, object] = {}
+
+    def literal_rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict
+                     ) -> np.ndarray | None:
+        """Rows of ``batch`` that may satisfy the literal test ``pred`` (a superset), or None
+        when there is no Hyperscan index for its field."""
+        ids = self.literal_ids.get(pred.field)
+        if ids is None:
+            return None
+        if pred.field not in self._scanners:
+            from plogscan.engine.literals import LiteralScanner
+
+            self._scanners[pred.field] = LiteralScanner.build(tuple(ids))
+        scanner = self._scanners[pred.field]
+        if scanner is None:
+            return None
+        key = ("literal-hits", pred.field)
+        if key not in cache:
+            column = batch.column(pred.field)
+            found, rows, non_ascii = scanner.matches(column)  # type: ignore[attr-defined]
+            order = np.argsort(found, kind="stable")
+            cache[key] = (found[order], rows[order], non_ascii)
+        found, rows, non_ascii = cache[key]
+        wanted = np.asarray(sorted(ids[str(v)] for v in pred.values), np.int64)
+        lo = np.searchsorted(found, wanted, side="left")
+        hi = np.searchsorted(found, wanted, side="right")
+        parts = [rows[a:b] for a, b in zip(lo, hi, strict=True)] + [non_ascii]
+        return np.unique(np.concatenate(parts))
 
     def rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict) -> np.ndarray | None:
         """Rows of ``batch`` where ``pred`` may hold, or None when it is not prefiltered."""
@@ -207,8 +255,22 @@ def _alternative_rows(
     preds: Sequence[Predicate], batch: pa.RecordBatch, cache: dict | None,
     prefilter: Prefilter | None = None,
 ) -> np.ndarray:
-    """Row indices where every predicate of one alternative holds (cheap predicates first)."""
+    """Row indices where every predicate of one alternative holds (cheap predicates first).
+
+    With a prefilter's literal index, only the rows that hold the alternative's literal are
+    looked at (one Hyperscan pass per batch serves every rule)."""
     order = _in_order(preds)
+    literal = literal_test(preds) if prefilter is not None and cache is not None else None
+    if literal is not None:
+        assert prefilter is not None and cache is not None
+        rows = prefilter.literal_rows(literal, batch, cache)
+        if rows is not None:
+            for pred in order:
+                if rows.size == 0:
+                    break
+                sub = batch.column(pred.field).take(pa.array(rows))
+                rows = rows[_field_mask(pred, sub)]
+            return rows
     first = order[0]
     key = (first.field, first.op, first.values)
     if cache is not None and key in cache:

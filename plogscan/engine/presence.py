@@ -1,8 +1,12 @@
 """Which kinds of records each process wrote: the evidence ``requires`` is checked against.
 
-While the engine streams record batches it keeps, per (host, pid), the distinct
-(level, module, kind) triples seen: a few hundred tuples for a whole job, whatever the log
-size. formats.md §9: any DEBUG record of a process proves DEBUG logging was on for it.
+While the engine streams record batches (or the facts of them, ``ingest.facts``) it keeps,
+per (host, pid), the distinct (level, module, kind) triples seen: a few hundred tuples for a
+whole job, whatever the log size. formats.md §9: any DEBUG record of a process proves DEBUG
+logging was on for it.
+
+Bounded: past ``MAX_PROCESSES`` processes, a new process's triples are kept for its host as
+a whole; a check about such a process looks at its host and says so.
 """
 
 from __future__ import annotations
@@ -16,19 +20,42 @@ from plogscan.engine.rule import Requires
 from plogscan.engine.words import scope_words, words
 
 _KEYS = ["host", "pid", "level", "module", "kind"]
+MAX_PROCESSES = 50000
+Triple = tuple[Any, Any, Any]
 
 
 class Presence:
-    """Distinct (host, pid, level, module, kind) of every record seen."""
+    """Distinct (level, module, kind) per (host, pid) of every record seen."""
 
-    def __init__(self) -> None:
-        self.seen: set[tuple[Any, ...]] = set()
+    def __init__(self, max_processes: int = MAX_PROCESSES) -> None:
+        self.max_processes = max_processes
+        self._by_process: dict[tuple[Any, Any], set[Triple]] = {}
+        self._by_host: dict[Any, set[Triple]] = {}  # every process's triples, by host
+        self._untracked_hosts: set[Any] = set()  # hosts with processes past the cap
 
     def consume(self, batch: pa.RecordBatch) -> None:
         """Add the distinct combinations of one record batch."""
         table = pa.Table.from_batches([batch]).select(_KEYS)
         distinct = table.group_by(_KEYS, use_threads=False).aggregate([])
-        self.seen.update(zip(*(distinct.column(k).to_pylist() for k in _KEYS), strict=True))
+        self._add(zip(*(distinct.column(k).to_pylist() for k in _KEYS), strict=True))
+
+    def consume_facts(self, facts: pa.Table) -> None:
+        """Add the combinations of a facts table (``ingest.facts``): the same as consuming
+        the records the facts were computed from."""
+        if facts.num_rows:
+            self._add(zip(*(facts.column(k).to_pylist() for k in _KEYS), strict=True))
+
+    def _add(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        for host, pid, level, module, kind in rows:
+            triple = (level, module, kind)
+            self._by_host.setdefault(host, set()).add(triple)
+            found = self._by_process.get((host, pid))
+            if found is None:
+                if len(self._by_process) >= self.max_processes:
+                    self._untracked_hosts.add(host)
+                    continue
+                found = self._by_process[(host, pid)] = set()
+            found.add(triple)
 
     def check(self, req: Requires, host: str | None, pid: int | None,
               aliases: Iterable[tuple[str | None, int]] = (), lang: str = "en"
@@ -40,25 +67,40 @@ class Presence:
         that wrote them for it). A trigger without a pid falls back to its host, and one
         without a host to the whole input; the words say so (in ``lang``).
         """
-        if pid is not None:
-            same = {(host, pid), *aliases}
-            rows: Iterable[tuple[Any, ...]] = (
-                s for s in self.seen
-                if any(s[1] == p and (h is None or s[0] == h) for h, p in same))
+        rows: Iterable[Triple]
+        same = {(host, pid), *aliases}
+        tracked = all((h, p) in self._by_process or h not in self._untracked_hosts
+                      for h, p in same)
+        if pid is not None and tracked and (host is not None or not self._untracked_hosts):
+            rows = (t for h, p in same for t in self._process_rows(h, p))
             scope = scope_words(pid, host or None, lang=lang)
+        elif pid is not None:
+            rows = self._by_host.get(host, ()) if host is not None else self._all()
+            scope = words(lang, "host {host} (more than {max} processes: process {pid} was "
+                          "checked with its host)", host=host or words(lang, "(unnamed)"),
+                          max=self.max_processes, pid=pid)
         elif host is not None:
-            rows = (s for s in self.seen if s[0] == host)
+            rows = self._by_host.get(host, ())
             scope = words(lang, "host {host} (the fault record carries no process id, so its "
                           "host was checked)", host=host)
         else:
-            rows = self.seen
+            rows = self._all()
             scope = words(lang, "the whole input (the fault record carries no process id or "
                           "host, so every file was checked)")
         return any(_fits(req, s) for s in rows), scope
 
+    def _process_rows(self, host: Any, pid: Any) -> Iterable[Triple]:
+        """The triples of process ``pid`` on ``host`` (on any host when ``host`` is None)."""
+        if host is not None:
+            return self._by_process.get((host, pid), ())
+        return (t for (_h, p), seen in self._by_process.items() if p == pid for t in seen)
 
-def _fits(req: Requires, seen: tuple[Any, ...]) -> bool:
-    _host, _pid, level, module, kind = seen
+    def _all(self) -> Iterable[Triple]:
+        return (t for seen in self._by_host.values() for t in seen)
+
+
+def _fits(req: Requires, seen: Triple) -> bool:
+    level, module, kind = seen
     return (
         (not req.levels or level in req.levels)
         and (not req.modules or module in req.modules)

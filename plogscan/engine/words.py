@@ -26,6 +26,9 @@ WORDS: dict[str, dict[str, str]] = {
         # the scope a requires check looked at
         "host {host} (the fault record carries no process id, so its host was checked)":
             "主机 {host}（故障记录没有进程号，因此检查了整台主机）",
+        "host {host} (more than {max} processes: process {pid} was checked with its host)":
+            "主机 {host}（进程超过 {max} 个：进程 {pid} 按其所在主机检查）",
+        "(unnamed)": "（未命名）",
         "the whole input (the fault record carries no process id or host, so every file was "
         "checked)": "整个输入（故障记录既没有进程号也没有主机，因此检查了所有文件）",
         # the evidence a requires check wants

@@ -26,6 +26,8 @@ from typing import BinaryIO
 import pyarrow as pa
 
 from plogscan.ingest import handoff
+from plogscan.ingest.facts import Reducer, as_whole, facts_of, reduced
+from plogscan.ingest.reuse import absolute
 from plogscan.parse.arrowtext import as_one_value
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.formatcheck import builtin_formats
@@ -69,6 +71,9 @@ class Cleaned:
     relative_lines: bool = False  # lines numbered from 1: shift by the lines before the chunk
     problem: str | None = None
     records_file: str | None = None  # the records, in shared memory (see ``handoff``)
+    facts: pa.Table | None = None  # per-process facts of all records (with a reducer)
+    dropped_records: int = 0  # records the reducer did not hand on, and their lines
+    dropped_lines: int = 0
 
 
 @dataclass
@@ -81,6 +86,9 @@ class FileState:
     pending: pa.Table | None = None  # the last record seen, which may continue
     pending_trailing_blank: int = 0
     lines_before: int = 0  # physical lines of the chunks merged so far
+    saving: tuple | None = None  # (FileKey, digest future): what is handed on gets stored
+    kept: list[pa.Table] = field(default_factory=list)
+    facts: list[pa.Table] = field(default_factory=list)
 
     def add(self, key: str, value: int) -> None:
         self.stats[key] = self.stats.get(key, 0) + value
@@ -116,20 +124,30 @@ CONSTANT_COLUMNS = ("kind", "path", "host")
 
 
 def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
-           shared: str | None = None, encoded: bool = False) -> Cleaned:
+               shared: str | None = None, encoded: bool = False,
+               reducer: Reducer | None = None) -> Cleaned:
+    """Parse one chunk (runs in a worker); with a ``reducer``, compute the chunk's facts and
+    hand on only the records it keeps."""
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
     data, nul, bad = clean(chunk.data)
     result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record, encoded)
+    facts, dropped, dropped_lines = None, 0, 0
+    if reducer is not None:
+        facts = facts_of(result.records)
+        result.records, dropped, dropped_lines = reduced(result.records, reducer)
+        facts = as_whole(facts, dropped == 0)
     if multiprocessing.parent_process() is not None:  # in a worker process
         result.records = result.records.drop_columns(list(CONSTANT_COLUMNS))
     records_file = handoff.put(result.records, shared)
     if records_file is not None:
         result.records = result.records.slice(0, 0)
-    return Cleaned(result, nul, bad, records_file=records_file)
+    return Cleaned(result, nul, bad, records_file=records_file, facts=facts,
+                   dropped_records=dropped, dropped_lines=dropped_lines)
 
 
 def parse_range(part: Range, ctx: FileContext, fset: FormatSet | None,
-                 shared: str | None = None, encoded: bool = False) -> Cleaned:
+                shared: str | None = None, encoded: bool = False,
+                reducer: Reducer | None = None) -> Cleaned:
     """Read and parse one range of a plain file (runs in a worker)."""
     problem = None
     size = part.end - part.start
@@ -153,7 +171,7 @@ def parse_range(part: Range, ctx: FileContext, fset: FormatSet | None,
     if not data and not last:  # nothing could be read: no line to count
         nothing = ChunkResult(records=table_schema(encoded).empty_table(), head=None)
         return Cleaned(nothing, 0, 0, relative_lines=True, problem=problem)
-    cleaned = parse_task(Chunk(data, 1, part.open_record), ctx, fset, shared, encoded)
+    cleaned = parse_task(Chunk(data, 1, part.open_record), ctx, fset, shared, encoded, reducer)
     cleaned.relative_lines = True
     cleaned.problem = problem
     return cleaned
@@ -163,7 +181,8 @@ RANGE_SCAN_BYTES = 1 << 20  # a line longer than this near a cut sends the file 
 CUT_PEEK_BYTES = 16 << 10
 
 
-def plan_ranges(stream: BinaryIO, chunk_bytes: int) -> list[Range] | None:
+def plan_ranges(stream: BinaryIO, chunk_bytes: int, cwd: str | None = None
+                ) -> list[Range] | None:
     """Newline-aligned ranges of a plain file, or None when the file must be streamed
     (not a plain file on disk, unreadable, or a line longer than ``RANGE_SCAN_BYTES`` at a
     cut). Only a small window around each cut is read here."""
@@ -195,6 +214,7 @@ def plan_ranges(stream: BinaryIO, chunk_bytes: int) -> list[Range] | None:
     except (OSError, ValueError):
         return None
     cuts.append(size)
+    path = absolute(path, cwd)  # workers elsewhere (a cluster's) read it by this name
     return [Range(path, a, b, i > 0) for i, (a, b) in enumerate(itertools.pairwise(cuts))
             if b > a]
 

@@ -9,22 +9,33 @@ they parse with Arrow and numpy kernels. Results are stitched back in order, so 
 spans two chunks comes out whole. At most a few chunks are in flight at any time, whatever the
 input size.
 
+Small plain files go to the workers in groups and are parsed as one (``smallfiles``). With a
+``Reducer`` (``diagnose``) workers hand back only the records it keeps plus the facts of all
+(``facts``); with a ``FileStore`` too, unchanged files are read from it (``reuse``). The pool
+may be a cluster's (``cluster``): the tasks are the same.
+
 Every physical line is accounted for in ``FileStats``: it is inside exactly one record
 (``record_lines``), or blank (``blank_lines``). ``lines == record_lines + blank_lines``.
+
+Long module: it is the one place where results of every kind of task (ranges, streamed
+chunks, small-file groups, stored extractions) are put back in file order and their
+accounting joined; split across modules, that order would have no single owner.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 
 from plogscan.ingest import handoff
+from plogscan.ingest.batching import Batcher, Group, Reuse, small_file
 from plogscan.ingest.chunks import (
     CHUNK_BYTES,
     CONSTANT_COLUMNS,
@@ -38,6 +49,9 @@ from plogscan.ingest.chunks import (
     read_chunks,
     with_last,
 )
+from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
+from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
+from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse.codescan import extract_codes
 from plogscan.parse.columns import constant_column
@@ -57,8 +71,23 @@ class Ingest:
     def __init__(self, fset: FormatSet | None = None, workers: int | None = None,
                  chunk_bytes: int = CHUNK_BYTES,
                  on_progress: Callable[[str, int], None] | None = None,
-                 processes: bool = False, encoded: bool = False) -> None:
+                 processes: bool = False, encoded: bool = False,
+                 reducer: Reducer | None = None,
+                 on_facts: Callable[[pa.Table], None] | None = None,
+                 store: FileStore | None = None, executor: Any = None) -> None:
         self.fset = fset or builtin_formats()
+        # With a reducer, workers hand on only the records it keeps, and the facts of all
+        # records go to ``on_facts`` (see ``facts``); the accounting stays whole.
+        self.reducer = reducer
+        self.on_facts = on_facts
+        # With a reducer and a store, unchanged plain files are read from the store instead
+        # of parsed, and what was parsed is saved there (see ``reuse``).
+        self.store = store if reducer is not None else None
+        self.reused_files = 0
+        # A cluster executor (``cluster.DaskExecutor``) instead of the local pool: the same
+        # submit/result interface, its slots instead of the local workers.
+        self.executor = executor
+        self._cwd: str | None = None
         self.processes = processes
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
         self.encoded = encoded
@@ -111,28 +140,54 @@ class Ingest:
         # so no worker can write into it after it is gone, even when the run stops early.
         with handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box, pool:
             self._shared = box.directory
-            inflight: deque[tuple[FileState, Future[Cleaned], bool]] = deque()
-            limit = self.workers * INFLIGHT_PER_WORKER
+            inflight: deque = deque()
+            slots = getattr(pool, "slots", None) or self.workers
+            limit = slots * INFLIGHT_PER_WORKER
+            batch = Batcher(self, pool, inflight)  # small files and digests, in groups
+            cwd = self._cwd = os.getcwd()  # paths sent to workers are absolute
             for ctx, stream in inputs:
                 state = FileState(ctx)
-                ranges = plan_ranges(stream, self.chunk_bytes)
-                tasks = (self._range_tasks(pool, ranges, ctx, state) if ranges else
-                         self._chunk_tasks(pool, with_last(read_chunks(stream, state,
-                                                                       self.chunk_bytes)), ctx))
-                submitted = 0
-                for submit, size, is_last in tasks:
-                    inflight.append((state, submit(), is_last))
-                    submitted += 1
-                    if self.on_progress:
-                        self.on_progress("bytes", size)
-                    while len(inflight) > limit:
-                        yield from self._drain(inflight.popleft())
-                if not submitted:  # nothing to parse: finish it in its place in the order
-                    while inflight:
-                        yield from self._drain(inflight.popleft())
-                    self._finish(state)
+                key = file_key(stream, ctx, cwd) if self.store is not None else None
+                stored = self.store.find(key) if key is not None and self.store else None
+                if stored is not None:  # used once its digest is confirmed
+                    batch.reuse(state, key, stored)
+                else:
+                    small = small_file(stream, SMALL_FILE_BYTES, cwd)
+                    if key is not None and small is None:
+                        state.saving = key, pool.submit(file_digest, key.path)
+                    elif key is not None:
+                        state.saving = key, None  # the group's worker hashes the bytes
+                    if small is not None:
+                        batch.small(state, small)
+                    else:
+                        batch.flush()
+                        yield from self._parse(pool, state, stream, inflight, limit)
+                while len(inflight) > limit:
+                    yield from self._drain(inflight.popleft(), pool)
+            batch.flush()
             while inflight:
-                yield from self._drain(inflight.popleft())
+                yield from self._drain(inflight.popleft(), pool)
+
+    def _parse(self, pool: Executor, state: FileState, stream: BinaryIO,
+               inflight: deque, limit: int) -> Iterator[pa.RecordBatch]:
+        """Submit the parse tasks of one file, draining the oldest as the queue fills."""
+        ctx = state.ctx
+        ranges = plan_ranges(stream, self.chunk_bytes, self._cwd)
+        tasks = (self._range_tasks(pool, ranges, ctx, state) if ranges else
+                 self._chunk_tasks(pool, with_last(read_chunks(stream, state,
+                                                               self.chunk_bytes)), ctx))
+        submitted = 0
+        for submit, size, is_last in tasks:
+            inflight.append((state, submit(), is_last))
+            submitted += 1
+            if self.on_progress:
+                self.on_progress("bytes", size)
+            while len(inflight) > limit:
+                yield from self._drain(inflight.popleft(), pool)
+        if not submitted:  # nothing to parse: finish it in its place in the order
+            while inflight:
+                yield from self._drain(inflight.popleft(), pool)
+            self._finish(state)
 
     def _range_tasks(self, pool: Executor, ranges: list[Range], ctx: FileContext,
                      state: FileState
@@ -140,21 +195,24 @@ class Ingest:
         for index, part in enumerate(ranges):
             state.add("bytes", part.end - part.start)
             yield ((lambda p=part: pool.submit(parse_range, p, ctx, self._task_formats,
-                                               self._shared, self.encoded)),
+                                               self._shared, self.encoded, self.reducer)),
                    part.end - part.start, index == len(ranges) - 1)
 
     def _chunk_tasks(self, pool: Executor, chunks: Iterator[tuple[Chunk, bool]], ctx: FileContext
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for chunk, is_last in chunks:
             yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, self._task_formats,
-                                                self._shared, self.encoded)),
+                                                self._shared, self.encoded, self.reducer)),
                    len(chunk.data), is_last)
 
     def _pool(self) -> Executor:
-        """Worker threads by default: on the 2-core benchmark machine they use less CPU in
-        all than processes (no hand-off, no per-file columns rebuilt) and finish sooner, though
-        the parse holds the GIL between kernels. Worker processes when asked for, there are
-        several workers and fork is available."""
+        """The cluster's executor when one was given. Else worker threads by default: on the
+        2-core benchmark machine they use less CPU in all than processes (no hand-off, no
+        per-file columns rebuilt) and finish sooner, though the parse holds the GIL between
+        kernels. Worker processes when asked for, there are several workers and fork is
+        available."""
+        if self.executor is not None:
+            return self.executor
         forkable = "fork" in multiprocessing.get_all_start_methods()
         if self.workers > 1 and self.processes and forkable:
             context = multiprocessing.get_context("fork")
@@ -169,16 +227,77 @@ class Ingest:
         """Formats to send with each chunk: none for the built-in set (workers load it)."""
         return None if self.fset is builtin_formats() else self.fset
 
-    def _drain(self, item: tuple[FileState, Future[Cleaned], bool]) -> Iterator[pa.RecordBatch]:
+    def _drain(self, item: tuple[FileState, Future[Cleaned], bool] | Reuse | Group,
+               pool: Executor) -> Iterator[pa.RecordBatch]:
+        if isinstance(item, Reuse):
+            yield from self._reuse(item, pool)
+            return
+        if isinstance(item, Group):
+            yield from self._group(item)
+            return
         state, future, is_last = item
         cleaned = future.result()
         yield from self._merge(state, cleaned)
         if is_last:
             if state.pending is not None:
                 self._count(state, state.pending)
-                yield from _batches(state.pending)
+                yield from self._emit(state, state.pending)
                 state.pending = None
             self._finish(state)
+
+    def _reuse(self, item: Reuse, pool: Executor) -> Iterator[pa.RecordBatch]:
+        """A stored extraction, used when the file's content is still the one stored, else
+        the file parsed again here, in its place in the order."""
+        state, stored = item.state, item.stored
+        digest = item.digest.result()[item.index]
+        if digest is None or digest != stored.digest:
+            state.saving = item.key, pool.submit(file_digest, item.key.path)
+            inflight: deque = deque()
+            try:
+                with open(item.key.path, "rb") as stream:
+                    yield from self._parse(pool, state, stream, inflight, 1 << 30)
+                    while inflight:
+                        yield from self._drain(inflight.popleft(), pool)
+            except OSError as err:
+                state.problems.append(f"cannot read: {err.strerror or err}")
+                self._finish(state)
+            return
+        self.reused_files += 1
+        if self.on_progress:
+            self.on_progress("bytes", stored.stats.bytes)
+        if self.on_facts is not None and stored.facts.num_rows:
+            self.on_facts(stored.facts)
+        yield from _batches(stored.records)
+        self.files.append(dataclasses.replace(stored.stats, path=state.ctx.path))
+        if self.on_progress:
+            self.on_progress("file", 0)
+
+    def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
+        """The files of a small-file group, finished in order; their records as one table."""
+        outcomes = item.future.result()
+        facts = [o.facts for o in outcomes if o.facts is not None and o.facts.num_rows]
+        if facts and self.on_facts is not None:
+            self.on_facts(pa.concat_tables(facts))
+        for state, outcome in zip(item.states, outcomes, strict=True):
+            if self.on_progress:
+                self.on_progress("bytes", outcome.stats.get("bytes", 0))
+            for name, value in outcome.stats.items():
+                state.add(name, value)
+            state.problems.extend(outcome.problems)
+            if state.saving is not None:
+                state.kept.append(outcome.records)
+                if outcome.facts is not None:
+                    state.facts.append(outcome.facts)
+                state.saving = (state.saving[0], outcome.digest)
+            self._finish(state)
+        tables = [o.records for o in outcomes if o.records.num_rows]
+        if tables:
+            yield from _batches(pa.concat_tables(tables))
+
+    def _emit(self, state: FileState, table: pa.Table) -> Iterator[pa.RecordBatch]:
+        if state.saving is not None:
+            state.kept.append(table)
+        yield from _batches(table)
 
     def _merge(self, state: FileState, cleaned: Cleaned) -> Iterator[pa.RecordBatch]:
         result = cleaned.result
@@ -186,6 +305,11 @@ class Ingest:
             result.records = handoff.take(cleaned.records_file)
         if cleaned.problem:
             state.problems.append(cleaned.problem)
+        if cleaned.facts is not None:
+            self._facts(state, cleaned.facts)
+        if cleaned.dropped_records:
+            state.add("records", cleaned.dropped_records)
+            state.add("record_lines", cleaned.dropped_lines)
         _restore_constants(result, state.ctx, self.schema)
         if cleaned.relative_lines and state.lines_before:
             _shift_lines(result, state.lines_before)
@@ -209,6 +333,8 @@ class Ingest:
             state.pending_trailing_blank = 0
         elif head is not None:  # continuation lines with nothing before them in the file
             state.pending = _orphan(state.ctx, head, self.schema)
+            if self.reducer is not None:
+                self._facts(state, as_whole(facts_of(state.pending), True))
             state.add("unparsed_lines", head.lines)
             state.pending_trailing_blank = 0
         records = result.records
@@ -222,7 +348,13 @@ class Ingest:
         state.pending_trailing_blank = result.trailing_blank
         table = pa.concat_tables(out)
         self._count(state, table)
-        yield from _batches(table)
+        yield from self._emit(state, table)
+
+    def _facts(self, state: FileState, facts: pa.Table) -> None:
+        if self.on_facts is not None:
+            self.on_facts(facts)
+        if state.saving is not None:
+            state.facts.append(facts)
 
     def _count(self, state: FileState, table: pa.Table) -> None:
         state.add("records", table.num_rows)
@@ -230,7 +362,7 @@ class Ingest:
 
     def _finish(self, state: FileState) -> None:
         s = state.stats
-        self.files.append(FileStats(
+        stats = (FileStats(
             path=state.ctx.path, kind=state.ctx.kind, bytes=s.get("bytes", 0),
             lines=s.get("lines", 0), records=s.get("records", 0),
             record_lines=s.get("record_lines", 0), blank_lines=s.get("blank_lines", 0),
@@ -238,6 +370,17 @@ class Ingest:
             nul_bytes=s.get("nul_bytes", 0), truncated_lines=s.get("truncated_lines", 0),
             invalid_timestamps=s.get("invalid_timestamps", 0),
             epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems)))
+        self.files.append(stats)
+        if state.saving is not None and self.store is not None and not state.problems:
+            key, digest = state.saving
+            content = digest.result() if hasattr(digest, "result") else digest  # a future
+            if content is not None:
+                records = (pa.concat_tables(state.kept) if state.kept
+                           else self.schema.empty_table())
+                facts = (pa.concat_tables(state.facts) if state.facts
+                         else FACTS_SCHEMA.empty_table())  # each chunk's, as handed on
+                self.store.save(key, Stored(content, stats, records, facts))
+        state.kept, state.facts = [], []
         if self.on_progress:
             self.on_progress("file", 0)
 

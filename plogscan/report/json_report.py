@@ -76,13 +76,17 @@ def document(diagnosis: Diagnosis) -> dict:
 
 
 def _with_extras(diagnosis: Diagnosis, doc: dict) -> dict:
-    """Add the optional keys ``codes`` and ``unexplained`` when the diagnosis carries them."""
+    """Add the optional keys ``codes``, ``unexplained`` and ``processes_omitted`` when the
+    diagnosis carries them."""
     codes = diagnosis.extra.get("codes")
     if isinstance(codes, dict):
         doc["codes"] = dict(codes)
     templates = diagnosis.extra.get("unexplained")
     if isinstance(templates, list):
         doc["unexplained"] = [_unexplained(t) for t in templates]
+    omitted = diagnosis.extra.get("processes_omitted")
+    if isinstance(omitted, int) and omitted > 0:
+        doc["processes_omitted"] = omitted
     return doc
 
 

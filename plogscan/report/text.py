@@ -23,13 +23,12 @@ from dataclasses import replace
 from datetime import datetime
 
 from rich.cells import cell_len
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, RenderableType
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from plogscan.model import Diagnosis, Finding
-from plogscan.report.i18n import count, level_heading, tr
+from plogscan.report.i18n import level_heading, tr
 from plogscan.report.text_appendix import (
     MAX_UNEXPLAINED,
     codes_section,
@@ -38,6 +37,7 @@ from plogscan.report.text_appendix import (
     unexplained_section,
 )
 from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, fit, pad
+from plogscan.report.text_header import header
 from plogscan.report.text_incidents import (
     answer_section,
     incident_details,
@@ -49,16 +49,13 @@ from plogscan.report.view import (
     LEVELS_DESC,
     complete,
     fmt_duration,
-    fmt_ts,
     report_findings,
     seconds_between,
-    time_span,
     verdict_line,
 )
 from plogscan.textsafe import neutralize
 
 DEFAULT_WIDTH = 80
-MAX_PROCESSES = 32
 FOLDED_UNEXPLAINED = 3  # templates in the default view
 FOLDED_LANES = 8  # timeline lanes in the default view
 FOLDED_EVENTS = 5  # key events per lane in the default view
@@ -97,7 +94,7 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False, width: int | None = N
 def _sections(diagnosis: Diagnosis, verbose: bool, width: int, show_all: bool
               ) -> Iterator[RenderableType]:
     yield Rule(tr(diagnosis.lang, "plogscan report"), characters="═", style="bold")
-    yield _header(diagnosis)
+    yield header(diagnosis, show_all)
     yield Text("")
     style = "bold red" if diagnosis.exit_code else "bold green"
     yield Text(verdict_line(diagnosis), style=style)
@@ -114,57 +111,6 @@ def _sections(diagnosis: Diagnosis, verbose: bool, width: int, show_all: bool
                                    FOLDED_UNEXPLAINED if not show_all else MAX_UNEXPLAINED)
     yield from ingest_health(diagnosis)
     yield from codes_section(diagnosis)
-
-
-def _kv(table: Table, key: str, value: str | Text) -> None:
-    table.add_row(Text(key, style="bold"), value if isinstance(value, Text) else
-                  Text(value, overflow="fold"))
-
-
-def _header(diagnosis: Diagnosis) -> RenderableType:
-    inputs = diagnosis.inputs
-    grid = Table.grid(padding=(0, 2, 0, 0))
-    grid.add_column(no_wrap=True)
-    grid.add_column(overflow="fold")
-    lang = diagnosis.lang
-    _kv(grid, tr(lang, "Inputs"),
-        ", ".join(neutralize(p, keep_newlines=False) for p in inputs.paths))
-    _kv(grid, tr(lang, "Files"), " · ".join((
-        tr(lang, "{n} read", n=len(inputs.files)), tr(lang, "{n} skipped", n=len(inputs.skipped)),
-        count(lang, inputs.lines, "{n} line", "{n} lines"),
-        count(lang, inputs.records, "{n} record", "{n} records"),
-        count(lang, inputs.unparsed_lines, "{n} unparsed line", "{n} unparsed lines"))))
-    first, last = time_span(diagnosis)
-    span = "-" if first is None else f"{fmt_ts(first)} → {fmt_ts(last)}"
-    if first is not None and last is not None:
-        span += f" ({fmt_duration(seconds_between(first, last))})"
-    _kv(grid, tr(lang, "Time span"), span)
-    procs = diagnosis.processes
-    ranks = {p.rank for p in procs if p.rank is not None}
-    hosts = {p.host for p in procs if p.host}
-    _kv(grid, tr(lang, "Seen"), " · ".join((
-        count(lang, len(ranks), "{n} rank", "{n} ranks"),
-        count(lang, len(hosts), "{n} host", "{n} hosts"),
-        tr(lang, "{n} process" if len(procs) == 1 else "{n} processes", n=len(procs)))))
-    if not procs:
-        return grid
-    table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 2, 0, 0),
-                  header_style="bold")
-    for name, kwargs in (("RANK", {"justify": "right"}), ("HOST", {}),
-                         ("PID", {"justify": "right"}), ("DEV", {"justify": "right"}),
-                         ("LOG LEVELS", {"overflow": "fold"})):
-        table.add_column(tr(lang, name), **kwargs)
-    ordered = sorted(procs, key=lambda p: (p.rank is None, p.rank or 0, p.host or "", p.pid))
-    for proc in ordered[:MAX_PROCESSES]:
-        table.add_row("-" if proc.rank is None else str(proc.rank),
-                      neutralize(proc.host or "-", keep_newlines=False), str(proc.pid),
-                      "-" if proc.device is None else str(proc.device),
-                      neutralize(" ".join(proc.levels) or "-", keep_newlines=False))
-    parts: list[RenderableType] = [grid, Text(""), table]
-    if len(ordered) > MAX_PROCESSES:
-        parts.append(Text(tr(lang, "… and {n} more processes", n=len(ordered) - MAX_PROCESSES),
-                          style=DIM))
-    return Group(*parts)
 
 
 def _findings(diagnosis: Diagnosis, verbose: bool) -> Iterator[RenderableType]:

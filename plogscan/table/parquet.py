@@ -17,9 +17,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from plogscan.errors import InputError
+from plogscan.ingest.facts import as_whole, facts_of
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
+from plogscan.table.dataset import is_dataset, read_dataset, stored_dataset_inputs
 
 PARQUET_BATCH_ROWS = 65536
 PARQUET_WRITE_ROWS = 262144
@@ -34,6 +36,11 @@ DELTA_ENCODED = {"ts": "DELTA_BINARY_PACKED", "line": "DELTA_BINARY_PACKED"}
 
 def is_parquet(path: str) -> bool:
     return path.endswith(".parquet") and Path(path).is_file()
+
+
+def is_table(path: str) -> bool:
+    """An event table at rest: a ``.parquet`` file or a dataset directory from ``ingest``."""
+    return is_parquet(path) or is_dataset(path)
 
 
 def open_event_table(path: str) -> pq.ParquetFile:
@@ -96,16 +103,38 @@ def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBat
     """Parquet inputs first (in the order given), then every other input through ``ingest``.
 
     The accounting stored in each table joins ``ingest``'s own, so reports on a table show the
-    files it was made from, as reports on the logs would."""
-    tables = [p for p in paths if is_parquet(p)]
-    logs = [p for p in paths if not is_parquet(p)]
+    files it was made from, as reports on the logs would. With ``ingest.reducer`` set, the
+    rows of a table are reduced here as the workers reduce parsed chunks (facts of all rows
+    to ``ingest.on_facts``, only the kept rows yielded)."""
+    tables = [p for p in paths if is_table(p)]
+    logs = [p for p in paths if not is_table(p)]
     for path in tables:
-        handle = open_event_table(path)
-        ingest.absorb(*stored_inputs(handle))
-        yield from read_parquet(handle)
+        if is_dataset(path):
+            ingest.absorb(*stored_dataset_inputs(path))
+            batches = read_dataset(path)
+        else:
+            handle = open_event_table(path)
+            ingest.absorb(*stored_inputs(handle))
+            batches = read_parquet(handle)
+        for batch in batches:
+            yield from _reduced(batch, ingest)
     if logs:
         yield from ingest.batches(logs)
     ingest.paths = tuple(paths)
+
+
+def _reduced(batch: pa.RecordBatch, ingest: Ingest) -> Iterator[pa.RecordBatch]:
+    if ingest.reducer is None:
+        yield batch
+        return
+    table = pa.Table.from_batches([batch])
+    mask = ingest.reducer.keep(table)
+    if ingest.on_facts is not None:
+        ingest.on_facts(as_whole(facts_of(table), bool(mask.all())))
+    kept = table.filter(pa.array(mask))
+    for part in kept.to_batches():
+        if part.num_rows:
+            yield part
 
 
 class EventWriter:

@@ -1,0 +1,361 @@
+"""The scale benchmark: every target cell of plogscan's speed and memory goals, in one run.
+
+For each cell a tree is generated (``generate.py``) and read once to warm the page cache,
+then each tool runs in its own child process (wall time around it, peak RSS from
+``/usr/bin/time -v``):
+
+* ``grep -c ''``: ``find TREE -type f -exec grep -c '' {} +``, the machine's read speed;
+* ``keyword grep``: the keyword scan below, ``grep -rcE ... TREE``, output through a pipe (GNU
+  grep stops early when it writes to /dev/null);
+* ``naive``: ``naive_parser.py`` (a per-line Python ``re`` loop and a DataFrame per file);
+* ``ingest``: ``plogscan ingest TREE -o OUT.parquet``;
+* ``diagnose``: ``plogscan diagnose TREE --format json --no-cache``;
+* ``cached``: ``plogscan diagnose`` twice with one fresh cache directory, the second timed;
+* ``dask``: ``plogscan diagnose TREE --scheduler ADDR --no-cache`` against a LocalCluster of
+  two worker processes on loopback, started by this script (its workers' memory is theirs,
+  not the client's).
+
+It prints each cell and the targets (met or missed, with the measured value), and writes
+``bench/results.md``. Timings live there, never in tests.
+
+    python bench/suite.py                      # every cell (about 10 minutes, 15 GB of disk)
+    python bench/suite.py --cells 512m,files   # some of them
+    python bench/suite.py --quick              # small sizes, to try the script
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import generate as gen
+import run as single
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+KEYWORDS = (r"^\[(ERROR|WARNING|EVENT)\]|Already have context|aicore error|aivec error|"
+            r"507[0-9]{3}|EI00[0-9]{2}|EE[0-9]{4}|EL[0-9]{4}|timeout|fusion kernel|Heartbeat")
+REUSE_SHARE = 0.06  # the flagship's reuse line on every step (about 4% of all records)
+GiB, MiB, MB = 1 << 30, 1 << 20, 10**6
+SMALL_FILES = 27_500  # rotation for about 20,000 files (each holds one or two records)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One tree and the tools measured on it."""
+
+    name: str
+    title: str
+    size: int
+    tools: tuple[str, ...]
+    ranks: int = 8
+    files: int = 0
+    pids: int = 0
+
+
+ALL_TOOLS = ("grep", "keyword", "naive", "ingest", "diagnose", "cached", "dask")
+CELLS = (
+    Cell("512m", "8 ranks, 512 MiB", 512 * MiB, ALL_TOOLS),
+    Cell("2g", "8 ranks, 2 GiB", 2 * GiB, ("grep", "keyword", "ingest", "diagnose", "cached",
+                                           "dask")),
+    Cell("1024r", "1,024 ranks, 256 MiB", 256 * MiB, ALL_TOOLS, ranks=1024),
+    Cell("files", "20,000 small files", 3_300_000, ("grep", "keyword", "ingest", "diagnose",
+                                                   "cached"), files=27_500),
+    Cell("onefile", "one file of the same bytes", 3_300_000, ("grep", "keyword", "ingest",
+                                                              "diagnose")),
+    Cell("100kfiles", "100,000 small files", 16_500_000, ("keyword", "diagnose"),
+         files=137_500),
+    Cell("pids", "1,000,000 pids in one file", 72 * MB, ("grep", "keyword", "ingest",
+                                                         "diagnose"), pids=1_000_000),
+    Cell("10g", "8 ranks, 10 GiB (memory flatness)", 10 * GiB, ("keyword", "ingest",
+                                                                "diagnose")),
+)
+QUICK = {"512m": 32 * MiB, "2g": 64 * MiB, "1024r": 16 * MiB, "files": 330_000,
+         "onefile": 330_000, "100kfiles": 660_000, "pids": 8 * MB, "10g": 128 * MiB}
+
+
+@dataclass
+class Measured:
+    tool: str
+    seconds: float | None
+    rss_mb: float | None
+    ok: bool
+    note: str = ""
+
+
+@dataclass
+class CellResult:
+    cell: Cell
+    files: int
+    bytes: int
+    lines: int
+    results: dict[str, Measured] = field(default_factory=dict)
+
+
+def _env(cache: Path | None = None) -> dict[str, str]:
+    env = single._plogscan_env()
+    env["PLOGSCAN_CACHE"] = str(cache) if cache else "off"
+    return env
+
+
+def _plogscan(*args: str) -> list[str]:
+    return [sys.executable, "-m", "plogscan", *args]
+
+
+def _measure(tool: str, cmd: list[str], env: dict[str, str] | None = None,
+             ok_codes: tuple[int, ...] = (0,), shell: bool = False) -> Measured:
+    if shell:
+        cmd = ["sh", "-c", cmd[0]]
+    seconds, rss, proc = single.measure(cmd, "time" if Path(single.GNU_TIME).exists()
+                                        else "rusage", env=env, cwd=REPO)
+    if proc.returncode not in ok_codes:
+        return Measured(tool, seconds, rss, False, f"exit {proc.returncode}: "
+                        f"{single._tail(proc.stderr, 2).strip()}")
+    return Measured(tool, seconds, rss, True)
+
+
+def run_tool(tool: str, tree: Path, work: Path, scheduler: str | None) -> Measured:
+    quoted = str(tree).replace("'", "'\\''")
+    if tool == "grep":
+        return _measure(tool, [f"LC_ALL=C find '{quoted}' -type f -exec grep -c '' {{}} + "
+                               "| cat > /dev/null"], shell=True)
+    if tool == "keyword":
+        return _measure(tool, [f"grep -rcE '{KEYWORDS}' '{quoted}' | cat > /dev/null"],
+                        shell=True)
+    if tool == "naive":
+        return _measure(tool, [sys.executable, str(BENCH / "naive_parser.py"), str(tree)])
+    if tool == "ingest":
+        out = work / "events.parquet"
+        measured = _measure(tool, _plogscan("ingest", str(tree), "-o", str(out), "--quiet"),
+                            env=_env())
+        out.unlink(missing_ok=True)
+        return measured
+    report = ["--format", "json", "-o", str(work / f"{tool}.json"), "--quiet"]
+    if tool == "diagnose":
+        return _measure(tool, _plogscan("diagnose", str(tree), *report), env=_env(),
+                        ok_codes=(0, 1))
+    if tool == "cached":
+        cache = work / "cache"
+        shutil.rmtree(cache, ignore_errors=True)
+        first = subprocess.run(_plogscan("diagnose", str(tree), *report), env=_env(cache),
+                               cwd=REPO, capture_output=True, check=False)
+        if first.returncode not in (0, 1):
+            return Measured(tool, None, None, False, f"first run exit {first.returncode}")
+        measured = _measure(tool, _plogscan("diagnose", str(tree), *report), env=_env(cache),
+                            ok_codes=(0, 1))
+        shutil.rmtree(cache, ignore_errors=True)
+        return measured
+    if tool == "dask":
+        if scheduler is None:
+            return Measured(tool, None, None, False, "dask.distributed not installed")
+        return _measure(tool, _plogscan("diagnose", str(tree), *report, "--scheduler",
+                                        scheduler), env=_env(), ok_codes=(0, 1))
+    raise ValueError(tool)
+
+
+def _same_findings(work: Path) -> dict[str, bool]:
+    """Whether the cached and Dask reports equal the plain one (findings and inputs)."""
+    base = work / "diagnose.json"
+    if not base.exists():
+        return {}
+    reference = json.loads(base.read_text())
+    out = {}
+    for tool in ("cached", "dask"):
+        path = work / f"{tool}.json"
+        if path.exists():
+            other = json.loads(path.read_text())
+            out[tool] = (other["findings"] == reference["findings"]
+                         and other["inputs"] == reference["inputs"])
+    return out
+
+
+@contextlib.contextmanager
+def local_cluster(wanted: bool) -> Iterator[str | None]:
+    if not wanted:
+        yield None
+        return
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        yield None
+        return
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None, silence_logs=40) as cluster:
+        yield cluster.scheduler_address
+
+
+def generate_tree(cell: Cell, size: int, where: Path) -> Path:
+    files = SMALL_FILES if cell.name == "onefile" else cell.files
+    rotate = gen.rotate_for_files(size, files) if files else gen.ROTATE_BYTES
+    cfg = gen.Config(out=where, size=size, ranks=cell.ranks, seed=1, rotate=rotate,
+                     reuse_share=REUSE_SHARE, pids=cell.pids)
+    gen.generate(cfg)
+    if cell.name == "onefile":  # the small-files tree's bytes, joined into one plog
+        parts = sorted(p for p in where.rglob("*") if p.is_file())
+        target = where / "worker-0" / "process_log" / "debug" / "plog"
+        target.mkdir(parents=True, exist_ok=True)
+        joined = where / "one.tmp"
+        with open(joined, "wb") as out:
+            for part in parts:
+                data = part.read_bytes()
+                out.write(data if data.endswith(b"\n") or not data else data + b"\n")
+                part.unlink()
+        for folder in sorted((p for p in where.rglob("*") if p.is_dir()), reverse=True):
+            if not any(folder.iterdir()):
+                folder.rmdir()
+        target.mkdir(parents=True, exist_ok=True)
+        joined.rename(target / "plog-1_20250314080000000.log")
+    return where
+
+
+def measure_cell(cell: Cell, size: int, tools: tuple[str, ...], scheduler: str | None
+                 ) -> CellResult:
+    base = BENCH / "out"
+    base.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f"suite-{cell.name}-", dir=base) as tmp:
+        tree = generate_tree(cell, size, Path(tmp) / "tree")
+        files, nbytes, lines = single.scan_tree(tree)
+        result = CellResult(cell, files, nbytes, lines)
+        work = Path(tmp) / "work"
+        work.mkdir()
+        for tool in tools:
+            print(f"  {cell.name}: {tool} ...", file=sys.stderr, flush=True)
+            result.results[tool] = run_tool(tool, tree, work, scheduler)
+        for tool, same in _same_findings(work).items():
+            result.results[tool].note = ("same findings and accounting" if same
+                                         else "DIFFERENT findings or accounting")
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Targets and the results file.
+
+def targets(cells: dict[str, CellResult]) -> list[tuple[str, str, bool | None]]:
+    """(target, measured, met) for every target whose cells ran."""
+    out: list[tuple[str, str, bool | None]] = []
+
+    def sec(cell: str, tool: str) -> float | None:
+        found = cells.get(cell)
+        m = found.results.get(tool) if found else None
+        return m.seconds if m and m.ok else None
+
+    def rss(cell: str, tool: str) -> float | None:
+        found = cells.get(cell)
+        m = found.results.get(tool) if found else None
+        return m.rss_mb if m and m.ok else None
+
+    for name in ("512m", "2g", "1024r", "files", "pids"):
+        d, k = sec(name, "diagnose"), sec(name, "keyword")
+        if d and k:
+            out.append((f"diagnose <= 3x keyword grep ({cells[name].cell.title})",
+                        f"{d:.2f} s vs {k:.2f} s = {d / k:.1f}x", d / k <= 3))
+    for name in ("512m", "2g", "10g"):
+        i = sec(name, "ingest")
+        if i:
+            rate = cells[name].bytes / i / MB
+            out.append((f"ingest >= 150 MB/s ({cells[name].cell.title})", f"{rate:.0f} MB/s",
+                        rate >= 150))
+    for name in ("512m", "2g", "10g", "100kfiles", "pids", "1024r", "files"):
+        r = rss(name, "diagnose")
+        if r:
+            out.append((f"diagnose peak RSS <= 1 GB ({cells[name].cell.title})",
+                        f"{r:.0f} MB", r <= 1000))
+    small, large = rss("512m", "diagnose"), rss("10g", "diagnose")
+    if small and large:
+        out.append(("diagnose peak RSS flat, 10 GiB / 512 MiB", f"{large / small:.2f}",
+                    large / small <= 1.10))
+    many, one = sec("files", "diagnose"), sec("onefile", "diagnose")
+    if many and one:
+        out.append(("20,000 small files within 2x one file of the same bytes (diagnose)",
+                    f"{many:.2f} s vs {one:.2f} s = {many / one:.1f}x", many / one <= 2))
+    cached = sec("512m", "cached")
+    if cached:
+        out.append(("cached rerun of an unchanged 512 MiB tree <= 1.5 s", f"{cached:.2f} s",
+                    cached <= 1.5))
+    return out
+
+
+def _fmt(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def render_markdown(cells: list[CellResult], facts: dict[str, str], quick: bool,
+                    started: str) -> str:
+    lines = ["# plogscan scale benchmark: results", "",
+             f"Written by `python bench/suite.py{' --quick' if quick else ''}` on {started} "
+             "(UTC). Each figure is one run of the tool in its own process, on a warm page "
+             "cache; the machine is shared, so compare rows of one cell, run at one time.", "",
+             f"Machine: {facts['platform']}, {facts['cpu']}, nproc {facts['nproc']}, memory "
+             f"{facts['memory']}; python {facts['python']}, pyarrow {facts['pyarrow']}, "
+             f"plogscan {facts['plogscan']}; peak RSS from {facts['rss_probe']}.", ""]
+    lines += ["## Targets", "", "| target | measured | met |", "|---|---|---|"]
+    for target, measured, met in targets({c.cell.name: c for c in cells}):
+        lines.append(f"| {target} | {measured} | {'met' if met else 'MISSED'} |")
+    lines += ["", "## Cells", ""]
+    for c in cells:
+        lines += [f"### {c.cell.title}", "",
+                  f"{c.files:,} files, {c.bytes / MB:,.1f} MB, {c.lines:,} lines.", "",
+                  "| tool | seconds | MB/s | peak RSS MB | vs keyword grep | note |",
+                  "|---|---|---|---|---|---|"]
+        keyword = c.results.get("keyword")
+        for tool, m in c.results.items():
+            ratio = (m.seconds / keyword.seconds if m.ok and keyword and keyword.ok
+                     and m.seconds and keyword.seconds else None)
+            rate = c.bytes / m.seconds / MB if m.ok and m.seconds else None
+            lines.append(f"| {LABELS[tool]} | {_fmt(m.seconds if m.ok else None, '.2f')} | "
+                         f"{_fmt(rate, '.0f')} | {_fmt(m.rss_mb if m.ok else None, '.0f')} | "
+                         f"{_fmt(ratio, '.1f')} | {m.note} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+LABELS = {"grep": "`grep -c ''`", "keyword": "keyword `grep -rcE`", "naive": "naive parser",
+          "ingest": "`plogscan ingest`", "diagnose": "`plogscan diagnose`",
+          "cached": "`diagnose`, cached rerun", "dask": "`diagnose --scheduler` (2 workers)"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cells", default=",".join(c.name for c in CELLS),
+                        help="comma-separated: " + ", ".join(c.name for c in CELLS))
+    parser.add_argument("--quick", action="store_true", help="small trees, to try the script")
+    parser.add_argument("--output", type=Path, default=BENCH / "results.md")
+    parser.add_argument("--json", type=Path, default=None, help="also save the numbers here")
+    args = parser.parse_args(argv)
+    chosen = [c for c in CELLS if c.name in args.cells.split(",")]
+    if not chosen:
+        parser.error("no known cell in --cells")
+    facts = single.machine_facts()
+    started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M")
+    results = []
+    with local_cluster(any("dask" in c.tools for c in chosen)) as scheduler:
+        for cell in chosen:
+            size = QUICK[cell.name] if args.quick else cell.size
+            begun = time.perf_counter()
+            results.append(measure_cell(cell, size, cell.tools, scheduler))
+            print(f"{cell.title}: {time.perf_counter() - begun:.0f} s", file=sys.stderr)
+    text = render_markdown(results, facts, args.quick, started)
+    print(text)
+    args.output.write_text(text + "\n", encoding="utf-8")
+    if args.json:
+        args.json.write_text(json.dumps([{"cell": r.cell.name, "files": r.files,
+                                          "bytes": r.bytes, "results": {
+                                              k: vars(v) for k, v in r.results.items()}}
+                                         for r in results], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    sys.exit(main())

@@ -1,0 +1,197 @@
+"""``CacheStore``: one SQLite database of per-file extractions, capped, least recently used
+out first.
+
+One row per (namespace, path): the file's size, modification time and content digest, when
+it was last used, and the entry itself as two Arrow IPC record batches (kept records, facts) plus
+the file's accounting as JSON. SQLite keeps thousands of small entries in one file (20,000
+small logs cost 20,000 rows, not 20,000 files) and lets two runs share the cache safely.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from plogscan.errors import InputError
+from plogscan.ingest.facts import FACTS_SCHEMA
+from plogscan.ingest.reuse import FileKey, Stored, code_fingerprint
+from plogscan.model import FileStats
+from plogscan.schema import EVENT_SCHEMA
+
+__all__ = ["CacheInfo", "CacheStore", "clear", "code_fingerprint", "evict", "info"]
+
+DATABASE = "extracts.sqlite"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    namespace TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, used REAL NOT NULL,
+    nbytes INTEGER NOT NULL, stats TEXT NOT NULL, payload BLOB NOT NULL,
+    PRIMARY KEY (namespace, path))
+"""
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    directory: str
+    entries: int
+    bytes: int
+    max_bytes: int
+    namespaces: int
+
+
+class CacheStore:
+    """The ``ingest.reuse.FileStore`` of one namespace in one cache directory."""
+
+    def __init__(self, directory: Path, namespace: str, max_bytes: int,
+                 schema: pa.Schema = EVENT_SCHEMA) -> None:
+        self.directory = directory
+        self.schema = schema  # of the stored records
+        self.namespace = namespace
+        self.max_bytes = max_bytes
+        self._db = _open(directory)
+        self._saved = 0
+
+    def find(self, key: FileKey) -> Stored | None:
+        row = self._db.execute(
+            "SELECT digest, stats, payload FROM entries WHERE namespace=? AND path=? "
+            "AND size=? AND mtime_ns=?",
+            (self.namespace, _name(key), key.size, key.mtime_ns)).fetchone()
+        if row is None:
+            return None
+        try:
+            records, facts = _unpack(row[2], self.schema)
+            fields = json.loads(row[1])
+            stats = FileStats(**{**fields, "problems": tuple(fields.get("problems", ()))})
+        except (pa.ArrowException, ValueError, TypeError, IndexError):
+            return None  # a damaged entry is a miss; it is replaced after the parse
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("UPDATE entries SET used=? WHERE namespace=? AND path=?",
+                             (time.time(), self.namespace, _name(key)))
+        return Stored(row[0], stats, records, facts)
+
+    def save(self, key: FileKey, entry: Stored) -> None:
+        if not entry.records.schema.equals(self.schema):
+            return  # only records in the schema the entries are read back in
+        payload = _pack(entry.records, entry.facts)
+        stats = json.dumps(dataclasses.asdict(entry.stats), sort_keys=True)
+        if len(payload) > self.max_bytes:
+            return
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (self.namespace, _name(key), key.size, key.mtime_ns, entry.digest, time.time(),
+                 len(payload), stats, payload))
+            self._saved += len(payload)
+        except sqlite3.Error:
+            return  # a full disk or a locked database: the run goes on without caching
+
+    def close(self) -> None:
+        """Commit, evict least recently used entries past the cap, close."""
+        with contextlib.suppress(sqlite3.Error):
+            self._db.commit()
+            if self._saved:
+                evict(self._db, self.max_bytes)
+                self._db.commit()
+        self._db.close()
+
+
+def _name(key: FileKey) -> str:
+    return f"{key.path}\n{key.context}"
+
+
+def evict(db: sqlite3.Connection, limit: int) -> int:
+    """Delete the least recently used entries until the total is at most ``limit``."""
+    total = db.execute("SELECT coalesce(sum(nbytes), 0) FROM entries").fetchone()[0]
+    removed = 0
+    if total <= limit:
+        return 0
+    for namespace, path, nbytes in db.execute(
+            "SELECT namespace, path, nbytes FROM entries ORDER BY used").fetchall():
+        if total <= limit:
+            break
+        db.execute("DELETE FROM entries WHERE namespace=? AND path=?", (namespace, path))
+        total -= nbytes
+        removed += 1
+    return removed
+
+
+def info(directory: Path, limit: int) -> CacheInfo:
+    """What the cache in ``directory`` holds (nothing, when there is none yet)."""
+    if not (directory / DATABASE).exists():
+        return CacheInfo(str(directory), 0, 0, limit, 0)
+    db = _open(directory)
+    try:
+        entries, size, spaces = db.execute(
+            "SELECT count(*), coalesce(sum(nbytes), 0), count(DISTINCT namespace) "
+            "FROM entries").fetchone()
+    finally:
+        db.close()
+    return CacheInfo(str(directory), entries, size, limit, spaces)
+
+
+def clear(directory: Path) -> int:
+    """Remove every entry; returns how many there were."""
+    if not (directory / DATABASE).exists():
+        return 0
+    db = _open(directory)
+    try:
+        count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+        db.execute("DELETE FROM entries")
+        db.commit()
+        db.execute("VACUUM")
+    finally:
+        db.close()
+    return count
+
+
+def _open(directory: Path) -> sqlite3.Connection:
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(directory, 0o700)
+        path = directory / DATABASE
+        if not path.exists():
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        db = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(SCHEMA)
+        db.commit()
+    except (OSError, sqlite3.Error) as err:
+        raise InputError(f"cannot use the cache directory {directory}: {err}",
+                         help="give another with --cache DIR, or turn it off with --no-cache"
+                         ) from None
+    return db
+
+
+def _pack(records: pa.Table, facts: pa.Table) -> bytes:
+    """Two schema-less IPC record batches, each behind its length: reading an entry then
+    costs no schema message (a few hundred microseconds each for thousands of small files).
+    The schemas are fixed by the namespace (the code's hash)."""
+    parts = [_one_batch(records).serialize().to_pybytes(),
+             _one_batch(facts).serialize().to_pybytes()]
+    return b"".join(len(p).to_bytes(8, "little") + p for p in parts)
+
+
+def _one_batch(table: pa.Table) -> pa.RecordBatch:
+    table = table.combine_chunks()
+    batches = table.to_batches()
+    if not batches:
+        return pa.RecordBatch.from_pylist([], schema=table.schema)
+    return batches[0]
+
+
+def _unpack(payload: bytes, schema: pa.Schema) -> tuple[pa.Table, pa.Table]:
+    view = memoryview(payload)
+    size = int.from_bytes(view[:8], "little")
+    records = pa.ipc.read_record_batch(pa.py_buffer(view[8:8 + size]), schema)
+    rest = view[8 + size:]
+    facts_size = int.from_bytes(rest[:8], "little")
+    facts = pa.ipc.read_record_batch(pa.py_buffer(rest[8:8 + facts_size]), FACTS_SCHEMA)
+    return pa.Table.from_batches([records]), pa.Table.from_batches([facts])

@@ -1,0 +1,45 @@
+"""``plogscan sql QUERY PATH...``: query the event table with DuckDB SQL."""
+
+from __future__ import annotations
+
+import click
+
+from plogscan.cli.common import input_size, paths_argument, quiet_option, report_problems
+
+
+@click.command("sql")
+@click.argument("query", metavar="QUERY")
+@paths_argument
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "jsonl"]), default="table",
+              show_default=True, help="Output format.")
+@quiet_option
+def command(query: str, paths: tuple[str, ...], fmt: str, quiet: bool) -> None:
+    """Run a DuckDB SQL query over the records of PATH, as the table `events`.
+
+    PATH may be logs (parsed on the fly), a .parquet from `plogscan ingest -o` or a dataset
+    directory from `plogscan ingest --dataset`. Columns are those of the event table (ts,
+    level, module, pid, message, path, line, host, rank, device, codes...). The query can
+    read only `events`: DuckDB's access to other files is turned off once the inputs are
+    registered. Needs DuckDB: pip install 'plogscan[sql]'.
+
+    \b
+    Examples:
+      plogscan sql "SELECT level, count(*) FROM events GROUP BY level" ./logs
+      plogscan sql "SELECT rank, min(ts) FROM events WHERE level='ERROR' GROUP BY rank" ds/
+      plogscan sql "SELECT path, line, message FROM events WHERE message ILIKE '%timeout%'"
+          events.parquet --format csv
+    """
+    from plogscan.console import progress_bar
+    from plogscan.ingest.pipeline import Ingest
+    from plogscan.table.parquet import event_batches, is_table
+    from plogscan.table.sql import connect, render
+    from plogscan.table.sql import query as run_query
+
+    connect()  # a missing DuckDB is said before any parsing
+    logs = [p for p in paths if not is_table(p)]
+    with progress_bar(not quiet and bool(logs), input_size(logs)) as advance:
+        ingest = Ingest(on_progress=advance)
+        names, rows = run_query(query, event_batches(list(paths), ingest))
+        for text in render(names, rows, fmt):
+            click.echo(text, nl=False)
+    report_problems(ingest.summary, listed="`plogscan ingest --stats` lists them")

@@ -1,0 +1,78 @@
+"""Stream counters of the cross-rank summary from facts, for records a reducer dropped.
+
+``diagnose`` hands the ``Gatherer`` only the records some stage can use; the per-stream
+counters (records, errors, 1970 clocks, time and line ranges per (path, pid)) of all the others
+come from the facts the parse workers computed over every record (``ingest.facts``). Facts
+whose chunk was handed on whole (job stdout, system logs, pasted concatenations with
+``==> path <==`` sections, or simply nothing dropped) are not counted here: their records are,
+as without a reducer, so that sections are counted as the records say.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.crossrank.summary import StreamKey
+
+
+def count_from_facts(gatherer: Any, facts: pa.Table) -> None:
+    """Count the streams (path, pid) of the records a facts table summarizes
+    (``ingest.facts.facts_of``), as ``consume`` counts them from the records; job stdout
+    and system logs are counted from their records instead."""
+    whole = facts.column("whole").to_numpy(zero_copy_only=False)
+    if whole.any():
+        for path, first, last in zip(*(facts.column(n).filter(pa.array(whole)).to_pylist()
+                                       for n in ("path", "first_line", "last_line")),
+                                     strict=True):
+            gatherer._whole.setdefault(path or "", []).append((first, last))
+    rows = facts.filter(pa.array(~whole))
+    if rows.num_rows == 0:
+        return
+    error = pc.if_else(pc.fill_null(pc.equal(rows.column("level"), "ERROR"), False),
+                       rows.column("records"), 0)
+    table = pa.table({
+        "path": rows.column("path"), "pid": rows.column("pid"),
+        "first_ts": pc.cast(rows.column("first_ts"), pa.int64()),
+        "last_ts": pc.cast(rows.column("last_ts"), pa.int64()),
+        "first_line": rows.column("first_line"), "last_line": rows.column("last_line"),
+        "records": rows.column("records"), "error": error,
+        "epoch": rows.column("epoch_records"), "rank": rows.column("rank"),
+        "device": rows.column("device"), "kind": rows.column("kind"),
+        "host": rows.column("host")})
+    grouped = table.group_by(["path", "pid"], use_threads=False).aggregate([
+        ("first_ts", "min"), ("last_ts", "max"), ("first_line", "min"),
+        ("last_line", "max"), ("records", "sum"), ("error", "sum"), ("epoch", "sum"),
+        ("rank", "min"), ("device", "min"), ("kind", "min"), ("host", "min")])
+    for g in grouped.to_pylist():
+        gatherer._add_stream(StreamKey(g["path"] or "", 0, g["pid"]), g["kind_min"],
+                         g["host_min"], g["first_line_min"], g["last_line_max"],
+                         g["first_ts_min"], g["last_ts_max"], g["records_sum"],
+                         g["error_sum"], g["epoch_sum"], g["rank_min"], g["device_min"])
+
+
+def rows_in_whole(whole: dict[str, list[tuple[int, int]]], cols: dict[str, pa.Array]
+                  ) -> np.ndarray:
+    """Rows whose (path, line) lies in a chunk whose facts said it was kept whole."""
+    paths = cols["path"]
+    lines = cols["line"].to_numpy(zero_copy_only=False)
+    inside = np.zeros(len(lines), bool)
+    for path in pc.unique(paths).to_pylist():
+        ranges = whole.get(path or "")
+        if not ranges:
+            continue
+        rows = np.flatnonzero(pc.equal(paths, path).to_numpy(zero_copy_only=False))
+        merged: list[list[int]] = []  # one chunk's ranges overlap (one per module and level)
+        for first, last in sorted(ranges):
+            if merged and first <= merged[-1][1] + 1:
+                merged[-1][1] = max(merged[-1][1], last)
+            else:
+                merged.append([first, last])
+        firsts = np.array([a for a, _ in merged])
+        lasts = np.array([b for _, b in merged])
+        at = np.searchsorted(firsts, lines[rows], side="right") - 1
+        inside[rows] = (at >= 0) & (lines[rows] <= lasts[np.maximum(at, 0)])
+    return np.flatnonzero(inside)

@@ -1,0 +1,97 @@
+"""One Hyperscan pass over a text column: which rows hold which of many literals.
+
+The selector asks whether a message holds any rule literal; the engine asks, per rule, which
+rows hold that rule's literal, so that each rule looks only at its own rows. Both questions
+are answered by one scan of the column's data buffer with a Hyperscan block-mode database
+(the ``hyperscan`` package; wheels for x86_64 and aarch64), match ends mapped back to rows.
+
+Hyperscan folds ASCII case only, where RE2 and Arrow fold Unicode case too (the Kelvin sign
+matches ``k``): rows that hold any non-ASCII byte are therefore reported as possible matches
+of every literal, so the answer stays a superset of what Arrow's case-insensitive tests
+accept; the exact test then runs on those rows. Without Hyperscan (or with a literal it cannot
+take) ``build`` gives None and callers use RE2.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+class LiteralScanner:
+    """A database of case-insensitive literals, and optionally whole regexes."""
+
+    def __init__(self, database: object, scratch_type: type, count: int,
+                 regexes: tuple[str, ...]) -> None:
+        self.database = database
+        self.scratch_type = scratch_type
+        self.count = count  # literals: ids 0..count-1; regexes after them
+        self.regexes = regexes
+        self.local = threading.local()  # one scratch space per thread
+
+    def __getstate__(self) -> dict:
+        raise TypeError("a compiled Hyperscan database stays in its process")
+
+    @classmethod
+    def build(cls, literals: tuple[str, ...], regexes: tuple[str, ...] = ()
+              ) -> LiteralScanner | None:
+        """None when Hyperscan is missing or cannot take the expressions."""
+        if not literals or not all(text.isascii() for text in literals):
+            return None
+        try:
+            import hyperscan
+        except ImportError:
+            return None
+        try:
+            database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            expressions = [re.escape(text).encode() for text in literals]
+            expressions += [pattern.encode() for pattern in regexes]
+            flags = [hyperscan.HS_FLAG_CASELESS] * len(literals) + [0] * len(regexes)
+            database.compile(expressions=expressions, ids=list(range(len(expressions))),
+                             flags=flags)
+        except Exception:
+            return None
+        return cls(database, hyperscan.Scratch, len(literals), regexes)
+
+    def matches(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(expression ids, rows) of every match, and the rows that hold non-ASCII text
+        (possible matches of every literal)."""
+        n = len(column)
+        empty = np.zeros(0, np.int64)
+        if n == 0:
+            return empty, empty, empty
+        if not pa.types.is_large_string(column.type):
+            column = column.cast(pa.large_string())
+        non_ascii = np.flatnonzero(~pc.fill_null(pc.string_is_ascii(column), True).to_numpy(
+            zero_copy_only=False))
+        offsets = np.frombuffer(column.buffers()[1], dtype=np.int64)[column.offset:
+                                                                      column.offset + n + 1]
+        data = column.buffers()[2]
+        if data is None or offsets[-1] == offsets[0]:
+            return empty, empty, non_ascii
+        scratch = getattr(self.local, "scratch", None)
+        if scratch is None:
+            scratch = self.local.scratch = self.scratch_type(self.database)
+        ids: list[int] = []
+        ends: list[int] = []
+
+        def found(expression: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            ids.append(expression)
+            ends.append(end)
+
+        self.database.scan(memoryview(data)[offsets[0]:offsets[-1]].tobytes(),
+                           match_event_handler=found, scratch=scratch)
+        if not ends:
+            return empty, empty, non_ascii
+        rows = np.searchsorted(offsets[1:] - offsets[0], np.asarray(ends) - 1, side="right")
+        return np.asarray(ids, np.int64), rows.astype(np.int64), non_ascii
+
+    def any_rows(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+        """Rows with a match of any expression, and the non-ASCII rows (check those with
+        RE2)."""
+        _ids, rows, non_ascii = self.matches(column)
+        return np.unique(rows), non_ascii

@@ -1,0 +1,190 @@
+"""``Selector``: which parsed records any rule of a rule set could use.
+
+The parse workers run it over every chunk they parse (it is the ``ingest.facts.Reducer`` of
+``diagnose``), so the main process receives only the records that can fill a rule's step,
+plus the ERROR and WARNING records the reports keep. The test is a superset of every rule's
+condition, computed in few passes:
+
+* every alternative of every condition that holds a literal test (``contains``,
+  ``startswith``, ``endswith``, all case-insensitive) of a text field needs that literal in
+  the field, so the literals of all of them become one case-insensitive RE2 alternation per
+  field, run once per chunk;
+* the other alternatives (``codes: [...]`` and the like) are evaluated as they are.
+
+The rules then run exactly as before on the records that are left, so they find what they
+found on the whole table. ``extra`` adds literals whose records should reach the main process
+too (identity and settings lines for later stages).
+
+Library choice, measured in ``bench/prefilter.py`` over the messages of a DEBUG-heavy tree:
+Hyperscan (the ``hyperscan`` package, one block-mode scan of the message buffer, match ends
+mapped back to rows) ran at about 1 GB/s, Arrow's RE2 alternation at about 380 MB/s and
+DuckDB's ``regexp_matches`` at about 170 MB/s on one core. Hyperscan is used where it imports
+(wheels exist for x86_64 and aarch64) and its case folding is exact (ASCII literals); RE2
+otherwise. Both give the same rows (a Hyperscan match across two messages only adds a row).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.engine.literals import LiteralScanner
+from plogscan.engine.predicates import FIELD_KINDS, _alternative_rows, _literals
+from plogscan.engine.rule import Predicate, RuleSet
+from plogscan.parse.results import TEXT_KINDS
+
+_LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
+NOTABLE_LEVELS = ("ERROR", "WARNING")
+# The header ``tail`` prints before each file of a concatenation (``==> path <==``).
+SECTION_HEADER = r"(?m)^==> .+ <==[ \t]*$"  # kept for the reports' timeline and unexplained errors
+
+
+def _literal_of(alt: tuple[Predicate, ...]) -> Predicate | None:
+    """The literal test of an alternative that the alternation can stand for, if any (the
+    one with the fewest values: fewer, longer literals match fewer rows)."""
+    found = [p for p in alt if p.op in _LITERAL_OPS and FIELD_KINDS.get(p.field) == "str"]
+    return min(found, key=lambda p: len(p.values)) if found else None
+
+
+def _list_member_of(alt: tuple[Predicate, ...]) -> Predicate | None:
+    """An ``eq``/``in`` test of a list field (``codes``) in an alternative, if any: list
+    fields are empty on most records, so that test alone is a small superset."""
+    for p in alt:
+        if p.op in ("eq", "in") and FIELD_KINDS.get(p.field) == "list":
+            return p
+    return None
+
+
+class Selector:
+    """A picklable row test that keeps every record any rule of ``rules`` can match."""
+
+    def __init__(self, rules: RuleSet, extra: Iterable[str] = (),
+                 extra_regexes: Iterable[str] = ()) -> None:
+        literals: dict[str, set[str]] = {}
+        members: dict[str, set[str]] = {}
+        rest: list[tuple[Predicate, ...]] = []
+        for rule in rules:
+            for _role, cond in rule.roles():
+                for alt in cond.alternatives:
+                    pred = _literal_of(alt)
+                    listed = _list_member_of(alt)
+                    if pred is not None:
+                        literals.setdefault(pred.field, set()).update(map(str, pred.values))
+                    elif listed is not None:
+                        members.setdefault(listed.field, set()).update(map(str, listed.values))
+                    else:
+                        rest.append(alt)
+        literals.setdefault("message", set()).update(extra)
+        self.patterns = {field: _literals(tuple(sorted(values)))
+                         for field, values in sorted(literals.items()) if values}
+        # ``codes: [...]``-style tests: one membership test of the flattened lists per field.
+        self.members = {field: tuple(sorted(values)) for field, values in sorted(members.items())}
+        self.others = tuple(dict.fromkeys(rest))  # alternatives evaluated as they are
+        # Records later stages read (the cross-rank summary's anchors): RE2 patterns of the
+        # message, kept as they are.
+        self.extra_regexes = tuple(extra_regexes)
+        self._literals = {field: tuple(sorted(values)) for field, values in literals.items()
+                          if values}
+        self._scanners: dict[str, LiteralScanner | None] = {}
+
+    def fingerprint(self) -> str:
+        """A hash of what this selector keeps: two rule sets that keep the same records
+        share cached extractions."""
+        text = repr((sorted(self.patterns.items()), sorted(self.members.items()),
+                     self.others, NOTABLE_LEVELS, self.extra_regexes, sorted(TEXT_KINDS)))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state["_scanners"] = {}  # compiled databases stay in their process
+        return state
+
+    def _scanner(self, field: str) -> LiteralScanner | None:
+        if field not in self._scanners:
+            regexes = tuple(alt[0].values[0] for alt in self.others if _lone_regex(alt, field))
+            scanner = LiteralScanner.build(self._literals[field], regexes)
+            if scanner is None and regexes:
+                scanner = LiteralScanner.build(self._literals[field], ())
+            self._scanners[field] = scanner
+        return self._scanners[field]
+
+    def keep(self, records: pa.Table) -> np.ndarray:
+        """Boolean mask of the rows of ``records`` to hand on: rule candidates, notable
+        (ERROR, WARNING) records, records of the extra patterns, and every record of job
+        stdout and system logs, and every record of a chunk that holds a ``==> path <==`` section
+        header (later stages read sections from the records)."""
+        n = records.num_rows
+        if n and _plain(records.column("kind")).slice(0, 1).to_pylist()[0] in TEXT_KINDS:
+            return np.ones(n, dtype=bool)
+        message = _combined(records.column("message"))
+        if n and pc.any(pc.match_substring_regex(message, SECTION_HEADER)).as_py():
+            return np.ones(n, dtype=bool)  # a pasted concatenation: its sections are read
+        mask = _is_notable(records.column("level")) | self.candidates(records)
+        if self.extra_regexes and n:
+            for pattern in self.extra_regexes:
+                hit = pc.match_substring_regex(message, pattern)
+                mask |= hit.fill_null(False).to_numpy(zero_copy_only=False)
+        return mask
+
+    def candidates(self, records: pa.Table | pa.RecordBatch) -> np.ndarray:
+        """Boolean mask of the rows of ``records`` that some rule may match."""
+        n = records.num_rows
+        mask = np.zeros(n, dtype=bool)
+        for field, pattern in self.patterns.items():
+            column = _combined(records.column(field))
+            scanner = self._scanner(field)
+            if scanner is not None:
+                rows, non_ascii = scanner.any_rows(column)
+                mask[rows] = True
+                if len(non_ascii):  # Unicode case folding: RE2 decides these
+                    hit = pc.match_substring_regex(column.take(pa.array(non_ascii)), pattern)
+                    mask[non_ascii[hit.fill_null(False).to_numpy(zero_copy_only=False)]] = True
+                continue
+            hit = pc.match_substring_regex(column, pattern)
+            mask |= hit.fill_null(False).to_numpy(zero_copy_only=False)
+        for field, values in self.members.items():
+            column = _combined(records.column(field))
+            flat = pc.list_flatten(column)
+            if len(flat):
+                parents = pc.list_parent_indices(column).to_numpy(zero_copy_only=False)
+                hit = pc.is_in(flat, value_set=pa.array(values, flat.type))
+                mask[parents[hit.fill_null(False).to_numpy(zero_copy_only=False)]] = True
+        for alt in self.others:
+            scanner = self._scanners.get(alt[0].field)
+            if scanner is not None and scanner.regexes and _lone_regex(alt, alt[0].field):
+                continue  # in the scanner's database: found by the scan above
+            mask[_alternative_rows(alt, _as_batch(records, {p.field for p in alt}), None)] = True
+        return mask
+
+
+def _lone_regex(alt: tuple[Predicate, ...], field: str) -> bool:
+    """An alternative that is a single ``re`` test of ``field`` with one group-less pattern."""
+    return (len(alt) == 1 and alt[0].field == field and alt[0].op == "re"
+            and len(alt[0].values) == 1 and not any(alt[0].groups))
+
+
+def _plain(column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
+    if pa.types.is_dictionary(column.type):
+        return pc.cast(column, column.type.value_type)
+    return column
+
+
+def _is_notable(levels: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    hit = pc.is_in(_plain(levels), value_set=pa.array(NOTABLE_LEVELS, pa.string()))
+    return hit.fill_null(False).to_numpy(zero_copy_only=False)
+
+
+def _combined(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    column = _plain(column)
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def _as_batch(records: pa.Table | pa.RecordBatch, fields: set[str]) -> pa.RecordBatch:
+    """The named columns of ``records`` as one batch of plain (not dictionary) arrays."""
+    names = sorted(fields)
+    columns = [_combined(records.column(name)) for name in names]
+    return pa.RecordBatch.from_arrays(columns, names=names)

@@ -1,0 +1,266 @@
+"""Candidate records of a sequence rule, kept as Arrow and thinned before the state machine.
+
+A sequence rule's first step is often a line written on every step of a job (HCCL's
+"Already have context, skip create"), so its candidates can be hundreds of thousands of
+records. Turning each into a Python ``Row`` and feeding it to ``correlate._Group`` one by one
+cost seconds. Here the candidates stay Arrow tables with a bit mask of the roles they fill;
+at the end they are sorted per group in the state machine's order and runs of records that
+cannot change its outcome are dropped, vectorized:
+
+* a region is a run of records of one group each of which fills only the first step or
+  only one context step (nothing else between them): the state machine does nothing there
+  but replace its partial match by the latest start, and close windows (which the region's
+  last record closes at least as far as any before it);
+* so of a region only its last first-step record can start a match, and only the last
+  ``limit`` records of each context step before that record, or before the region's end,
+  can be among the ``limit`` latest before a start.
+
+The few records left become ``Row`` values and go through ``correlate.sequence`` as before,
+so the findings are the same. Only rules whose ``by`` keys are all event-table columns are
+kept this way (a key taken from a capture needs every record's captures).
+
+Memory stays small however many candidates there are: past ``SPILL_ROWS`` the records go to
+a private temporary Arrow file, and memory keeps only what the thinning needs (time, path,
+line, group key and role bits: some 40 bytes a record); the records left are read back from
+the file at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.engine.correlate import Row
+from plogscan.engine.predicates import extract
+from plogscan.engine.rule import Condition, Rule, Sequence
+from plogscan.schema import COLUMNS
+
+SPILL_ROWS = 100_000  # candidates kept in memory before they go to a temporary file
+
+
+def _compact(column: pa.ChunkedArray) -> pa.Array:
+    """Text as dictionary codes (few distinct paths and hosts), other columns as they are."""
+    column = column.combine_chunks()
+    if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        return column.dictionary_encode()
+    return column
+
+
+def _thinned(group: np.ndarray, bits: np.ndarray, ok: np.ndarray, first_bit: int,
+             context_limits: dict[int, int]) -> np.ndarray:
+    """Which records (in group and state-machine order) to keep; see the module text."""
+    n = len(group)
+    inert = ok & ((bits == first_bit) if first_bit else np.zeros(n, bool))
+    for role_bit in context_limits:
+        inert |= ok & (bits == role_bit)
+    starts = np.ones(n, bool)
+    starts[1:] = (group[1:] != group[:-1]) | ~inert[1:] | ~inert[:-1]
+    region = np.cumsum(starts) - 1
+    keep = ~inert
+    last_first = np.full(region[-1] + 1 if n else 0, -1, np.int64)
+    if first_bit:
+        firsts = np.flatnonzero(inert & (bits == first_bit))
+        np.maximum.at(last_first, region[firsts], firsts)
+        keep[last_first[last_first >= 0]] = True
+    for role_bit, limit in context_limits.items():
+        rows = np.flatnonzero(inert & (bits == role_bit))
+        if not len(rows):
+            continue
+        keep[rows[_last_per_region(region[rows], limit)]] = True
+        before = rows[rows < last_first[region[rows]]]
+        if len(before):
+            keep[before[_last_per_region(region[before], limit)]] = True
+    return keep
+
+
+def _last_per_region(region: np.ndarray, limit: int) -> np.ndarray:
+    """Of sorted items labelled by region, a mask of the last ``limit`` of each region."""
+    n = len(region)
+    ends = np.flatnonzero(np.append(region[1:] != region[:-1], True))
+    end_of = ends[np.searchsorted(ends, np.arange(n))]
+    return end_of - np.arange(n) < limit
+
+
+def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """The distinct values of a column and each record's index into them (-1 for null)."""
+    chunked = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
+    if not pa.types.is_dictionary(chunked.type):
+        chunked = pc.dictionary_encode(chunked)
+    chunked = pa.table({"c": chunked}).unify_dictionaries().column("c")
+    if chunked.num_chunks == 0:
+        return pa.array([], chunked.type.value_type), np.zeros(0, np.int64)
+    values = chunked.chunk(0).dictionary
+    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy(zero_copy_only=False)
+                            for chunk in chunked.chunks]).astype(np.int64)
+    return values, codes
+
+
+def _ranks(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """Integers that sort like the column's values (nulls last)."""
+    values, codes = _codes(column)
+    order = pc.sort_indices(values).to_numpy(zero_copy_only=False)
+    rank_of = np.empty(len(values), np.int64)
+    rank_of[order] = np.arange(len(values))
+    return np.where(codes >= 0, rank_of[np.maximum(codes, 0)] if len(values) else 0,
+                    len(values))
+
+
+def eligible(rule: Rule) -> bool:
+    """A sequence rule whose group keys are all columns of the event table."""
+    body = rule.body
+    return isinstance(body, Sequence) and all(name in COLUMNS for name in body.by)
+
+
+class SequenceStore:
+    """Candidates of one sequence rule: Arrow rows and their role bits."""
+
+    def __init__(self, rule: Rule, roles: list[tuple[str, Condition]]) -> None:
+        body = rule.body
+        assert isinstance(body, Sequence)
+        self.body = body
+        self.roles = roles
+        self.bit = {role: 1 << i for i, (role, _) in enumerate(roles)}
+        positive = body.positive
+        # What can be thinned: records that fill only the first step (when it is not also the
+        # last), and records that fill only one context step (with its limit).
+        self.first_bit = self.bit[positive[0].id] if len(positive) >= 2 else 0
+        self.context_limits: dict[int, int] = {
+            self.bit[ctx.id]: max(1, ctx.limit) for ctx in body.context
+            if ctx.id in self.bit and ctx.id != positive[0].id}
+        self.thin = bool(self.first_bit or self.context_limits)
+        self.tables: list[pa.Table] = []
+        self.bits: list[np.ndarray] = []
+        self.rows_in_memory = 0
+        # Past SPILL_ROWS: the records in a temporary file, their thin columns here.
+        self._spill: tuple[str, pa.ipc.RecordBatchFileWriter] | None = None
+        self._thin: list[pa.Table] = []
+        self._schema: pa.Schema | None = None
+
+    def add(self, sub: pa.RecordBatch, masks: dict[str, np.ndarray], idx: np.ndarray) -> None:
+        bits = np.zeros(len(idx), np.int64)
+        for role, mask in masks.items():
+            bits |= mask[idx].astype(np.int64) * self.bit[role]
+        if self._spill is None and self.rows_in_memory + sub.num_rows > SPILL_ROWS:
+            self._start_spill(sub.schema)
+        if self._spill is not None:
+            self._spill[1].write_batch(sub)
+            self._thin.append(self._thin_of(pa.Table.from_batches([sub])))
+        else:
+            self.tables.append(pa.Table.from_batches([sub]))
+            self.rows_in_memory += sub.num_rows
+        self.bits.append(bits)
+
+    def _start_spill(self, schema: pa.Schema) -> None:
+        handle, path = tempfile.mkstemp(prefix="plogscan-candidates-", suffix=".arrow")
+        os.close(handle)  # mkstemp made it 0600: it holds log text
+        writer = pa.ipc.new_file(path, schema)
+        self._schema = schema
+        self._spill = (path, writer)
+        for table in self.tables:
+            for batch in table.to_batches():
+                writer.write_batch(batch)
+            self._thin.append(self._thin_of(table))
+        self.tables = []
+        self.rows_in_memory = 0
+
+    def _thin_of(self, table: pa.Table) -> pa.Table:
+        names = list(dict.fromkeys(("ts", "path", "line", *self.body.by)))
+        return pa.table({name: _compact(table.column(name)) for name in names})
+
+    def rows(self) -> list[Row]:
+        """The records that can matter, as ``Row`` values in arrival order."""
+        if not self.tables and self._spill is None:
+            return []
+        bits = np.concatenate(self.bits)
+        self.bits = []
+        if self._spill is None:
+            table = pa.concat_tables(self.tables)
+            self.tables = []
+            keep = self._kept(table, bits)
+            return self._as_rows(table.take(pa.array(keep)), bits[keep])
+        path, writer = self._spill
+        self._spill = None
+        try:
+            writer.close()
+            thin = pa.concat_tables(self._thin)
+            self._thin = []
+            keep = self._kept(thin, bits)
+            with pa.memory_map(path) as source:
+                stored = pa.ipc.open_file(source).read_all()
+                table = stored.take(pa.array(keep))
+                table = pa.Table.from_batches(table.combine_chunks().to_batches(),
+                                              schema=self._schema)
+        finally:
+            os.unlink(path)
+        return self._as_rows(table, bits[keep])
+
+    def __del__(self) -> None:
+        if self._spill is not None:  # a scan that stopped early
+            try:
+                self._spill[1].close()
+            finally:
+                os.unlink(self._spill[0])
+
+    def _kept(self, table: pa.Table, bits: np.ndarray) -> np.ndarray:
+        n = table.num_rows
+        if not self.thin or n < 2:
+            return np.arange(n)
+        # The state machine's order: (ts, path, line), records without a time last; ties in
+        # arrival order.
+        ts = table.column("ts").cast(pa.int64())
+        timed = ts.is_valid().to_numpy(zero_copy_only=False)
+        when = pc.fill_null(ts, 0).to_numpy(zero_copy_only=False)
+        line = pc.fill_null(table.column("line"), 0).to_numpy(zero_copy_only=False)
+        rank = np.empty(n, np.int64)
+        rank[np.lexsort((np.arange(n), line, _ranks(table.column("path")), when, ~timed))] = (
+            np.arange(n))
+        group, grouped = self._groups(table)
+        usable = grouped & timed
+        # Records without a group or a time take no part in matching: always kept.
+        sorted_rows = np.lexsort((rank, group))
+        g, b, ok = group[sorted_rows], bits[sorted_rows], usable[sorted_rows]
+        keep = _thinned(g, b, ok, self.first_bit, self.context_limits)
+        kept = sorted_rows[keep]
+        kept.sort()  # arrival order
+        return kept
+
+    def _groups(self, table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+        """A group number per record and whether it has a group (no missing key but host)."""
+        n = table.num_rows
+        if not self.body.by:
+            return np.zeros(n, np.int64), np.ones(n, bool)
+        key = np.zeros(n, np.int64)
+        grouped = np.ones(n, bool)
+        for name in self.body.by:
+            values, codes = _codes(table.column(name))
+            if name != "host":
+                grouped &= codes >= 0
+                if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+                    empty = pc.fill_null(pc.equal(values, ""), False).to_numpy(
+                        zero_copy_only=False)
+                    grouped &= ~(empty[np.maximum(codes, 0)] & (codes >= 0))
+            key = key * (len(values) + 1) + (codes + 1)
+        _, group = np.unique(key, return_inverse=True)
+        return group.astype(np.int64), grouped
+
+    def _as_rows(self, table: pa.Table, bits: np.ndarray) -> list[Row]:
+        sub = table.combine_chunks()
+        cols = sub.to_pylist()
+        caps: list[dict[str, dict[str, str]]] = [{} for _ in cols]
+        roles: list[set[str]] = [set() for _ in cols]
+        batch = sub.to_batches()[0] if sub.num_rows else None
+        for role, cond in self.roles:
+            local = (bits & self.bit[role]) != 0
+            where = np.flatnonzero(local)
+            for i in where:
+                roles[i].add(role)
+            if not cond.captures or where.size == 0 or batch is None:
+                continue
+            found = extract(cond, batch.filter(pa.array(local)))
+            for j, i in enumerate(where):
+                caps[i][role] = {k: v[j] for k, v in found.items() if v[j]}
+        return [Row(c, frozenset(r), k) for c, r, k in zip(cols, roles, caps, strict=True)]

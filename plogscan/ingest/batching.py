@@ -1,0 +1,115 @@
+"""Grouping work for the parse pool: small files into one parse task, reuse candidates into
+one digest task, each group put into the in-flight queue in its place in the file order.
+
+``Ingest`` hands every file to a ``Batcher``; a group is flushed when a file of another kind
+class (text or not), a large file or a reused file comes, or when it is full.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import stat
+from collections import deque
+from concurrent.futures import Executor, Future
+from typing import Any, BinaryIO
+
+from plogscan.ingest.chunks import FileState
+from plogscan.ingest.reuse import FileKey, Stored, absolute, file_digests
+from plogscan.ingest.smallfiles import (
+    GROUP_BYTES,
+    GROUP_FILES,
+    SMALL_FILE_BYTES,
+    FileOutcome,
+    parse_files,
+)
+from plogscan.parse.results import TEXT_KINDS
+
+
+@dataclasses.dataclass
+class Reuse:
+    """A file whose stored extraction is used once its digest (``index`` in the list that
+    ``digest`` gives: digests are computed in groups) confirms its content."""
+
+    state: FileState
+    key: FileKey
+    stored: Stored
+    digest: Future[list[str | None]]
+    index: int = 0
+
+
+@dataclasses.dataclass
+class Group:
+    """Small files parsed as one task (``smallfiles``)."""
+
+    states: list[FileState]
+    future: Future[list[FileOutcome]]
+
+
+class Batcher:
+    """Gathers small files into parse groups and reuse candidates into digest groups, and
+    puts each group into the in-flight queue in its place in the file order."""
+
+    DIGESTS = 256  # files hashed per digest task
+
+    def __init__(self, ingest: Any, pool: Executor, inflight: deque,
+                 small_bytes: int = SMALL_FILE_BYTES) -> None:
+        self.ingest, self.pool, self.inflight = ingest, pool, inflight
+        self.files: list[tuple[FileState, str]] = []
+        self.size = 0
+        self.reused: list[tuple[FileState, FileKey, Stored]] = []
+        self.small_bytes = small_bytes
+
+    def small(self, state: FileState, file: tuple[str, int]) -> None:
+        self._flush_reused()
+        path, size = file
+        text = state.ctx.kind in TEXT_KINDS  # the one way the kind changes the parse
+        if self.files and ((self.files[0][0].ctx.kind in TEXT_KINDS) != text
+                           or self.size + size > GROUP_BYTES or len(self.files) >= GROUP_FILES):
+            self._flush_files()
+        self.files.append((state, path))
+        self.size += size
+
+    def reuse(self, state: FileState, key: FileKey, stored: Stored) -> None:
+        self._flush_files()
+        self.reused.append((state, key, stored))
+        if len(self.reused) >= self.DIGESTS:
+            self._flush_reused()
+
+    def flush(self) -> None:
+        self._flush_files()
+        self._flush_reused()
+
+    def _flush_files(self) -> None:
+        if not self.files:
+            return
+        ingest = self.ingest
+        future = self.pool.submit(parse_files, [(s.ctx, p) for s, p in self.files],
+                                  ingest._task_formats, ingest.encoded, ingest.reducer,
+                                  ingest.store is not None)
+        self.inflight.append(Group([s for s, _ in self.files], future))
+        self.files, self.size = [], 0
+
+    def _flush_reused(self) -> None:
+        if not self.reused:
+            return
+        future = self.pool.submit(file_digests, [key.path for _, key, _ in self.reused])
+        for index, (state, key, stored) in enumerate(self.reused):
+            self.inflight.append(Reuse(state, key, stored, future, index))
+        self.reused = []
+
+
+def small_file(stream: BinaryIO, limit: int = SMALL_FILE_BYTES, cwd: str | None = None
+               ) -> tuple[str, int] | None:
+    """The absolute path and size of a plain file small enough to be parsed in a group."""
+    name = getattr(stream, "name", None)
+    if not isinstance(stream, io.BufferedReader) or not isinstance(name, str):
+        return None
+    try:
+        info = os.fstat(stream.fileno())
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit or not info.st_size:
+        return None
+    return absolute(name, cwd), info.st_size

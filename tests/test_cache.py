@@ -1,0 +1,129 @@
+"""The extraction cache: a rerun of unchanged files reads the cache and gives the same report;
+changed files are parsed again; the directory is private and capped; ``plogscan cache``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from plogscan.cache.store import DATABASE
+from plogscan.cli import cli
+from plogscan.diagnose import run
+from plogscan.report import render
+
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"
+
+
+@pytest.fixture
+def logs(tmp_path: Path) -> Path:
+    target = tmp_path / "logs"
+    shutil.copytree(SAMPLE, target)
+    return target
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.name != "README.md")
+
+
+def _json(diagnosis) -> str:
+    return render(diagnosis, "json")
+
+
+def test_rerun_reads_the_cache_and_gives_the_same_report(logs: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    plain = run([str(logs)])
+    first = run([str(logs)], cache=cache)
+    second = run([str(logs)], cache=cache)
+    assert first.extra["reused_files"] == 0
+    assert second.extra["reused_files"] == len(second.inputs.files) > 0
+    assert _json(plain) == _json(first) == _json(second)
+    assert second.findings and second.findings[0].rule == "CCU001"
+
+
+def test_cache_is_private(logs: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "private"
+    run([str(logs)], cache=cache)
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+    assert stat.S_IMODE((cache / DATABASE).stat().st_mode) == 0o600
+
+
+def test_changed_file_is_parsed_again(logs: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    run([str(logs)], cache=cache)
+    target = next(p for p in _files(logs) if "debug" in str(p))
+    with target.open("a", encoding="utf-8") as handle:
+        handle.write("[ERROR] HCCL(1,python3):2025-03-14-08:00:59.000.000 [x.cc:1] [1]"
+                     "brand new failure text\n")
+    again = run([str(logs)], cache=cache)
+    assert again.extra["reused_files"] == len(again.inputs.files) - 1
+    assert _json(again) == _json(run([str(logs)]))
+    assert "brand new failure text" in _json(again)
+
+
+def test_same_size_and_time_but_other_content_is_parsed_again(logs: Path,
+                                                              tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    run([str(logs)], cache=cache)
+    target = next(p for p in _files(logs) if b"Already have context" in p.read_bytes())
+    before = target.stat()
+    data = target.read_bytes()
+    changed = data.replace(b"Already have context", b"Already have CONTEXT", 1)
+    assert changed != data and len(changed) == len(data)
+    target.write_bytes(changed)
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+    again = run([str(logs)], cache=cache)
+    assert again.extra["reused_files"] == len(again.inputs.files) - 1
+    assert _json(again) == _json(run([str(logs)]))
+
+
+def test_other_rules_use_other_entries(logs: Path, tmp_path: Path) -> None:
+    from plogscan.engine import load_rules
+    from plogscan.engine.rule import RuleSet
+
+    cache = tmp_path / "cache"
+    run([str(logs)], cache=cache)
+    rules = load_rules([])
+    fewer = RuleSet(tuple(r for r in rules if r.id != "CCU001"))
+    other = run([str(logs)], cache=cache, rules=fewer)
+    assert other.extra["reused_files"] == 0
+    assert all(f.rule != "CCU001" for f in other.findings)
+
+
+def test_cap_evicts_least_recently_used(logs: Path, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from plogscan.cache.store import info
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PLOGSCAN_CACHE_MAX", "1")  # nothing fits
+    run([str(logs)], cache=cache)
+    assert info(cache, 1).entries == 0
+    monkeypatch.setenv("PLOGSCAN_CACHE_MAX", "1G")
+    run([str(logs)], cache=cache)
+    assert info(cache, 1 << 30).entries == len(_files(logs))
+
+
+def test_cli_cache_info_clear_and_no_cache(logs: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cli-cache"
+    runner = CliRunner()
+    off = runner.invoke(cli, ["diagnose", str(logs), "--no-cache", "--cache", str(cache),
+                              "--quiet"])
+    assert off.exit_code == 1, off.output
+    assert not cache.exists()
+    on = runner.invoke(cli, ["diagnose", str(logs), "--cache", str(cache), "--quiet"])
+    assert on.exit_code == 1
+    shown = runner.invoke(cli, ["cache", "info", "--cache", str(cache)])
+    assert shown.exit_code == 0
+    assert f"entries:   {len(_files(logs))} files" in shown.output
+    cleared = runner.invoke(cli, ["cache", "clear", "--cache", str(cache)])
+    assert cleared.exit_code == 0 and f"removed {len(_files(logs))} entries" in cleared.output
+    assert "entries:   0 files" in runner.invoke(cli, ["cache", "info", "--cache",
+                                                         str(cache)]).output
+
+
+def test_suite_never_uses_the_user_cache() -> None:
+    assert "plogscan-test-cache-" in os.environ["PLOGSCAN_CACHE"]

@@ -1,0 +1,106 @@
+"""Small files parsed in groups give exactly what parsing each file alone gives: the same
+records in the same order and the same accounting, whatever the files hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from plogscan.diagnose import run
+from plogscan.ingest import pipeline
+from plogscan.ingest.pipeline import Ingest
+from plogscan.report import render
+
+HEADER = "[{level}] HCCL({pid},python3):2026-03-02-10:15:{sec:02d}.{ms:03d}.000 [x.cc:1] [7]"
+CASES = {
+    "plain": lambda i: HEADER.format(level="INFO", pid=100 + i, sec=i % 60, ms=i) + "ok\n",
+    "continuation-first": lambda i: "    continued detail\n" + HEADER.format(
+        level="ERROR", pid=7, sec=1, ms=i) + "Notify wait timeout\n  detail line\n",
+    "blank-edges": lambda i: "\n\n" + HEADER.format(level="WARNING", pid=8, sec=2, ms=i)
+    + "warn\n\n\n",
+    "crlf-nul": lambda i: HEADER.format(level="INFO", pid=9, sec=3, ms=i) + "a\x00b\r\n",
+    "no-final-newline": lambda i: HEADER.format(level="DEBUG", pid=10, sec=4, ms=i) + "x",
+    "long-line": lambda i: HEADER.format(level="INFO", pid=11, sec=5, ms=i) + "y" * 1100 + "\n",
+    "bad-utf8": lambda i: (HEADER.format(level="ERROR", pid=12, sec=6, ms=i)
+                           + "bad \xff byte\n").encode("latin-1").decode("latin-1"),
+    "glued": lambda i: HEADER.format(level="INFO", pid=13, sec=7, ms=i) + "a" + HEADER.format(
+        level="ERROR", pid=13, sec=7, ms=i) + "507916 glued\n",
+    "only-blank": lambda i: "\n \n",
+    "bad-timestamp": lambda i: "[ERROR] HCCL(14,python3):2026-13-45-99:15:07.000.000 [x.cc:1] "
+    "[7]odd time\n",
+}
+
+
+def _tree(root: Path, names: list[str], per_kind: int = 6) -> Path:
+    for name in names:
+        for i in range(per_kind):
+            folder = root / "rank_0" / "process_log" / "debug" / "plog"
+            folder.mkdir(parents=True, exist_ok=True)
+            text = CASES[name](i)
+            data = text.encode("latin-1") if name == "bad-utf8" else text.encode()
+            (folder / f"plog-{1000 + i}_2026030210{len(names):02d}{i:05d}{name[:3]}.log"
+             ).write_bytes(data)
+    job = root / "job"
+    job.mkdir(exist_ok=True)
+    (job / "train.log").write_text("Traceback (most recent call last):\n  File x\n"
+                                   "RuntimeError: EI0002 timeout\n")
+    return root
+
+
+def _ingest(paths: list[str], grouped: bool, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 256 << 10 if grouped else 0)
+    ingest = Ingest(workers=2)
+    table = pa.Table.from_batches(list(ingest.batches(paths)))
+    return table, ingest.summary
+
+
+@pytest.mark.parametrize("names", [[name] for name in CASES] + [list(CASES)])
+def test_groups_equal_files_alone(names: list[str], tmp_path: Path,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "logs", names)
+    alone, alone_summary = _ingest([str(root)], False, monkeypatch)
+    grouped, grouped_summary = _ingest([str(root)], True, monkeypatch)
+    assert grouped_summary == alone_summary
+    assert grouped.to_pylist() == alone.to_pylist()
+    for stats in grouped_summary.files:
+        assert stats.lines == stats.record_lines + stats.blank_lines
+
+
+def test_diagnosis_of_many_small_files_is_unchanged(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "logs", list(CASES), per_kind=40)
+    monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 0)
+    alone = render(run([str(root)]), "json")
+    monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 256 << 10)
+    assert render(run([str(root)]), "json") == alone
+
+
+def test_plain_small_files_take_the_joined_parse(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from plogscan.ingest import smallfiles
+
+    calls: list[int] = []
+    alone = smallfiles._alone
+    monkeypatch.setattr(smallfiles, "_alone", lambda *a: calls.append(1) or alone(*a))
+    root = _tree(tmp_path / "logs", ["plain", "long-line", "crlf-nul", "blank-edges"])
+    ingest = Ingest(workers=1)
+    rows = sum(b.num_rows for b in ingest.batches([str(root / "rank_0")]))
+    assert rows > 20 and not calls
+
+
+def test_small_stdout_files_with_colour_codes(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    job = tmp_path / "logs" / "job"
+    job.mkdir(parents=True)
+    for i in range(8):
+        (job / f"train_rank{i}.log").write_text(
+            f"\x1b[31m[rank{i}]:[E ProcessGroupHCCL.cpp:1] EI0002 timeout\x1b[0m\n"
+            f"[rank{i}]:Traceback (most recent call last):\n"
+            f"[rank{i}]:  File \"train.py\", line {i}, in <module>\n"
+            f"[rank{i}]:RuntimeError: {'z' * (1030 if i % 3 == 0 else 10)}\n")
+    alone, alone_summary = _ingest([str(tmp_path / "logs")], False, monkeypatch)
+    grouped, grouped_summary = _ingest([str(tmp_path / "logs")], True, monkeypatch)
+    assert grouped_summary == alone_summary
+    assert grouped.to_pylist() == alone.to_pylist()
