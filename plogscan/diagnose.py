@@ -187,7 +187,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     overview = Overview()
     unexplained = Unexplained()
     gatherer = Gatherer()
-    options = Options(tuple(clock_offsets), clock_reference)
+    options = Options(tuple(clock_offsets), clock_reference, lang)
     contexts: list[Context] = []
     writer = _event_writer(events_out) if events_out else None
     # Without --events-out the workers hand on only the records some rule can use (and the

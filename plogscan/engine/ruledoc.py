@@ -75,8 +75,8 @@ def build_rule(doc: Doc, m: LMap) -> Rule | None:
     show = doc.text_list(m, "show", "rule") or ()
     if body is not None:
         _check_names(doc, m, body, show)
-    base = RuleText(title, description, remediation) if title and description and remediation \
-        else None
+    base = RuleText(title, description, remediation, requires.advice if requires else ()) \
+        if title and description and remediation else None
     meaning = ruletext.meaning(doc, m, rid, base)
     if len(doc.errors) > before or body is None or level is None:
         return None
