@@ -138,3 +138,43 @@ def test_nesting_and_depth_limits_can_be_raised(tmp_path: Path) -> None:
     assert walk([str(deep)], Limits(depth=100))[0][1] == "read"
     assert walk([str(deep)], Limits(depth=100, files=1)) == [
         (str(here / "plog-1_20260302101500000.log"), "read")]
+
+
+_WRITES: list[str] | None = None  # while set, every file opened for writing is listed here
+
+
+def _audit(event: str, args: tuple) -> None:
+    if _WRITES is not None and event == "open" and isinstance(args[0], str):
+        mode, flags = args[1], args[2]
+        if (mode and any(c in mode for c in "wax+")) or (flags & (os.O_WRONLY | os.O_RDWR)):
+            _WRITES.append(args[0])
+
+
+def test_archive_members_never_touch_the_disk(tmp_path: Path) -> None:
+    """Members of tar and zip archives, nested and compressed, are read as streams: nothing
+    is opened for writing while they are read (a Python audit hook sees every open)."""
+    import gzip
+    import io
+    import sys
+    import tarfile
+    import zipfile
+
+    global _WRITES
+    inner = io.BytesIO()
+    with tarfile.open(fileobj=inner, mode="w:gz") as tar:
+        data = gzip.compress(LOG * 50)
+        info = tarfile.TarInfo("run/plog/plog-1_20260302101500000.log.gz")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    with zipfile.ZipFile(tmp_path / "job.zip", "w") as archive:
+        archive.writestr("logs/inner.tar.gz", inner.getvalue())
+        archive.writestr("logs/debug/plog/plog-2_20260302101500000.log", LOG * 50)
+    sys.addaudithook(_audit)  # hooks stay for the process; this one is off unless listing
+    _WRITES = []
+    try:
+        read = walk([str(tmp_path / "job.zip")])
+        writes = list(_WRITES)
+    finally:
+        _WRITES = None
+    assert [reason for _, reason in read] == ["read", "read"], read
+    assert writes == []

@@ -284,3 +284,34 @@ def test_every_reason_ingest_gives_has_chinese() -> None:
     assert i18n.ingest_text("zh", "corrupt archive: bad header (after 3 members)") == \
         "归档文件已损坏：bad header（已读取 3 个成员之后）"
     assert i18n.ingest_text("en", "not a log file (.md)") == "not a log file (.md)"
+
+
+def test_limit_reasons_read_whole_in_chinese(tmp_path: Path) -> None:
+    """What a limit stopped reads in Chinese down to its detail (the limits' own sentences,
+    as ingest writes them when each limit bites), with only numbers, paths and options left."""
+    import gzip
+
+    from plogscan.ingest.limits import Limits
+    from plogscan.ingest.pipeline import Ingest
+
+    line = b"[ERROR] HCCL(1,python):2024-01-01-00:00:00.000.000 [a.cc:1] [1][1] x\n"
+    deep = tmp_path / "deep" / "a" / "b"
+    deep.mkdir(parents=True)
+    (deep / "plog-1_1.log").write_bytes(line)
+    for n in (5, 6, 9):  # the last one in walk order is past --max-files
+        (tmp_path / f"plog-{n}_1.log").write_bytes(line)
+    (tmp_path / "plog-00_1.log.gz.gz").write_bytes(gzip.compress(gzip.compress(line)))
+    (tmp_path / "plog-1_1.log.gz").write_bytes(gzip.compress(line * 2000))
+    (tmp_path / "plog-7_1.log").write_bytes(b"x" * 5000 + b"\n" + line)
+    ingest = Ingest(workers=1, limits=Limits(files=5, depth=1, nesting=1,
+                                             decompressed_bytes=4096, line_bytes=1024))
+    list(ingest.batches([str(tmp_path)]))
+    texts = [s.reason for s in ingest.skipped] + [p for f in ingest.files for p in f.problems]
+    wanted = ("--max-files", "--max-depth", "--max-nesting", "decompressed", "longer than")
+    for word in wanted:
+        assert any(word in t for t in texts), (word, texts)
+    for text in texts:
+        shown = i18n.ingest_text("zh", text)
+        data = {str(tmp_path), "KiB",
+                *(m for m in re.findall(r"\S*plog-\S+|--max-[a-z-]+", text))}
+        assert not z.leftovers(shown, data), (text, shown)

@@ -190,7 +190,9 @@ class Ingest:
             if stored is not None:  # used once its digest is confirmed
                 batch.reuse(state, key, stored)
             else:
-                small = small_file(stream, SMALL_FILE_BYTES, cwd)
+                # a group does not cut long lines: a file that may hold one is read alone
+                small = small_file(stream, min(SMALL_FILE_BYTES, self.limits.line_bytes),
+                                   cwd)
                 if key is not None and small is None:
                     state.saving = key, pool.submit(file_digest, key.path)
                 elif key is not None:

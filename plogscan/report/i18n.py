@@ -79,6 +79,7 @@ def ingest_text(lang: str, text: str) -> str:
                   n=after["n"])
     for pattern, template in INGEST.get(lang, ()):
         m = re.fullmatch(pattern, text, re.DOTALL)
-        if m is not None:
-            return template.format(**m.groupdict())
+        if m is not None:  # a detail may be a reason of its own (what a limit stopped)
+            return template.format(**{name: ingest_text(lang, value) if name == "detail" else value
+                                      for name, value in m.groupdict().items()})
     return text

@@ -261,6 +261,32 @@ INGEST_ZH: tuple[tuple[str, str], ...] = (
     (r"cannot read: (?P<detail>.+)", "无法读取：{detail}"),
     (r"the file grew while read: its first (?P<n>[0-9]+) bytes were read",
      "读取期间文件仍在增长：只读取了前 {n} 字节"),
+    # limits (the details in ``detail`` groups are translated in turn)
+    (r"not read to its end: (?P<detail>.+)", "未读到末尾：{detail}"),
+    (r"not read past byte (?P<n>[0-9,]+): (?P<detail>.+)", "第 {n} 字节之后未读取：{detail}"),
+    (r"not read: (?P<detail>.+) \((?P<option>--max-[a-z-]+)\)", "未读取：{detail}（{option}）"),
+    (r"archive nested too deeply \((?P<detail>.+); (?P<option>--max-[a-z-]+)\)",
+     "归档嵌套过深（{detail}；{option}）"),
+    (r"more than (?P<n>[0-9,]+) files: this file and every input after it were not read",
+     "超过 {n} 个文件：此文件及其后的所有输入均未读取"),
+    (r"more than (?P<n>[0-9,]+) directory levels below (?P<path>.+): this directory was not "
+     r"read", "{path} 之下超过 {n} 层目录：此目录未读取"),
+    (r"more than (?P<n>[0-9,]+) archive or compression levels", "超过 {n} 层归档或压缩"),
+    (r"more than (?P<size>\S+ \S+) decompressed: stopped after (?P<n>[0-9,]+) bytes from "
+     r"(?P<packed>[0-9,]+) compressed bytes; the rest was not read",
+     "解压后超过 {size}：由 {packed} 字节压缩数据解出 {n} 字节后停止，其余未读取"),
+    (r"more than (?P<ratio>[0-9.]+) times its compressed size decompressed \(a decompression "
+     r"bomb\): stopped after (?P<n>[0-9,]+) bytes from (?P<packed>[0-9,]+) compressed bytes; "
+     r"the rest was not read",
+     "解压后超过压缩大小的 {ratio} 倍（解压炸弹）：由 {packed} 字节压缩数据解出 {n} 字节后停止，"
+     "其余未读取"),
+    (r"(?P<lines>[0-9,]+) line\(s\) longer than (?P<bound>\S+ \S+) kept their first \S+ \S+ "
+     r"\(first: line (?P<first>[0-9,]+)\); (?P<n>[0-9,]+) bytes of them were not read",
+     "{lines} 行超过 {bound}，只保留了前 {bound}（第一处：第 {first} 行）；其中 {n} 字节未读取"),
+    (r"the file grew by (?P<n>[0-9,]+) bytes while it was read: bytes after (?P<m>[0-9,]+) were "
+     r"not read", "读取期间文件增长了 {n} 字节：第 {m} 字节之后的内容未读取"),
+    (r"symlink leads outside the directory given: not followed",
+     "符号链接指向给定目录之外：未跟随"),
     (r"duplicate: same directory as (?P<path>.+)", "重复：与 {path} 是同一目录"),
     (r"duplicate: same file as (?P<path>.+)", "重复：与 {path} 是同一文件"),
     (r"unsupported compression: (?P<fmt>.+) \(unpack it first\)",

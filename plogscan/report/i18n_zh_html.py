@@ -82,6 +82,7 @@ HTML_ZH: dict[str, str] = {
     "text in any column": "任意列中的文本",
     "Level": "级别",
     "all": "全部",
+    "NONE": "无级别",  # a record with no level (a line of unknown shape)
     "Time": "时间",
     "Rank": "Rank",
     "Host": "主机",

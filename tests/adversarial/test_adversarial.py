@@ -267,3 +267,15 @@ def test_a_huge_line_costs_bounded_memory(tmp_path: Path) -> None:
     assert "kept their first 8 MiB" in err
     assert json.loads(out)["findings"]
     assert peak < 512 << 10, f"peak RSS {peak} KiB for a 512 MiB line"
+
+
+def test_small_file_honours_the_line_limit(tmp_path: Path) -> None:
+    """A file small enough to be parsed in a group still has its long lines cut at
+    ``--max-line-bytes`` (such a file is read alone)."""
+    path = tmp_path / PLOG
+    path.write_bytes(b"x" * 5000 + b"\n" + GOOD)
+    ingest = Ingest(workers=1, limits=Limits(line_bytes=1024))
+    list(ingest.batches([str(path)]))
+    (stats,) = ingest.files
+    assert any("longer than 1 KiB kept their first 1 KiB" in p for p in stats.problems), \
+        stats.problems
