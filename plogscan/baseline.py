@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 
+from plogscan.datafile.located import DataFileError, read_data_file
 from plogscan.errors import InputError, Location
 from plogscan.incidents import with_incidents
 from plogscan.model import Diagnosis, Finding, Level
@@ -33,6 +34,7 @@ from plogscan.report.view import (
 )
 
 BASELINE_VERSION = 1
+MAX_BASELINE_BYTES = 64 << 20  # a baseline of a million findings is about 200 MB; refuse more
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _ENTRY_KEYS = ("fingerprint", "rule", "title", "reason", "expires")
 _FAIL_ON = {"info": Level.INFO, "warning": Level.WARNING, "error": Level.ERROR,
@@ -86,7 +88,10 @@ def dumps_baseline(baseline: Baseline) -> str:
 
 
 def write_baseline(baseline: Baseline, path: Path) -> None:
-    path.write_text(dumps_baseline(baseline), encoding="utf-8")
+    """The baseline file, complete or not at all (a temporary name, then a rename)."""
+    from plogscan.outputs.atomic import write_bytes
+
+    write_bytes(path, dumps_baseline(baseline).encode("utf-8"))
 
 
 def load_baseline(path: Path) -> Baseline:
@@ -97,14 +102,20 @@ def load_baseline(path: Path) -> Baseline:
             bad date; the message names the file (and the line, for JSON syntax errors).
     """
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
+        text = read_data_file(path, MAX_BASELINE_BYTES)
+    except OSError as err:
+        raise InputError(f"cannot read baseline file: {err.strerror or err}",
+                         where=Location(str(path))) from None
+    except DataFileError as err:
         raise InputError(f"cannot read baseline file: {err}", where=Location(str(path))) from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as err:
         raise InputError(f"baseline file is not valid JSON: {err.msg}",
                          where=Location(str(path), err.lineno)) from None
+    except RecursionError:
+        raise InputError("baseline file nests its values too deeply to be a baseline",
+                         where=Location(str(path))) from None
     return _parse(document, str(path))
 
 

@@ -34,9 +34,12 @@ from plogscan.engine.selector import Selector
 from plogscan.errors import InputError, Location, PlogscanError
 from plogscan.incidents import with_incidents
 from plogscan.ingest.facts import merged_facts
+from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, ProcessInfo, RuleInfo
 from plogscan.parse.codescan import codes_in
+from plogscan.redact.redactor import Redactor
+from plogscan.redact.values import redact_value, redacted_alignment
 from plogscan.table.parquet import EventWriter, event_batches
 
 FAIL_ON = ("info", "warning", "error", "critical", "never")
@@ -157,7 +160,8 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         events_out: str | None = None, context_lines: int = 3, lang: str = "en",
         clock_offsets: Sequence[tuple[str, float]] = (), clock_reference: str | None = None,
         timings: dict[str, float] | None = None, cache: Path | None = None,
-        executor: Any = None) -> Diagnosis:
+        executor: Any = None, limits: Limits | None = None,
+        redactor: Redactor | None = None) -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
 
     ``lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the findings and
@@ -168,7 +172,12 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     during the pass), ``crossrank`` (identities, clocks and conclusions after it), ``total``.
     ``cache`` is the extraction cache's directory (``plogscan.cache``; None: no cache).
     ``executor`` (``ingest.cluster.DaskExecutor``) runs the parse, and reads the context
-    lines, on a cluster instead of the local pool."""
+    lines, on a cluster instead of the local pool.
+
+    ``limits`` bound what is read (``plogscan.ingest.limits``). ``redactor`` redacts what
+    ``events_out`` receives (records and accounting). The rules run on the original records;
+    the caller redacts the returned diagnosis (``plogscan.redact.values.redact_diagnosis``),
+    after applying any baseline."""
     started = time.perf_counter()
     timings = timings if timings is not None else {}
     if fail_on not in FAIL_ON:
@@ -178,7 +187,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     overview = Overview()
     unexplained = Unexplained()
     gatherer = Gatherer()
-    options = Options(tuple(clock_offsets), clock_reference)
+    options = Options(tuple(clock_offsets), clock_reference, lang)
     contexts: list[Context] = []
     writer = _event_writer(events_out) if events_out else None
     # Without --events-out the workers hand on only the records some rule can use (and the
@@ -202,7 +211,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes,
                     reducer=selector,
                     on_facts=facts.add if facts is not None else None, store=store,
-                    executor=executor)
+                    executor=executor, limits=limits)
     saw_batches = False
 
     def identify():  # called by the engine after the last batch
@@ -223,7 +232,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
                                            + time.perf_counter() - begun)
             if writer is not None:
                 try:
-                    writer.write(batch)
+                    writer.write(redactor.batch(batch) if redactor is not None else batch)
                 except OSError as err:
                     raise _cannot_write_events(events_out, err) from None
             # The rules get the ERROR and WARNING records kept for the reports too: their
@@ -240,10 +249,13 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
             store.close()
         if writer is not None:
             ctx = contexts[0] if contexts else None
+            done = ingest.summary if findings is not None else None
+            aligner, offsets = (ctx.aligned_column, ctx.offset_by_host()) if ctx else (None, None)
+            if done is not None and redactor is not None:
+                done = redact_value(done, redactor)
+                aligner, offsets = redacted_alignment(redactor, aligner, offsets)
             try:
-                writer.close(ingest.summary if findings is not None else None,
-                             aligner=ctx.aligned_column if ctx else None,
-                             offsets=ctx.offset_by_host() if ctx else None)
+                writer.close(done, aligner=aligner, offsets=offsets)
             except OSError as err:
                 raise _cannot_write_events(events_out, err) from None
     summary = ingest.summary
@@ -257,7 +269,8 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     timings["crossrank"] = timings.get("crossrank", 0.0) + time.perf_counter() - begun
     if context_lines:
         findings = list(add_context(findings, paths, context_lines,
-                                    executor.submit if executor is not None else None))
+                                    executor.submit if executor is not None else None,
+                                    limits=ingest.limits))
     findings = [_aligned_finding(f, ctx) for f in findings]
     events, truncated = overview.events(_evidence_rows(findings))
     events = tuple(_aligned_event(e, ctx) for e in events)

@@ -1667,6 +1667,101 @@ def build_hostile() -> dict[str, list[Line]]:
     return files
 
 
+# --------------------------------------------------------------------------- two-host sample
+
+# What the two-host sample's logs give away about the machines and people behind the job. A
+# report of it made with --redact (and SECRET_PATTERN) must hold none of these.
+TWO_HOSTS = {
+    "host_ips": ("10.20.31.11", "10.20.31.12"),
+    "device_ips": ("192.168.100.11", "192.168.100.12"),
+    "ipv6": ("fd00:a:b::11", "fd00:a:b::12"),
+    "dirs": ("worker-0", "worker-1"),
+    "fqdns": ("node-a01.corp.example.com", "node-a02.corp.example.com"),
+    "short_hosts": ("node-a01", "node-a02"),
+    "user": "zhang.wei",
+    "email": "zhang.wei@example-ai.com",
+    "token": "hf_Q3xT9kLmN2pR7vW5yZ8aB4cD",
+}
+SECRET_PATTERN = r"hf_[A-Za-z0-9]{20,}"  # the --redact-pattern that covers the token
+CANN_VERSION = "8.0.0.1"  # looks like an IPv4 address; redaction must keep it
+
+
+def build_two_hosts() -> dict[str, list[Line]]:
+    """Two hosts, one rank each: rank 1 runs out of device memory, rank 0 times out waiting for
+    it (EI0002 naming rank 1's address). Every line that names a machine or a person does so
+    the way real jobs do (host directories, FQDNs, server[...], home paths, e-mail, a token)."""
+    h = TWO_HOSTS
+    base = datetime(2026, 3, 20, 8, 14, 2, 118_204)
+    files: dict[str, list[Line]] = {}
+    for rank in (0, 1):
+        p = Proc(rng=random.Random(60 + rank), t=base + timedelta(microseconds=rank * 91_337),
+                 pid=51820 + rank * 7, pname="python3.9", rank=rank, device=rank,
+                 devpid=7100 + rank, debug_on=False, root=f"{h['dirs'][rank]}/rank_{rank}")
+        ip, dev_ip, ip6 = h["host_ips"][rank], h["device_ips"][rank], h["ipv6"][rank]
+        ident = f"{h['host_ips'][0]}%ens3f0_60000_0_1773996842004411"
+        p.out(f"[{p.t:%Y-%m-%d %H:%M:%S}] hostname: {h['fqdns'][rank]} rank {rank} of 2")
+        p.out(f"wandb: Currently logged in as: {h['email']}")
+        p.out(f"export HF_TOKEN={h['token']}")
+        p.out(f"CANN version: {CANN_VERSION} (/usr/local/Ascend/ascend-toolkit/{CANN_VERSION})")
+        p.tick(10_000, 20_000)
+        p.emit("run", "INFO", "HCCL", f"[adapter_hccp.cc:211] [{p.tid}][HCCL_ENV] "
+               f"HCCL_SOCKET_IFNAME=ens3f0, local address {ip}, ipv6 address {ip6}")
+        p.tick(1000, 5000)
+        p.hccl("run", "INFO", "op_base.cc:420",
+               f"Entry-HcclCommInitRootInfoConfig:ranks[2], rank[{rank}], rootinfo: host "
+               f"ip[{h['host_ips'][0]}] port[60000] nicDeploy[1] identifier[{ident}], "
+               f"deviceLogicId[{rank}]")
+        p.tick(1000, 5000)
+        p.hccl("run", "INFO", "hccl_communicator.cc:602",
+               f"rankInfo: server[{h['short_hosts'][rank]}%ens3f0], userRank[{rank}], "
+               f"deviceIp[{dev_ip}], hostIp[{ip}]")
+        p.pause(1_000_000, 1_800_000)
+        if rank == 1:
+            p.out("Traceback (most recent call last):")
+            p.out(f'  File "/home/{h["user"]}/llm/train.py", line 211, in <module>')
+            p.out("    loss = model(batch).loss")
+            p.out(f'  File "/home/{h["user"]}/llm/modeling.py", line 88, in forward')
+            p.out("    attn = torch.matmul(q, k.transpose(-1, -2))")
+            p.out("RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 1; 60.96 "
+                  "GiB total capacity; 58.31 GiB already allocated; 1.12 GiB free)",
+                  mark="oom")
+        else:
+            p.pause(150_000, 170_000)
+            p.out(f"[ERROR] {short_ts(p.t)} (PID:{p.pid}, Device:0, RankID:0) ERR02200 DIST "
+                  "call hccl api failed.")
+            p.out(f"EI0002: [PID: {p.pid}] {log_ts(p.t)} The wait execution of the Notify "
+                  "register times out. Reason: The Notify register has not received the Notify "
+                  "record from remote rank [1].base information: [streamID:[1073741830], "
+                  f"taskID[19], tag[AllReduce_{ident}], AlgType(level 0-1-2):"
+                  "[fullmesh-ring-ring].] task information: [", mark="ei0002")
+            p.out("there are(is) 1 abnormal device(s):")
+            p.out(f"    Cluster Exception Location[IP/ID]:[{h['host_ips'][1]}/1], Arrival "
+                  f"Time:[Fri Mar 20 08:41:51 2026], Discoverer:[{h['host_ips'][0]}/0], "
+                  "ExceptionType:[Heartbeat Lost Occurred], Possible Reason:1. Process has "
+                  "exited, 2. Network Disconnected")
+            p.out("]")
+        for dest, sub in (("run", "run/plog/plog"),):
+            files[f"{p.root}/process_log/{sub}-{p.pid}_{file_ts(p.first[dest])}.log"] = \
+                getattr(p, dest)
+        files[f"{p.root}/train_rank{rank}.log"] = p.stdout
+    return files
+
+
+def sensitive_values(name: str) -> tuple[str, ...]:
+    """What a sample's logs give away about its machines and people: a report made with
+    ``--redact`` (and, for the two-host sample, ``--redact-pattern SECRET_PATTERN``) must hold
+    none of these. Loopback addresses and version numbers are not sensitive."""
+    if name == "notify-timeout-two-hosts":
+        h = TWO_HOSTS
+        return (*h["host_ips"], *h["device_ips"], *h["ipv6"], *h["dirs"], *h["fqdns"],
+                *h["short_hosts"], f"/home/{h['user']}/", h["email"], h["token"])
+    if name == "hostile-text":
+        return ()  # one process on 127.0.0.1: nothing names a machine or a person
+    scenario = next(sc for sc in SCENARIOS if sc.name == name)
+    home = scenario.script.rsplit("/", 2)[0] + "/"  # /home/<user>/, in a fault's traceback
+    return ("172.16.40.7", "192.168.1.11", "192.168.1.12", *((home,) if scenario.fault else ()))
+
+
 # --------------------------------------------------------------------------- READMEs
 
 
@@ -1686,6 +1781,21 @@ def tree_listing(files: dict[str, list[Line]]) -> str:
 
 
 README_HEAD = {
+    "notify-timeout-two-hosts": """\
+# Sample: two hosts, an out-of-memory on one and a notify timeout on the other
+
+## What happened
+
+A two-rank job on two hosts, collected per host (`worker-0/`, `worker-1/`) with each rank's
+stdout and run plog. Rank 1 (host `node-a02`) runs out of device memory in the user's model
+code; rank 0 (host `node-a01`) then waits for it in an all-reduce until HCCL's notify wait
+times out (`EI0002`), naming rank 1's address as the abnormal device (heartbeat lost).
+
+The logs name machines and people the way real jobs do: host directories, FQDNs from a
+`hostname` line, `server[...]` values, host, device and IPv6 addresses, the engineer's home
+directory and e-mail address, and an access token exported in the job script. This sample is
+what `--redact` is tested on (`sensitive_values` in `_generate.py` lists the values).
+""",
     "ccu-reuse-before-mc2": """\
 # Sample: CCU context reused by an MC2 fused kernel, then a CCU fault (order A, DEBUG on)
 
@@ -1755,6 +1865,21 @@ broken out of its code blocks or tables.
 }
 
 EXPECTED = {
+    "notify-timeout-two-hosts": """\
+## What `plogscan diagnose` must report
+
+Exit code **1**, with at least:
+
+| rule | category | level | verdict | scope |
+|---|---|---|---|---|
+| `MEM001` | `device-oom` | error | `match` | rank 1, host `worker-1` |
+| `HCCL002` | `hccl-notify-timeout` | error | `match` | rank 0, host `worker-0` |
+
+With `--redact --redact-pattern 'hf_[A-Za-z0-9]{{20,}}'` no output (any report format, stderr,
+`--events-out`, `ingest`, `events`) holds any of the host IPs, device IPs, IPv6 addresses,
+host directories, FQDNs, short host names, the home directory's user, the e-mail address or
+the token; `CANN version: 8.0.0.1` stays as written.
+""",
     "ccu-reuse-before-mc2": """\
 ## What `plogscan diagnose` must report
 
@@ -1902,6 +2027,11 @@ def build_all() -> dict[str, str]:
     for path, lines in files.items():
         out[f"hostile-text/{path}"] = render(lines)
     out["hostile-text/README.md"] = readme("hostile-text", files, (40961,), GENERATED_NOTE)
+    files = build_two_hosts()
+    for path, lines in files.items():
+        out[f"notify-timeout-two-hosts/{path}"] = render(lines)
+    out["notify-timeout-two-hosts/README.md"] = readme("notify-timeout-two-hosts", files,
+                                                       (51820, 51827), GENERATED_NOTE)
     return out
 
 

@@ -574,6 +574,15 @@ SCENARIOS: dict[str, Callable[[random.Random], Job]] = {
 }
 
 
+def sensitive_values(name: str) -> tuple[str, ...]:
+    """What a sample's logs give away about its machines (host names, server and device
+    addresses): a report made with ``--redact`` must hold none of these."""
+    seed = 13 + list(SCENARIOS).index(name)
+    job = SCENARIOS[name](random.Random(seed))
+    return tuple(sorted({value for r in job.ranks
+                         for value in (r.host, r.server_ip, r.device_ip)}))
+
+
 def generate(out: Path) -> None:
     for seed, (name, build) in enumerate(SCENARIOS.items(), start=13):
         job = build(random.Random(seed))

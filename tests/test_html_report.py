@@ -336,6 +336,26 @@ def test_browser_events_filter_and_sort(browser, tmp_path):
     page.close()
 
 
+def test_browser_chinese_report_speaks_chinese(browser, tmp_path):
+    """The script's own words (row count, copy button) come from the page in its language."""
+    diagnosis = replace(flagship_diagnosis(), lang="zh")
+    loaded = open_report(browser, tmp_path, diagnosis)
+    page = loaded.page
+    total = len(diagnosis.events)
+    assert page.get_attribute("html", "lang") == "zh-CN"
+    assert page.text_content("#events-count") == f"显示 {total} / {total} 行"
+    page.fill("#events-filter", "CCU TASK PRINT")
+    assert page.text_content("#events-count") == f"显示 2 / {total} 行"
+    button = page.locator("button.copy >> nth=0")
+    assert button.text_content() == "复制"
+    button.click()
+    page.wait_for_timeout(100)
+    assert button.text_content() in ("已复制", "复制失败")
+    assert "rows shown" not in page.inner_text("body") and "Copy" not in page.inner_text("body")
+    assert loaded.console_errors == []
+    page.close()
+
+
 def test_browser_hostile_text_is_shown_and_runs_nothing(browser, tmp_path):
     loaded = open_report(browser, tmp_path, hostile_diagnosis())
     page = loaded.page

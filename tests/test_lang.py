@@ -3,6 +3,8 @@ report headings (English reports stay as they were: their goldens are unchanged)
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -85,7 +87,7 @@ def test_run_gives_findings_and_rule_infos_in_the_chosen_language(tmp_path: Path
     zh = run([str(_log(tmp_path))], rules=rules, lang="zh", context_lines=0)
     (finding,) = zh.findings
     assert finding.title == "AI Core 算子执行异常"
-    assert finding.description.startswith("process 51234") and "（1 条记录）" in finding.description
+    assert finding.description == "进程 51234 中 AI Core 算子执行异常（1 条记录）。"  # scope too
     assert finding.remediation == ("查看紧随其后的 errcode 记录。", "检查算子的输入。")
     assert zh.rules_evaluated[0].title == "AI Core 算子执行异常" and zh.lang == "zh"
     en = run([str(_log(tmp_path))], rules=rules, context_lines=0)
@@ -149,3 +151,53 @@ def test_rules_show_in_chinese(tmp_path: Path) -> None:
     english = CliRunner().invoke(cli, ["rules", "show", "TST400", "--rules", str(tmp_path)],
                                  env=NO_LOCALE).stdout
     assert english.startswith("TST400  test.lang\n  AI Core kernel exception\n")
+
+
+def _sample(name: str, lang: str):
+    return run([str(REPO / "samples" / name)], lang=lang)
+
+
+def test_zh_verdict_inputs_and_level_words() -> None:
+    text = render(_sample("ccu-reuse-no-debug", "zh"), "text", width=400)
+    assert "失败：严重 2、错误 4、警告 2、提示 4（2 条无法判定）；--fail-on error，退出码 1" in text
+    assert "文件      已读取 8 个 · 跳过 1 个 · 242 行 · 212 条记录 · 0 行未解析" in text
+    assert "错误 · 命中 · ccu-exception" in text  # level and verdict words
+    assert "无法判定：缺少证据（2）" in text
+    assert "进程 301556 中没有找到 HCCL 模块的 DEBUG 记录" in text  # the engine's words
+    assert "开启DEBUG日志后重跑" in text  # the rule's requires.advice in Chinese
+    assert "README.md：不是日志文件（.md）" in text and "首个错误" in text
+
+
+def test_zh_json_keeps_keys_and_values_and_translates_sentences() -> None:
+    zh = json.loads(render(_sample("notify-wait-cascade", "zh"), "json"))
+    en = json.loads(render(_sample("notify-wait-cascade", "en"), "json"))
+    assert zh.keys() == en.keys() and zh["summary"] == en["summary"]
+    assert [f["level"] for f in zh["findings"]] == [f["level"] for f in en["findings"]]
+    assert [f["verdict"] for f in zh["findings"]] == [f["verdict"] for f in en["findings"]]
+    assert zh["root_cause"]["verdict"] == en["root_cause"]["verdict"] == "localized"
+    zh_reasons = [r["text"] for r in zh["root_cause"]["suspects"][0]["reasons"]]
+    en_reasons = [r["text"] for r in en["root_cause"]["suspects"][0]["reasons"]]
+    assert [r["signal"] for r in zh["root_cause"]["suspects"][0]["reasons"]] == \
+        [r["signal"] for r in en["root_cause"]["suspects"][0]["reasons"]]
+    assert "本次运行中唯一的非超时错误" in zh_reasons
+    assert "the only non-timeout error of the attempt" in en_reasons
+
+
+def test_zh_machine_formats_translate_their_messages() -> None:
+    diagnosis = _sample("ccu-reuse-no-debug", "zh")
+    junit = render(diagnosis, "junit")
+    assert 'message="无法判定：' in junit or "无法判定" in junit
+    assert "由此引发：" in junit and "指纹 " in junit
+    sarif = json.loads(render(diagnosis, "sarif"))
+    messages = [r["message"]["text"] for r in sarif["runs"][0]["results"]]
+    assert any("：无法判定。缺少：" in m for m in messages)
+    assert all(r["level"] in ("error", "warning", "note", "none")
+               for r in sarif["runs"][0]["results"])
+    html = render(diagnosis, "html")
+    assert '<html lang="zh-CN" data-word-copy="复制"' in html and "<h2>概要</h2>" in html
+
+
+def test_english_reports_carry_no_chinese() -> None:
+    diagnosis = _sample("notify-wait-cascade", "en")
+    for fmt in ("text", "markdown", "html", "junit", "sarif", "json"):
+        assert not re.search(r"[\u4e00-\u9fff]", render(diagnosis, fmt)), fmt

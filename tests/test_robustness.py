@@ -170,7 +170,6 @@ def bad_tree(root: Path) -> dict[str, str]:
         (root / name).write_bytes(good)
     return {
         "bad-utf8.log": "invalid UTF-8 sequence(s) replaced",
-        "gbk.log": "invalid UTF-8 sequence(s) replaced",
         "nul.log": "NUL byte(s) removed",
         "empty.log": "empty file",
         "truncated.log.gz": "read stopped after",
@@ -243,6 +242,9 @@ def test_bad_inputs_through_every_command(bad_inputs: tuple[Path, dict[str, str]
         for shown in ("with space.log", "ünïcödé 日志.log", "new\\x0aline.log",
                       "esc\\x1b[2Jname.log", "bidi\\u202eevil.log", "tab\\x09name.log"):
             assert f"/{shown}" in result.stdout
+    if label == "events-jsonl":  # a GBK log is decoded, not replaced
+        assert "设备错误" in result.stdout
+    assert "/gbk.log" not in result.stderr
     fmt = label.split("-", 1)[-1]
     if label.startswith(("events", "diagnose")):
         check_document(fmt, result.stdout)
@@ -260,8 +262,9 @@ def test_bad_inputs_through_every_command(bad_inputs: tuple[Path, dict[str, str]
 
 
 def test_huge_lines_are_kept_and_reports_stay_small(tmp_path: Path) -> None:
-    """A single 10 MB line and a 1 MB line of '[' are parsed, counted as possibly truncated, and
-    do not turn the terminal report into megabytes."""
+    """A single 10 MB line and a 1 MB line of '[' are parsed and counted as possibly truncated;
+    the 10 MB line keeps its first 8 MiB (the default --max-line-bytes), says so on stderr and
+    in the JSON inputs, and is kept whole with a larger limit. Reports stay small."""
     logs = tmp_path / "logs"
     logs.mkdir()
     (logs / "plog-1_20260302101500000.log").write_text(
@@ -273,11 +276,27 @@ def test_huge_lines_are_kept_and_reports_stay_small(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     assert re.search(r"^plog\s+3\s+3\s+0\s+0\s+0\s+1\s", result.stdout, re.M)  # 10 MB line
     assert re.search(r"^plog\s+4\s+3\s+0\s+0\s+0\s+1\s", result.stdout, re.M)  # '[' line joined
+    dropped = len(plog("INFO", "GE", 1, 1, "")) + (10 << 20) - (8 << 20)
+    assert ("plog-1_20260302101500000.log: 1 line(s) longer than 8 MiB kept their first 8 MiB "
+            f"(first: line 1); {dropped:,} bytes of them were not read") in result.stderr
     result = run("events", logs, "--format", "jsonl", "-q", "--workers", 1)
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(rows) == 6
-    assert max(len(r["message"]) for r in rows) == 10 << 20
+    longest = max(rows, key=lambda r: len(r["message"]))
+    assert len(longest["message"]) == (8 << 20) - len(plog("INFO", "GE", 1, 1, ""))
+    assert longest["truncated"] is True
     assert [r["line_count"] for r in rows if "[[[[" in r["message"]] == [2]
+    result = run("events", logs, "--format", "jsonl", "-q", "--workers", 1,
+                 "--max-line-bytes", "16M")
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert max(len(r["message"]) for r in rows) == 10 << 20
+    assert "longer than" not in result.stderr
+    result = run("diagnose", logs, "-q", "--workers", 1, "--format", "json")
+    assert result.exit_code == 1
+    (hit,) = json.loads(result.stdout)["inputs"]["limits"]
+    assert (hit["limit"], hit["option"], hit["value"]) == ("line_bytes", "--max-line-bytes",
+                                                           8 << 20)
+    assert hit["path"].endswith("plog-1_20260302101500000.log")
     result = run("diagnose", logs, "-q", "--workers", 1)
     assert result.exit_code == 1
     assert len(result.stdout) < 100_000

@@ -28,6 +28,7 @@ EXPECTED = {
     "mc2-before-eager": (0, {}),
     "ccu-reuse-no-debug": (1, {("CCU001", "not_evaluable"): 2, ("CCU002", "match"): 2}),
     "hostile-text": (1, {("CCU001", "match"): 1}),
+    "notify-timeout-two-hosts": (1, {("MEM001", "match"): 1, ("HCCL002", "match"): 1}),
     # multi-rank samples (samples/_multirank.py); tests/test_crossrank_samples.py checks their
     # suspects, victims, chains, clocks and attempts
     "notify-wait-cascade": (1, {("OOB001", "match"): 1, ("HCCL001", "match"): 7}),

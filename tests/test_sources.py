@@ -493,16 +493,21 @@ def test_hostile_file_names_are_escaped(tmp_path: Path) -> None:
 
 
 def test_binary_and_nearly_text(tmp_path: Path) -> None:
+    # A log after a NUL run is read (the NULs are dropped later, and counted); a file of
+    # nothing but random bytes is binary, .log or not.
     write(tmp_path / "a.log", b"\x00" * 3000 + RUN_PLOG)
     write(tmp_path / "b.log", random.Random(3).randbytes(8192))
     tolerant = RUN_PLOG + b"\x00\x00 stray NULs \xff\xfe and GBK \xb4\xed\xce\xf3\n" + RUN_PLOG
     write(tmp_path / "c.log", tolerant)
+    write(tmp_path / "d.dat", b"\x00" * 3000 + RUN_PLOG)
     items = collect([str(tmp_path)])
     assert [(Path(p).name, k) for p, k, _, _ in items] == [
-        ("a.log", "binary file"),
+        ("a.log", K.PLOG),
         ("b.log", "binary file"),
         ("c.log", K.PLOG),
+        ("d.dat", "binary file"),
     ]
+    assert items[0][2] == b"\x00" * 3000 + RUN_PLOG
     assert items[2][2] == tolerant
 
 

@@ -21,6 +21,7 @@ from plogscan.model import Evidence, Finding
 CONTEXT_LINES = 3
 MAX_CHARS = 500
 READ_BLOCK = 1 << 20
+LINE_BYTES = 4 * MAX_CHARS  # of a line held: enough for MAX_CHARS characters of any UTF-8
 
 
 def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
@@ -35,7 +36,9 @@ def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
 def _read_lines(stream, numbers: set[int]) -> dict[int, str]:
     """The requested 1-based lines of a binary stream (stops after the last one).
 
-    Blocks without a wanted line are only counted (``bytes.count``), not split into lines."""
+    Blocks without a wanted line are only counted (``bytes.count``), not split into lines.
+    Of a line longer than a block only its first ``LINE_BYTES`` are held: a huge line (a NUL
+    run, a dump) is read past, never kept whole."""
     out: dict[int, str] = {}
     wanted = sorted(numbers)
     last = wanted[-1]
@@ -49,14 +52,14 @@ def _read_lines(stream, numbers: set[int]) -> dict[int, str]:
         data = carry + block if carry else block
         newlines = data.count(b"\n")
         if wanted[index] >= line + newlines:  # no wanted line ends in this block
-            carry = data[data.rfind(b"\n") + 1:] if newlines else data
+            carry = (data[data.rfind(b"\n") + 1:] if newlines else data)[:LINE_BYTES]
             line += newlines
             continue
         parts = data.split(b"\n")
         for offset, raw in enumerate(parts[:-1]):
             if line + offset in numbers:
                 out[line + offset] = _text(raw)
-        carry = parts[-1]
+        carry = parts[-1][:LINE_BYTES]
         line += newlines
         while index < len(wanted) and wanted[index] < line:
             index += 1
@@ -82,15 +85,19 @@ def _read_once(path: str) -> bool:
 def file_lines(path: str, numbers: set[int]) -> dict[int, str] | None:
     """The requested lines of a plain file (None when it cannot be read); it runs where the
     file is, a cluster's worker when the parse ran there."""
-    try:
-        with open(path, "rb") as handle:
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:  # without blocking, and only a regular file (a FIFO put in its place is left alone)
+        with open(path, "rb", opener=lambda p, _f: os.open(p, flags)) as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return None
             return _read_lines(handle, numbers)
     except OSError:
         return None
 
 
 def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
-             submit: Callable[..., Any] | None = None) -> dict[str, dict[int, str]]:
+             submit: Callable[..., Any] | None = None,
+             limits: object = None) -> dict[str, dict[int, str]]:
     found: dict[str, dict[int, str]] = {}
     if submit is not None:  # the files are where the workers are
         plain = {p for p in wanted if "!" not in p and not _read_once(p)}
@@ -113,7 +120,8 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
 
         # Standard input and pipes were consumed by the first read: opening a pipe again
         # would wait forever for a writer.
-        for item in iter_inputs([p for p in inputs if not _read_once(p)]):
+        for item in iter_inputs([p for p in inputs if not _read_once(p)],
+                                limits):  # type: ignore[arg-type]
             if isinstance(item, Skipped):
                 continue
             source, stream = item
@@ -126,15 +134,15 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
 
 
 def add_context(findings: Sequence[Finding], inputs: Sequence[str],
-                radius: int = CONTEXT_LINES, submit: Callable[..., Any] | None = None
-                ) -> tuple[Finding, ...]:
+                radius: int = CONTEXT_LINES, submit: Callable[..., Any] | None = None,
+                limits: object = None) -> tuple[Finding, ...]:
     """Findings whose evidence carries ``radius`` lines of context on each side. ``submit``
     (an executor's) reads plain files where the parse ran, for a cluster whose files the
     client may not see."""
     wanted = _wanted(findings, radius)
     if not wanted:
         return tuple(findings)
-    lines = _collect(inputs, wanted, submit)
+    lines = _collect(inputs, wanted, submit, limits)
 
     def with_context(ev: Evidence) -> Evidence:
         text = lines.get(ev.path, {})

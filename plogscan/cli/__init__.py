@@ -12,6 +12,8 @@ the command that needs them, so ``plogscan --help`` starts fast (see ``lean_impo
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from plogscan import __version__
@@ -46,12 +48,22 @@ class PlogscanGroup(click.Group):
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
-            return super().invoke(ctx)
-        except PlogscanError as err:
+            try:
+                return super().invoke(ctx)
+            except PlogscanError as err:
+                click.echo(neutralize(err.render()), err=True)
+                ctx.exit(EXIT_ERROR)
+            except KeyboardInterrupt:
+                click.echo("interrupted", err=True)
+                ctx.exit(EXIT_ERROR)
+            finally:
+                # --redact: its streams stay until the error above is printed through them;
+                # then the map is written (imported only when a command used it).
+                redaction = sys.modules.get("plogscan.cli.redaction")
+                if redaction is not None:
+                    redaction.stop()  # type: ignore[attr-defined]
+        except PlogscanError as err:  # the redaction map could not be written
             click.echo(neutralize(err.render()), err=True)
-            ctx.exit(EXIT_ERROR)
-        except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
             ctx.exit(EXIT_ERROR)
 
 

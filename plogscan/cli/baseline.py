@@ -13,6 +13,8 @@ import click
 from plogscan.baseline import create_baseline, write_baseline
 from plogscan.cli.common import (
     input_size,
+    limit_options,
+    limits_from,
     prepare_output,
     quiet_option,
     report_problems,
@@ -52,10 +54,12 @@ def command() -> None:
               "Repeatable.")
 @workers_option
 @quiet_option
+@limit_options
 def create(paths: tuple[str, ...], output: Path, reason: str | None,
            expires: datetime | None, rule_dirs: tuple[str, ...], workers: int | None,
-           quiet: bool) -> None:
+           quiet: bool, **limit_values: int) -> None:
     """Diagnose PATH... and write every current finding's fingerprint to a baseline file."""
+    limits = limits_from(limit_values)
     expiry = expires.date() if expires else None
     if expiry is not None and expiry < date.today():
         raise click.BadParameter(f"{expiry.isoformat()} is in the past", param_hint="--expires")
@@ -66,7 +70,7 @@ def create(paths: tuple[str, ...], output: Path, reason: str | None,
     with progress_bar(not quiet, input_size(logs)) as advance:
         try:
             diagnosis = run(list(paths), rules_dirs=rule_dirs, fail_on="never", workers=workers,
-                            on_progress=advance)
+                            on_progress=advance, limits=limits)  # type: ignore[arg-type]
         except NothingRead as err:
             report_problems(err.summary, listed=BASELINE_LISTED)
             raise

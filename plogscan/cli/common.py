@@ -119,9 +119,12 @@ def prepare_output(path: str | Path, what: str, *, directory: bool = False,
 
 
 def write_output(path: str | Path, text: str, what: str) -> None:
-    """Write ``text`` as UTF-8; an OS error becomes a one-line error."""
+    """Write ``text`` as UTF-8, complete or not at all (a temporary name, then a rename); an
+    OS error (a full disk...) becomes a one-line error."""
+    from plogscan.outputs.atomic import write_bytes
+
     try:
-        Path(path).write_bytes(text.encode("utf-8"))
+        write_bytes(path, text.encode("utf-8"))
     except OSError as err:
         raise cannot_write(what, path, err) from None
 
@@ -136,6 +139,47 @@ parallel_option = click.option(
     envvar="PLOGSCAN_PARALLEL", show_envvar=True, show_default=True,
     help="How the workers run: threads share one process and use the least CPU in all; "
          "processes need no interpreter lock and hand parsed chunks back through /dev/shm.")
+
+
+class SizeParam(click.ParamType):
+    """A size: a number of bytes or a number with a K, M, G or T suffix (binary units)."""
+
+    name = "size"
+
+    def convert(self, value, param, ctx):  # type: ignore[no-untyped-def]
+        if isinstance(value, int):
+            return value
+        from plogscan.ingest.limits import parse_size
+
+        try:
+            size = parse_size(str(value))
+        except ValueError as err:
+            self.fail(str(err), param, ctx)
+        if size < 1:
+            self.fail("must be at least 1 byte", param, ctx)
+        return size
+
+
+def limit_options(function):  # type: ignore[no-untyped-def]
+    """The ``--max-*`` options of every command that reads logs (``ingest.limits``)."""
+    from plogscan.ingest.limits import LIMIT_OPTIONS, Limits, format_size
+
+    defaults = Limits()
+    for option in reversed(LIMIT_OPTIONS):
+        default = getattr(defaults, option.field)
+        shown = format_size(default) if option.size else f"{default:,}"
+        kind = SizeParam() if option.size else click.IntRange(0 if option.field == "ratio" else 1)
+        function = click.option(option.flag, option.field, type=kind, default=default,
+                                metavar=option.metavar,
+                                help=f"{option.help} Default: {shown}.")(function)
+    return function
+
+
+def limits_from(values: dict) -> object:
+    """The ``Limits`` of the ``--max-*`` options in a command's keyword arguments (removed)."""
+    from plogscan.ingest.limits import LIMIT_OPTIONS, Limits
+
+    return Limits(**{o.field: values.pop(o.field) for o in LIMIT_OPTIONS})
 
 
 def cache_options(fn):

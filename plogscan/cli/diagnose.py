@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from plogscan.cache.location import cache_dir
+from plogscan.cli import redaction
 from plogscan.cli.common import (
     cache_options,
     cannot_write,
@@ -15,6 +16,8 @@ from plogscan.cli.common import (
     clock_reference_option,
     cluster_executor,
     input_size,
+    limit_options,
+    limits_from,
     parallel_option,
     paths_argument,
     prepare_output,
@@ -24,6 +27,7 @@ from plogscan.cli.common import (
     workers_option,
     write_output,
 )
+from plogscan.cli.redaction import redact_options
 from plogscan.console import color_wanted, progress_bar, warn
 from plogscan.diagnose import FAIL_ON, NothingRead, run
 from plogscan.lang import ENV_VAR, LANGS, locale_lang
@@ -65,13 +69,16 @@ from plogscan.report import Format, render, write_all
 @quiet_option
 @workers_option
 @parallel_option
+@limit_options
+@redact_options
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,
             baseline_path: str | None, lang: str | None, verbose: bool, show_all: bool,
             width: int | None,
             clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
             cache: str | None, no_cache: bool, scheduler: str | None,
-            scheduler_file: str | None, quiet: bool, workers: int | None, parallel: str) -> None:
+            scheduler_file: str | None, quiet: bool, workers: int | None, parallel: str,
+            **more: object) -> None:
     """Diagnose a failed Ascend job from its logs.
 
     PATH may be files, directories, globs, .gz files, .tar/.tar.gz/.tgz/.zip
@@ -86,6 +93,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       plogscan diagnose ./logs --lang zh
       plogscan diagnose ./logs --no-cache
       plogscan diagnose /shared/job-42 --scheduler tcp://10.0.0.5:8786
+      plogscan diagnose ./logs --redact --output-dir ticket --redact-map private.json
       plogscan diagnose ./logs --clock-offset worker-1=-6.25 --clock-reference worker-0
 
     \b
@@ -95,6 +103,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       2  could not run: bad rule file, unreadable input, bad option
     """
     # Everything that can be checked before the (possibly long) run is checked first.
+    limits = limits_from(more)
+    redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
     baseline = None
     if baseline_path:
         from plogscan.baseline import apply_baseline, expiry_warnings, load_baseline
@@ -115,24 +125,30 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
                             on_progress=advance, events_out=events_out,
                             lang=lang or locale_lang(), clock_offsets=clock_offsets,
                             clock_reference=clock_reference,
-                            cache=cache_dir(cache, no_cache), executor=executor)
+                            cache=cache_dir(cache, no_cache), executor=executor,
+                            limits=limits, redactor=redactor)  # type: ignore[arg-type]
         except NothingRead as err:
             report_problems(err.summary)
             raise
         finally:
             if executor is not None:
                 executor.close()
-    report_problems(diagnosis.inputs)
     if diagnosis.extra.get("cache_problem"):
         warn(f"{diagnosis.extra['cache_problem']}; ran without the cache (--no-cache "
              "hides this warning)")
-    if baseline is not None:
+    if baseline is not None:  # on the real fingerprints, before any redaction
         diagnosis, _suppressed, expired = apply_baseline(diagnosis, baseline)
         for line in expiry_warnings(expired):
             warn(line)
+    if redactor is not None:
+        from plogscan.redact.values import redact_diagnosis
+
+        diagnosis = redact_diagnosis(diagnosis, redactor)
+    report_problems(diagnosis.inputs)
     if output_dir:
         try:
-            written = write_all(diagnosis, Path(output_dir), verbose=verbose)
+            written = write_all(diagnosis, Path(output_dir), verbose=verbose,
+                                transform=redaction.final_text(redactor))
         except OSError as err:
             raise cannot_write("reports", err.filename or output_dir, err) from None
         for path in written:
@@ -141,6 +157,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     text = render(diagnosis, fmt, verbose=verbose, show_all=show_all,
                   width=width or (None if not to_terminal else click.get_terminal_size()[0]),
                   color=to_terminal and color_wanted(sys.stdout))
+    if redactor is not None:
+        text = redactor.known_text(text)
     if output:
         write_output(output, text, "report")
     else:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import click
 
+from plogscan.cli import redaction
 from plogscan.cli.common import (
     input_size,
+    limit_options,
+    limits_from,
     nothing_read,
     parallel_option,
     paths_argument,
@@ -13,6 +16,7 @@ from plogscan.cli.common import (
     report_problems,
     workers_option,
 )
+from plogscan.cli.redaction import redact_options
 from plogscan.console import progress_bar
 from plogscan.errors import InputError
 from plogscan.ingest.pipeline import Ingest
@@ -38,10 +42,12 @@ from plogscan.table.writers import WRITERS
 @quiet_option
 @workers_option
 @parallel_option
+@limit_options
+@redact_options
 def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str, ...],
             pids: tuple[int, ...], ranks: tuple[int, ...], grep: str | None, since: str | None,
             until: str | None, limit: int | None, fmt: str, quiet: bool,
-            workers: int | None, parallel: str) -> None:
+            workers: int | None, parallel: str, **more: object) -> None:
     """Print parsed log records, filtered, as a table, CSV or JSON Lines.
 
     PATH may be logs (files, directories, globs, archives) or a .parquet file
@@ -52,11 +58,16 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
       plogscan events ./logs --level ERROR --limit 20
       plogscan events events.parquet --module HCCL --grep 'Already have context'
       plogscan events events.parquet --rank 1 --since '2026-03-02 10:15' --format jsonl
+      plogscan events ./logs --level ERROR --format csv --redact > errors.csv
+
+    Filters see the original records; --redact changes only what is printed.
     """
+    redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
     selector = EventFilter(levels, modules, pids, ranks, grep,
                            parse_when(since) if since else None,
                            parse_when(until) if until else None)
     selector.check()
+    limits = limits_from(more)
     write = WRITERS[fmt]
     printed = 0
     header = True
@@ -64,7 +75,7 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
     log_paths = [p for p in paths if not is_table(p)]
     with progress_bar(not quiet and bool(log_paths), input_size(log_paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
-                        processes=parallel == "processes")
+                        processes=parallel == "processes", limits=limits)  # type: ignore[arg-type]
         for batch in event_batches(list(paths), ingest):
             if limit is not None and printed >= limit:
                 stopped_early = True
@@ -73,6 +84,8 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
             if limit is not None:
                 kept = kept.slice(0, limit - printed)
             if kept.num_rows:
+                if redactor is not None:
+                    kept = redactor.batch(kept)
                 click.echo(write(kept, header), nl=False)
                 header = False
                 printed += kept.num_rows

@@ -6,12 +6,15 @@ from pathlib import Path
 
 import click
 
+from plogscan.cli import redaction
 from plogscan.cli.common import (
     cannot_write,
     clock_offset_option,
     clock_reference_option,
     cluster_executor,
     input_size,
+    limit_options,
+    limits_from,
     nothing_read,
     parallel_option,
     paths_argument,
@@ -21,6 +24,7 @@ from plogscan.cli.common import (
     scheduler_options,
     workers_option,
 )
+from plogscan.cli.redaction import redact_options
 from plogscan.console import progress_bar
 from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
@@ -46,10 +50,12 @@ from plogscan.table.stats import render_stats
 @quiet_option
 @workers_option
 @parallel_option
+@limit_options
+@redact_options
 def command(paths: tuple[str, ...], output: str | None, dataset: str | None, overwrite: bool,
             stats: bool, scheduler: str | None, scheduler_file: str | None,
             clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
-            quiet: bool, workers: int | None, parallel: str) -> None:
+            quiet: bool, workers: int | None, parallel: str, **more: object) -> None:
     """Parse logs into one event table and save it as Parquet.
 
     PATH may be files, directories (searched recursively), globs, .gz files and
@@ -64,40 +70,50 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
       plogscan events events.parquet --level ERROR      # query it later, no re-parse
       plogscan ingest /shared/job-42 -o events.parquet --scheduler tcp://10.0.0.5:8786
       plogscan ingest ./logs --dataset events/        # then: plogscan sql QUERY events/
+      plogscan ingest ./logs -o shareable.parquet --redact --redact-salt ~/.plogscan-salt
     """
     if (output is None) == (dataset is None):
         raise click.UsageError("give either -o FILE or --dataset DIR")
+    limits = limits_from(more)
+    redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
     if dataset is not None:
         from plogscan.table.dataset import check_target
 
         check_target(Path(dataset), overwrite)
         return _ingest_dataset(paths, Path(dataset), overwrite, stats, quiet, workers,
-                               parallel, scheduler, scheduler_file)
+                               parallel, scheduler, scheduler_file, limits, redactor)
     prepare_output(output, "event table", inputs=paths)
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
     with progress_bar(not quiet, input_size(paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
-                        processes=parallel == "processes", encoded=True, executor=executor)
+                        processes=parallel == "processes", encoded=True, executor=executor,
+                        limits=limits)  # type: ignore[arg-type]
         try:
             writer = EventWriter(output)
             gatherer = Gatherer()
             context = None
             try:
                 for batch in ingest.batches(list(paths)):
-                    writer.write(batch)
+                    writer.write(redactor.batch(batch) if redactor is not None else batch)
                     gatherer.consume(batch)
                 context = Context(gatherer.summary(),
                                   Options(clock_offsets, clock_reference))
             finally:
-                writer.close(ingest.summary if context is not None else None,
-                             aligner=context.aligned_column if context else None,
-                             offsets=context.offset_by_host() if context else None)
+                summary = ingest.summary
+                aligner, offsets = ((context.aligned_column, context.offset_by_host())
+                                    if context else (None, None))
+                if redactor is not None:
+                    from plogscan.redact.values import redact_value, redacted_alignment
+
+                    summary = redact_value(summary, redactor)
+                    aligner, offsets = redacted_alignment(redactor, aligner, offsets)
+                writer.close(summary if context is not None else None, aligner=aligner,
+                             offsets=offsets)
         except OSError as err:
             raise cannot_write("event table", output, err) from None
         finally:
             if executor is not None:
                 executor.close()
-    summary = ingest.summary
     report_problems(summary, listed="--stats lists them")
     if nothing_read(summary):
         Path(output).unlink(missing_ok=True)  # no empty table that looks like a result
@@ -111,22 +127,30 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
 
 def _ingest_dataset(paths: tuple[str, ...], directory: Path, overwrite: bool, stats: bool,
                     quiet: bool, workers: int | None, parallel: str, scheduler: str | None,
-                    scheduler_file: str | None) -> None:
+                    scheduler_file: str | None, limits: object, redactor: object) -> None:
     from plogscan.table.dataset import write_dataset, write_inputs
     from plogscan.table.parquet import inputs_json
 
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
     with progress_bar(not quiet, input_size(paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
-                        processes=parallel == "processes", executor=executor)
+                        processes=parallel == "processes", executor=executor,
+                        limits=limits)  # type: ignore[arg-type]
+        batches = ingest.batches(list(paths))
+        if redactor is not None:
+            batches = (redactor.batch(b) for b in batches)  # type: ignore[attr-defined]
         try:
-            write_dataset(directory, ingest.batches(list(paths)), overwrite)
+            write_dataset(directory, batches, overwrite)
         except OSError as err:
             raise cannot_write("dataset", str(directory), err) from None
         finally:
             if executor is not None:
                 executor.close()
     summary = ingest.summary
+    if redactor is not None:
+        from plogscan.redact.values import redact_value
+
+        summary = redact_value(summary, redactor)  # type: ignore[arg-type]
     report_problems(summary, listed="--stats lists them")
     if nothing_read(summary):
         raise InputError("nothing could be read from the given paths",

@@ -26,7 +26,7 @@ from plogscan.categories import CATEGORIES
 from plogscan.codes import translations
 from plogscan.codes.translations import TEXT_FIELDS, Texts
 from plogscan.datafile.fields import Doc, describe_value
-from plogscan.datafile.located import LList, LMap, load_yaml
+from plogscan.datafile.located import DataFileError, LList, LMap, load_yaml, read_data_file
 from plogscan.errors import ErrorGroup, Location, PlogscanError, RuleError
 
 TABLES = ("acl", "aicore_errcode", "device_event", "device_exception", "errmgr", "hccl_result",
@@ -365,11 +365,11 @@ def _errno(f: _File, doc: LMap) -> Errno | None:
 
 def _load_file(path: Path, display: str, f: _File) -> tuple[str, LMap] | None:
     try:
-        doc = load_yaml(path.read_text(encoding="utf-8"), display)
+        doc = load_yaml(read_data_file(path), display)
     except RuleError as err:  # the strict loader's syntax/duplicate-key errors, relabelled
         f.errors.append(CodeTableError(err.message, where=err.where))
         return None
-    except (OSError, UnicodeDecodeError) as err:
+    except (OSError, DataFileError) as err:
         f.error(f"cannot read code table: {err}", 0)
         return None
     m = f.mapping(doc, 1, "a code table")

@@ -11,6 +11,7 @@ Stages: ``identity`` (who each process is), ``clock`` (host offsets), ``attempts
 lifetimes split into runs), ``graph`` (who waits for whom), ``signals`` and ``suspects``
 (ranked suspects and the verdict), ``collectives`` (alignment by sequence), ``config``
 (settings compared across ranks), ``missing`` (ranks not collected); ``analyze`` runs them.
+The sentences they write into the results follow ``Options.lang`` (``words``).
 
 Must not import report, cli, diagnose or baseline: the stage never sees a report, and it never
 re-reads a log.

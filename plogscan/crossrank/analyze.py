@@ -30,6 +30,7 @@ from plogscan.crossrank.missing import Missing, find, present_ips
 from plogscan.crossrank.partition import QUIET, ByAttempt, listed
 from plogscan.crossrank.summary import Summary, Wait
 from plogscan.crossrank.suspects import Localizer, Verdict
+from plogscan.crossrank.words import say
 from plogscan.errors import InputError
 from plogscan.model import (
     ConfigReport,
@@ -57,6 +58,7 @@ _ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "FATAL"})
 class Options:
     clock_offsets: tuple[tuple[str, float], ...] = ()  # --clock-offset HOST=SECONDS
     clock_reference: str | None = None  # --clock-reference HOST
+    lang: str = "en"  # the language of the sentences in the results (``plogscan.lang``)
 
 
 def to_us(ts: datetime | None) -> int | None:
@@ -73,6 +75,7 @@ class Context:
 
     def __init__(self, summary: Summary, options: Options = Options()) -> None:
         self.summary = summary
+        self.lang = options.lang
         self.ids = Identities(summary)
         hosts = sorted({i.clock_host for i in self.ids.processes.values()} - {""})
         wanted = [("--clock-reference", options.clock_reference)] if options.clock_reference \
@@ -87,7 +90,7 @@ class Context:
                                                 frozenset(self.ids.processes))
         self.timeouts = cfg.in_force(self.settings)
         estimate = clk.estimate(summary, self.ids, reference, dict(options.clock_offsets))
-        self.clock = clk.with_flags(estimate, summary, self.ids, self.timeouts)
+        self.clock = clk.with_flags(estimate, summary, self.ids, self.timeouts, self.lang)
         self.attempts = Attempts(summary, self.ids, self.clock)
         self._by_pid: dict[int, set[ProcessKey]] | None = None
         self._aliases: dict[ProcessKey, list[tuple[str, int]]] | None = None
@@ -202,11 +205,12 @@ class Context:
             f.divergence = alignment.first
             per = parts.settings(attempt.id)
             f.config = cfg.mismatches(per, self.ids)
-            graph = WaitGraph(view, self.ids, attempt.keys, waits.get(attempt.id, {}), index)
-            verdict = Localizer(view, self.ids, self.clock, f, graph).verdict()
-            missing = find(self.ids, attempt.keys, f, graph, verdict, present)
+            graph = WaitGraph(view, self.ids, attempt.keys, waits.get(attempt.id, {}),
+                              self.lang, index)
+            verdict = Localizer(view, self.ids, self.clock, f, graph, self.lang).verdict()
+            missing = find(self.ids, attempt.keys, f, graph, verdict, self.lang, present)
             short = cfg.too_short(view, self.ids, self.clock, attempt.keys,
-                                  cfg.in_force(per))
+                                  cfg.in_force(per), self.lang)
             results[attempt.id] = (verdict, missing, alignment, (f.config, short))
         failed = [a for a in self.attempts.list if results[a.id][0].failed]
         chosen = (failed[-1] if failed else self.attempts.list[-1]) if self.attempts.list \
@@ -300,14 +304,16 @@ class Context:
         for w in s.waits:
             placed = self._place(w.stream, w.ts)
             if placed and placed[0] in facts[placed[1]].members:
-                text = "link set-up wait" if w.kind == "link" else "Notify Wait timeout"
+                text = say(self.lang, "link set-up wait" if w.kind == "link"
+                           else "Notify Wait timeout")
                 facts[placed[1]].timeouts.setdefault(placed[0], []).append(
                     Problem(placed[2], text, ((w.stream.path, w.line),)))
         for fault in s.faults:
             placed = self._place(fault.stream, fault.ts)
             if placed and not fault.remote and placed[0] in facts[placed[1]].members:
                 facts[placed[1]].errors.setdefault(placed[0], []).append(
-                    Problem(placed[2], fault.text, ((fault.stream.path, fault.line),)))
+                    Problem(placed[2], say(self.lang, "{task} task exception", task=fault.text),
+                            ((fault.stream.path, fault.line),)))
         for t in s.tasks:
             placed = self._place(t.stream, t.ts)
             if placed and placed[0] in facts[placed[1]].members:

@@ -155,7 +155,7 @@ def _waits(sink: Sink, key: StreamKey, line: int, ts: int | None, msg: str) -> l
             out.append(Wait(key, line, ts, "notify", None, p.int_or_none(a.group("peer")),
                             local_rank=p.int_or_none(a.group("local")), detail=task_type))
         else:
-            sink.add("faults", Fault(key, line, ts, f"{task_type} task exception"))
+            sink.add("faults", Fault(key, line, ts, task_type))
     for pattern, kind in ((p.TRANSPORT, "link"), (p.SOCKET_WAIT, "link")):
         t = pattern.search(msg)
         if t:

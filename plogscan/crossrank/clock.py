@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.summary import Summary
+from plogscan.crossrank.words import say
 
 MAX_PAIRS = 4096  # per host pair and basis
 UNKNOWN_SPREAD_US = 1_000_000  # uncertainty of an offset from events whose spread is unknown
@@ -235,9 +236,9 @@ def default_reference(processes: Iterable[Identity]) -> str | None:
 
 
 def with_flags(clock: Clock, summary: Summary, ids: Identities,
-               timeouts: Mapping[str, float]) -> Clock:
+               timeouts: Mapping[str, float], lang: str = "en") -> Clock:
     """``clock`` with its flags: hosts with device records stamped in 1970, and offsets larger
-    than a timeout in force (``timeouts``: setting -> seconds)."""
+    than a timeout in force (``timeouts``: setting -> seconds); details in ``lang``."""
     flags: list[Flag] = []
     epoch: dict[str, int] = {}
     for stream in summary.streams:
@@ -246,14 +247,16 @@ def with_flags(clock: Clock, summary: Summary, ids: Identities,
             host = ident.clock_host if ident else (stream.host or "")
             epoch[host] = epoch.get(host, 0) + stream.epoch_records
     for host, count in sorted(epoch.items()):
-        flags.append(Flag(host, "epoch-1970", f"{count} record(s) stamped in 1970: a device "
-                          "clock not yet synchronised; they are left out of every ordering"))
+        flags.append(Flag(host, "epoch-1970", say(
+            lang, "{n} record(s) stamped in 1970: a device clock not yet synchronised; they are "
+            "left out of every ordering", n=count)))
     if timeouts:
         name, limit = min(timeouts.items(), key=lambda kv: (kv[1], kv[0]))
         for o in clock.offsets:
             if abs(o.offset_us) > limit * 1_000_000:
-                flags.append(Flag(o.host, "offset-exceeds-timeout",
-                                  f"offset {o.offset_us / 1e6:+.3f} s is larger than {name} "
-                                  f"({limit:g} s): the clocks disagree, or the ranks reached "
-                                  "this point further apart than the timeout allows"))
+                flags.append(Flag(o.host, "offset-exceeds-timeout", say(
+                    lang, "offset {offset} s is larger than {name} ({limit} s): the clocks "
+                    "disagree, or the ranks reached this point further apart than the timeout "
+                    "allows", offset=f"{o.offset_us / 1e6:+.3f}", name=name,
+                    limit=f"{limit:g}")))
     return Clock(clock.reference, clock.offsets, tuple(flags))

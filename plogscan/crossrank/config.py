@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from plogscan.crossrank.clock import Clock
 from plogscan.crossrank.identity import Identities, ProcessKey
 from plogscan.crossrank.summary import Summary
+from plogscan.crossrank.words import say
 
 DEFAULTS = {"HCCL_CONNECT_TIMEOUT": 120.0, "HCCL_EXEC_TIMEOUT": 1836.0}
 # Settings expected to differ from rank to rank (addresses of each host's own NIC).
@@ -104,8 +105,9 @@ def in_force(settings: Mapping[ProcessKey, Mapping[str, tuple[str, tuple[str, in
 
 
 def too_short(summary: Summary, ids: Identities, clock: Clock, members: frozenset[ProcessKey],
-              timeouts: Mapping[str, float]) -> tuple[TooShort, ...]:
-    """Timeouts shorter than a gap between ranks that the logs show (aligned clocks)."""
+              timeouts: Mapping[str, float], lang: str = "en") -> tuple[TooShort, ...]:
+    """Timeouts shorter than a gap between ranks that the logs show (aligned clocks); what
+    the gap is between, in ``lang``."""
     out: list[TooShort] = []
 
     def check(name: str, what: str, times: dict[ProcessKey, int]) -> None:
@@ -126,7 +128,8 @@ def too_short(summary: Summary, ids: Identities, clock: Clock, members: frozense
             t = clock.align(ids.processes[key], a.ts)  # type: ignore[index]
             setup.setdefault(a.comm, {}).setdefault(key, t)  # type: ignore[arg-type]
     for comm, times in sorted(setup.items()):
-        check("HCCL_CONNECT_TIMEOUT", f"rendezvous of communicator {comm}", times)
+        check("HCCL_CONNECT_TIMEOUT", say(lang, "rendezvous of communicator {comm}", comm=comm),
+              times)
     worst: tuple[float, str, dict[ProcessKey, int]] | None = None
     entries: dict[tuple[str, int], dict[ProcessKey, int]] = {}
     for e in summary.entries:
@@ -138,7 +141,8 @@ def too_short(summary: Summary, ids: Identities, clock: Clock, members: frozense
         if len(times) > 1:
             gap = max(times.values()) - min(times.values())
             if worst is None or gap > worst[0]:
-                worst = (gap, f"entries of collective {seq} on communicator {comm}", times)
+                worst = (gap, say(lang, "entries of collective {seq} on communicator {comm}",
+                                  seq=seq, comm=comm), times)
     if worst is not None:
         check("HCCL_EXEC_TIMEOUT", worst[1], worst[2])
     notify: dict[ProcessKey, int] = {}
@@ -146,5 +150,5 @@ def too_short(summary: Summary, ids: Identities, clock: Clock, members: frozense
         key = ids.of_stream.get(w.stream)
         if w.kind == "notify" and key in members and w.ts is not None:
             notify.setdefault(key, clock.align(ids.processes[key], w.ts))  # type: ignore
-    check("HCCL_EXEC_TIMEOUT", "the ranks' Notify Wait timeouts", notify)
+    check("HCCL_EXEC_TIMEOUT", say(lang, "the ranks' Notify Wait timeouts"), notify)
     return tuple(out)

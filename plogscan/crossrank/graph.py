@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.summary import Summary, Wait
+from plogscan.crossrank.words import say
 
 NEAR_LINES = 5  # a wait's communicator may be named this many lines away (same stream)
 
@@ -80,8 +81,10 @@ class WaitGraph:
     has it (a wait's communicator may be named by a record of another process's stream)."""
 
     def __init__(self, summary: Summary, ids: Identities, members: frozenset[ProcessKey],
-                 waits: dict[ProcessKey, list[Wait]], index: dict | None = None) -> None:
+                 waits: dict[ProcessKey, list[Wait]], lang: str = "en",
+                 index: dict | None = None) -> None:
         self.ids = ids
+        self.lang = lang
         self.members = members
         self.invalid: list[tuple[ProcessKey, Wait, str]] = []
         self.edges: dict[ProcessKey, Edge] = {}
@@ -122,9 +125,11 @@ class WaitGraph:
         size = self._sizes.get(comm)
         if wait.peer_rank is not None:
             if size is not None and wait.peer_rank >= size:
-                where = f"communicator {comm}" if comm else "its communicator"
-                return (f"rank {wait.peer_rank} is not in {where} of {size} ranks "
-                        f"({wait.peer_ip or 'no IP'})")
+                text = ("rank {peer} is not in communicator {comm} of {size} ranks ({ip})"
+                        if comm else "rank {peer} is not in its communicator of {size} ranks "
+                        "({ip})")
+                return say(self.lang, text, peer=wait.peer_rank, comm=comm, size=size,
+                           ip=wait.peer_ip or say(self.lang, "no IP"))
             found = self._by_rank.get((comm, wait.peer_rank))
             if found is not None:
                 return Node(found, wait.peer_ip, wait.peer_rank)

@@ -16,6 +16,7 @@ from plogscan.crossrank.facts import Facts
 from plogscan.crossrank.graph import WaitGraph
 from plogscan.crossrank.identity import Identities, ProcessKey
 from plogscan.crossrank.suspects import Verdict
+from plogscan.crossrank.words import say
 
 MAX_LISTED = 4096
 COLLECT = ("collect each missing host's CANN logs: $HOME/ascend/log (or ASCEND_PROCESS_LOG_PATH) "
@@ -51,8 +52,8 @@ def present_ips(ids: Identities) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def find(ids: Identities, members: frozenset[ProcessKey], facts: Facts, graph: WaitGraph,
-         verdict: Verdict, known_ips: tuple[frozenset[str], frozenset[str]] | None = None
-         ) -> Missing:
+         verdict: Verdict, lang: str = "en",
+         known_ips: tuple[frozenset[str], frozenset[str]] | None = None) -> Missing:
     """What the attempt of ``members`` lacks; ``known_ips`` is ``present_ips(ids)`` when the
     caller has it (computed once for all attempts)."""
     idents = [ids.processes[k] for k in sorted(members)]
@@ -69,11 +70,14 @@ def find(ids: Identities, members: frozenset[ProcessKey], facts: Facts, graph: W
             if ranks:
                 ips = {e.target.rank: e.target.ip for e in graph.edges.values()
                        if e.target.key is None and e.target.rank is not None and e.target.ip}
-                named = [f"rank {r} (device IP {ips[r]})" for r in ranks if r in ips]
-                advice.append(
-                    f"the input holds {len(present)} of the {size} ranks of communicator "
-                    f"{world}; ranks {_ranges(ranks)} are not in it"
-                    + (f" ({'; '.join(named[:8])})" if named else "") + ": collect their logs")
+                named = [say(lang, "rank {rank} (device IP {ip})", rank=r, ip=ips[r])
+                         for r in ranks if r in ips]
+                text = ("the input holds {present} of the {size} ranks of communicator {comm}; "
+                        "ranks {ranks} are not in it ({named}): collect their logs" if named else
+                        "the input holds {present} of the {size} ranks of communicator {comm}; "
+                        "ranks {ranks} are not in it: collect their logs")
+                advice.append(say(lang, text, present=len(present), size=size, comm=world,
+                                  ranks=_ranges(ranks), named="; ".join(named[:8])))
     host_ips, device_ips = known_ips if known_ips is not None else present_ips(ids)
     hosts: set[str] = set()
     for beat in facts.heartbeats:
@@ -85,13 +89,14 @@ def find(ids: Identities, members: frozenset[ProcessKey], facts: Facts, graph: W
                 and edge.target.ip not in device_ips:
             hosts.add(edge.target.ip)
     if hosts:
-        advice.append(f"hosts {', '.join(sorted(hosts))} are named by the logs but not in the "
-                      "input")
+        advice.append(say(lang, "hosts {hosts} are named by the logs but not in the input",
+                          hosts=", ".join(sorted(hosts))))
     if ranks or hosts:
-        advice.append(COLLECT)
+        advice.append(say(lang, COLLECT))
     silent = [s for s in verdict.suspects if any(r.signal == "silent-rank" for r in s.reasons)]
     for s in silent[:8]:
-        advice.append(f"{ids.processes[s.key].label()} is in the input but went silent while its "
-                      "peers waited: check whether its process hung or exited (py-spy dump "
-                      "--pid, npu-smi info, the job's stdout of that rank)")
+        advice.append(say(lang, "{label} is in the input but went silent while its peers waited: "
+                          "check whether its process hung or exited (py-spy dump --pid, npu-smi "
+                          "info, the job's stdout of that rank)",
+                          label=ids.processes[s.key].label()))
     return Missing(tuple(ranks), tuple(sorted(hosts)), tuple(advice))

@@ -4,6 +4,7 @@
 ``error-vs-timeout``, ``earliest-error``, ``heartbeat``, ``wait-chain``, ``cycle``, ``own-stream``,
 ``index-mismatch``, ``tag-mismatch``, ``silent-rank``, ``collective-mismatch`` and
 ``config-mismatch`` (see ``plogscan.crossrank.suspects`` for what each means and weighs).
+The reasons' and notes' sentences are in the diagnosis language (``plogscan.crossrank.words``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from plogscan.crossrank.facts import Facts
 from plogscan.crossrank.graph import WaitGraph, Walk
 from plogscan.crossrank.identity import Identities, ProcessKey
 from plogscan.crossrank.summary import Summary, TaskState
+from plogscan.crossrank.words import say
 
 WEIGHTS = {
     "error-vs-timeout": 3.0, "earliest-error": 2.0, "heartbeat": 3.0, "wait-chain": 2.0,
@@ -55,9 +57,10 @@ def _us(delta: int) -> str:
 
 class Signals:
     def __init__(self, summary: Summary, ids: Identities, clock: Clock, facts: Facts,
-                 graph: WaitGraph) -> None:
+                 graph: WaitGraph, lang: str = "en") -> None:
         self.summary, self.ids, self.clock, self.facts, self.graph = (
             summary, ids, clock, facts, graph)
+        self.lang = lang
         self.board = Board()
         self.notes: list[str] = []
         self.walks: dict[ProcessKey, Walk] = {}
@@ -89,9 +92,9 @@ class Signals:
         for key, problems in sorted(facts.errors.items()):
             timed = [p for p in problems if p.ts is not None]
             first = min(timed, key=lambda p: p.ts) if timed else problems[0]  # type: ignore
-            self.board.add(key, "error-vs-timeout",
-                           f"{first.text}: a real error, not a timeout; it outranks every "
-                           "rank that only waited", first.evidence)
+            self.board.add(key, "error-vs-timeout", say(
+                self.lang, "{text}: a real error, not a timeout; it outranks every rank that "
+                "only waited", text=first.text), first.evidence)
             if first.ts is not None:
                 firsts.append((first.ts, key, first))
         firsts.sort(key=lambda f: (f[0], f[1]))
@@ -101,28 +104,30 @@ class Signals:
         host = self.ids.processes[key].clock_host
         if len(firsts) == 1:
             if facts.timeouts:
-                self.board.add(key, "earliest-error", "the only non-timeout error of the "
-                               "attempt", first.evidence)
+                self.board.add(key, "earliest-error", say(
+                    self.lang, "the only non-timeout error of the attempt"), first.evidence)
             return
         ts2, key2, _ = firsts[1]
         margin = self.clock.uncertainty(host) + self.clock.uncertainty(
             self.ids.processes[key2].clock_host)
         if ts2 - ts > margin:
-            self.board.add(key, "earliest-error",
-                           f"the earliest non-timeout error of the attempt on aligned clocks, "
-                           f"{_us(ts2 - ts)} before the next one ({self.label(key2)}; clock "
-                           f"uncertainty ±{_us(margin)})", first.evidence)
+            self.board.add(key, "earliest-error", say(
+                self.lang, "the earliest non-timeout error of the attempt on aligned clocks, "
+                "{delta} before the next one ({label}; clock uncertainty ±{margin})",
+                delta=_us(ts2 - ts), label=self.label(key2), margin=_us(margin)), first.evidence)
 
     def heartbeats(self) -> None:
         for beat in self.facts.heartbeats:
             key = self._culprit(beat.culprit)
             where = ((beat.stream.path, beat.line),)
             if key is None:
-                self.notes.append(f"the cluster heartbeat names {beat.culprit} "
-                                  f"({beat.status}), which the input does not contain")
+                self.notes.append(say(
+                    self.lang, "the cluster heartbeat names {culprit} ({status}), which the "
+                    "input does not contain", culprit=beat.culprit, status=beat.status))
                 continue
-            self.board.add(key, "heartbeat", f"HCCL's cluster heartbeat names it "
-                           f"({beat.culprit}, {beat.status or 'abnormal'})", where)
+            self.board.add(key, "heartbeat", say(
+                self.lang, "HCCL's cluster heartbeat names it ({culprit}, {status})",
+                culprit=beat.culprit, status=beat.status or say(self.lang, "abnormal")), where)
 
     def _culprit(self, text: str) -> ProcessKey | None:
         ip, _, ident_id = text.partition("/")
@@ -144,8 +149,9 @@ class Signals:
     def waits(self) -> None:
         graph = self.graph
         for key, wait, why in graph.invalid:
-            self.notes.append(f"{self.label(key)} waits for a peer that cannot exist: {why} "
-                              f"({wait.stream.path}:{wait.line})")
+            self.notes.append(say(self.lang, "{label} waits for a peer that cannot exist: {why} "
+                                  "({where})", label=self.label(key), why=why,
+                                  where=f"{wait.stream.path}:{wait.line}"))
         ends: dict[ProcessKey, list[ProcessKey]] = {}
         self.walks = graph.walks()
         done_cycles: set[tuple[ProcessKey, ...]] = set()
@@ -156,16 +162,17 @@ class Signals:
                     continue
                 done_cycles.add(walk.cycle)
                 if len(walk.cycle) == 1:
-                    self.board.add(walk.cycle[0], "own-stream",
-                                   "it waits for its own secondary stream (remote rank: "
-                                   "local): the task on its other stream never finished",
-                                   self._where(walk.cycle[0]))
+                    self.board.add(walk.cycle[0], "own-stream", say(
+                        self.lang, "it waits for its own secondary stream (remote rank: local): "
+                        "the task on its other stream never finished"),
+                        self._where(walk.cycle[0]))
                 elif walk.link_cycle:
                     ring = self.ring(walk.cycle)
                     names = " → ".join(self.label(k) for k in (*ring, ring[0]))
                     for member in walk.cycle:
-                        self.board.add(member, "cycle", f"mutual wait at link set-up: {names}",
-                                       self._where(member))
+                        self.board.add(member, "cycle", say(
+                            self.lang, "mutual wait at link set-up: {names}", names=names),
+                            self._where(member))
                         self.board.group[member] = frozenset(walk.cycle)
                 continue
             if walk.last is not None:
@@ -176,17 +183,20 @@ class Signals:
             victims = [s for s in starts if s != end]
             if missing is not None:
                 peer = missing.ip or f"rank {missing.rank}"
-                text = (f"the chain of waits ends here: it waits for {peer}"
-                        + (f" (rank {missing.rank})" if missing.ip and missing.rank is not None
-                           else "") + ", which the input does not contain")
+                text = say(self.lang, "the chain of waits ends here: it waits for {peer} (rank "
+                           "{rank}), which the input does not contain" if missing.ip
+                           and missing.rank is not None else "the chain of waits ends here: it "
+                           "waits for {peer}, which the input does not contain", peer=peer,
+                           rank=missing.rank)
             elif end in self.facts.errors or end not in self.facts.timeouts:
-                text = (f"the chain of waits ends here: {len(victims)} rank(s) wait for it and "
-                        "it waits for nobody")
+                text = say(self.lang, "the chain of waits ends here: {n} rank(s) wait for it "
+                           "and it waits for nobody", n=len(victims))
             else:
                 continue
             if victims:
-                text += f" ({', '.join(self.label(v) for v in victims[:4])}" + (
-                    f" and {len(victims) - 4} more)" if len(victims) > 4 else ")")
+                text = say(self.lang, "{text} ({labels} and {n} more)" if len(victims) > 4
+                           else "{text} ({labels})", text=text, n=len(victims) - 4,
+                           labels=", ".join(self.label(v) for v in victims[:4]))
             self.board.add(end, "wait-chain", text, self._where(end, victims))
 
     def _where(self, key: ProcessKey, others: list[ProcessKey] | None = None
@@ -214,22 +224,25 @@ class Signals:
                 ahead = sorted(k for k, i in indexed.items() if i == high)
                 for key in sorted(k for k, i in indexed.items() if i == low):
                     t = firsts[key]
-                    self.board.add(key, "index-mismatch",
-                                   f"its failed task is at op index {low} while "
-                                   f"{', '.join(self.rank_label(k) for k in ahead[:4])} "
-                                   f"{'is' if len(ahead) == 1 else 'are'} at {high}: "
-                                   f"{high - low} collective(s) behind (the smallest index "
-                                   "is the likely root)", ((t.stream.path, t.line),))
+                    text = ("its failed task is at op index {low} while {ranks} is at {high}: "
+                            "{behind} collective(s) behind (the smallest index is the likely "
+                            "root)" if len(ahead) == 1 else "its failed task is at op index "
+                            "{low} while {ranks} are at {high}: {behind} collective(s) behind "
+                            "(the smallest index is the likely root)")
+                    self.board.add(key, "index-mismatch", say(
+                        self.lang, text, low=low, high=high, behind=high - low,
+                        ranks=", ".join(self.rank_label(k) for k in ahead[:4])),
+                        ((t.stream.path, t.line),))
             tags = Counter(t.tag for t in firsts.values())
             if len(tags) > 1:
                 (common, n), (_, m) = tags.most_common(2)
                 if n > m:
                     for key, t in sorted(firsts.items()):
                         if t.tag != common:
-                            self.board.add(key, "tag-mismatch",
-                                           f"its failed task runs under tag {t.tag} while the "
-                                           f"others run {common}: a different collective",
-                                           ((t.stream.path, t.line),))
+                            self.board.add(key, "tag-mismatch", say(
+                                self.lang, "its failed task runs under tag {tag} while the "
+                                "others run {common}: a different collective", tag=t.tag,
+                                common=common), ((t.stream.path, t.line),))
 
     def silence(self) -> None:
         facts = self.facts
@@ -250,20 +263,20 @@ class Signals:
                     continue
                 ident = self.ids.processes[key]
                 last = self.clock.align(ident, ident.last_ts)
-                text = (f"rank {ident.rank_in(comm)} of communicator {comm} logged neither an "
-                        "error nor a timeout while its peers waited")
+                text = say(self.lang, "rank {rank} of communicator {comm} logged neither an "
+                           "error nor a timeout while its peers waited",
+                           rank=ident.rank_in(comm), comm=comm)
                 if last is not None and first_wait is not None and last < first_wait:
-                    text += (f"; its last record is {_us(first_wait - last)} before the first "
-                             "timeout")
+                    text = say(self.lang, "{text}; its last record is {delta} before the first "
+                               "timeout", text=text, delta=_us(first_wait - last))
                 self.board.add(key, "silent-rank", text, ())
 
     def odd_ranks(self) -> None:
         div = self.facts.divergence
         if div is not None:
             for key in div.keys:
-                self.board.add(key, "collective-mismatch",
-                               _divergence_text(div, self.ids.processes[key].rank_in(div.comm)),
-                               div.evidence)
+                self.board.add(key, "collective-mismatch", _divergence_text(
+                    div, self.ids.processes[key].rank_in(div.comm), self.lang), div.evidence)
         for mismatch in self.facts.config:
             if len(mismatch.values) < 2 or len(mismatch.values[0].keys) <= len(
                     mismatch.values[1].keys):
@@ -271,19 +284,21 @@ class Signals:
             common = mismatch.values[0].value
             for value in mismatch.values[1:]:
                 for key in value.keys:
-                    self.board.add(key, "config-mismatch",
-                                   f"{mismatch.key} is {value.value or '(empty)'} here and "
-                                   f"{common} on the other ranks", value.evidence)
+                    self.board.add(key, "config-mismatch", say(
+                        self.lang, "{key} is {value} here and {common} on the other ranks",
+                        key=mismatch.key, value=value.value or say(self.lang, "(empty)"),
+                        common=common), value.evidence)
 
 
-def _divergence_text(div: Divergence, rank: int | None) -> str:
+def _divergence_text(div: Divergence, rank: int | None, lang: str = "en") -> str:
     mine = next((v for r, v in div.by_rank if r == rank), None)
     if div.kind == "missing" or mine is None:
-        return (f"it never entered collective {div.seq} of communicator {div.comm}, which the "
-                "other ranks entered")
+        return say(lang, "it never entered collective {seq} of communicator {comm}, which the "
+                   "other ranks entered", seq=div.seq, comm=div.comm)
     others = Counter(v for r, v in div.by_rank if r != rank and v is not None)
     common = others.most_common(1)[0][0] if others else None
     what = {"op": 0, "count": 1, "dtype": 2}[div.kind]
     theirs = common[what] if common else "?"
-    return (f"collective {div.seq} of communicator {div.comm}: it entered {div.kind} "
-            f"{mine[what]} where the others entered {theirs}")
+    return say(lang, "collective {seq} of communicator {comm}: it entered {kind} {mine} where "
+               "the others entered {theirs}", seq=div.seq, comm=div.comm,
+               kind=say(lang, div.kind), mine=mine[what], theirs=theirs)

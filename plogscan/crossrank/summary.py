@@ -159,7 +159,7 @@ class Fault:
     stream: StreamKey
     line: int
     ts: int | None
-    text: str
+    text: str  # the failed task's type (``SDMA``): "<type> task exception" in the results
     remote: bool = False
 
 

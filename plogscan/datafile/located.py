@@ -5,10 +5,19 @@ authors need both problems caught and located, so this module composes the YAML 
 builds plain Python values from it: mappings become ``LMap`` (a dict that remembers the line of
 each key and value), sequences become ``LList`` (a list that remembers the line of each item).
 A repeated key, a non-string key or a YAML syntax error is a ``RuleError`` with ``file:line``.
+
+Data files come from users and may be hostile. They cannot run code: only YAML's plain types
+load (the safe loader; a ``!!python/...`` tag is an error), and nothing is evaluated. Their
+cost is bounded: a file larger than ``MAX_FILE_BYTES`` is refused before it is read
+(``read_data_file``), and aliases cannot blow up: a document that expands to more than
+``MAX_VALUES`` values (a "billion laughs" file whose aliases refer to aliases) or nests
+deeper than ``MAX_DEPTH`` (a recursive alias) is a located error.
 """
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import Any
 
 import yaml
@@ -16,6 +25,53 @@ import yaml
 from plogscan.errors import Location, RuleError
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+MAX_FILE_BYTES = 1 << 20  # no rule, case or code-table file comes near this
+MAX_VALUES = 100_000  # values a document may expand to, aliases counted every time used
+MAX_DEPTH = 64  # nesting of mappings and lists
+
+
+class DataFileError(ValueError):
+    """A data file that cannot be read as text: too large, not a regular file, not UTF-8."""
+
+
+def read_data_file(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> str:
+    """The UTF-8 text of a user's data file, refusing what is not a regular file or is larger
+    than ``limit`` bytes before reading it. Raises ``OSError`` or ``DataFileError``."""
+    with open(path, "rb", opener=lambda p, f: os.open(p, f | getattr(os, "O_NONBLOCK", 0))
+              ) as handle:
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise DataFileError("not a regular file")
+        if st.st_size > limit:
+            raise DataFileError(f"the file is {st.st_size:,} bytes: larger than the "
+                                f"{limit:,} bytes a data file may have")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise DataFileError(f"the file is larger than the {limit:,} bytes a data file may have")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DataFileError(f"not UTF-8 text (byte {err.start})") from None
+
+
+class _Budget:
+    """Counts the values built from one document, aliases included."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.values = 0
+
+    def spend(self, node: yaml.Node, depth: int) -> None:
+        self.values += 1
+        if self.values > MAX_VALUES:
+            raise RuleError(f"the document expands to more than {MAX_VALUES:,} values",
+                            where=Location(self.path, line_of(node)),
+                            help="aliases (*name) that refer to aliases multiply; write the "
+                            "values out, or use fewer aliases")
+        if depth > MAX_DEPTH:
+            raise RuleError(f"values nested more than {MAX_DEPTH} levels deep",
+                            where=Location(self.path, line_of(node)),
+                            help="an alias used inside its own anchor repeats for ever")
 
 
 class LMap(dict):
@@ -49,7 +105,7 @@ def load_yaml(text: str, path: str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        return _build(node, loader, path)
+        return _build(node, loader, path, _Budget(path), 0)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark is not None else 0
@@ -66,25 +122,38 @@ def load_yaml(text: str, path: str) -> Any:
         loader.dispose()
 
 
-def _build(node: yaml.Node, loader: Any, path: str) -> Any:
+_PLAIN_TAGS = frozenset(yaml.SafeLoader.yaml_constructors) - {None}
+
+
+def _build(node: yaml.Node, loader: Any, path: str, budget: _Budget, depth: int) -> Any:
+    budget.spend(node, depth)
+    if node.tag not in _PLAIN_TAGS:
+        shown = node.tag.replace("tag:yaml.org,2002:", "!!")
+        raise RuleError(f"tag '{shown}' is not allowed", where=Location(path, line_of(node)),
+                        help="data files hold plain values: text, numbers, booleans, lists "
+                        "and mappings")
     if isinstance(node, yaml.MappingNode):
-        return _build_map(node, loader, path)
+        return _build_map(node, loader, path, budget, depth)
     if isinstance(node, yaml.SequenceNode):
-        out = LList(_build(item, loader, path) for item in node.value)
+        out = LList(_build(item, loader, path, budget, depth + 1) for item in node.value)
         out.line = line_of(node)
         out.item_lines = [line_of(item) for item in node.value]
         return out
     return loader.construct_object(node, deep=True)
 
 
-def _build_map(node: yaml.MappingNode, loader: Any, path: str) -> LMap:
+def _build_map(node: yaml.MappingNode, loader: Any, path: str, budget: _Budget,
+               depth: int) -> LMap:
     out = LMap()
     out.line = line_of(node)
     out.key_lines = {}
     out.value_lines = {}
     for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
         where = Location(path, line_of(key_node))
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise RuleError("keys must be text, got a mapping or a list", where=where,
+                            help="quote the key")
+        key = loader.construct_object(key_node, deep=True)
         if not isinstance(key, str):
             raise RuleError(
                 f"keys must be text, got {type(key).__name__} {key!r}",
@@ -97,7 +166,7 @@ def _build_map(node: yaml.MappingNode, loader: Any, path: str) -> LMap:
                 where=where,
                 help=f"'{key}' is already set at line {out.key_lines[key]}; keep one of them",
             )
-        out[key] = _build(value_node, loader, path)
+        out[key] = _build(value_node, loader, path, budget, depth + 1)
         out.key_lines[key] = line_of(key_node)
         out.value_lines[key] = line_of(value_node)
     return out

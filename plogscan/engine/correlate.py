@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from plogscan.engine.rule import Requires, Sequence, Single, Step, Threshold
+from plogscan.engine.words import words
 from plogscan.model import Verdict
 
 MAX_PER_STEP = 20  # evidence records kept per step of one finding
@@ -196,7 +197,8 @@ def _bundle(rows: list[Row], step: str, count: int) -> Occurrence:
 
 
 def sequence(body: Sequence, rows: list[Row], requires: Requires | None, check: Check,
-             assumed: Callable[[Row], Any] | None = None) -> list[Occurrence]:
+             assumed: Callable[[Row], Any] | None = None, lang: str = "en"
+             ) -> list[Occurrence]:
     """Ordered steps per group; see ``_Group`` for the state machine.
 
     Records without a timestamp or without a group key take no part in matching, except the
@@ -242,19 +244,19 @@ def sequence(body: Sequence, rows: list[Row], requires: Requires | None, check: 
             pending.append(state.triggers)
     if requires is None:
         return out
-    out.extend(_not_evaluable(body, pending, requires, check))
+    out.extend(_not_evaluable(body, pending, requires, check, lang))
     covered = {r.cols["host"] for occ in out for _, r in occ.items}
     scopes: dict[Any, list[Row]] = {}
     for row in orphans:
         host = row.cols["host"]
         if (host is None and not out) or (host is not None and host not in covered):
             scopes.setdefault((host, row.cols["pid"]), []).append(row)
-    out.extend(_not_evaluable(body, list(scopes.values()), requires, check))
+    out.extend(_not_evaluable(body, list(scopes.values()), requires, check, lang))
     return out
 
 
 def _not_evaluable(body: Sequence, pending: list[list[Row]], requires: Requires,
-                   check: Check) -> list[Occurrence]:
+                   check: Check, lang: str = "en") -> list[Occurrence]:
     last = body.positive[-1].id
     need = body.positive[0].id
     out = []
@@ -270,10 +272,13 @@ def _not_evaluable(body: Sequence, pending: list[list[Row]], requires: Requires,
                 lacking.append((row, scope))
         if not lacking:
             continue
-        gap = f"no {requires.describe()} were found for {lacking[0][1]}"
-        text = (f"Step '{last}' of this rule occurred ({len(lacking)} record(s)), but {gap}, so "
-                f"it cannot be decided whether step '{need}' came before it.")
-        note = f"{gap}; this rule needs them to see step '{need}' before '{last}'"
+        gap = words(lang, "no {what} were found for {scope}", what=requires.describe(lang),
+                    scope=lacking[0][1])
+        text = words(lang, "Step '{last}' of this rule occurred ({n} record(s)), but {gap}, so "
+                     "it cannot be decided whether step '{need}' came before it.", last=last,
+                     n=len(lacking), gap=gap, need=need)
+        note = words(lang, "{gap}; this rule needs them to see step '{need}' before '{last}'",
+                     gap=gap, need=need, last=last)
         items = [(last, r) for r, _ in lacking[:MAX_PER_STEP]]
         out.append(Occurrence(Verdict.NOT_EVALUABLE, items, lacking[0][0], items[:1],
                               {"count": str(len(lacking))}, (note, *requires.advice), text))

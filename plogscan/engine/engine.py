@@ -31,8 +31,9 @@ from plogscan.schema import COLUMNS
 class _Candidates:
     """The candidate records of one rule, gathered batch by batch."""
 
-    def __init__(self, rule: Rule) -> None:
+    def __init__(self, rule: Rule, lang: str = "en") -> None:
         self.rule = rule
+        self.lang = lang
         self.roles = list(rule.roles())
         self.rows: list[Row] = []
         # A Single rule with ``by`` keys keeps a small sample per group instead of every record.
@@ -77,7 +78,7 @@ class _Candidates:
                     assumed: Callable[[Row], Any] | None = None) -> list[Occurrence]:
         def check(req: Any, host: Any, pid: Any) -> tuple[bool, str]:
             return presence.check(req, host, pid, aliases(host, pid) if aliases and pid is not None
-                                  else ())
+                                  else (), self.lang)
 
         if self.groups is not None:
             return self.groups.occurrences()
@@ -92,7 +93,7 @@ class _Candidates:
         if isinstance(body, Threshold):
             return correlate.threshold(body, self.rows)
         assert isinstance(body, Sequence)
-        return correlate.sequence(body, self.rows, self.rule.requires, check, assumed)
+        return correlate.sequence(body, self.rows, self.rule.requires, check, assumed, self.lang)
 
 
 def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
@@ -112,12 +113,13 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
     gives the identity of a record (see ``findings.Identify``: what the whole input says of
     its process), which fills each finding's scope and evidence. When that function also has
     ``aliases(host, pid)`` (the other (host, pid) pairs of the same host process), a rule's
-    ``requires`` is checked over the whole process.
+    ``requires`` is checked over the whole process. The words the engine composes (scopes,
+    not_evaluable notes) are in the rule set's language (``RuleSet.lang``).
 
     ``presence``, when given, already knows (or will know by the end of the stream) what
     every process wrote, from the facts of all records (``ingest.facts``): then ``events``
     may hold only the records a ``Selector`` of ``rules`` kept."""
-    plans = [_Candidates(rule) for rule in rules]
+    plans = [_Candidates(rule, rules.lang) for rule in rules]
     prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
     need_presence = presence is None and any(rule.requires is not None for rule in rules)
     presence = presence if presence is not None else Presence()
@@ -140,6 +142,6 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
         found = who(row.cols) if who is not None else None
         return found.get("file") if found and found.get("identity") == "assumed" else None
 
-    findings = [build_finding(p.rule, occ, who) for p in plans
+    findings = [build_finding(p.rule, occ, who, rules.lang) for p in plans
                 for occ in p.occurrences(presence, aliases, assumed if who else None)]
     return order_findings(findings)

@@ -23,6 +23,7 @@ from typing import Any
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.fingerprint import fingerprint
 from plogscan.engine.rule import Rule, Sequence
+from plogscan.engine.words import scope_words, words
 from plogscan.model import Evidence, Finding, Scope
 
 # A record's columns -> what the whole input says of its process: host, rank, device, pid (the
@@ -33,8 +34,10 @@ MAX_VALUE = 200  # characters of one capture or placeholder value
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def build_finding(rule: Rule, occ: Occurrence, identify: Identify | None = None) -> Finding:
-    """The finding for one occurrence of ``rule`` (identities filled by ``identify``)."""
+def build_finding(rule: Rule, occ: Occurrence, identify: Identify | None = None,
+                  lang: str = "en") -> Finding:
+    """The finding for one occurrence of ``rule`` (identities filled by ``identify``; the
+    scope's words in ``lang``)."""
     if identify is not None:
         occ = _identified(occ, identify)
     context = {s.id for s in rule.body.context} if isinstance(rule.body, Sequence) else set()
@@ -50,7 +53,7 @@ def build_finding(rule: Rule, occ: Occurrence, identify: Identify | None = None)
     times = [r.ts for step, r in occ.items if step not in context and r.ts is not None]
     caps = _captures(occ, context)
     rows = [occ.trigger] + [r for _, r in occ.items]
-    values = {**caps, **occ.specials, "scope": _scope(rows)}
+    values = {**caps, **occ.specials, "scope": _scope(rows, lang)}
 
     def lookup(name: str) -> str:
         if name in values:
@@ -117,18 +120,16 @@ def _captures(occ: Occurrence, context: set[str]) -> dict[str, str]:
     return out
 
 
-def _scope(rows: list[Row]) -> str:
+def _scope(rows: list[Row], lang: str = "en") -> str:
     """``process 4127 on host worker-0 (rank 0)``: who wrote the trigger, in words."""
     def first(name: str) -> Any:
         return next((r.cols[name] for r in rows if r.cols.get(name) not in (None, "")), None)
 
     pid, host, rank = first("host_pid") or first("pid"), first("host"), first("rank")
     if first("identity") == "assumed":
-        path = first("path") or "the input"
-        return f"{path} (taken as one process: it names no process)"
-    text = f"process {pid}" if pid is not None else "a process without a known pid"
-    text += f" on host {host}" if host is not None else ""
-    return text + (f" (rank {rank})" if rank is not None else "")
+        path = first("path") or words(lang, "the input")
+        return words(lang, "{path} (taken as one process: it names no process)", path=path)
+    return scope_words(pid, host, rank, lang)
 
 
 def _evidence(step: str, row: Row) -> Evidence:

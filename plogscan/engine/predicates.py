@@ -113,6 +113,9 @@ OPERATORS: dict[str, Operator] = {
 }
 
 _GROUP = re.compile(r"\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>")
+# RE2 bounds the compiled program (repetition counts, its memory budget); a pattern is also
+# compiled once per batch of records, so its text is bounded too.
+MAX_REGEX_CHARS = 4096
 
 
 def regex_groups(pattern: str) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from plogscan.engine.rule import Requires
+from plogscan.engine.words import scope_words, words
 
 _KEYS = ["host", "pid", "level", "module", "kind"]
 MAX_PROCESSES = 50000
@@ -57,13 +58,14 @@ class Presence:
             found.add(triple)
 
     def check(self, req: Requires, host: str | None, pid: int | None,
-              aliases: Iterable[tuple[str | None, int]] = ()) -> tuple[bool, str]:
+              aliases: Iterable[tuple[str | None, int]] = (), lang: str = "en"
+              ) -> tuple[bool, str]:
         """Whether the scope of a trigger record has the required records, and that scope in words.
 
         The scope is the process (host, pid) of the trigger, with the ``aliases`` that belong to
         the same host process (a device log's records carry the device-side pid of the process
         that wrote them for it). A trigger without a pid falls back to its host, and one
-        without a host to the whole input; the words say so.
+        without a host to the whole input; the words say so (in ``lang``).
         """
         rows: Iterable[Triple]
         same = {(host, pid), *aliases}
@@ -71,18 +73,20 @@ class Presence:
                       for h, p in same)
         if pid is not None and tracked and (host is not None or not self._untracked_hosts):
             rows = (t for h, p in same for t in self._process_rows(h, p))
-            scope = f"process {pid}" + (f" on host {host}" if host else "")
+            scope = scope_words(pid, host or None, lang=lang)
         elif pid is not None:
             rows = self._by_host.get(host, ()) if host is not None else self._all()
-            scope = (f"host {host or '(unnamed)'} (more than {self.max_processes} processes: "
-                     f"process {pid} was checked with its host)")
+            scope = words(lang, "host {host} (more than {max} processes: process {pid} was "
+                          "checked with its host)", host=host or words(lang, "(unnamed)"),
+                          max=self.max_processes, pid=pid)
         elif host is not None:
             rows = self._by_host.get(host, ())
-            scope = f"host {host} (the fault record carries no process id, so its host was checked)"
+            scope = words(lang, "host {host} (the fault record carries no process id, so its "
+                          "host was checked)", host=host)
         else:
             rows = self._all()
-            scope = ("the whole input (the fault record carries no process id or host, "
-                     "so every file was checked)")
+            scope = words(lang, "the whole input (the fault record carries no process id or "
+                          "host, so every file was checked)")
         return any(_fits(req, s) for s in rows), scope
 
     def _process_rows(self, host: Any, pid: Any) -> Iterable[Triple]:

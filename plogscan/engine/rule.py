@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from plogscan.engine.words import words
 from plogscan.errors import Location
 from plogscan.model import Level
 
@@ -110,23 +111,28 @@ class Requires:
     advice: tuple[str, ...] = ()
     when: Condition | None = None  # which trigger records call for the evidence (default: all)
 
-    def describe(self) -> str:
-        """``DEBUG records of module HCCL``: the wanted record, in words."""
-        parts = [("/".join(self.levels) + " records") if self.levels else "records"]
+    def describe(self, lang: str = "en") -> str:
+        """``DEBUG records of module HCCL``: the wanted record, in words (in ``lang``)."""
+        text = (words(lang, "{levels} records", levels="/".join(self.levels)) if self.levels
+                else words(lang, "records"))
         if self.modules:
-            parts.append("of module " + "/".join(self.modules))
+            text = words(lang, "{records} of module {modules}", records=text,
+                         modules="/".join(self.modules))
         if self.kinds:
-            parts.append("in " + "/".join(self.kinds) + " files")
-        return " ".join(parts)
+            text = words(lang, "{records} in {kinds} files", records=text,
+                         kinds="/".join(self.kinds))
+        return text
 
 
 @dataclass(frozen=True)
 class RuleText:
-    """The words of a rule in one language: title, description, remediation steps."""
+    """The words of a rule in one language: title, description, remediation steps, and the
+    advice of its ``requires`` (how to get the evidence it needs; empty when it has none)."""
 
     title: str
     description: str
     remediation: tuple[str, ...]
+    advice: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -159,16 +165,24 @@ class Rule:
         for code, text in self.i18n:
             if code == lang:
                 return text
-        return RuleText(self.title, self.description, self.remediation)
+        return self._own_text()
+
+    def _own_text(self) -> RuleText:
+        advice = self.requires.advice if self.requires is not None else ()
+        return RuleText(self.title, self.description, self.remediation, advice)
 
     def localized(self, lang: str) -> Rule:
-        """This rule with its title, description and remediation in ``lang`` (else English)."""
+        """This rule with its title, description, remediation and ``requires`` advice in
+        ``lang`` (else English)."""
         t, en = self.text(lang), self.text("en")
-        if t == RuleText(self.title, self.description, self.remediation):
+        if t == self._own_text():
             return self
         others = tuple(pair for pair in self.i18n if pair[0] != "en")
+        requires = self.requires
+        if requires is not None and t.advice:
+            requires = replace(requires, advice=t.advice)
         return replace(self, title=t.title, description=t.description, remediation=t.remediation,
-                       i18n=(("en", en), *others))
+                       requires=requires, i18n=(("en", en), *others))
 
     def roles(self) -> Iterator[tuple[str, Condition]]:
         """Every (role id, condition) the engine evaluates per record batch."""
@@ -189,6 +203,7 @@ class RuleSet:
     """The rules to run, sorted by id; ids and names are unique."""
 
     rules: tuple[Rule, ...] = ()
+    lang: str = "en"  # the language of the rule texts and of the engine's words (``localized``)
 
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
@@ -208,7 +223,8 @@ class RuleSet:
         return RuleSet(tuple(r for r in self.rules if r.id in ids))
 
     def localized(self, lang: str) -> RuleSet:
-        """The same rules with their texts in ``lang`` (per rule, English when untranslated)."""
+        """The same rules with their texts in ``lang`` (per rule, English when untranslated);
+        the set remembers ``lang`` for the words the engine composes (scopes, notes)."""
         rules = tuple(r.localized(lang) for r in self.rules)
         same = all(a is b for a, b in zip(rules, self.rules, strict=True))
-        return self if same else RuleSet(rules)
+        return self if same and lang == self.lang else RuleSet(rules, lang)

@@ -15,7 +15,13 @@ from plogscan.categories import CATEGORIES
 from plogscan.datafile.fields import Doc
 from plogscan.datafile.located import LList, LMap
 from plogscan.engine import ruletext
-from plogscan.engine.predicates import FIELD_KINDS, OPERATORS, check_regex, regex_groups
+from plogscan.engine.predicates import (
+    FIELD_KINDS,
+    MAX_REGEX_CHARS,
+    OPERATORS,
+    check_regex,
+    regex_groups,
+)
 from plogscan.engine.rule import (
     STATUSES,
     Body,
@@ -69,8 +75,8 @@ def build_rule(doc: Doc, m: LMap) -> Rule | None:
     show = doc.text_list(m, "show", "rule") or ()
     if body is not None:
         _check_names(doc, m, body, show)
-    base = RuleText(title, description, remediation) if title and description and remediation \
-        else None
+    base = RuleText(title, description, remediation, requires.advice if requires else ()) \
+        if title and description and remediation else None
     meaning = ruletext.meaning(doc, m, rid, base)
     if len(doc.errors) > before or body is None or level is None:
         return None
@@ -218,6 +224,11 @@ def _predicate(doc: Doc, key: str, value: object, kline: int, vline: int) -> Pre
     groups: tuple[tuple[str, ...], ...] = ()
     if op == "re":
         for pattern, ln in zip(values, lines, strict=True):
+            if len(str(pattern)) > MAX_REGEX_CHARS:
+                doc.error(f"regex of {len(str(pattern)):,} characters: at most "
+                          f"{MAX_REGEX_CHARS:,}", ln, help="a regex is compiled for every "
+                          "batch of records; split the rule, or match a literal first")
+                return None
             problem = check_regex(str(pattern))
             if problem:
                 doc.error(f"invalid regex '{pattern}': {problem}", ln, help="regexes use RE2 "

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from plogscan.datafile.fields import Doc
-from plogscan.datafile.located import LMap, load_yaml
+from plogscan.datafile.located import DataFileError, LMap, load_yaml, read_data_file
 from plogscan.engine.rule import Rule, RuleSet
 from plogscan.engine.ruledoc import build_rule
 from plogscan.errors import ErrorGroup, InputError, Location, RuleError
@@ -60,8 +60,11 @@ def load_rule_file(path: Path, display: str | None = None) -> tuple[Rule | None,
     name = display or str(path)
     doc = Doc(name)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
+        text = read_data_file(path)
+    except OSError as err:
+        return None, [RuleError(f"cannot read rule file: {err.strerror or err}",
+                                where=Location(name))]
+    except DataFileError as err:
         return None, [RuleError(f"cannot read rule file: {err}", where=Location(name))]
     try:
         data = load_yaml(text, name)

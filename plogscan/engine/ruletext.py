@@ -87,8 +87,9 @@ def covers(doc: Doc, m: LMap) -> tuple[int, ...]:
 
 
 def i18n(doc: Doc, m: LMap, base: RuleText | None) -> tuple[tuple[str, RuleText], ...]:
-    """``i18n``: ``{lang: {title, description, remediation}}``, checked against the English
-    base: the same number of remediation steps and the same set of placeholders."""
+    """``i18n``: ``{lang: {title, description, remediation, advice}}``, checked against the
+    English base: the same number of remediation steps (and of ``requires.advice`` items,
+    required when the rule has them) and the same set of placeholders."""
     if "i18n" not in m:
         return ()
     langs = doc.mapping(m["i18n"], m.value_lines["i18n"], "'i18n'")
@@ -112,24 +113,31 @@ def _translation(doc: Doc, langs: LMap, lang: str, base: RuleText | None) -> Rul
     if t is None:
         return None
     what = f"i18n '{lang}'"
-    doc.keys(t, what, ("title", "description", "remediation"),
-             ("title", "description", "remediation"))
+    wanted = ("title", "description", "remediation") + (
+        ("advice",) if base is not None and base.advice else ())
+    doc.keys(t, what, ("title", "description", "remediation", "advice"), wanted)
     title = doc.text(t, "title", what)
     description = doc.text(t, "description", what)
     remediation = doc.text_list(t, "remediation", what)
+    advice = doc.text_list(t, "advice", what) if "advice" in t else ()
     if base is not None and remediation is not None \
             and len(remediation) != len(base.remediation):
         doc.error(f"{what} remediation has {len(remediation)} step(s), the English one has "
                   f"{len(base.remediation)}", t.value_lines["remediation"],
                   help="translate every step, one for one, in the same order")
+    if base is not None and advice is not None and "advice" in t \
+            and len(advice) != len(base.advice):
+        doc.error(f"{what} advice has {len(advice)} item(s), the English requires.advice has "
+                  f"{len(base.advice)}", t.value_lines["advice"],
+                  help="translate every item of requires.advice, one for one, in the same order")
     if base is not None and description is not None:
         mine, theirs = placeholders(description), placeholders(base.description)
         if mine != theirs:
             doc.error(f"{what} description placeholders differ from the English ones",
                       t.value_lines["description"], help=_diff(mine, theirs))
-    if title is None or description is None or remediation is None:
+    if title is None or description is None or remediation is None or advice is None:
         return None
-    return RuleText(title, description, remediation)
+    return RuleText(title, description, remediation, advice)
 
 
 def _diff(mine: set[str], theirs: set[str]) -> str:

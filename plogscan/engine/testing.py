@@ -17,7 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from plogscan.datafile.fields import Doc
-from plogscan.datafile.located import LList, LMap, load_yaml
+from plogscan.datafile.located import DataFileError, LList, LMap, load_yaml, read_data_file
 from plogscan.engine.engine import scan
 from plogscan.engine.rule import RuleSet
 from plogscan.engine.ruleset import CASE_SUFFIX, rule_files
@@ -117,10 +117,10 @@ def load_cases(path: Path, display: str | None = None) -> tuple[list[Case], list
     """The cases of one case file and every error found in it."""
     doc = Doc(display or str(path))
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"), doc.path)
+        data = load_yaml(read_data_file(path), doc.path)
     except RuleError as err:
         return [], [err]
-    except (OSError, UnicodeDecodeError) as err:
+    except (OSError, DataFileError) as err:
         return [], [RuleError(f"cannot read case file: {err}", where=Location(doc.path))]
     top = doc.mapping(data, getattr(data, "line", 1), "a case file")
     if top is None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from plogscan.ingest.sources import Skipped, member_is_noise, printable
-from plogscan.ingest.streams import CHUNK, DATA_ERRORS, describe, read_head
+from plogscan.ingest.streams import CHUNK, DATA_ERRORS, LimitReached, describe, read_head
 
 SPOOL_LIMIT = 256 * 1024 * 1024  # largest nested zip held in memory
 
@@ -94,6 +94,7 @@ class Member:
     path: str
     stream: BinaryIO
     size: int | None
+    packed: int | None = None  # compressed size of a compressed zip member
 
 
 def zip_members(shown: str, stream: BinaryIO, head: bytes, err: BaseException | None, *,
@@ -140,7 +141,8 @@ def zip_members(shown: str, stream: BinaryIO, head: bytes, err: BaseException | 
                 yield Skipped(member, f"corrupt archive member: {describe(exc)}")
                 continue
             with opened:
-                yield Member(member, opened, info.file_size)
+                packed = info.compress_size if info.compress_type != zipfile.ZIP_STORED else None
+                yield Member(member, opened, info.file_size, packed)
 
 
 def tar_members(shown: str, stream: BinaryIO) -> Iterator[Member | Skipped]:
@@ -155,6 +157,9 @@ def tar_members(shown: str, stream: BinaryIO) -> Iterator[Member | Skipped]:
             while True:
                 try:
                     info = archive.next()
+                except LimitReached as exc:
+                    yield Skipped(shown, f"not read to its end: {exc}{_after(count)}")
+                    return
                 except DATA_ERRORS as exc:
                     yield Skipped(shown, f"corrupt archive: {describe(exc)}{_after(count)}")
                     return
@@ -208,6 +213,8 @@ def _drain(stream: BinaryIO, buffered: object) -> str | None:
                 return None
             if chunk.strip(b"\x00"):
                 return "data after the end-of-archive marker was ignored"
+    except LimitReached:
+        return None  # padding past a limit: the limit was reported already
     except DATA_ERRORS as exc:
         return describe(exc)
 

@@ -5,8 +5,9 @@ window around each cut is read here) that each worker reads itself (``parse_rang
 bytes never pass through the main process. Any other stream (compressed, an archive member,
 a pipe) is read here in chunks of whole lines (``read_chunks``) that are sent to the workers
 (``parse_task``). Before parsing, NUL bytes and CRs before newlines are dropped and invalid
-UTF-8 is replaced (``clean``), each counted. A physical line longer than ``MAX_LINE_BYTES``
-keeps its first part.
+UTF-8 is replaced (``clean``), each counted. A physical line longer than ``--max-line-bytes``
+keeps its first part (``cut_long_lines``); the rest is counted, not read, so a huge line costs
+bounded memory. A worker reading a range checks that the file is still the one planned.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import pyarrow as pa
 from plogscan.ingest import handoff
 from plogscan.ingest.facts import Reducer, as_whole, facts_of, reduced
 from plogscan.ingest.reuse import absolute
+from plogscan.ingest.streams import LimitReached
 from plogscan.parse.arrowtext import as_one_value
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.formatcheck import builtin_formats
@@ -39,7 +41,7 @@ from plogscan.schema import table_schema
 # size, so 8 MiB chunks parse faster in all than 4 MiB ones (about 5% on bench/'s tree). Larger
 # ones gain little more and raise peak memory (bench/README.md).
 CHUNK_BYTES = 8 << 20
-MAX_LINE_BYTES = 64 << 20  # a longer physical line keeps its first 64 MiB
+MAX_LINE_BYTES = 8 << 20  # the default of --max-line-bytes (``limits.Limits.line_bytes``)
 READ_ERRORS = (EOFError, zlib.error, gzip.BadGzipFile, tarfile.TarError, zipfile.BadZipFile,
                OSError, ValueError)
 
@@ -61,6 +63,7 @@ class Range:
     start: int
     end: int
     open_record: bool
+    file_id: tuple[int, int] | None = None  # (device, inode) the worker must find at ``path``
 
 
 @dataclass
@@ -71,6 +74,9 @@ class Cleaned:
     relative_lines: bool = False  # lines numbered from 1: shift by the lines before the chunk
     problem: str | None = None
     records_file: str | None = None  # the records, in shared memory (see ``handoff``)
+    cut_lines: int = 0  # lines longer than the line limit, cut
+    cut_bytes: int = 0  # bytes of those lines not read
+    first_cut: int = 0  # line number (in the chunk's numbering) of the first cut line
     facts: pa.Table | None = None  # per-process facts of all records (with a reducer)
     dropped_records: int = 0  # records the reducer did not hand on, and their lines
     dropped_lines: int = 0
@@ -86,6 +92,7 @@ class FileState:
     pending: pa.Table | None = None  # the last record seen, which may continue
     pending_trailing_blank: int = 0
     lines_before: int = 0  # physical lines of the chunks merged so far
+    first_cut: int = 0  # line number of the first line cut at the line limit
     saving: tuple | None = None  # (FileKey, digest future): what is handed on gets stored
     kept: list[pa.Table] = field(default_factory=list)
     facts: list[pa.Table] = field(default_factory=list)
@@ -93,14 +100,58 @@ class FileState:
     def add(self, key: str, value: int) -> None:
         self.stats[key] = self.stats.get(key, 0) + value
 
+    def cut(self, line: int, dropped: int) -> None:
+        """One line cut at the line limit: ``dropped`` of its bytes not read."""
+        self.add("cut_lines", 1)
+        self.add("cut_bytes", dropped)
+        if not self.first_cut or line < self.first_cut:
+            self.first_cut = line
+
+
+def cut_long_lines(data: bytes, bound: int) -> tuple[bytes, int, int, int]:
+    """``data`` with every line longer than ``bound`` bytes cut to its first ``bound`` bytes.
+
+    Returns (data, lines cut, bytes dropped, 0-based line index of the first cut line). The
+    check is one ``rfind`` per ``bound`` bytes, so a chunk without long lines costs nothing;
+    ``data`` must start at a line start."""
+    n = len(data)
+    pos = 0
+    parts: list[bytes] = []
+    start = 0
+    cuts = dropped = 0
+    first = -1
+    while n - pos > bound:
+        newline = data.rfind(b"\n", pos, pos + bound + 1)
+        if newline >= 0:
+            pos = newline + 1
+            continue
+        end = data.find(b"\n", pos + bound)
+        end = n if end < 0 else end
+        parts.append(data[start:pos + bound])
+        if first < 0:
+            first = data.count(b"\n", 0, pos)
+        cuts += 1
+        dropped += end - pos - bound
+        start = end
+        pos = min(end + 1, n)
+    if not cuts:
+        return data, 0, 0, 0
+    parts.append(data[start:])
+    return b"".join(parts), cuts, dropped, first
+
 
 def clean(data: bytes) -> tuple[bytes, int, int]:
-    """Drop NUL bytes and CRs before newlines; replace invalid UTF-8. Returns counts too."""
+    """Drop NUL bytes and CRs before newlines; replace invalid UTF-8. Returns counts too.
+
+    A chunk ends just before a newline (it was cut there), so a CR at its very end is the CR
+    of a CRLF too, wherever the chunk boundaries fall."""
     nul = data.count(b"\x00") if b"\x00" in data else 0
     if nul:
-        data = data.replace(b"\x00", b"")
+        data = data.translate(None, b"\x00")
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
+        if data.endswith(b"\r"):
+            data = data[:-1]
     if valid_utf8(data):
         return data, nul, 0
     text = data.decode("utf-8", errors="replace")
@@ -125,39 +176,61 @@ CONSTANT_COLUMNS = ("kind", "path", "host")
 
 def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
                shared: str | None = None, encoded: bool = False,
-               reducer: Reducer | None = None) -> Cleaned:
+               reducer: Reducer | None = None, line_bytes: int = MAX_LINE_BYTES) -> Cleaned:
     """Parse one chunk (runs in a worker); with a ``reducer``, compute the chunk's facts and
-    hand on only the records it keeps."""
+    hand on only the records it keeps. Lines past ``line_bytes`` are cut first."""
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
-    data, nul, bad = clean(chunk.data)
+    data, cuts, dropped, first = cut_long_lines(chunk.data, line_bytes)
+    data, nul, bad = clean(data)
     result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record, encoded)
-    facts, dropped, dropped_lines = None, 0, 0
+    facts, dropped_records, dropped_lines = None, 0, 0
     if reducer is not None:
         facts = facts_of(result.records)
-        result.records, dropped, dropped_lines = reduced(result.records, reducer)
-        facts = as_whole(facts, dropped == 0)
+        result.records, dropped_records, dropped_lines = reduced(result.records, reducer)
+        facts = as_whole(facts, dropped_records == 0)
     if multiprocessing.parent_process() is not None:  # in a worker process
         result.records = result.records.drop_columns(list(CONSTANT_COLUMNS))
     records_file = handoff.put(result.records, shared)
     if records_file is not None:
         result.records = result.records.slice(0, 0)
-    return Cleaned(result, nul, bad, records_file=records_file, facts=facts,
-                   dropped_records=dropped, dropped_lines=dropped_lines)
+    return Cleaned(result, nul, bad, records_file=records_file, cut_lines=cuts,
+                   cut_bytes=dropped, first_cut=chunk.first_line + first if cuts else 0,
+                   facts=facts, dropped_records=dropped_records, dropped_lines=dropped_lines)
+
+
+class _Replaced(OSError):
+    """The file at a range's path is no longer the file that was planned."""
+
+
+def _open_range(part: Range):  # type: ignore[no-untyped-def]
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    handle = open(part.path, "rb", opener=lambda p, _f: os.open(p, flags))  # noqa: SIM115
+    st = os.fstat(handle.fileno())
+    if part.file_id is not None and (st.st_dev, st.st_ino) != part.file_id:
+        handle.close()
+        raise _Replaced("the file was replaced by another one during the scan")
+    return handle
 
 
 def parse_range(part: Range, ctx: FileContext, fset: FormatSet | None,
                 shared: str | None = None, encoded: bool = False,
-                reducer: Reducer | None = None) -> Cleaned:
+                reducer: Reducer | None = None, line_bytes: int = MAX_LINE_BYTES) -> Cleaned:
     """Read and parse one range of a plain file (runs in a worker)."""
     problem = None
     size = part.end - part.start
     try:
-        with open(part.path, "rb") as handle:
+        with _open_range(part) as handle:
             handle.seek(part.start)
             # The last byte apart: it is the range's final newline, left out without copying
             # the chunk (only a file's last range may end without one).
             data = handle.read(size - 1) if size > 1 else b""
             last = handle.read(1)
+    except _Replaced as err:
+        data, last = b"", b""
+        problem = f"read stopped at byte {part.start}: {err}"
+    except FileNotFoundError:
+        data, last = b"", b""
+        problem = f"read stopped at byte {part.start}: the file vanished during the scan"
     except OSError as err:
         data, last = b"", b""
         problem = f"read stopped at byte {part.start}: {type(err).__name__}: {err}"
@@ -171,7 +244,8 @@ def parse_range(part: Range, ctx: FileContext, fset: FormatSet | None,
     if not data and not last:  # nothing could be read: no line to count
         nothing = ChunkResult(records=table_schema(encoded).empty_table(), head=None)
         return Cleaned(nothing, 0, 0, relative_lines=True, problem=problem)
-    cleaned = parse_task(Chunk(data, 1, part.open_record), ctx, fset, shared, encoded, reducer)
+    cleaned = parse_task(Chunk(data, 1, part.open_record), ctx, fset, shared, encoded, reducer,
+                         line_bytes)
     cleaned.relative_lines = True
     cleaned.problem = problem
     return cleaned
@@ -190,7 +264,8 @@ def plan_ranges(stream: BinaryIO, chunk_bytes: int, cwd: str | None = None
     if not isinstance(stream, io.BufferedReader) or not isinstance(path, str):
         return None
     try:
-        size = os.fstat(stream.fileno()).st_size
+        st = os.fstat(stream.fileno())
+        size, file_id = st.st_size, (st.st_dev, st.st_ino)
         cuts = [0]
         pos = chunk_bytes
         while pos < size:
@@ -215,45 +290,63 @@ def plan_ranges(stream: BinaryIO, chunk_bytes: int, cwd: str | None = None
         return None
     cuts.append(size)
     path = absolute(path, cwd)  # workers elsewhere (a cluster's) read it by this name
-    return [Range(path, a, b, i > 0) for i, (a, b) in enumerate(itertools.pairwise(cuts))
-            if b > a]
+    return [Range(path, a, b, i > 0, file_id)
+            for i, (a, b) in enumerate(itertools.pairwise(cuts)) if b > a]
 
 
-def read_chunks(stream: BinaryIO, state: FileState, size: int = CHUNK_BYTES) -> Iterator[Chunk]:
-    """Chunks of whole lines; a read error ends the file with a problem noted."""
+def read_chunks(stream: BinaryIO, state: FileState, size: int = CHUNK_BYTES,
+                line_bytes: int = MAX_LINE_BYTES) -> Iterator[Chunk]:
+    """Chunks of whole lines; a read error ends the file with a problem noted.
+
+    NUL bytes are dropped (and counted) as they are read, so a NUL run (a preallocated or
+    torn file) never makes a line. A line longer than ``line_bytes`` keeps its first
+    ``line_bytes`` bytes; the rest is counted and not held in memory."""
     carry = b""
     line = 1
     skipping = False  # inside an over-long line whose tail is dropped
+    partial = False  # bytes (NULs too) after the last newline: the last line exists
     while True:
         try:
             block = stream.read(size)
         except READ_ERRORS as err:
-            state.problems.append(f"read stopped after {state.stats.get('bytes', 0)} bytes: "
-                                  f"{type(err).__name__}: {err}".rstrip(": "))
+            read = state.stats.get("bytes", 0)
+            if isinstance(err, LimitReached):
+                state.problems.append(f"not read past byte {read:,}: {err}")
+            else:
+                state.problems.append(f"read stopped after {read} bytes: "
+                                      f"{type(err).__name__}: {err}".rstrip(": "))
             block = b""
         if not block:
             break
         state.add("bytes", len(block))
+        newline = block.rfind(b"\n")
+        partial = newline < len(block) - 1 if newline >= 0 else True
+        if b"\x00" in block:
+            nul = block.count(b"\x00")
+            state.add("nul_bytes", nul)
+            block = block.translate(None, b"\x00")  # far faster than replace
+            if not block:
+                continue
         if skipping:
             cut = block.find(b"\n")
             if cut < 0:
+                state.add("cut_bytes", len(block))
                 continue
+            state.add("cut_bytes", cut)
             block = block[cut:]
             skipping = False
         data = carry + block
         cut = data.rfind(b"\n")
         if cut < 0:
-            if len(data) > MAX_LINE_BYTES:
-                state.problems.append(f"line {line} is longer than {MAX_LINE_BYTES >> 20} MiB: "
-                                      "kept its first part")
-                carry, skipping = data[:MAX_LINE_BYTES], True
-            else:
-                carry = data
-            continue
-        whole, carry = data[:cut], data[cut + 1:]
-        yield Chunk(whole, line, line > 1)
-        line += whole.count(b"\n") + 1
-    if carry:
+            carry = data
+        else:
+            whole, carry = data[:cut], data[cut + 1:]
+            yield Chunk(whole, line, line > 1)
+            line += whole.count(b"\n") + 1
+        if len(carry) > line_bytes:
+            state.cut(line, len(carry) - line_bytes)
+            carry, skipping = carry[:line_bytes], True
+    if carry or partial:
         yield Chunk(carry, line, line > 1)
 
 

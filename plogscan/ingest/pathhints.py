@@ -175,3 +175,37 @@ def path_hints(path: str) -> tuple[str | None, int | None, int | None, int | Non
         device = _first_int(_DEV_OS_TOKEN, [name, *reversed(dirs)])
     return host, rank, device, pid
 
+
+
+_ROTATED_LOG = re.compile(r".*\.log(?:[._-]\d+|\.old|\.bak)?", re.IGNORECASE)
+_LOG_PREFIX = re.compile(r"(?:plog|device)-", re.IGNORECASE)
+_LOG_DIRS = frozenset({"debug", "run"})
+
+
+def placed_like_a_log(path: str, not_log_suffixes: frozenset[str] = frozenset()) -> bool:
+    """Whether a path is named or placed like a log: ``*.log`` (and rotated ``*.log.1``),
+    ``plog-*``/``device-*``, a CANN or system log name, or a file directly under ``debug/`` or
+    ``run/`` (or their ``plog/``). Such a file is read even when its first bytes are junk."""
+    dirs, name = split_path(path)
+    if not name:
+        return False
+    suffix = name[name.rfind("."):].lower() if "." in name else ""
+    if suffix in not_log_suffixes:
+        return False
+    if _ROTATED_LOG.fullmatch(name) or _LOG_PREFIX.match(name) or name_kind(dirs, name):
+        return True
+    parents = [d.lower() for d in dirs[-2:]]
+    if parents and parents[-1] in ("plog", "plogs"):
+        parents = parents[:-1]
+    return bool(parents) and parents[-1] in _LOG_DIRS
+
+
+def log_kind_by_place(path: str) -> SourceKind:
+    """The kind of a log whose content matched no known shape: what its name promises, a host
+    plog kind under ``debug/``/``run/``, else job output (``stdout``)."""
+    dirs, name = split_path(path)
+    kind = name_kind(dirs, name)
+    if kind is not None:
+        return kind
+    plog = plog_kind(dirs)
+    return plog if plog is not SourceKind.PLOG else SourceKind.STDOUT

@@ -16,6 +16,8 @@ may be a cluster's (``cluster``): the tasks are the same.
 
 Every physical line is accounted for in ``FileStats``: it is inside exactly one record
 (``record_lines``), or blank (``blank_lines``). ``lines == record_lines + blank_lines``.
+Limits (``limits.Limits``) bound what one run reads; each one that bites is kept in
+``IngestSummary.limits`` (the first ``MAX_LIMIT_HITS`` of them, then a count).
 
 Long module: it is the one place where results of every kind of task (ranges, streamed
 chunks, small-file groups, stored extractions) are put back in file order and their
@@ -24,6 +26,7 @@ accounting joined; split across modules, that order would have no single owner.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import multiprocessing
 import os
@@ -50,6 +53,7 @@ from plogscan.ingest.chunks import (
     with_last,
 )
 from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
+from plogscan.ingest.limits import LimitHit, Limits, format_size
 from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.model import FileStats, IngestSummary, SkippedFile
@@ -63,6 +67,7 @@ from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, SourceKind, table_schem
 # Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
 # row group (about four chunks' worth of rows), few enough to keep memory bounded.
 INFLIGHT_PER_WORKER = 4
+MAX_LIMIT_HITS = 1000  # limit hits kept for the report; later ones are only counted
 
 
 class Ingest:
@@ -74,8 +79,12 @@ class Ingest:
                  processes: bool = False, encoded: bool = False,
                  reducer: Reducer | None = None,
                  on_facts: Callable[[pa.Table], None] | None = None,
-                 store: FileStore | None = None, executor: Any = None) -> None:
+                 store: FileStore | None = None, executor: Any = None,
+                 limits: Limits | None = None) -> None:
         self.fset = fset or builtin_formats()
+        self.limits = limits or Limits()
+        self.limit_hits: list[LimitHit] = []
+        self.more_limit_hits = 0
         # With a reducer, workers hand on only the records it keeps, and the facts of all
         # records go to ``on_facts`` (see ``facts``); the accounting stays whole.
         self.reducer = reducer
@@ -104,13 +113,29 @@ class Ingest:
     def summary(self) -> IngestSummary:
         # Skips in directory-walk order of their paths, so that the report does not depend on
         # the order in which the arguments were given.
+        hits = tuple(self.limit_hits)
+        if self.more_limit_hits:
+            last = hits[-1]
+            hits += (LimitHit(last.limit, last.option, last.value, "",
+                              f"and {self.more_limit_hits:,} more limit hits not listed"),)
         return IngestSummary(self.paths, tuple(self.files),
-                             tuple(sorted(self.skipped, key=lambda s: s.path.split("/"))))
+                             tuple(sorted(self.skipped, key=lambda s: s.path.split("/"))),
+                             hits)
 
-    def absorb(self, files: Iterable[FileStats], skipped: Iterable[SkippedFile]) -> None:
+    def absorb(self, files: Iterable[FileStats], skipped: Iterable[SkippedFile],
+               limits: Iterable[LimitHit] = ()) -> None:
         """Add accounting made by an earlier run (stored in an event table)."""
         self.files.extend(files)
         self.skipped.extend(skipped)
+        for hit in limits:
+            self.record_limit(hit)
+
+    def record_limit(self, hit: LimitHit) -> None:
+        """Keep a limit that bit (the first ``MAX_LIMIT_HITS``; later ones are counted)."""
+        if len(self.limit_hits) < MAX_LIMIT_HITS:
+            self.limit_hits.append(hit)
+        else:
+            self.more_limit_hits += 1
 
     def batches(self, paths: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Every record of every input, file by file, in line order."""
@@ -120,7 +145,7 @@ class Ingest:
         self.paths = tuple(paths)
 
         def items() -> Iterator[tuple[FileContext, BinaryIO]]:
-            for item in iter_inputs(list(paths)):
+            for item in iter_inputs(list(paths), self.limits, self.record_limit):
                 if isinstance(item, Skipped):
                     self.skipped.append(SkippedFile(item.path, item.reason))
                     if self.on_progress:
@@ -128,7 +153,7 @@ class Ingest:
                     continue
                 source, stream = item
                 yield FileContext(source.path, source.kind.value, source.host, source.rank,
-                                  source.device), stream
+                                  source.device, source.encoding), stream
 
         yield from self.batches_from(items())
 
@@ -140,42 +165,57 @@ class Ingest:
         # so no worker can write into it after it is gone, even when the run stops early.
         with handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box, pool:
             self._shared = box.directory
-            inflight: deque = deque()
-            slots = getattr(pool, "slots", None) or self.workers
-            limit = slots * INFLIGHT_PER_WORKER
-            batch = Batcher(self, pool, inflight)  # small files and digests, in groups
-            cwd = self._cwd = os.getcwd()  # paths sent to workers are absolute
-            for ctx, stream in inputs:
-                state = FileState(ctx)
-                key = file_key(stream, ctx, cwd) if self.store is not None else None
-                stored = self.store.find(key) if key is not None and self.store else None
-                if stored is not None:  # used once its digest is confirmed
-                    batch.reuse(state, key, stored)
+            try:
+                yield from self._run(pool, inputs)
+            except BaseException:
+                # Ctrl-C or a failed write: queued chunks are dropped, not parsed, so the
+                # workers stop at once (the ones running finish their chunk).
+                with contextlib.suppress(Exception):
+                    pool.shutdown(wait=False, cancel_futures=True)
+                raise
+
+    def _run(self, pool: Executor, inputs: Iterable[tuple[FileContext, BinaryIO]]
+             ) -> Iterator[pa.RecordBatch]:
+        inflight: deque = deque()
+        slots = getattr(pool, "slots", None) or self.workers
+        limit = slots * INFLIGHT_PER_WORKER
+        batch = Batcher(self, pool, inflight)  # small files and digests, in groups
+        cwd = self._cwd = os.getcwd()  # paths sent to workers are absolute
+        for ctx, stream in inputs:
+            state = FileState(ctx)
+            # The line limit changes what a file's extraction holds: it is part of the key.
+            key = (file_key(stream, (ctx, self.limits.line_bytes), cwd)
+                   if self.store is not None else None)
+            stored = self.store.find(key) if key is not None and self.store else None
+            if stored is not None:  # used once its digest is confirmed
+                batch.reuse(state, key, stored)
+            else:
+                # a group does not cut long lines: a file that may hold one is read alone
+                small = small_file(stream, min(SMALL_FILE_BYTES, self.limits.line_bytes),
+                                   cwd)
+                if key is not None and small is None:
+                    state.saving = key, pool.submit(file_digest, key.path)
+                elif key is not None:
+                    state.saving = key, None  # the group's worker hashes the bytes
+                if small is not None:
+                    batch.small(state, small)
                 else:
-                    small = small_file(stream, SMALL_FILE_BYTES, cwd)
-                    if key is not None and small is None:
-                        state.saving = key, pool.submit(file_digest, key.path)
-                    elif key is not None:
-                        state.saving = key, None  # the group's worker hashes the bytes
-                    if small is not None:
-                        batch.small(state, small)
-                    else:
-                        batch.flush()
-                        yield from self._parse(pool, state, stream, inflight, limit)
-                while len(inflight) > limit:
-                    yield from self._drain(inflight.popleft(), pool)
-            batch.flush()
-            while inflight:
+                    batch.flush()
+                    yield from self._parse(pool, state, stream, inflight, limit)
+            while len(inflight) > limit:
                 yield from self._drain(inflight.popleft(), pool)
+        batch.flush()
+        while inflight:
+            yield from self._drain(inflight.popleft(), pool)
 
     def _parse(self, pool: Executor, state: FileState, stream: BinaryIO,
                inflight: deque, limit: int) -> Iterator[pa.RecordBatch]:
         """Submit the parse tasks of one file, draining the oldest as the queue fills."""
         ctx = state.ctx
         ranges = plan_ranges(stream, self.chunk_bytes, self._cwd)
+        chunks = read_chunks(stream, state, self.chunk_bytes, self.limits.line_bytes)
         tasks = (self._range_tasks(pool, ranges, ctx, state) if ranges else
-                 self._chunk_tasks(pool, with_last(read_chunks(stream, state,
-                                                               self.chunk_bytes)), ctx))
+                 self._chunk_tasks(pool, with_last(chunks), ctx))
         submitted = 0
         for submit, size, is_last in tasks:
             inflight.append((state, submit(), is_last))
@@ -184,6 +224,9 @@ class Ingest:
                 self.on_progress("bytes", size)
             while len(inflight) > limit:
                 yield from self._drain(inflight.popleft(), pool)
+        state.add("decode_errors", getattr(stream, "decode_errors", 0))
+        if ranges:
+            _note_growth(stream, ranges[-1].end, state)
         if not submitted:  # nothing to parse: finish it in its place in the order
             while inflight:
                 yield from self._drain(inflight.popleft(), pool)
@@ -195,14 +238,16 @@ class Ingest:
         for index, part in enumerate(ranges):
             state.add("bytes", part.end - part.start)
             yield ((lambda p=part: pool.submit(parse_range, p, ctx, self._task_formats,
-                                               self._shared, self.encoded, self.reducer)),
+                                               self._shared, self.encoded, self.reducer,
+                                               self.limits.line_bytes)),
                    part.end - part.start, index == len(ranges) - 1)
 
     def _chunk_tasks(self, pool: Executor, chunks: Iterator[tuple[Chunk, bool]], ctx: FileContext
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for chunk, is_last in chunks:
             yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, self._task_formats,
-                                                self._shared, self.encoded, self.reducer)),
+                                                self._shared, self.encoded, self.reducer,
+                                                self.limits.line_bytes)),
                    len(chunk.data), is_last)
 
     def _pool(self) -> Executor:
@@ -217,7 +262,8 @@ class Ingest:
         if self.workers > 1 and self.processes and forkable:
             context = multiprocessing.get_context("fork")
             try:
-                return ProcessPoolExecutor(self.workers, mp_context=context)
+                return ProcessPoolExecutor(self.workers, mp_context=context,
+                                           initializer=_ignore_interrupts)
             except (NotImplementedError, ImportError, OSError):
                 pass  # no working semaphores (no /dev/shm, sandboxes): threads still work
         return ThreadPoolExecutor(self.workers, thread_name_prefix="plogscan-parse")
@@ -305,6 +351,10 @@ class Ingest:
             result.records = handoff.take(cleaned.records_file)
         if cleaned.problem:
             state.problems.append(cleaned.problem)
+        if cleaned.cut_lines:
+            first = cleaned.first_cut + (state.lines_before if cleaned.relative_lines else 0)
+            state.cut(first, cleaned.cut_bytes)
+            state.add("cut_lines", cleaned.cut_lines - 1)
         if cleaned.facts is not None:
             self._facts(state, cleaned.facts)
         if cleaned.dropped_records:
@@ -362,6 +412,13 @@ class Ingest:
 
     def _finish(self, state: FileState) -> None:
         s = state.stats
+        if s.get("cut_lines"):
+            bound = format_size(self.limits.line_bytes)
+            detail = (f"{s['cut_lines']:,} line(s) longer than {bound} kept their first {bound} "
+                      f"(first: line {state.first_cut}); {s.get('cut_bytes', 0):,} bytes of them "
+                      "were not read")
+            state.problems.append(detail)
+            self.record_limit(self.limits.hit("line_bytes", state.ctx.path, detail))
         stats = (FileStats(
             path=state.ctx.path, kind=state.ctx.kind, bytes=s.get("bytes", 0),
             lines=s.get("lines", 0), records=s.get("records", 0),
@@ -369,7 +426,8 @@ class Ingest:
             unparsed_lines=s.get("unparsed_lines", 0), decode_errors=s.get("decode_errors", 0),
             nul_bytes=s.get("nul_bytes", 0), truncated_lines=s.get("truncated_lines", 0),
             invalid_timestamps=s.get("invalid_timestamps", 0),
-            epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems)))
+            epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems),
+            encoding=state.ctx.encoding))
         self.files.append(stats)
         if state.saving is not None and self.store is not None and not state.problems:
             key, digest = state.saving
@@ -384,6 +442,26 @@ class Ingest:
         if self.on_progress:
             self.on_progress("file", 0)
 
+
+
+def _ignore_interrupts() -> None:
+    """In a worker process: Ctrl-C is the main process's to handle (it drops the queued
+    chunks and shuts the pool down), so a worker prints no traceback of its own."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _note_growth(stream: BinaryIO, planned: int, state: FileState) -> None:
+    """A plain file is read up to the size it had when its ranges were planned; what was
+    appended while it was read is reported, not silently dropped."""
+    try:
+        now = os.fstat(stream.fileno()).st_size
+    except (OSError, ValueError, AttributeError):
+        return
+    if now > planned:
+        state.problems.append(f"the file grew by {now - planned:,} bytes while it was read: "
+                              f"bytes after {planned:,} were not read")
 
 
 def _restore_constants(result: ChunkResult, ctx: FileContext, schema: pa.Schema) -> None:

@@ -17,6 +17,9 @@ of the group is parsed alone, as ``chunks.parse_task`` would.
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -64,7 +67,12 @@ class _Piece:
 
 def _read(ctx: FileContext, path: str, digest: bool) -> _Piece:
     try:
-        with open(path, "rb") as handle:
+        # Without blocking, and only a regular file: the walk checked it, but it may have been
+        # swapped for a FIFO since.
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        with open(path, "rb", opener=lambda p, _f: os.open(p, flags)) as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise OSError(errno.EINVAL, "no longer a regular file")
             raw = handle.read(SMALL_FILE_BYTES + 1)
     except OSError as err:
         return _Piece(ctx, b"", 0, 0, 0, f"read stopped at byte 0: {type(err).__name__}: {err}")

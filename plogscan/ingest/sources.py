@@ -49,6 +49,7 @@ class Source:
     device: int | None
     pid: int | None
     size: int | None
+    encoding: str = "utf-8"  # what the bytes are decoded from (see ``encodings``)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,10 @@ Reading a stream handed out by ingest can raise only ``OSError`` (which includes
 such an error is returned first (a truncated ``.gz`` reads up to the cut, then raises). Other
 decoder errors (bad zip CRC, broken tar member, xz corruption) are turned into
 ``OSError("corrupt data: ...")``.
+
+Decompressed output is bounded (``Bounded``): a stream that produces more than the
+``--max-decompressed`` size, or past 256 MiB of non-text output more than ``--max-ratio`` times
+its compressed size, raises ``LimitReached`` (an ``OSError``) after recording a ``LimitHit``.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ import zlib
 from collections.abc import Callable
 from typing import BinaryIO
 
-MAX_NESTING = 8  # decompression + archive layers, against archive bombs and self-nesting
+from plogscan.ingest.limits import LimitHit, Limits, format_size
+
+MAX_NESTING = Limits().nesting  # decompression + archive layers (``--max-nesting``)
 CHUNK = 1024 * 1024
 
 
@@ -201,3 +207,118 @@ DECOMPRESSORS: dict[str, Callable[[BinaryIO], BinaryIO]] = {
     "bz2": lambda f: bz2.BZ2File(f),
     "xz": lambda f: lzma.LZMAFile(f),  # noqa: SIM115 - closed by the caller
 }
+
+
+class LimitReached(OSError):
+    """A limit stopped a read; ``hit`` says which and what was not read."""
+
+    def __init__(self, hit: LimitHit) -> None:
+        super().__init__(hit.detail)
+        self.hit = hit
+
+
+class Counted(io.RawIOBase):
+    """A read-only view of ``source`` that counts the bytes read through it."""
+
+    def __init__(self, source: BinaryIO) -> None:
+        super().__init__()
+        self._source = source
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = self._source.read(size if size is not None else -1)
+        self.count += len(data)
+        return data
+
+    def read1(self, size: int = -1) -> bytes:
+        read1 = getattr(self._source, "read1", None) or self._source.read
+        data = read1(size)
+        self.count += len(data)
+        return data
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
+        data = self.read1(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+class Bounded(io.RawIOBase):
+    """Decompressed bytes of ``source``, stopped by ``--max-decompressed`` and ``--max-ratio``.
+
+    ``packed`` gives the compressed bytes consumed so far. When a limit bites, ``on_limit``
+    gets the ``LimitHit`` once and every later read raises ``LimitReached``. The ratio limit
+    stops only output that does not look like log text (no line break, or mostly NUL bytes,
+    in what was just read): a genuine log, however compressible, is bounded by size alone.
+    """
+
+    def __init__(self, source: BinaryIO, packed: Callable[[], int], limits: Limits, shown: str,
+                 on_limit: Callable[[LimitHit], None] | None = None) -> None:
+        super().__init__()
+        self._source = source
+        self._packed = packed
+        self._limits = limits
+        self._shown = shown
+        self._on_limit = on_limit
+        self._hit: LimitHit | None = None
+        self.produced = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:  # to the end, a chunk at a time, each one checked
+            parts = []
+            while part := self._take(self._source.read, CHUNK):
+                parts.append(part)
+            return b"".join(parts)
+        return self._take(self._source.read, size)
+
+    def read1(self, size: int = -1) -> bytes:
+        return self._take(getattr(self._source, "read1", None) or self._source.read,
+                          size if size is not None and size >= 0 else CHUNK)
+
+    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def, override]
+        data = self.read1(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def _take(self, read: Callable[[int], bytes], size: int | None) -> bytes:
+        if self._hit is not None:
+            raise LimitReached(self._hit)
+        limits = self._limits
+        room = limits.decompressed_bytes - self.produced
+        if room <= 0:
+            if not read(1):
+                return b""  # the stream ends exactly at the limit
+            self._stop("decompressed_bytes")
+        data = read(min(size if size is not None and size >= 0 else CHUNK, room))
+        self.produced += len(data)
+        if (limits.ratio and self.produced > limits.ratio_floor
+                and self.produced > limits.ratio * max(self._packed(), 1)
+                and _not_text(data)):
+            self._stop("ratio")
+        return data
+
+    def _stop(self, name: str) -> None:
+        packed = self._packed()
+        what = (f"more than {format_size(self._limits.decompressed_bytes)} decompressed"
+                if name == "decompressed_bytes" else
+                f"more than {self._limits.ratio} times its compressed size decompressed "
+                "(a decompression bomb)")
+        hit = self._limits.hit(name, self._shown,
+                               f"{what}: stopped after {self.produced:,} bytes from "
+                               f"{packed:,} compressed bytes; the rest was not read")
+        self._hit = hit
+        if self._on_limit is not None:
+            self._on_limit(hit)
+        raise LimitReached(hit)
+
+
+def _not_text(data: bytes) -> bool:
+    """Whether freshly decompressed bytes look like a bomb's filler rather than log lines."""
+    if not data:
+        return False
+    return b"\n" not in data or data.count(b"\x00") * 2 > len(data)

@@ -3,12 +3,30 @@
 ``iter_inputs`` turns the paths a user typed (files, directories, globs, ``.gz``/``.bz2``/``.xz``
 files, ``.tar``/``.tar.gz``/``.tgz``/``.zip`` archives, in any mix and nesting) into one
 deterministic sequence of readable logs and skipped files. Every log comes with its ``Source``
-(display path, kind, path hints, size) and a stream of its *decompressed* bytes from the start.
+(display path, kind, path hints, size, encoding) and a stream of its *decompressed*, UTF-8
+bytes from the start.
 
-Standard input and pipes
-    ``-`` reads the standard input (shown as ``<stdin>``); a FIFO or character device named as
-    an argument (``<(zcat run.log.gz)``, ``/dev/stdin``) is read as a stream too. Inside a
-    directory walk such files are skipped as ``not a regular file``: reading one could block.
+Containment
+    Nothing outside what the user named is read. What is named on the command line is read as
+    named: a regular file (through a symlink too), a directory, ``-`` (standard input), or a
+    FIFO or character device (``<(zcat run.log.gz)`` arrives as ``/dev/fd/N``), read once as a
+    stream. Inside a directory walk, a symlink (to a file or a directory) is followed only when
+    its target stays inside the directory named, and is skipped with its reason otherwise;
+    FIFOs, sockets and devices are skipped as ``not a regular file`` without being opened
+    (opening one could block, or read for ever). Files are opened without following a link
+    swapped in after the check and without blocking, and must still be the regular file that
+    was checked. Archive members are read in place and never written anywhere.
+
+Nothing lost
+    A file named or placed like a log (``pathhints.placed_like_a_log``) is read even when its
+    first bytes are junk (NUL runs, binary garbage, a huge first line): the junk becomes
+    unparsed or truncated lines and the records after it are found. UTF-16 and GBK files are
+    decoded (``encodings``).
+
+Limits
+    Archive nesting, directory depth, the number of files and decompressed sizes are bounded
+    (``limits.Limits``); each limit that bites is recorded as a ``LimitHit`` and what it left
+    unread is a ``Skipped`` entry or a problem of the file.
 
 Order
     Arguments in the order given; a directory walk in sorted name order, depth first (so the
@@ -17,6 +35,9 @@ Order
 What each file is comes from ``classify``, what its path says from ``pathhints``, how
 compressed streams and archives are read from ``streams`` and ``archives``, and the skip
 reasons from ``sources``.
+
+Long module: the walk, the stream sniffing and the text checks share the walker's state (what
+was read, the limits, the file count), so they stay one class.
 """
 
 from __future__ import annotations
@@ -28,14 +49,21 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import BinaryIO
 
 from plogscan.ingest.archives import Member, tar_members, zip_members
 from plogscan.ingest.classify import BINARY_RATIO, SUSPECT_RATIO, classify, non_text_ratio
-from plogscan.ingest.pathhints import TAR_NAME, path_hints
+from plogscan.ingest.encodings import UTF8, Decoded, decode_head, detect
+from plogscan.ingest.limits import LimitHit, Limits
+from plogscan.ingest.pathhints import (
+    TAR_NAME,
+    log_kind_by_place,
+    path_hints,
+    placed_like_a_log,
+)
 from plogscan.ingest.sources import (
     NOISE_DIRS,
     NOT_A_LOG_REASON,
@@ -50,7 +78,8 @@ from plogscan.ingest.sources import (
 )
 from plogscan.ingest.streams import (
     DECOMPRESSORS,
-    MAX_NESTING,
+    Bounded,
+    Counted,
     Replay,
     container,
     describe,
@@ -62,16 +91,41 @@ HEAD_BYTES = 64 * 1024  # bytes sniffed for container type and content
 EXTENDED_HEAD_BYTES = 1024 * 1024  # non-seekable text whose head matched nothing: look this far
 TAIL_BYTES = 64 * 1024  # seekable text whose head matched nothing: also sniff its tail
 _GLOB_CHARS = re.compile(r"[*?\[]")
+OUTSIDE_REASON = "symlink leads outside the directory given: not followed"
+# Opened without blocking (a FIFO swapped in cannot hang the run) and, in a walk, without
+# following a symlink swapped in after the check.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 _Item = tuple[Source, BinaryIO] | Skipped
 
 
 @dataclass
 class _Walker:
-    """State of one ``iter_inputs`` run: what was already read, to report duplicates."""
+    """State of one ``iter_inputs`` run: what was already read (to report duplicates), the
+    limits and the number of files read so far."""
 
+    limits: Limits = field(default_factory=Limits)
+    on_limit: Callable[[LimitHit], None] | None = None
     files: dict[tuple[int, int], str] = field(default_factory=dict)
     dirs: dict[tuple[int, int], str] = field(default_factory=dict)
+    count: int = 0
+    stopped: bool = False
+
+    def _hit(self, name: str, path: str, detail: str) -> None:
+        if self.on_limit is not None:
+            self.on_limit(self.limits.hit(name, path, detail))
+
+    def _count(self, shown: str) -> Skipped | None:
+        """Count one more file read; past ``--max-files`` the run stops reading."""
+        self.count += 1
+        if self.count <= self.limits.files:
+            return None
+        self.stopped = True
+        detail = (f"more than {self.limits.files:,} files: this file and every input after it "
+                  "were not read")
+        self._hit("files", shown, detail)
+        return Skipped(shown, f"not read: {detail} (--max-files)")
 
     # -- file system -------------------------------------------------------------------------
 
@@ -86,6 +140,8 @@ class _Walker:
                 return
             walked: set[str] = set()
             for match in matches:
+                if self.stopped:
+                    return
                 if _inside(match, walked):
                     continue  # covered by the walk of a matched directory
                 if os.path.isdir(match):
@@ -95,6 +151,7 @@ class _Walker:
         yield from self.path(arg)
 
     def path(self, path: str) -> Iterator[_Item]:
+        """A path the user named: read as named (a symlink is followed)."""
         shown = printable(path)
         try:
             st = os.stat(path)
@@ -104,7 +161,7 @@ class _Walker:
         if stat.S_ISDIR(st.st_mode):
             yield from self.walk(path, st)
         elif stat.S_ISREG(st.st_mode):
-            yield from self.file(path, st)
+            yield from self.file(path, st, follow=True)
         elif stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode):
             yield from self.pipe(path)  # named by the user: <(zcat x.gz), /dev/stdin
         else:
@@ -116,11 +173,19 @@ class _Walker:
         if stream is None:
             yield Skipped(STDIN_PATH, "unreadable: no standard input")
             return
+        skipped = self._count(STDIN_PATH)
+        if skipped is not None:
+            yield skipped
+            return
         yield from self.stream(STDIN_PATH, stream, None, seekable=False, depth=0)
 
     def pipe(self, path: str) -> Iterator[_Item]:
         """A FIFO or character device named on the command line, read once as a stream (a
         directory walk skips them: reading one could block forever)."""
+        skipped = self._count(printable(path))
+        if skipped is not None:
+            yield skipped
+            return
         try:
             f = open(path, "rb")  # noqa: SIM115 - closed by the with below, after the yield
         except OSError as exc:
@@ -130,7 +195,9 @@ class _Walker:
             yield from self.stream(printable(path), f, None, seekable=False, depth=0)
 
     def walk(self, top: str, top_stat: os.stat_result) -> Iterator[_Item]:
-        """Depth first, entries sorted by name; a directory already on the path is a loop."""
+        """Depth first, entries sorted by name; a directory already on the path is a loop.
+        Symlinks are followed only to targets inside ``top``; depth is bounded."""
+        root = os.path.realpath(top)
         ancestors: list[tuple[int, int]] = []
         stack: list[tuple[Iterator[str], tuple[int, int], str]] = []
 
@@ -140,6 +207,11 @@ class _Walker:
                 return Skipped(printable(path), "symlink loop")
             if key in self.dirs:
                 return Skipped(printable(path), f"duplicate: same directory as {self.dirs[key]}")
+            if len(stack) > self.limits.depth:
+                detail = (f"more than {self.limits.depth} directory levels below "
+                          f"{printable(top)}: this directory was not read")
+                self._hit("depth", printable(path), detail)
+                return Skipped(printable(path), f"not read: {detail} (--max-depth)")
             try:
                 with os.scandir(path) as it:
                     names = sorted(e.name for e in it)
@@ -154,7 +226,7 @@ class _Walker:
         if skipped is not None:
             yield skipped
             return
-        while stack:
+        while stack and not self.stopped:
             names, _, directory = stack[-1]
             name = next(names, None)
             if name is None:
@@ -165,7 +237,13 @@ class _Walker:
                 continue
             child = os.path.join(directory, name)
             try:
-                st = os.stat(child)
+                st = os.lstat(child)
+                link = stat.S_ISLNK(st.st_mode)
+                if link:
+                    if not _within(os.path.realpath(child), root):
+                        yield Skipped(printable(child), OUTSIDE_REASON)
+                        continue
+                    st = os.stat(child)
             except OSError as exc:
                 yield Skipped(printable(child), _stat_failure(child, exc))
                 continue
@@ -174,11 +252,11 @@ class _Walker:
                 if skipped is not None:
                     yield skipped
             elif stat.S_ISREG(st.st_mode):
-                yield from self.file(child, st)
+                yield from self.file(child, st, follow=link)
             else:
                 yield Skipped(printable(child), "not a regular file")
 
-    def file(self, path: str, st: os.stat_result) -> Iterator[_Item]:
+    def file(self, path: str, st: os.stat_result, *, follow: bool) -> Iterator[_Item]:
         shown = printable(path)
         key = (st.st_dev, st.st_ino)
         if key in self.files:
@@ -188,10 +266,17 @@ class _Walker:
         if path.lower().endswith(".parquet"):
             yield Skipped(shown, PARQUET_REASON)
             return
+        skipped = self._count(shown)
+        if skipped is not None:
+            yield skipped
+            return
         try:
-            f = open(path, "rb")  # noqa: SIM115 - closed by the with below, after the yield
+            f = open_checked(path, key, follow=follow)
         except OSError as exc:
             yield Skipped(shown, f"unreadable: {describe(exc)}")
+            return
+        except ValueError as exc:
+            yield Skipped(shown, str(exc))
             return
         with f:
             yield from self.stream(shown, f, st.st_size, seekable=True, depth=0)
@@ -213,11 +298,15 @@ class _Walker:
         if fmt in ("zstd", "7z", "rar"):
             yield Skipped(shown, f"unsupported compression: {fmt} (unpack it first)")
             return
-        if fmt is not None and depth >= MAX_NESTING:
-            yield Skipped(shown, f"archive nested too deeply (more than {MAX_NESTING} levels)")
+        if fmt is not None and depth >= self.limits.nesting:
+            detail = f"more than {self.limits.nesting} archive or compression levels"
+            self._hit("nesting", shown, f"{detail}: not read")
+            yield Skipped(shown, f"archive nested too deeply ({detail}; --max-nesting)")
             return
         if fmt in DECOMPRESSORS:
-            inner = DECOMPRESSORS[fmt](Replay(head, stream, err))
+            packed = Counted(Replay(head, stream, err))
+            inner = Bounded(DECOMPRESSORS[fmt](packed), lambda: packed.count, self.limits,
+                            shown, self.on_limit)
             with contextlib.closing(inner):
                 yield from self.stream(shown, inner, size, seekable=False, depth=depth + 1)
             return
@@ -231,10 +320,6 @@ class _Walker:
         if not head:
             yield Skipped(shown, "empty file")
             return
-        if not head.strip(b"\x00"):
-            empty_tar = TAR_NAME.search(shown) is not None  # a tar of no member is all zeros
-            yield Skipped(shown, "empty archive" if empty_tar else "binary file (only NUL bytes)")
-            return
         yield from self.text(shown, stream, head, err, size, seekable=seekable)
 
     def text(
@@ -247,23 +332,48 @@ class _Walker:
         *,
         seekable: bool,
     ) -> Iterator[_Item]:
-        ratio = non_text_ratio(head)
-        if ratio > BINARY_RATIO:
-            yield Skipped(shown, "binary file")
+        """A text log (in any encoding), or the reason it is skipped.
+
+        A binary-looking head (NUL runs, control bytes) skips a file, unless it is named or
+        placed like a log and either known lines follow the junk or part of the file was not
+        sniffed: then the junk is read as unparsed lines and the records after it are found.
+        """
+        log_like = placed_like_a_log(shown, NOT_LOG_SUFFIXES)
+        encoding, bom = detect(head)
+        seen = decode_head(head, encoding, bom)
+        ratio = non_text_ratio(seen)
+        nul_only = not seen.strip(b"\x00")
+        binary = nul_only or ratio > BINARY_RATIO
+        if binary and not log_like:
+            yield Skipped(shown, _binary_reason(shown, nul_only))
             return
-        kind = classify(shown, head)
+        kind = classify(shown, seen)
+        content = classify("", seen) if binary else kind
+        unseen = False
         more = err is None and len(head) >= HEAD_BYTES
-        if kind is None and more and seekable and size is not None and size > HEAD_BYTES:
+        if content is None and more and seekable and size is not None and size > HEAD_BYTES:
+            start = max(size - TAIL_BYTES, HEAD_BYTES)
+            start -= start % 2 if encoding.startswith("utf-16") else 0
             try:
-                stream.seek(max(size - TAIL_BYTES, HEAD_BYTES))
+                stream.seek(start)
                 tail, _ = read_head(stream, TAIL_BYTES)
             except OSError:
                 tail = b""
-            kind = classify(shown, head + b"\n" + tail.partition(b"\n")[2])
-        elif kind is None and more and not seekable:
+            seen += b"\n" + decode_head(tail, encoding, 0).partition(b"\n")[2]
+            unseen = size > HEAD_BYTES + TAIL_BYTES
+        elif content is None and more and not seekable:
             extra, err = read_head(stream, EXTENDED_HEAD_BYTES - len(head))
             head += extra
-            kind = classify(shown, head)
+            seen = decode_head(head, encoding, bom)
+            unseen = err is None and len(head) >= EXTENDED_HEAD_BYTES
+        if content is None and more:
+            kind = classify(shown, seen)
+            content = classify("", seen) if binary else kind
+        if binary and content is None and not unseen:
+            yield Skipped(shown, _binary_reason(shown, nul_only))
+            return
+        if kind is None and log_like and (unseen or binary):
+            kind = log_kind_by_place(shown)
         if kind is None:
             suffix = PurePosixPath(shown).suffix.lower()
             if suffix in NOT_LOG_SUFFIXES:
@@ -271,25 +381,74 @@ class _Walker:
             else:
                 yield Skipped(shown, "binary file" if ratio > SUSPECT_RATIO else UNKNOWN_REASON)
             return
-        source = Source(shown, kind, *path_hints(shown), size)
+        source = Source(shown, kind, *path_hints(shown), size, encoding)
         if seekable:
             try:
                 stream.seek(0)
             except OSError as exc:
                 yield Skipped(shown, f"unreadable: {describe(exc)}")
                 return
-            yield source, stream
+            out: BinaryIO = stream
         else:
-            yield source, Replay(head, stream, err)
+            out = Replay(head, stream, err)
+        if encoding != UTF8 or bom:
+            out = Decoded(out, encoding, bom)  # type: ignore[assignment]
+        yield source, out
 
     def members(self, items: Iterator[Member | Skipped], depth: int) -> Iterator[_Item]:
         """Each archive member, sniffed and read like a file one nesting level deeper."""
         for item in items:
+            if self.stopped:
+                return
             if isinstance(item, Skipped):
                 yield item
-            else:
-                yield from self.stream(item.path, item.stream, item.size, seekable=False,
-                                       depth=depth + 1)
+                continue
+            skipped = self._count(item.path)
+            if skipped is not None:
+                yield skipped
+                return
+            stream: BinaryIO = item.stream
+            if item.packed is not None:  # a compressed zip member: bound what it expands to
+                packed = item.packed
+                stream = Bounded(stream, lambda p=packed: p, self.limits, item.path,  # type: ignore[misc]
+                                 self.on_limit)
+            yield from self.stream(item.path, stream, item.size, seekable=False,
+                                   depth=depth + 1)
+
+
+def open_checked(path: str, key: tuple[int, int], *, follow: bool) -> BinaryIO:
+    """``path`` opened for reading, still the regular file ``key`` (device, inode) that was
+    checked: without blocking and, unless ``follow``, without following a symlink. Raises
+    ``OSError`` or ``ValueError`` (with the skip reason)."""
+    flags = _OPEN_FLAGS | (0 if follow else _NOFOLLOW)
+    handle = open(path, "rb", opener=lambda p, _f: os.open(p, flags))  # noqa: SIM115
+    try:
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        if (st.st_dev, st.st_ino) != key:
+            raise ValueError("changed while being read: replaced by another file")
+        if flags & os.O_NONBLOCK:
+            os.set_blocking(handle.fileno(), True)
+    except BaseException:
+        handle.close()
+        raise
+    return handle  # type: ignore[return-value]
+
+
+def _within(target: str, root: str) -> bool:
+    """Whether the resolved ``target`` is ``root`` or inside it."""
+    try:
+        return os.path.commonpath([target, root]) == root
+    except ValueError:
+        return False
+
+
+def _binary_reason(shown: str, nul_only: bool) -> str:
+    if not nul_only:
+        return "binary file"
+    empty_tar = TAR_NAME.search(shown) is not None  # a tar of no member is all zeros
+    return "empty archive" if empty_tar else "binary file (only NUL bytes)"
 
 
 def _stat_failure(path: str, exc: OSError) -> str:
@@ -310,7 +469,9 @@ def _inside(path: str, directories: set[str]) -> bool:
     return bool(parent)
 
 
-def iter_inputs(paths: Sequence[str]) -> Iterator[tuple[Source, BinaryIO] | Skipped]:
+def iter_inputs(paths: Sequence[str], limits: Limits | None = None,
+                on_limit: Callable[[LimitHit], None] | None = None
+                ) -> Iterator[tuple[Source, BinaryIO] | Skipped]:
     """Expand files, directories (recursive), globs, .gz, .tar, .tar.gz/.tgz, .zip into a
     deterministic sequence. For each readable log yields (Source, stream) where stream yields
     the DECOMPRESSED bytes from the start of the file; the stream is only valid until the
@@ -320,9 +481,12 @@ def iter_inputs(paths: Sequence[str]) -> Iterator[tuple[Source, BinaryIO] | Skip
     A path that does not exist but contains ``*``, ``?`` or ``[`` is a glob pattern
     (``glob.glob(recursive=True)``, matches sorted; a matched directory is walked and the
     matches inside it are not repeated). The same file or directory reached twice (named twice,
-    or through a symlink) is read once and reported as a duplicate after that. Never raises on
-    bad input; see the module docstring for the reasons a file is skipped.
+    or through a symlink) is read once and reported as a duplicate after that. ``limits``
+    bound the run; ``on_limit`` hears of every limit that bites. Never raises on bad input;
+    see the module docstring for the reasons a file is skipped.
     """
-    walker = _Walker()
+    walker = _Walker(limits or Limits(), on_limit)
     for arg in paths:
+        if walker.stopped:
+            return
         yield from walker.argument(os.fspath(arg))

@@ -54,6 +54,7 @@ from plogscan.model.incidents import (
 from plogscan.model.inputs import (
     FileStats,
     IngestSummary,
+    LimitHit,
     ProcessInfo,
     RuleInfo,
     SkippedFile,
@@ -81,6 +82,7 @@ __all__ = [
     "Incident",
     "IngestSummary",
     "Level",
+    "LimitHit",
     "MissingReport",
     "Party",
     "ProcessInfo",

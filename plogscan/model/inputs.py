@@ -34,6 +34,19 @@ class FileStats:
     invalid_timestamps: int = 0
     epoch_clock_records: int = 0
     problems: tuple[str, ...] = ()  # e.g. "gzip stream truncated after 1234 bytes"
+    encoding: str = "utf-8"  # what the bytes were decoded from: utf-8, gbk, utf-16-le...
+
+
+@dataclass(frozen=True)
+class LimitHit:
+    """A limit that bit: which one (``limit``, its ``option`` and ``value``), on which input,
+    and what was not read because of it (``detail``)."""
+
+    limit: str
+    option: str
+    value: int
+    path: str
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -43,6 +56,7 @@ class IngestSummary:
     paths: tuple[str, ...]
     files: tuple[FileStats, ...]
     skipped: tuple[SkippedFile, ...]
+    limits: tuple[LimitHit, ...] = ()  # every limit that bit, in input order
 
     @property
     def lines(self) -> int:

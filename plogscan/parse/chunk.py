@@ -65,6 +65,7 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     lineno = first_line + np.arange(n_physical, dtype=np.int64)
     long_line = long_lines(lines)
     truncated_lines = int(long_line.sum())
+    physical = lines
     if split_glued:
         lines, lineno = glue.split(lines, lineno, glue.suspects(buf))
     n = len(lines)
@@ -122,7 +123,9 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     lead_blank = int(blank[head_end:first_start].sum())  # before the first record
     inner_blank = int(sum_blank_inside(blank, starts, last))
     trailing_blank = int(blank[last[-1] + 1:].sum()) if len(starts) else 0
-    glued = n != n_physical
+    # Lines rewritten by the split (parts of glued lines, an indented header without its
+    # indentation) are not the text as written: messages are then joined line by line.
+    glued = lines is not physical
     messages = record_messages(buf, lines, spans.msg_start, blank, starts, last, glued,
                                wrapped)
     records = assemble(lines, spans, messages, ctx, fset, starts, last, lineno, record_lines,

@@ -22,6 +22,7 @@ class FileContext:
     host: str | None = None
     rank: int | None = None
     device: int | None = None
+    encoding: str = "utf-8"  # what the file was decoded from before parsing
 
 
 @dataclass

@@ -13,6 +13,7 @@ Must not import: ``parse``, ``ingest``, ``table`` (a report sees results, never 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 from importlib import import_module
 from pathlib import Path
@@ -80,17 +81,23 @@ def render(diagnosis: Diagnosis, fmt: Format | str, *, verbose: bool = False,
     return module.render(diagnosis)
 
 
-def write_all(diagnosis: Diagnosis, out_dir: Path, *, verbose: bool = False) -> list[Path]:
+def write_all(diagnosis: Diagnosis, out_dir: Path, *, verbose: bool = False,
+              transform: Callable[[str], str] | None = None) -> list[Path]:
     """Write report.html, .json, .md, .sarif and .xml into ``out_dir`` (created if needed).
 
     Returns the paths written, in ``OUTPUT_FILES`` order. Files are UTF-8 with ``\\n`` line
-    ends whatever the platform, so they are byte-identical for the same diagnosis.
+    ends whatever the platform, so they are byte-identical for the same diagnosis. Each file
+    is complete or absent: it is written under a temporary name and renamed into place.
+    ``transform``, when given, is applied to each document's text before it is written.
     """
+    from plogscan.outputs.atomic import write_bytes
+
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for fmt, name in OUTPUT_FILES:
         path = out_dir / name
-        path.write_bytes(render(diagnosis, fmt, verbose=verbose).encode("utf-8"))
+        text = render(diagnosis, fmt, verbose=verbose)
+        write_bytes(path, (transform(text) if transform else text).encode("utf-8"))
         written.append(path)
     return written

@@ -21,6 +21,14 @@ from markupsafe import Markup
 from plogscan import __version__
 from plogscan.model import Diagnosis, EventRow, Evidence, Finding, Verdict
 from plogscan.report import ranks, swimlane, view
+from plogscan.report.i18n import (
+    ingest_text,
+    level_word,
+    listing,
+    step_word,
+    tr,
+    verdict_word,
+)
 from plogscan.textsafe import neutralize
 
 MAX_EVENT_ROWS = 2000  # keeps the file small; evidence and errors are kept first
@@ -37,7 +45,9 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False) -> str:
     script, css = _asset("report.js"), _asset("report.css")
     root = ranks.root_cause(diagnosis)
     findings = view.report_findings(diagnosis)
+    lang = diagnosis.lang
     context = {
+        **_words(lang),
         "csp": content_security_policy(script),
         "script": Markup(script),  # our own asset, checked by _asset; hashed in the CSP
         "css": Markup(css),
@@ -46,7 +56,7 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False) -> str:
         "summary": _summary(diagnosis, findings, root),
         "chart": swimlane.layout(diagnosis, root[:2] if root else None),
         "lane_height": swimlane.LANE_HEIGHT,
-        "findings": [_finding_view(i, f) for i, f in enumerate(findings, 1)],
+        "findings": [_finding_view(i, f, lang) for i, f in enumerate(findings, 1)],
         "incidents": _incidents_view(diagnosis, findings),
         "suppressed": [(f, view.suppression_reason(diagnosis, f.fingerprint))
                        for f in view.suppressed(diagnosis)],
@@ -57,6 +67,28 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False) -> str:
         "unexplained": _unexplained_view(diagnosis),
     }
     return _template().render(**context)
+
+
+HTML_LANG = {"en": "en", "zh": "zh-CN"}  # the document's lang attribute
+
+
+def _words(lang: str) -> dict:
+    """What the template calls for its fixed words, bound to the report language. ``t`` gives
+    our own text as markup (written as it is, like the template's own words) with its values
+    neutralized and escaped."""
+    def t(text: str, **values: object) -> Markup:
+        safe = {k: neutralize(v) if isinstance(v, str) and not isinstance(v, Markup) else v
+                for k, v in values.items()}
+        return Markup(tr(lang, text)).format(**safe) if safe else Markup(tr(lang, text))
+
+    return {
+        "lang": HTML_LANG.get(lang, lang),
+        "t": t,
+        "level": lambda level: level_word(lang, level),
+        "verdict": lambda verdict: verdict_word(lang, verdict),
+        "step": lambda name: step_word(lang, name),
+        "reason": lambda text: ingest_text(lang, text),
+    }
 
 
 def script_hash(script: str) -> str:
@@ -101,39 +133,42 @@ def fmt_ts(ts: datetime | None) -> str:
     return "" if ts is None else view.fmt_ts(ts)
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else f"{text[:limit]}… [{len(text) - limit} more characters]"
+def _clip(text: str, limit: int, lang: str = "en") -> str:
+    return view.clip(text, limit, lang)
 
 
 def _ts_key(ts: datetime | None) -> tuple:
     return (1, datetime.min) if ts is None else (0, ranks.naive_utc(ts))
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def _summary(diagnosis: Diagnosis, findings: list[Finding], root) -> dict:
     """The verdict counts matched findings only; the top finding is the first matched one in
     report order (or, when nothing matched, the first check that could not be evaluated)."""
+    lang = diagnosis.lang
     matched = [f for f in findings if f.verdict is Verdict.MATCH]
     pending = [f for f in findings if f.verdict is Verdict.NOT_EVALUABLE]
-    by_level = [(lv.value, sum(1 for f in matched if f.level is lv)) for lv in view.LEVELS_DESC]
-    by_level = [(name, n) for name, n in by_level if n]
+    by_level = [(lv, sum(1 for f in matched if f.level is lv)) for lv in view.LEVELS_DESC]
+    by_level = [(lv, n) for lv, n in by_level if n]
     top = (matched or pending or [None])[0]
     if not matched:
-        verdict = "clean"
+        verdict = tr(lang, "clean")
     elif len(by_level) == 1:
-        verdict = _plural(len(matched), f"{by_level[0][0]} finding")
+        verdict = tr(lang, "{n} {level} finding" if len(matched) == 1 else
+                     "{n} {level} findings", n=len(matched),
+                     level=level_word(lang, by_level[0][0]))
     else:
-        verdict = (_plural(len(matched), "finding") + ": "
-                   + ", ".join(f"{n} {name}" for name, n in by_level))
+        verdict = tr(lang, "{findings}: {levels}",
+                     findings=tr(lang, "{n} findings", n=len(matched)),
+                     levels=listing(lang, [tr(lang, "{n} {level}", n=n,
+                                              level=level_word(lang, lv))
+                                           for lv, n in by_level]))
     first, last = view.time_span(diagnosis)
     return {
         "verdict": verdict,
         "line": view.verdict_line(diagnosis),
         "status": max(matched, key=lambda f: f.level.rank).level.value if matched else "clean",
-        "not_evaluable": _plural(len(pending), "check") if pending else "",
+        "not_evaluable": tr(lang, "{n} check" if len(pending) == 1 else "{n} checks",
+                            n=len(pending)) if pending else "",
         "top": top,
         "top_anchor": f"finding-{findings.index(top) + 1}" if top is not None else "",
         "root": root,
@@ -166,33 +201,36 @@ def _crossrank_view(diagnosis: Diagnosis) -> dict | None:
     }
 
 
-def _evidence_view(item: Evidence, delta: float | None) -> dict:
+def _evidence_view(item: Evidence, delta: float | None, lang: str) -> dict:
     where = ", ".join(part for part in (
-        f"rank {item.rank}" if item.rank is not None else "",
-        item.host or "", f"pid {item.pid}" if item.pid is not None else "",
-        f"device {item.device}" if item.device is not None else "") if part)
+        tr(lang, "rank {ranks}", ranks=item.rank) if item.rank is not None else "",
+        item.host or "", tr(lang, "pid {pids}", pids=item.pid) if item.pid is not None else "",
+        tr(lang, "device {devices}", devices=item.device) if item.device is not None else "")
+        if part)
     return {
         "item": item, "where": where,
         "delta": "" if delta is None else view.fmt_duration(delta, signed=True),
-        "message": _clip(item.message, MAX_EVIDENCE),
-        "headline": _clip(item.message.split("\n", 1)[0], 200),
-        "before": [(n, _clip(t, MAX_CONTEXT)) for n, t in item.context_before],
-        "after": [(n, _clip(t, MAX_CONTEXT)) for n, t in item.context_after],
+        "message": _clip(item.message, MAX_EVIDENCE, lang),
+        "headline": _clip(item.message.split("\n", 1)[0], 200, lang),
+        "before": [(n, _clip(t, MAX_CONTEXT, lang)) for n, t in item.context_before],
+        "after": [(n, _clip(t, MAX_CONTEXT, lang)) for n, t in item.context_after],
     }
 
 
-def _finding_view(number: int, finding: Finding) -> dict:
+def _finding_view(number: int, finding: Finding, lang: str) -> dict:
     deltas = view.step_deltas(finding.evidence)
-    evidence = [_evidence_view(item, delta)
+    evidence = [_evidence_view(item, delta, lang)
                 for item, delta in zip(finding.evidence, deltas, strict=True)]
-    return {"anchor": f"finding-{number}", "f": finding, "evidence": evidence,
-            "scope": view.scope_parts(finding.scope)}
+    scope = view.scope_parts(finding.scope, lang)
+    return {"anchor": f"finding-{number}", "f": finding, "evidence": evidence, "scope": scope,
+            "scope_text": tr(lang, "; ").join(scope)}
 
 
 def _incidents_view(diagnosis: Diagnosis, findings: list[Finding]) -> list[dict]:
     """An incident card each: its root finding, and what follows from it (collapsed)."""
     diagnosis = view.complete(diagnosis)
-    views = {f.id: _finding_view(n, f) for n, f in enumerate(findings, 1)}
+    lang = diagnosis.lang
+    views = {f.id: _finding_view(n, f, lang) for n, f in enumerate(findings, 1)}
     out = []
     for incident in diagnosis.incidents:
         members = [views[i] for i in (*incident.same_rule, *incident.symptoms)]
@@ -203,7 +241,7 @@ def _incidents_view(diagnosis: Diagnosis, findings: list[Finding]) -> list[dict]
             "i": incident, "root": views[incident.root], "members": members,
             "summary": " · ".join(rule + (f" ×{n}" if n > 1 else "")
                                   for rule, n in counts.items()),
-            "scope": view.scope_parts(incident.scope),
+            "scope": view.scope_parts(incident.scope, lang),
             "victims": [v.label for v in incident.victims],
         })
     return out
@@ -227,7 +265,7 @@ def _events_view(diagnosis: Diagnosis) -> dict:
     resolve = ranks.rank_resolver(diagnosis)
     rows = [{"e": ev, "level": _level_name(ev.level),
              "rank": resolve(ev.rank, ev.host, ev.pid), "cited": (ev.path, ev.line) in cited,
-             "message": _clip(ev.message, MAX_MESSAGE)} for ev in kept]
+             "message": _clip(ev.message, MAX_MESSAGE, diagnosis.lang)} for ev in kept]
     return {"rows": rows, "total": len(everything), "dropped": len(everything) - len(kept),
             "engine_truncated": diagnosis.events_truncated,
             "levels": sorted({row["level"] for row in rows})}
@@ -261,7 +299,8 @@ def _unexplained_view(diagnosis: Diagnosis) -> dict:
     templates = diagnosis.extra.get("unexplained")
     if not isinstance(templates, list):
         templates = []
-    rows = [{"template": _clip(str(t["template"]), MAX_CONTEXT), "count": t["count"],
+    rows = [{"template": _clip(str(t["template"]), MAX_CONTEXT, diagnosis.lang),
+             "count": t["count"],
              "ranks": ", ".join(str(r) for r in t["ranks"]) or "-",
              "first": fmt_ts(t["first_ts"]),
              "where": f"{t['example']['path']}:{t['example']['line']}"}

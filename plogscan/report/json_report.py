@@ -112,6 +112,8 @@ def _inputs(diagnosis: Diagnosis) -> dict:
         "unparsed_lines": inputs.unparsed_lines,
         "skipped_files": [{"path": s.path, "reason": s.reason} for s in inputs.skipped],
         "file_stats": [_file(f) for f in sorted(inputs.files, key=lambda f: f.path)],
+        "limits": [{"limit": h.limit, "option": h.option, "value": h.value, "path": h.path,
+                    "detail": h.detail} for h in inputs.limits],
     }
 
 
@@ -124,6 +126,7 @@ def _file(stats: FileStats) -> dict:
         "truncated_lines": stats.truncated_lines,
         "invalid_timestamps": stats.invalid_timestamps,
         "epoch_clock_records": stats.epoch_clock_records, "problems": list(stats.problems),
+        "encoding": stats.encoding,
     }
 
 

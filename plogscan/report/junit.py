@@ -23,6 +23,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from plogscan.model import Diagnosis, Finding, RuleInfo, Verdict
+from plogscan.report.i18n import level_word, listing, step_word, tr, verdict_word
 from plogscan.report.view import (
     clip,
     complete,
@@ -41,37 +42,41 @@ def _clean(value: str) -> str:
     return neutralize(value)
 
 
-def _finding_text(finding: Finding) -> str:
+def _finding_text(finding: Finding, lang: str) -> str:
     lines = []
-    scope = ", ".join(scope_parts(finding.scope))
-    lines.append(f"{finding.level.value} · {finding.verdict.value} · {finding.category}"
-                 + (f" · {scope}" if scope else "") + f" · fingerprint {finding.fingerprint}")
+    scope = listing(lang, scope_parts(finding.scope, lang))
+    lines.append(f"{level_word(lang, finding.level)} · {verdict_word(lang, finding.verdict)} · "
+                 f"{finding.category}" + (f" · {scope}" if scope else "") + " · "
+                 + tr(lang, "fingerprint {fingerprint}", fingerprint=finding.fingerprint))
     if finding.description:
         lines += ["", finding.description]
     if finding.missing:
-        lines += ["", "Missing evidence:"] + [f"- {item}" for item in finding.missing]
+        lines += ["", tr(lang, "Missing evidence:")] + [f"- {item}" for item in finding.missing]
     if finding.evidence:
-        lines += ["", "Evidence:"]
+        lines += ["", tr(lang, "Evidence:")]
         for ev in finding.evidence[:MAX_EVIDENCE]:
-            lines.append(f"[{ev.step}] {ev.path}:{ev.line} {fmt_ts(ev.ts)}")
-            lines.append("    " + clip(ev.message).replace("\n", "\n    "))
+            lines.append(f"[{step_word(lang, ev.step)}] {ev.path}:{ev.line} {fmt_ts(ev.ts)}")
+            lines.append("    " + clip(ev.message, lang=lang).replace("\n", "\n    "))
         if len(finding.evidence) > MAX_EVIDENCE:
-            lines.append(f"... {len(finding.evidence) - MAX_EVIDENCE} more evidence records")
+            lines.append(tr(lang, "... {n} more evidence records",
+                            n=len(finding.evidence) - MAX_EVIDENCE))
     if finding.remediation:
-        lines += ["", "Remediation:"]
+        lines += ["", tr(lang, "Remediation:")]
         lines += [f"{n}. {step}" for n, step in enumerate(finding.remediation, 1)]
     return _clean("\n".join(lines))
 
 
-def _member_line(finding: Finding) -> str:
-    scope = ", ".join(scope_parts(finding.scope))
-    return (f"- {finding.id} {finding.rule} {finding.level.value}: {finding.title}"
-            + (f" ({scope})" if scope else "") + f" [{finding.verdict.value}]")
+def _member_line(finding: Finding, lang: str) -> str:
+    scope = listing(lang, scope_parts(finding.scope, lang))
+    return (f"- {finding.id} {finding.rule} {level_word(lang, finding.level)}: {finding.title}"
+            + (tr(lang, " ({text})", text=scope) if scope else "")
+            + f" [{verdict_word(lang, finding.verdict)}]")
 
 
 def render(diagnosis: Diagnosis) -> str:
     """The JUnit XML document, newline-terminated and byte-stable."""
     diagnosis = complete(diagnosis)
+    lang = diagnosis.lang
     by_id = {f.id: f for f in report_findings(diagnosis)}
     hidden = suppressed(diagnosis)
     suite = ET.Element("testsuite", name="plogscan")
@@ -86,10 +91,10 @@ def render(diagnosis: Diagnosis) -> str:
         case = ET.SubElement(suite, "testcase", classname=_clean(incident.category),
                              name=_clean(f"{incident.id} {root.rule} {root.name}"), time="0")
         members = [by_id[i] for i in (*incident.same_rule, *incident.symptoms)]
-        body = _finding_text(root)
+        body = _finding_text(root, lang)
         if members:
-            body += _clean("\n\nFollows from it:\n" + "\n".join(_member_line(f)
-                                                               for f in members))
+            body += _clean("\n\n" + tr(lang, "Follows from it:") + "\n"
+                           + "\n".join(_member_line(f, lang) for f in members))
         if root.verdict is Verdict.MATCH:
             failed += 1
             failure = ET.SubElement(case, "failure", message=_clean(root.title),
@@ -98,7 +103,7 @@ def render(diagnosis: Diagnosis) -> str:
         else:
             skipped += 1
             skip = ET.SubElement(case, "skipped", message=_clean(
-                "not evaluable: " + " ".join(root.missing)))
+                tr(lang, "not evaluable: {missing}", missing=" ".join(root.missing))))
             skip.text = body
     found = {f.rule for f in by_id.values()}
     quiet = {r.id: r for r in diagnosis.rules_evaluated if r.id not in found}
@@ -113,8 +118,8 @@ def render(diagnosis: Diagnosis) -> str:
         out = []
         for finding in (f for f in hidden if f.rule == rule_id):
             reason = suppression_reason(diagnosis, finding.fingerprint)
-            out.append(f"suppressed by baseline{f' ({reason})' if reason else ''}: "
-                       + _finding_text(finding))
+            out.append((tr(lang, "suppressed by baseline ({reason}): ", reason=reason) if reason
+                        else tr(lang, "suppressed by baseline: ")) + _finding_text(finding, lang))
         if out:
             ET.SubElement(case, "system-out").text = _clean("\n\n".join(out))
     counts = {"tests": tests, "failures": failed, "errors": 0, "skipped": skipped,

@@ -21,7 +21,7 @@ import re
 
 from plogscan import __version__
 from plogscan.model import Diagnosis, Finding, Incident, Verdict
-from plogscan.report.i18n import level_word, tr
+from plogscan.report.i18n import level_word, listing, step_word, tr, verdict_word
 from plogscan.report.text_finding import role_line
 from plogscan.report.view import (
     complete,
@@ -75,9 +75,9 @@ def render(diagnosis: Diagnosis) -> str:
     out = [f"## plogscan: {text(verdict_line(diagnosis))}", ""]
     if findings:
         top = findings[0]
-        scope = ", ".join(scope_parts(top.scope))
+        scope = listing(lang, scope_parts(top.scope, lang))
         out += [f"**{tr(lang, 'Top finding:')}** `{_code_span(top.rule)}` {text(top.title)}"
-                + (f" ({text(scope)})" if scope else ""), ""]
+                + (tr(lang, " ({text})", text=text(scope)) if scope else ""), ""]
         diagnosis = complete(diagnosis)
         by_id = {f.id: f for f in diagnosis.findings}
         incidents = diagnosis.incidents
@@ -93,9 +93,11 @@ def render(diagnosis: Diagnosis) -> str:
     out += _suppressed(diagnosis)
     out += _unexplained(diagnosis)
     inputs = diagnosis.inputs
-    out.append(f"<sub>plogscan {__version__} read {len(inputs.files)} file(s), "
-               f"{inputs.lines:,} lines ({inputs.unparsed_lines:,} unparsed); skipped "
-               f"{len(inputs.skipped)} file(s).</sub>")
+    out.append("<sub>" + tr(lang, "plogscan {version} read {files} file(s), {lines} lines "
+                            "({unparsed} unparsed); skipped {skipped} file(s).",
+                            version=__version__, files=len(inputs.files),
+                            lines=f"{inputs.lines:,}", unparsed=f"{inputs.unparsed_lines:,}",
+                            skipped=len(inputs.skipped)) + "</sub>")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -113,8 +115,10 @@ def _unexplained(diagnosis: Diagnosis) -> list[str]:
     for t in shown:
         ranks = ", ".join(str(r) for r in t["ranks"]) or "-"
         example = t["example"]
-        out.append(f"- {t['count']:,}× (ranks {text(ranks)}) first {text(fmt_ts(t['first_ts']))}, "
-                   f"e.g. `{_code_span(example['path'])}:{example['line']}`")
+        out.append("- " + tr(lang, "{count}× (ranks {ranks}) first {ts}, e.g. {where}",
+                             count=f"{t['count']:,}", ranks=text(ranks),
+                             ts=text(fmt_ts(t["first_ts"])),
+                             where=f"`{_code_span(example['path'])}:{example['line']}`"))
         out += ["", fenced(one_line(t["template"])), ""]
     if len(templates) > len(shown):
         out += [tr(lang, "_{n} more templates: see the JSON report._",
@@ -133,12 +137,12 @@ def _table(incidents: tuple[Incident, ...], by_id: dict[str, Finding], lang: str
             "|---|---|---|---|---|---|---|"]
     for incident in incidents[:MAX_TABLE]:
         rule = _code_span(incident.rule, in_table=True)
-        scope = ", ".join(scope_parts(incident.scope))
+        scope = listing(lang, scope_parts(incident.scope, lang))
         rows.append(f"| {incident.id} | {level_word(lang, incident.level)} | `{rule}` | "
                     f"{cell(incident.title)} | {cell(scope)} | {len(incident.members)} | "
                     f"{fmt_ts(incident.first_ts)} |")
     if len(incidents) > MAX_TABLE:
-        rows.append(f"| … | | | {len(incidents) - MAX_TABLE} more | | | |")
+        rows.append(f"| … | | | {tr(lang, '{n} more', n=len(incidents) - MAX_TABLE)} | | | |")
     return [*rows, ""]
 
 
@@ -158,38 +162,42 @@ def _incident(incident: Incident, by_id: dict[str, Finding], lang: str) -> list[
         counts[finding.rule] = counts.get(finding.rule, 0) + 1
     summary = " · ".join(f"{_code_span(rule)}" + (f" ×{n}" if n > 1 else "")
                          for rule, n in counts.items())
-    out += ["<details>", f"<summary>{tr(lang, 'Follows from it')}: {text(summary)} "
-            f"({len(members)})</summary>", "",
+    out += ["<details>", "<summary>" + tr(lang, "Follows from it: {summary} ({n})",
+                                          summary=text(summary), n=len(members)) + "</summary>",
+            "",
             tr(lang, "| Finding | Level | Rule | Title | Verdict | Scope |"),
             "|---|---|---|---|---|---|"]
     for f in members:
         out.append(f"| {_code_span(f.id, in_table=True)} | {level_word(lang, f.level)} | "
                    f"`{_code_span(f.rule, in_table=True)}` | {cell(f.title)} | "
-                   f"{f.verdict.value} | {cell(', '.join(scope_parts(f.scope)))} |")
+                   f"{verdict_word(lang, f.verdict)} | "
+                   f"{cell(listing(lang, scope_parts(f.scope, lang)))} |")
     return [*out, "", "</details>", ""]
 
 
-def _evidence_block(finding: Finding) -> str:
+def _evidence_block(finding: Finding, lang: str) -> str:
     lines = []
     shown = finding.evidence[:MAX_EVIDENCE]
     for ev, delta in zip(shown, step_deltas(shown), strict=True):
         when = fmt_ts(ev.ts) + (f" ({fmt_duration(delta, signed=True)})" if delta is not None
                                 else "")
         who = " ".join(x for x in (ev.module, ev.level) if x)
-        lines.append(f"[{ev.step}] {ev.path}:{ev.line}  {when}  {who}".rstrip())
+        lines.append(f"[{step_word(lang, ev.step)}] {ev.path}:{ev.line}  {when}  {who}".rstrip())
         message = ev.message if len(ev.message) <= MAX_MESSAGE else ev.message[:MAX_MESSAGE] + "…"
         lines.append("  " + message.replace("\n", "\n  "))
     if len(finding.evidence) > MAX_EVIDENCE:
-        lines.append(f"… {len(finding.evidence) - MAX_EVIDENCE} more evidence records")
+        lines.append(tr(lang, "… {n} more evidence records",
+                        n=len(finding.evidence) - MAX_EVIDENCE))
     return fenced("\n".join(lines))
 
 
 def _details(finding: Finding, label: int | str, lang: str) -> list[str]:
+    scope = listing(lang, scope_parts(finding.scope, lang)) or tr(lang, "no scope")
     out = [f"### {label}. `{_code_span(finding.rule)}` {text(finding.title)}", "",
-           f"**{level_word(lang, finding.level)}** · {finding.verdict.value} · "
-           f"{text(finding.category)} · "
-           f"{text(', '.join(scope_parts(finding.scope)) or 'no scope')} · fingerprint "
-           f"`{_code_span(finding.fingerprint)}`", ""]
+           f"**{level_word(lang, finding.level)}** · {verdict_word(lang, finding.verdict)} · "
+           f"{text(finding.category)} · {text(scope)} · "
+           + tr(lang, "fingerprint {fingerprint}",
+                fingerprint=f"`{_code_span(finding.fingerprint)}`"), ""]
     role = role_line(finding, lang)
     if role is not None:
         out += [f"_{text(role)}_", ""]
@@ -199,7 +207,7 @@ def _details(finding: Finding, label: int | str, lang: str) -> list[str]:
         out += [tr(lang, "**Not evaluable, missing evidence:**"), ""]
         out += [f"- {text(item)}" for item in finding.missing] + [""]
     if finding.evidence:
-        out += [tr(lang, "**Evidence**"), "", _evidence_block(finding), ""]
+        out += [tr(lang, "**Evidence**"), "", _evidence_block(finding, lang), ""]
     if finding.remediation:
         out += [tr(lang, "**Remediation**"), ""]
         out += [f"{n}. {text(step)}" for n, step in enumerate(finding.remediation, 1)] + [""]
@@ -207,18 +215,24 @@ def _details(finding: Finding, label: int | str, lang: str) -> list[str]:
 
 
 def _suppressed(diagnosis: Diagnosis) -> list[str]:
+    lang = diagnosis.lang
     found = suppressed(diagnosis)
     expired = expired_entries(diagnosis)
     if not found and not expired:
         return []
-    out = [tr(diagnosis.lang, "### Suppressed by baseline ({n})", n=len(found)), ""]
+    out = [tr(lang, "### Suppressed by baseline ({n})", n=len(found)), ""]
     for f in found:
         reason = suppression_reason(diagnosis, f.fingerprint)
-        out.append(f"- `{_code_span(f.rule)}` {text(f.title)} ({f.level.value}; "
-                   f"{text(', '.join(scope_parts(f.scope)) or 'no scope')}) fingerprint "
-                   f"`{_code_span(f.fingerprint)}`" + (f": {text(reason)}" if reason else ""))
+        scope = listing(lang, scope_parts(f.scope, lang)) or tr(lang, "no scope")
+        out.append(f"- `{_code_span(f.rule)}` {text(f.title)} "
+                   + tr(lang, "({level}; {scope}) fingerprint {fingerprint}",
+                        level=level_word(lang, f.level), scope=text(scope),
+                        fingerprint=f"`{_code_span(f.fingerprint)}`")
+                   + (f": {text(reason)}" if reason else ""))
     for entry in expired:
-        out.append(f"- **expired** baseline entry `{_code_span(str(entry.get('fingerprint')))}` "
-                   f"({text(str(entry.get('rule')))}) on {text(str(entry.get('expires')))}: "
-                   "it no longer suppresses anything")
+        out.append("- " + tr(lang, "**expired** baseline entry {fingerprint} ({rule}) on {date}: "
+                             "it no longer suppresses anything",
+                             fingerprint=f"`{_code_span(str(entry.get('fingerprint')))}`",
+                             rule=text(str(entry.get("rule"))),
+                             date=text(str(entry.get("expires")))))
     return [*out, ""]

@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 from plogscan import __version__
 from plogscan.model import Diagnosis, Evidence, Finding, Level, RuleInfo, Verdict
+from plogscan.report.i18n import ingest_text, listing, step_word, tr
 from plogscan.report.view import (
     complete,
     report_findings,
@@ -51,26 +52,29 @@ def sarif_log(diagnosis: Diagnosis) -> dict:
     rules = _rules(diagnosis)
     index = {rule["id"]: n for n, rule in enumerate(rules)}
     diagnosis = complete(diagnosis)
+    lang = diagnosis.lang
     by_id = {f.id: f for f in diagnosis.findings}
     incident_of = {member: incident for incident in diagnosis.incidents
                    for member in incident.members}
     results = []
     for finding in report_findings(diagnosis):
-        result = _result(finding, index, None)
+        result = _result(finding, index, None, lang)
         incident = incident_of.get(finding.id)
         if incident is not None:
             result["properties"]["incident"] = incident.id
             root = by_id[incident.root]
             if root is not finding and root.evidence:
                 related = result.setdefault("relatedLocations", [])
-                location = _location(root.evidence[0], index=len(finding.evidence))
-                location["message"] = _text(f"root cause: {root.rule} ({incident.id})")
+                location = _location(root.evidence[0], lang, index=len(finding.evidence))
+                location["message"] = _text(tr(lang, "root cause: {rule} ({incident})",
+                                               rule=root.rule, incident=incident.id))
                 related.append(location)
         results.append(result)
-    results += [_result(f, index, suppression_reason(diagnosis, f.fingerprint) or "")
+    results += [_result(f, index, suppression_reason(diagnosis, f.fingerprint) or "", lang)
                 for f in suppressed(diagnosis)]
     notifications = [
-        {"level": "warning", "message": {"text": neutralize(f"skipped {s.path}: {s.reason}")},
+        {"level": "warning", "message": {"text": neutralize(tr(
+            lang, "skipped {path}: {reason}", path=s.path, reason=ingest_text(lang, s.reason)))},
          "locations": [{"physicalLocation": {"artifactLocation": _artifact(s.path)}}]}
         for s in diagnosis.inputs.skipped
     ]
@@ -93,19 +97,21 @@ def _text(value: str) -> dict:
     return {"text": neutralize(value) or "-"}
 
 
-def _help(remediation: tuple[str, ...]) -> dict:
+def _help(remediation: tuple[str, ...], lang: str) -> dict:
     steps = [f"{n}. {neutralize(step)}" for n, step in enumerate(remediation, 1)]
-    return {"text": "\n".join(steps) if steps else "No remediation recorded for this rule."}
+    return {"text": "\n".join(steps) if steps else tr(lang,
+                                                      "No remediation recorded for this rule.")}
 
 
 def _descriptor(rule_id: str, name: str, title: str, description: str, category: str,
-                level: Level, remediation: tuple[str, ...], references: tuple[str, ...]) -> dict:
+                level: Level, remediation: tuple[str, ...], references: tuple[str, ...],
+                lang: str) -> dict:
     descriptor = {
         "id": rule_id,
         "name": name,
         "shortDescription": _text(title),
         "fullDescription": _text(description or title),
-        "help": _help(remediation),
+        "help": _help(remediation, lang),
         "defaultConfiguration": {"level": LEVELS[level]},
         "properties": {"category": category, "severity": level.value, "tags": [category]},
     }
@@ -126,10 +132,11 @@ def _rules(diagnosis: Diagnosis) -> list[dict]:
         if isinstance(item, RuleInfo):
             rules.append(_descriptor(item.id, item.name, item.title, item.description,
                                      item.category, item.level, item.remediation,
-                                     item.references))
+                                     item.references, diagnosis.lang))
         else:
             rules.append(_descriptor(item.rule, item.name, item.title, "", item.category,
-                                     item.level, item.remediation, item.references))
+                                     item.level, item.remediation, item.references,
+                                     diagnosis.lang))
     return rules
 
 
@@ -140,7 +147,7 @@ def _artifact(path: str) -> dict:
     return {"uri": quote(path, safe="/", errors="surrogatepass")}
 
 
-def _location(ev: Evidence, *, index: int | None = None) -> dict:
+def _location(ev: Evidence, lang: str, *, index: int | None = None) -> dict:
     location: dict = {"physicalLocation": {"artifactLocation": _artifact(ev.path)}}
     if ev.line >= 1:
         region = {"startLine": ev.line}
@@ -149,30 +156,32 @@ def _location(ev: Evidence, *, index: int | None = None) -> dict:
         location["physicalLocation"]["region"] = region
     if index is not None:
         location["id"] = index
-        location["message"] = _text(ev.step)
+        location["message"] = _text(step_word(lang, ev.step))
     return location
 
 
-def _message(finding: Finding) -> str:
-    scope = ", ".join(scope_parts(finding.scope))
-    head = finding.title + (f" ({scope})" if scope else "")
+def _message(finding: Finding, lang: str) -> str:
+    scope = listing(lang, scope_parts(finding.scope, lang))
+    head = finding.title + (tr(lang, " ({text})", text=scope) if scope else "")
     if finding.verdict is Verdict.NOT_EVALUABLE:
-        head += ": not evaluable"
+        head = tr(lang, "{head}: not evaluable", head=head)
         if finding.missing:
-            head += ". Missing: " + " ".join(finding.missing)
+            head = tr(lang, "{head}. Missing: {missing}", head=head,
+                      missing=" ".join(finding.missing))
     if finding.description:
-        head += ". " + finding.description
+        head = tr(lang, "{head}. {description}", head=head, description=finding.description)
     return head
 
 
-def _result(finding: Finding, rule_index: dict[str, int], suppression: str | None) -> dict:
+def _result(finding: Finding, rule_index: dict[str, int], suppression: str | None,
+            lang: str) -> dict:
     evaluable = finding.verdict is Verdict.MATCH
     result: dict = {
         "ruleId": finding.rule,
         "ruleIndex": rule_index[finding.rule],
         "kind": "fail" if evaluable else "review",
         "level": LEVELS[finding.level] if evaluable else "none",
-        "message": _text(_message(finding)),
+        "message": _text(_message(finding, lang)),
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint},
         "properties": {
             "category": finding.category, "severity": finding.level.value,
@@ -182,8 +191,8 @@ def _result(finding: Finding, rule_index: dict[str, int], suppression: str | Non
         },
     }
     if finding.evidence:
-        result["locations"] = [_location(finding.evidence[0])]
-        related = [_location(ev, index=n) for n, ev in enumerate(finding.evidence[1:], 1)]
+        result["locations"] = [_location(finding.evidence[0], lang)]
+        related = [_location(ev, lang, index=n) for n, ev in enumerate(finding.evidence[1:], 1)]
         if related:
             result["relatedLocations"] = related
     if suppression is not None:

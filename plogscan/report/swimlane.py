@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 from plogscan.model import Diagnosis, Verdict
 from plogscan.report import view
+from plogscan.report.i18n import listing, step_word, tr
 from plogscan.report.ranks import (
     ERROR_LEVELS,
     WARNING_LEVELS,
@@ -134,6 +135,7 @@ def _event_kind(level: str | None, message: str, codes: tuple[str, ...]) -> str 
 
 def _points(diagnosis: Diagnosis) -> tuple[set[tuple], list[_Point], list[list]]:
     resolve = rank_resolver(diagnosis)
+    lang = diagnosis.lang
 
     def key(rank, host, pid, path) -> tuple:
         return lane_of(resolve(rank, host, pid), host, pid, path)
@@ -153,11 +155,11 @@ def _points(diagnosis: Diagnosis) -> tuple[set[tuple], list[_Point], list[list]]
         for item in finding.evidence:
             lane = key(item.rank, item.host, item.pid, item.path)
             lanes.add(lane)
-            text = f"{finding.rule} {item.step}: {item.path}:{item.line} {item.message[:160]}"
-            points.append(_Point(lane, _when(item), "step", text, item.step,
-                                 (item.path, item.line)))
+            step = step_word(lang, item.step)
+            text = f"{finding.rule} {step}: {item.path}:{item.line} {item.message[:160]}"
+            points.append(_Point(lane, _when(item), "step", text, step, (item.path, item.line)))
             if _when(item) is not None:
-                chain.append((lane, naive_utc(_when(item)), item.step))
+                chain.append((lane, naive_utc(_when(item)), step))
         if finding.verdict is Verdict.MATCH:
             chains.append(chain)
     return lanes, points, chains
@@ -218,12 +220,13 @@ def layout(diagnosis: Diagnosis, root: tuple[int, datetime] | None) -> Swimlane:
     def y_of(key: tuple) -> float:
         return lanes[index[key]].y
 
+    lang = diagnosis.lang
     arrows = _sequence_arrows(chains, x_of, y_of)
     if root is not None:
         arrows += _spread_arrows(diagnosis, root, x_of, y_of)
-    arrows += _chain_arrows(hops, points, x_of, y_of)
+    arrows += _chain_arrows(hops, points, x_of, y_of, lang)
     return Swimlane(WIDTH, axis_y + AXIS_HEIGHT, plot_left, plot_right, axis_y, lanes,
-                    _markers(points, index, lanes, x_of), arrows, _ticks(span, x_at), start,
+                    _markers(points, index, lanes, x_of, lang), arrows, _ticks(span, x_at), start,
                     view.fmt_duration(span), undrawn, _clock_caption(diagnosis))
 
 
@@ -241,13 +244,14 @@ def _cross_rank(diagnosis: Diagnosis) -> tuple[dict[tuple, str], list[tuple[tupl
     hops = []
     for h in rc.chain:
         if h.rank is None and h.host is None:
-            hops.append(((3, 0, h.ip or "", f"{h.label} (not in the input)"), h.label))
+            hops.append(((3, 0, h.ip or "", tr(diagnosis.lang, "{label} (not in the input)",
+                                               label=h.label)), h.label))
         else:
             hops.append((lane_of(h.rank, h.host, None, ""), h.label))
     return roles, hops
 
 
-def _chain_arrows(hops, points, x_of, y_of) -> tuple[Arrow, ...]:
+def _chain_arrows(hops, points, x_of, y_of, lang: str) -> tuple[Arrow, ...]:
     """One arrow per hop of the wait chain, at the waiting lane's first error or timeout."""
     first: dict[tuple, datetime] = {}
     for p in points:
@@ -262,7 +266,7 @@ def _chain_arrows(hops, points, x_of, y_of) -> tuple[Arrow, ...]:
             continue
         t2 = first.get(k2, t1)
         arrows.append(Arrow("chain", x_of(t1), y_of(k1), x_of(max(t1, t2)), y_of(k2),
-                            f"{l1} waits for {l2}"))
+                            tr(lang, "{waiting} waits for {peer}", waiting=l1, peer=l2)))
     return tuple(arrows)
 
 
@@ -270,9 +274,11 @@ def _clock_caption(diagnosis: Diagnosis) -> str:
     xr = diagnosis.crossrank
     if xr is None or not xr.clock.offsets:
         return ""
-    parts = [f"{o.host} {o.offset_us / 1e6:+.3f} s ±{o.uncertainty_us / 1e6:.3f} s "
-             f"({o.basis})" for o in xr.clock.offsets]
-    return f"Aligned to the clock of {xr.clock.reference or '-'}: " + ", ".join(parts) + "."
+    lang = diagnosis.lang
+    parts = [f"{o.host} {o.offset_us / 1e6:+.3f} s ±{o.uncertainty_us / 1e6:.3f} s"
+             + tr(lang, " ({text})", text=tr(lang, o.basis)) for o in xr.clock.offsets]
+    return tr(lang, "Aligned to the clock of {reference}: {offsets}.",
+              reference=xr.clock.reference or "-", offsets=listing(lang, parts))
 
 
 def _num(value: float) -> str:
@@ -289,7 +295,7 @@ def _ticks(span: float, x_at) -> tuple[Tick, ...]:
                  for k in range(count + 1))
 
 
-def _markers(points, index, lanes, x_of) -> tuple[Marker, ...]:
+def _markers(points, index, lanes, x_of, lang: str) -> tuple[Marker, ...]:
     """One marker per (lane, kind, time column): columns start one unit wide and double until
     at most MAX_MARKERS remain, so thousands of errors stay a small SVG. Step names are written
     above or below their marker where they do not overlap another name."""
@@ -310,7 +316,7 @@ def _markers(points, index, lanes, x_of) -> tuple[Marker, ...]:
         ts, text, label = items[0]
         text = text if len(text) <= MAX_TOOLTIP else text[:MAX_TOOLTIP - 1] + "…"
         if len(items) > 1:
-            text = f"{text} (+{len(items) - 1} more here)"
+            text = text + tr(lang, " (+{n} more here)", n=len(items) - 1)
         x, y = x_of(ts), lanes[lane].y
         if kind != "step":
             markers.append(Marker(lane, kind, x, y, text))
@@ -342,12 +348,14 @@ def _sequence_arrows(chains, x_of, y_of) -> tuple[Arrow, ...]:
 
 
 def _spread_arrows(diagnosis, root, x_of, y_of) -> tuple[Arrow, ...]:
+    lang = diagnosis.lang
     root_rank, root_ts = root[0], naive_utc(root[1])
     arrows = []
     for rank, ts in sorted(first_errors(diagnosis).items()):
         if rank != root_rank and ts >= root_ts:
-            text = (f"rank {root_rank} went wrong first; rank {rank} logged its first error "
-                    f"{view.fmt_duration((ts - root_ts).total_seconds())} later")
+            text = tr(lang, "rank {root} went wrong first; rank {rank} logged its first error "
+                      "{delay} later", root=root_rank, rank=rank,
+                      delay=view.fmt_duration((ts - root_ts).total_seconds()))
             arrows.append(Arrow("spread", x_of(root_ts), y_of(lane_of(root_rank, None, None, "")),
                                 x_of(ts), y_of(lane_of(rank, None, None, "")), text))
     return tuple(arrows)

@@ -2,10 +2,12 @@
 
 Sections, top to bottom: header (inputs, time span, ranks/hosts/processes and the log levels
 each process wrote), verdict line, the cross-rank root cause (suspects, chain, victims, clock
-offsets, attempts, missing ranks: ``text_rootcause``), findings grouped by severity (see
-``text_finding``), a
-per-rank timeline of key events, findings suppressed by a baseline, the first unexplained
-ERROR templates, ingest health, and the codes found in the evidence with their meanings.
+offsets, attempts, missing ranks: ``text_rootcause``), the incidents (``text_incidents``) or,
+with ``--all``, the findings grouped by severity (``text_finding``), a per-rank timeline of key
+events, then ``text_appendix``: findings suppressed by a baseline, the first unexplained ERROR
+templates, ingest health, and the codes found in the evidence with their meanings. Every fixed
+word is in the diagnosis language (``plogscan.report.i18n``); widths count terminal cells, so
+Chinese lines fit the width too.
 
 The console is fixed (width, no markup, highlighting or emoji, no environment lookups), so the
 same diagnosis always gives the same bytes. ``color=False`` gives plain text without escape
@@ -20,16 +22,22 @@ from collections.abc import Iterator
 from dataclasses import replace
 from datetime import datetime
 
+from rich.cells import cell_len
 from rich.console import Console, RenderableType
-from rich.padding import Padding
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
-from plogscan.model import Diagnosis, FileStats, Finding
+from plogscan.model import Diagnosis, Finding
 from plogscan.report.i18n import level_heading, tr
-from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, numbered
-from plogscan.report.text_header import header, plural
+from plogscan.report.text_appendix import (
+    MAX_UNEXPLAINED,
+    codes_section,
+    ingest_health,
+    suppressed_section,
+    unexplained_section,
+)
+from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, fit, pad
+from plogscan.report.text_header import header
 from plogscan.report.text_incidents import (
     answer_section,
     incident_details,
@@ -40,22 +48,14 @@ from plogscan.report.timeline import key_events
 from plogscan.report.view import (
     LEVELS_DESC,
     complete,
-    expired_entries,
     fmt_duration,
-    fmt_ts,
-    join_ints,
     report_findings,
-    scope_parts,
     seconds_between,
-    suppressed,
-    suppression_reason,
     verdict_line,
 )
-from plogscan.textsafe import neutralize, one_line
+from plogscan.textsafe import neutralize
 
 DEFAULT_WIDTH = 80
-MAX_FILES = 20
-MAX_UNEXPLAINED = 5
 FOLDED_UNEXPLAINED = 3  # templates in the default view
 FOLDED_LANES = 8  # timeline lanes in the default view
 FOLDED_EVENTS = 5  # key events per lane in the default view
@@ -106,11 +106,11 @@ def _sections(diagnosis: Diagnosis, verbose: bool, width: int, show_all: bool
         yield from incident_details(diagnosis, verbose, width)
         yield from not_evaluable_section(diagnosis)
     yield from _timeline(diagnosis, width, folded=not show_all)
-    yield from _suppressed(diagnosis)
-    yield from _unexplained(diagnosis, width,
-                            FOLDED_UNEXPLAINED if not show_all else MAX_UNEXPLAINED)
-    yield from _ingest_health(diagnosis)
-    yield from _codes(diagnosis)
+    yield from suppressed_section(diagnosis)
+    yield from unexplained_section(diagnosis, width,
+                                   FOLDED_UNEXPLAINED if not show_all else MAX_UNEXPLAINED)
+    yield from ingest_health(diagnosis)
+    yield from codes_section(diagnosis)
 
 
 def _findings(diagnosis: Diagnosis, verbose: bool) -> Iterator[RenderableType]:
@@ -121,7 +121,8 @@ def _findings(diagnosis: Diagnosis, verbose: bool) -> Iterator[RenderableType]:
         if not group:
             continue
         yield Text("")
-        yield Rule(Text(f"{level_heading(diagnosis.lang, level)} ({len(group)})",
+        yield Rule(Text(tr(diagnosis.lang, "{level} ({n})",
+                           level=level_heading(diagnosis.lang, level), n=len(group)),
                         style=LEVEL_STYLES[level]),
                    align="left", characters="─")
         shown_per_rule: dict[str, int] = {}
@@ -146,15 +147,15 @@ def _folded_line(rule: str, rest: list[Finding], lang: str) -> str:
     one per process): how many, and on which ranks or processes."""
     ranks = sorted({r for f in rest for r in f.scope.ranks})
     pids = sorted({p for f in rest for p in f.scope.pids})
-    where = (tr(lang, "ranks {ranks}", ranks=_short_list(ranks)) if ranks
-             else tr(lang, "pids {pids}", pids=_short_list(pids)) if pids else "")
+    where = (tr(lang, "ranks {ranks}", ranks=_short_list(ranks, lang)) if ranks
+             else tr(lang, "pids {pids}", pids=_short_list(pids, lang)) if pids else "")
     return tr(lang, "… {n} more {rule} findings{where} (--verbose or --format json lists all)",
-              n=len(rest), rule=rule, where=f" ({where})" if where else "")
+              n=len(rest), rule=rule, where=tr(lang, " ({text})", text=where) if where else "")
 
 
-def _short_list(values: list[int], limit: int = 12) -> str:
+def _short_list(values: list[int], lang: str, limit: int = 12) -> str:
     head = ", ".join(str(v) for v in values[:limit])
-    return head + (f", … ({len(values)} in all)" if len(values) > limit else "")
+    return head + (tr(lang, ", … ({n} in all)", n=len(values)) if len(values) > limit else "")
 
 
 def _clock(ts: datetime | None, same_day: bool) -> str:
@@ -191,135 +192,19 @@ def _timeline(diagnosis: Diagnosis, width: int, folded: bool = False
             previous = event.ts or previous
             rows.append((_clock(event.ts, same_day),
                          "" if delta is None else fmt_duration(delta, signed=True),
-                         one_line(event.label, 22), event))
+                         fit(event.label, 22), event))
         clock_w = max(len(r[0]) for r in rows)
         delta_w = max(len(r[1]) for r in rows)
-        label_w = max(len(r[2]) for r in rows)
+        label_w = max(cell_len(r[2]) for r in rows)
         for clock, delta, label, event in rows:
             line = Text(f"  {clock:<{clock_w}} ")
             line.append(f"{delta:>{delta_w}} ", style=DIM)
-            line.append(f"{label:<{label_w}} ", style=_KIND_STYLES.get(event.kind, ""))
-            room = max(width - len(line), 10)
-            line.append(one_line(event.message, room))
+            line.append(pad(label, label_w) + " ", style=_KIND_STYLES.get(event.kind, ""))
+            room = max(width - line.cell_len, 10)
+            line.append(fit(event.message, room))
             yield line
         if lane.more:
             yield Text(tr(diagnosis.lang, "  … {n} more key events", n=lane.more), style=DIM)
     if hidden_lanes:
         yield Text(tr(diagnosis.lang, "… {n} more ranks (--all shows every rank)",
                       n=hidden_lanes), style=DIM)
-
-
-def _suppressed(diagnosis: Diagnosis) -> Iterator[RenderableType]:
-    found = suppressed(diagnosis)
-    expired = expired_entries(diagnosis)
-    if not found and not expired:
-        return
-    yield Text("")
-    yield Rule(Text(tr(diagnosis.lang, "SUPPRESSED BY BASELINE ({n})", n=len(found)),
-                    style="bold"), align="left",
-               characters="─")
-    for finding in found:
-        line = Text(f"{neutralize(finding.rule)}  ", style="bold")
-        line.append(neutralize(finding.title))
-        line.append(f"  ({finding.level.value} · {finding.verdict.value}"
-                    + "".join(f" · {p}" for p in scope_parts(finding.scope)) + ")", style=DIM)
-        reason = suppression_reason(diagnosis, finding.fingerprint)
-        line.append(f"\nfingerprint {neutralize(finding.fingerprint)}"
-                    + (f" · reason: {neutralize(reason)}" if reason else ""), style=DIM)
-        yield Padding(line, (0, 0, 0, 2))
-    for entry in expired:
-        yield Text(neutralize(
-            f"warning: baseline entry {entry.get('fingerprint')} ({entry.get('rule')}: "
-            f"{entry.get('title')}) expired on {entry.get('expires')}; it no longer "
-            "suppresses anything"), style="yellow")
-
-
-def file_problems(stats: FileStats) -> list[str]:
-    """What went wrong while reading one file, in words (empty when nothing did)."""
-    counters = (
-        (stats.unparsed_lines, "unparsed line"), (stats.decode_errors, "invalid UTF-8 sequence"),
-        (stats.nul_bytes, "NUL byte"), (stats.truncated_lines, "line cut at 1022+ chars"),
-        (stats.invalid_timestamps, "invalid timestamp"),
-        (stats.epoch_clock_records, "record with an unsynchronised 1970 clock"),
-    )
-    words = [f"{n:,} {what}{'s' if n != 1 and not what.endswith('chars') else ''}"
-             for n, what in counters if n]
-    return words + list(stats.problems)
-
-
-def _ingest_health(diagnosis: Diagnosis) -> Iterator[RenderableType]:
-    inputs = diagnosis.inputs
-    yield Text("")
-    yield Rule(Text(tr(diagnosis.lang, "INGEST HEALTH"), style="bold"), align="left",
-               characters="─")
-    yield Text(f"{plural(len(inputs.files), 'file')} read · {plural(inputs.lines, 'line')} · "
-               f"{plural(inputs.records, 'record')} · "
-               f"{plural(inputs.unparsed_lines, 'unparsed line')} · "
-               f"{len(inputs.skipped)} skipped")
-    if inputs.skipped:
-        yield Text("Skipped files", style="bold")
-        yield Padding(numbered([f"{s.path}: {s.reason}" for s in inputs.skipped], bullet="-"),
-                      (0, 0, 0, 2))
-    troubled = [(f, file_problems(f)) for f in sorted(inputs.files, key=lambda f: f.path)]
-    troubled = [(f, words) for f, words in troubled if words]
-    if troubled:
-        yield Text("Files with problems", style="bold")
-        yield Padding(numbered([f"{f.path}: {', '.join(words)}" for f, words in
-                                troubled[:MAX_FILES]], bullet="-"), (0, 0, 0, 2))
-        if len(troubled) > MAX_FILES:
-            yield Text(f"  … and {len(troubled) - MAX_FILES} more files", style=DIM)
-    if not inputs.skipped and not troubled:
-        yield Text("every line of every file was read and parsed", style=DIM)
-
-
-def _unexplained(diagnosis: Diagnosis, width: int, limit: int = MAX_UNEXPLAINED
-                 ) -> Iterator[RenderableType]:
-    """The first few ERROR templates no finding explains (``Diagnosis.extra["unexplained"]``)."""
-    templates = diagnosis.extra.get("unexplained")
-    if not isinstance(templates, list) or not templates:
-        return
-    yield Text("")
-    shown = templates[:limit]
-    yield Rule(Text(tr(diagnosis.lang, "UNEXPLAINED ERRORS (top {shown} of {total} templates, "
-                       "earliest first)", shown=len(shown), total=len(templates)),
-                    style="bold"), align="left", characters="─")
-    for index, t in enumerate(shown, 1):
-        head = Text(f"{index:>2}. ", style="bold")
-        head.append(one_line(t["template"], max(width - 4, 10)))
-        yield head
-        processes = t["processes"]
-        ranks = t["ranks"]
-        spread = f"rank{'s' if len(ranks) > 1 else ''} {join_ints(ranks)}" if ranks else \
-            f"{processes} process{'' if processes == 1 else 'es'}"
-        facts = [f"{t['count']:,}×", spread, f"first {fmt_ts(t['first_ts'])}"]
-        if t["module"]:
-            facts.append(neutralize(t["module"], keep_newlines=False))
-        yield Text("    " + " · ".join(facts), style=DIM)
-        example = t["example"]
-        where = f"{neutralize(example['path'], keep_newlines=False)}:{example['line']}"
-        room = max(width - 9, 10)
-        if len(where) > room:  # keep the file name and line: cut the path from the left
-            where = "…" + where[len(where) - room + 1:]
-        yield Text(f"    e.g. {where}", style=DIM)
-        yield Text("         " + one_line(example["message"], max(width - 9, 10)))
-    overflow = diagnosis.extra.get("unexplained_overflow")
-    if isinstance(overflow, int) and overflow:
-        yield Text(f"  … {overflow:,} more ERROR records in templates not kept", style=DIM)
-
-
-def _codes(diagnosis: Diagnosis) -> Iterator[RenderableType]:
-    """The codes in the findings' evidence and what they mean (``Diagnosis.extra["codes"]``)."""
-    codes = diagnosis.extra.get("codes")
-    if not isinstance(codes, dict) or not codes:
-        return
-    yield Text("")
-    yield Rule(Text(tr(diagnosis.lang, "CODES ({n})", n=len(codes)), style="bold"),
-               align="left", characters="─")
-    grid = Table.grid(padding=(0, 2, 0, 0))
-    grid.add_column(no_wrap=True)
-    grid.add_column(overflow="fold")
-    for code, meaning in sorted(codes.items()):
-        grid.add_row(neutralize(str(code), keep_newlines=False),
-                     Text(neutralize(meaning or "not in the code tables", keep_newlines=False),
-                          style="" if meaning else DIM))
-    yield Padding(grid, (0, 0, 0, 2))

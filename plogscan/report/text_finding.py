@@ -26,13 +26,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from rich.cells import cell_len, get_character_cell_size
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from plogscan.model import Evidence, Finding, Level, Verdict
-from plogscan.report.i18n import tr
+from plogscan.report.i18n import level_word, step_word, tr, verdict_word
 from plogscan.report.view import (
     clip,
     fmt_duration,
@@ -41,7 +42,7 @@ from plogscan.report.view import (
     seconds_between,
     step_deltas,
 )
-from plogscan.textsafe import neutralize
+from plogscan.textsafe import neutralize, one_line
 
 LEVEL_STYLES = {
     Level.CRITICAL: "bold white on red",
@@ -58,6 +59,26 @@ FOLDED_PATH_CHARS = 74  # an evidence location on one line of the folded view
 _CODES = r"\b(?:[1-5]0\d{4}|E[A-Z0-9]\d{4}|ERR\d{5})\b"
 
 
+def fit(text: str, cells: int) -> str:
+    """The first line of ``text``, neutralized, cut with an ellipsis to ``cells`` terminal
+    columns (a Chinese character takes two; ``textsafe.one_line`` counts characters)."""
+    line = one_line(text)
+    if cell_len(line) <= cells:
+        return line
+    kept, used = [], 0
+    for ch in line:
+        used += get_character_cell_size(ch)
+        if used > max(cells - 1, 0):
+            break
+        kept.append(ch)
+    return "".join(kept) + "…"
+
+
+def pad(text: str, cells: int) -> str:
+    """``text`` padded with spaces to ``cells`` terminal columns."""
+    return text + " " * max(cells - cell_len(text), 0)
+
+
 def highlighter(finding: Finding) -> re.Pattern[str]:
     """Key phrases of a finding's messages: its captured values and error codes."""
     values = sorted({neutralize(v, keep_newlines=False) for _, v in finding.captures
@@ -66,15 +87,17 @@ def highlighter(finding: Finding) -> re.Pattern[str]:
     return re.compile("|".join(alternatives))
 
 
-def _message(text: str, pattern: re.Pattern[str]) -> Text:
-    out = Text(neutralize(clip(text)), overflow="fold")
+def _message(text: str, pattern: re.Pattern[str], lang: str = "en") -> Text:
+    out = Text(neutralize(clip(text, lang=lang)), overflow="fold")
     out.highlight_regex(pattern, HIGHLIGHT)
     return out
 
 
 def _evidence_item(ev: Evidence, delta: float | None, pattern: re.Pattern[str],
-                   verbose: bool, path_room: int | None = None) -> RenderableType:
-    head = Text(neutralize(ev.step, keep_newlines=False), style="bold", overflow="fold")
+                   verbose: bool, path_room: int | None = None, lang: str = "en"
+                   ) -> RenderableType:
+    head = Text(neutralize(step_word(lang, ev.step), keep_newlines=False), style="bold",
+                overflow="fold")
     meta = [] if delta is None else [fmt_duration(delta, signed=True)]
     meta.append(fmt_ts(ev.ts))
     who = " ".join(neutralize(x, keep_newlines=False) for x in (ev.module, ev.level) if x)
@@ -89,13 +112,13 @@ def _evidence_item(ev: Evidence, delta: float | None, pattern: re.Pattern[str],
     body = Text(loc, style="underline", overflow="fold")
     if not verbose:
         body.append("\n")
-        body.append_text(_message(ev.message, pattern))
+        body.append_text(_message(ev.message, pattern, lang))
         return Group(head, Padding(body, (0, 0, 0, 2)))
     width = len(str(max([ev.line, *(n for n, _ in ev.context_after)])))
     for number, line in ev.context_before:
         body.append(f"\n{number:>{width}} │ {neutralize(line, keep_newlines=False)}", DIM)
     body.append(f"\n{ev.line:>{width}} ▶ ", style="bold")
-    body.append_text(_message(ev.message, pattern))
+    body.append_text(_message(ev.message, pattern, lang))
     for number, line in ev.context_after:
         body.append(f"\n{number:>{width}} │ {neutralize(line, keep_newlines=False)}", DIM)
     return Group(head, Padding(body, (0, 0, 0, 2)))
@@ -110,7 +133,7 @@ def _evidence(finding: Finding, verbose: bool, limit: int | None = None,
     shown = pairs if limit is None else pairs[:limit]
     room = None if lines is None else FOLDED_PATH_CHARS
     items = [_evidence_item(ev if lines is None else _first_lines(ev, lines), delta, pattern,
-                            verbose, room) for ev, delta in shown]
+                            verbose, room, lang) for ev, delta in shown]
     if len(pairs) > len(shown):
         items.append(Text(tr(lang, "+{n} more evidence records (--all shows them)",
                              n=len(pairs) - len(shown)), style=DIM))
@@ -156,12 +179,12 @@ def cross_rank_parts(finding: Finding, lang: str = "en") -> list[str]:
 
 def _summary_lines(finding: Finding, lang: str = "en") -> Text:
     lines = Text()
-    lines.append(finding.level.value, style=LEVEL_STYLES[finding.level])
+    lines.append(level_word(lang, finding.level), style=LEVEL_STYLES[finding.level])
     lines.append(" · ")
-    lines.append(finding.verdict.value, style=VERDICT_STYLES[finding.verdict])
+    lines.append(verdict_word(lang, finding.verdict), style=VERDICT_STYLES[finding.verdict])
     lines.append(" · " + " · ".join(neutralize(x, keep_newlines=False)
                                     for x in (finding.category, finding.name)))
-    scope = scope_parts(finding.scope) + cross_rank_parts(finding, lang)
+    scope = scope_parts(finding.scope, lang) + cross_rank_parts(finding, lang)
     if scope:
         lines.append("\n" + neutralize(" · ".join(scope), keep_newlines=False), style=DIM)
     if finding.first_ts is not None:
@@ -207,5 +230,6 @@ def finding_block(finding: Finding, index: int | str, *, verbose: bool,
     if finding.references and references:
         body += [Text(tr(lang, "References"), style="bold"),
                  numbered(finding.references, bullet="-")]
-    body.append(Text(f"fingerprint {neutralize(finding.fingerprint)}", style=DIM))
+    body.append(Text(tr(lang, "fingerprint {fingerprint}",
+                        fingerprint=neutralize(finding.fingerprint)), style=DIM))
     return Group(_headline(finding, index), Padding(Group(*body), (0, 0, 0, INDENT)))

@@ -1,5 +1,6 @@
 """The head of the terminal report: inputs, time span, and who the logs show (one line per
-process, or per host past ``FOLD_PROCESSES`` processes in the default view)."""
+process, or per host past ``FOLD_PROCESSES`` processes in the default view), in the diagnosis
+language."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from plogscan.model import Diagnosis, ProcessInfo
-from plogscan.report.i18n import tr
+from plogscan.report.i18n import count, tr
 from plogscan.report.text_finding import DIM
 from plogscan.report.view import fmt_duration, fmt_ts, int_ranges, seconds_between, time_span
 from plogscan.textsafe import neutralize
@@ -20,17 +21,12 @@ FOLD_PROCESSES = 16  # past this the default view shows one line per host
 MAX_HOST_LINES = 16
 
 
-def plural(count: int, word: str) -> str:
-    """``1 host``, ``2 hosts``, with thousands separators."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def _kv(table: Table, key: str, value: str | Text) -> None:
     table.add_row(Text(key, style="bold"), value if isinstance(value, Text) else
                   Text(value, overflow="fold"))
 
 
-def _hosts_table(procs: Sequence[ProcessInfo]) -> RenderableType:
+def _hosts_table(procs: Sequence[ProcessInfo], lang: str) -> RenderableType:
     """The processes folded to one line per host: its ranks, devices, processes and levels."""
     by_host: dict[str, list[ProcessInfo]] = {}
     for proc in procs:
@@ -40,7 +36,7 @@ def _hosts_table(procs: Sequence[ProcessInfo]) -> RenderableType:
     for name, kwargs in (("HOST", {}), ("RANKS", {"overflow": "fold"}),
                          ("DEVS", {"overflow": "fold"}), ("PROCS", {"justify": "right"}),
                          ("LOG LEVELS", {"overflow": "fold"})):
-        table.add_column(name, **kwargs)
+        table.add_column(tr(lang, name), **kwargs)
     hosts = sorted(by_host)
     for host in hosts[:MAX_HOST_LINES]:
         group = by_host[host]
@@ -51,8 +47,8 @@ def _hosts_table(procs: Sequence[ProcessInfo]) -> RenderableType:
                       neutralize(" ".join(levels) or "-", keep_newlines=False))
     if len(hosts) <= MAX_HOST_LINES:
         return table
-    return Group(table, Text(f"… and {len(hosts) - MAX_HOST_LINES} more hosts "
-                             "(--all lists every process)", style=DIM))
+    return Group(table, Text(tr(lang, "… and {n} more hosts (--all lists every process)",
+                                n=len(hosts) - MAX_HOST_LINES), style=DIM))
 
 
 def header(diagnosis: Diagnosis, show_all: bool = False) -> RenderableType:
@@ -63,9 +59,11 @@ def header(diagnosis: Diagnosis, show_all: bool = False) -> RenderableType:
     lang = diagnosis.lang
     _kv(grid, tr(lang, "Inputs"),
         ", ".join(neutralize(p, keep_newlines=False) for p in inputs.paths))
-    _kv(grid, tr(lang, "Files"), f"{len(inputs.files)} read · {len(inputs.skipped)} skipped · "
-                       f"{plural(inputs.lines, 'line')} · {plural(inputs.records, 'record')} · "
-                       f"{plural(inputs.unparsed_lines, 'unparsed line')}")
+    _kv(grid, tr(lang, "Files"), " · ".join((
+        tr(lang, "{n} read", n=len(inputs.files)), tr(lang, "{n} skipped", n=len(inputs.skipped)),
+        count(lang, inputs.lines, "{n} line", "{n} lines"),
+        count(lang, inputs.records, "{n} record", "{n} records"),
+        count(lang, inputs.unparsed_lines, "{n} unparsed line", "{n} unparsed lines"))))
     first, last = time_span(diagnosis)
     span = "-" if first is None else f"{fmt_ts(first)} → {fmt_ts(last)}"
     if first is not None and last is not None:
@@ -74,18 +72,20 @@ def header(diagnosis: Diagnosis, show_all: bool = False) -> RenderableType:
     procs = diagnosis.processes
     ranks = {p.rank for p in procs if p.rank is not None}
     hosts = {p.host for p in procs if p.host}
-    _kv(grid, tr(lang, "Seen"), f"{plural(len(ranks), 'rank')} · {plural(len(hosts), 'host')} · "
-                      f"{len(procs)} process{'' if len(procs) == 1 else 'es'}")
+    _kv(grid, tr(lang, "Seen"), " · ".join((
+        count(lang, len(ranks), "{n} rank", "{n} ranks"),
+        count(lang, len(hosts), "{n} host", "{n} hosts"),
+        tr(lang, "{n} process" if len(procs) == 1 else "{n} processes", n=len(procs)))))
     if not procs:
         return grid
     if len(procs) > FOLD_PROCESSES and not show_all:
-        return Group(grid, Text(""), _hosts_table(procs))
+        return Group(grid, Text(""), _hosts_table(procs, lang))
     table = Table(box=None, pad_edge=False, show_edge=False, padding=(0, 2, 0, 0),
                   header_style="bold")
     for name, kwargs in (("RANK", {"justify": "right"}), ("HOST", {}),
                          ("PID", {"justify": "right"}), ("DEV", {"justify": "right"}),
                          ("LOG LEVELS", {"overflow": "fold"})):
-        table.add_column(name, **kwargs)
+        table.add_column(tr(lang, name), **kwargs)
     ordered = sorted(procs, key=lambda p: (p.rank is None, p.rank or 0, p.host or "", p.pid))
     for proc in ordered[:MAX_PROCESSES]:
         table.add_row("-" if proc.rank is None else str(proc.rank),
@@ -96,9 +96,10 @@ def header(diagnosis: Diagnosis, show_all: bool = False) -> RenderableType:
     more = len(ordered) - MAX_PROCESSES if len(ordered) > MAX_PROCESSES else 0
     omitted = diagnosis.extra.get("processes_omitted") or 0
     if more or omitted:
-        parts.append(Text(f"… and {more + omitted} more processes"
-                          + (f" ({omitted} past the {len(procs)} described, only counted)"
-                             if omitted else ""), style=DIM))
+        parts.append(Text(tr(lang, "… and {n} more processes", n=more + omitted)
+                          + (tr(lang, " ({omitted} past the {described} described, only counted)",
+                                omitted=omitted, described=len(procs)) if omitted else ""),
+                          style=DIM))
     return Group(*parts)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.rule import Rule
@@ -28,11 +29,11 @@ from rich.table import Table
 from rich.text import Text
 
 from plogscan.model import Diagnosis, Evidence, Finding, Incident, RootCause, Suspect, Verdict
-from plogscan.report.i18n import level_word, tr
-from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, numbered
+from plogscan.report.i18n import level_word, step_word, tr, verdict_word
+from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, fit, numbered
 from plogscan.report.text_rootcause import chain_text
 from plogscan.report.view import complete, int_ranges, report_findings
-from plogscan.textsafe import neutralize, one_line
+from plogscan.textsafe import neutralize
 
 MAX_CARDS = 5  # incidents with a card of their own; the rest get one line each
 TELLING = 3  # evidence lines on a card
@@ -148,10 +149,10 @@ def _card(diagnosis: Diagnosis, incident: Incident, by_id: dict[str, Finding],
     root_cause = _attempt_root_cause(diagnosis, incident)
     suspect = _suspect_of(root_cause, members)
     if suspect is not None and root_cause is not None:
-        who = _safe(suspect.label) + (f" (rank {suspect.rank})" if suspect.rank is not None
-                                      else "")
+        who = _safe(suspect.label) + (tr(lang, " (rank {rank})", rank=suspect.rank)
+                                      if suspect.rank is not None else "")
         rows.append((tr(lang, "root"), tr(lang, "{who} · {verdict} · confidence {value}",
-                                          who=who, verdict=tr(lang, root_cause.verdict),
+                                          who=who, verdict=verdict_word(lang, root_cause.verdict),
                                           value=f"{suspect.confidence:.2f}")))
         if root_cause.chain:
             rows.append((tr(lang, "chain"), chain_text(root_cause, lang)))
@@ -161,14 +162,14 @@ def _card(diagnosis: Diagnosis, incident: Incident, by_id: dict[str, Finding],
                                             n=len(incident.victims),
                                             ranks=int_ranges(ranks) if ranks else "-")))
     telling = telling_evidence(root)
-    keys = [key for key, _ in rows] + [_safe(ev.step) for ev in telling] + [tr(lang, "do"),
-                                                                          tr(lang, "also")]
-    room = max(width - 4 - max(len(k) for k in keys) - 2, 20)
+    keys = [key for key, _ in rows] + [_safe(step_word(lang, ev.step)) for ev in telling]
+    keys += [tr(lang, "do"), tr(lang, "also")]
+    room = max(width - 4 - max(cell_len(k) for k in keys) - 2, 20)
     for ev in telling:
         text = Text(_located(ev, room), style="underline", no_wrap=True)
         text.append("\n")
-        text.append(one_line(ev.message, room), style="")
-        rows.append((_safe(ev.step), text))
+        text.append(fit(ev.message, room), style="")
+        rows.append((_safe(step_word(lang, ev.step)), text))
     advice = root.remediation[0] if root.remediation else (root.missing[0] if root.missing
                                                            else None)
     if advice:
@@ -186,7 +187,7 @@ def _card(diagnosis: Diagnosis, incident: Incident, by_id: dict[str, Finding],
 def _one_line(incident: Incident, lang: str) -> Text:
     line = Text(f"{incident.id}  ", style="bold")
     line.append(_safe(incident.rule), style=LEVEL_STYLES[incident.level])
-    line.append("  " + one_line(incident.title, 60))
+    line.append("  " + fit(incident.title, 60))
     where = _where(incident.scope.ranks, incident.scope.devices, (), incident.scope.pids, lang)
     if where:
         line.append("  (" + " · ".join(where) + ")", style=DIM)
@@ -238,8 +239,8 @@ def _symptom_lines(findings: Sequence[Finding], lang: str, width: int) -> list[T
         line = Text(f"{_safe(rule):<9}", style=LEVEL_STYLES[first.level])
         count = f" ×{len(group)}" if len(group) > 1 else ""
         line.append(f" {level_word(lang, first.level)}{count}  ", style=DIM)
-        room = max(width - len(line) - len(where) - 10, 20)
-        line.append(one_line(first.title, room))
+        room = max(width - line.cell_len - cell_len(where) - 10, 20)
+        line.append(fit(first.title, room))
         if where:
             line.append(f"  {where}", style=DIM)
         lines.append(line)

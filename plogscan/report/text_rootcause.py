@@ -25,8 +25,9 @@ from rich.table import Table
 from rich.text import Text
 
 from plogscan.model import CrossRank, Diagnosis, RootCause, Suspect
-from plogscan.report.i18n import tr
-from plogscan.textsafe import neutralize, one_line
+from plogscan.report.i18n import listing, tr, verdict_word
+from plogscan.report.text_finding import fit
+from plogscan.textsafe import neutralize
 
 MAX_SUSPECTS = 5
 COMPACT_SUSPECTS = 3
@@ -85,7 +86,7 @@ def _suspect(index: int, s: Suspect, lang: str, compact: bool = False) -> Render
     reasons.add_column(overflow="fold")
     signal_width = max((len(r.signal) for r in s.reasons[:MAX_REASONS]), default=0)
     for r in s.reasons[:MAX_REASONS]:
-        text = Text(one_line(r.text, COMPACT_WIDTH - 5 - signal_width - 2) if compact
+        text = Text(fit(r.text, COMPACT_WIDTH - 5 - signal_width - 2) if compact
                     else _safe(r.text), overflow="fold")
         for ev in [] if compact else r.evidence[:1]:
             text.append(f"\n{_safe(ev.path)}:{ev.line}", style="underline")
@@ -106,7 +107,8 @@ def _facts(xr: CrossRank, lang: str) -> Table:
     if rc.chain:
         grid.add_row(tr(lang, "Chain"), chain_text(rc, lang))
     if rc.victims:
-        names = [_safe(v.label) + (f" (rank {v.rank})" if v.rank is not None else "")
+        names = [_safe(v.label) + (tr(lang, " (rank {rank})", rank=v.rank) if v.rank is not None
+                                   else "")
                  for v in rc.victims[:MAX_VICTIMS]]
         more = len(rc.victims) - MAX_VICTIMS
         grid.add_row(tr(lang, "Victims"), ", ".join(names) + (
@@ -116,8 +118,9 @@ def _facts(xr: CrossRank, lang: str) -> Table:
         lines = [tr(lang, "reference {host}", host=_safe(clock.reference or "-"))]
         for o in clock.offsets:
             pairs = tr(lang, "{n} pair(s)", n=o.pairs) if o.basis != "override" else ""
+            how = [p for p in (pairs, tr(lang, o.basis)) if p]
             lines.append(f"{_safe(o.host)} {fmt_offset(o.offset_us)} {fmt_spread(o.uncertainty_us)}"
-                         f" ({', '.join(p for p in (pairs, o.basis) if p)})")
+                         + tr(lang, " ({text})", text=listing(lang, how)))
         for f in clock.flags:
             lines.append(f"! {_safe(f.host)}: {_safe(f.detail)}")
         grid.add_row(tr(lang, "Clock"), "\n".join(lines))
@@ -125,8 +128,9 @@ def _facts(xr: CrossRank, lang: str) -> Table:
         grid.add_row(tr(lang, "Attempts"), _attempts(xr, lang))
     if xr.missing.advice:
         grid.add_row(tr(lang, "Missing"), "\n".join(_safe(a) for a in xr.missing.advice))
-    settings = [f"{_safe(m.key)}: " + "; ".join(
-        f"{_safe(v.value) or '(empty)'} ({_ranks(v.ranks)})" for v in m.values)
+    settings = [tr(lang, "{key}: {values}", key=_safe(m.key), values=tr(lang, "; ").join(
+        tr(lang, "{value} ({ranks})", value=_safe(v.value) or tr(lang, "(empty)"),
+           ranks=_ranks(v.ranks, lang)) for v in m.values))
         for m in xr.config.mismatches]
     settings += [tr(lang, "{key} = {value} s is shorter than the {gap} s gap between {what}",
                     key=t.key, value=f"{t.value_s:g}", gap=f"{t.gap_s:g}", what=_safe(t.what))
@@ -137,8 +141,8 @@ def _facts(xr: CrossRank, lang: str) -> Table:
     if first is not None:
         grid.add_row(tr(lang, "Collectives"), tr(
             lang, "first divergence at collective {seq} of {comm}: {kind} (odd ranks {ranks})",
-            seq=first.seq, comm=_safe(first.communicator), kind=first.kind,
-            ranks=_ranks(first.odd_ranks)))
+            seq=first.seq, comm=_safe(first.communicator), kind=tr(lang, first.kind),
+            ranks=_ranks(first.odd_ranks, lang)))
     for note in rc.notes:
         grid.add_row(tr(lang, "Note"), _safe(note))
     return grid
@@ -154,8 +158,9 @@ def _attempts(xr: CrossRank, lang: str) -> str:
     lines = []
     for a in shown:
         who = ", ".join(_safe(s.label) for s in a.root_cause.suspects[:3]) or "-"
-        state = a.root_cause.verdict if a.failed else tr(lang, "no failure")
-        lines.append(f"#{a.id} pids {len(a.pids)} · {state} · {who}")
+        state = verdict_word(lang, a.root_cause.verdict) if a.failed else tr(lang, "no failure")
+        lines.append(tr(lang, "#{id} pids {n} · {state} · {who}", id=a.id, n=len(a.pids),
+                        state=state, who=who))
     more = len(xr.attempts) - len(shown) + xr.attempts_omitted
     if more:
         failed_more = (sum(a.failed for a in xr.attempts) - sum(a.failed for a in shown)
@@ -165,10 +170,11 @@ def _attempts(xr: CrossRank, lang: str) -> str:
     return "\n".join(lines)
 
 
-def _ranks(ranks: tuple[int, ...]) -> str:
+def _ranks(ranks: tuple[int, ...], lang: str) -> str:
     if not ranks:
         return "-"
-    return "ranks " + ",".join(str(r) for r in ranks) if len(ranks) > 1 else f"rank {ranks[0]}"
+    return tr(lang, "ranks {ranks}" if len(ranks) > 1 else "rank {ranks}",
+              ranks=",".join(str(r) for r in ranks))
 
 
 def root_cause_section(diagnosis: Diagnosis, compact: bool = False
@@ -181,7 +187,7 @@ def root_cause_section(diagnosis: Diagnosis, compact: bool = False
     lang = diagnosis.lang
     rc = xr.root_cause
     yield Text("")
-    yield Rule(Text(tr(lang, "ROOT CAUSE · {verdict}", verdict=tr(lang, rc.verdict)),
+    yield Rule(Text(tr(lang, "ROOT CAUSE · {verdict}", verdict=verdict_word(lang, rc.verdict)),
                     style=VERDICT_STYLES.get(rc.verdict, "bold")), align="left", characters="─")
     if rc.verdict == "undetermined":
         yield Padding(Text(tr(lang, "The logs cannot single out a device: every rank only "

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from plogscan.model import Diagnosis, EventRow, Evidence, Verdict
+from plogscan.report.i18n import step_word, tr
 from plogscan.report.view import report_findings
 
 # "timeout", "time out", "timed out"; not "...WithTimeout" (an API name) or "HCCL_EXEC_TIMEOUT".
@@ -32,7 +33,7 @@ class KeyEvent:
 
     ts: datetime | None
     kind: str  # "step" | "first-error" | "timeout"
-    label: str  # "CCU001 reuse", "first error", "timeout"
+    label: str  # "CCU001 reuse", "first error", "timeout" (in the diagnosis language)
     path: str
     line: int
     message: str
@@ -70,6 +71,7 @@ def _lane(item: EventRow | Evidence) -> tuple:
 
 def key_events(diagnosis: Diagnosis) -> list[Lane]:
     """The lanes in lane order, each with its key events in time order."""
+    lang = diagnosis.lang
     lanes: dict[tuple, dict[tuple[str, int], KeyEvent]] = {}
 
     def add(lane: tuple, event: KeyEvent) -> None:
@@ -80,7 +82,8 @@ def key_events(diagnosis: Diagnosis) -> list[Lane]:
         if finding.verdict is not Verdict.MATCH:
             continue
         for ev in finding.evidence[:MAX_STEPS_PER_FINDING]:
-            add(_lane(ev), KeyEvent(ev.ts, "step", f"{finding.rule} {ev.step}", ev.path,
+            add(_lane(ev), KeyEvent(ev.ts, "step", f"{finding.rule} {step_word(lang, ev.step)}",
+                                    ev.path,
                                     ev.line, ev.message))
     first_error: dict[tuple, EventRow] = {}
     timeouts: dict[tuple, list[EventRow]] = {}
@@ -91,12 +94,12 @@ def key_events(diagnosis: Diagnosis) -> list[Lane]:
         if _is_timeout(event) and len(timeouts.setdefault(lane, [])) < MAX_TIMEOUTS_PER_LANE:
             timeouts[lane].append(event)
     for lane, event in first_error.items():
-        add(lane, KeyEvent(event.ts, "first-error", "first error", event.path, event.line,
-                           event.message))
+        add(lane, KeyEvent(event.ts, "first-error", tr(lang, "first error"), event.path,
+                           event.line, event.message))
     for lane, events in timeouts.items():
         for event in events:
-            add(lane, KeyEvent(event.ts, "timeout", "timeout", event.path, event.line,
-                               event.message))
+            add(lane, KeyEvent(event.ts, "timeout", tr(lang, "timeout"), event.path,
+                               event.line, event.message))
     result = []
     for lane in sorted(lanes):
         events = sorted(lanes[lane].values(), key=_time_key)

@@ -22,6 +22,7 @@ from plogscan.model import (
     finding_order,
     order_findings,
 )
+from plogscan.report.i18n import level_word, listing, tr
 
 # Keys of Diagnosis.extra written by plogscan.baseline.apply_baseline.
 EXTRA_SUPPRESSED = "suppressed"  # list[Finding] removed from findings by the baseline
@@ -97,15 +98,19 @@ def counts_by_verdict(findings: Iterable[Finding]) -> dict[str, int]:
 
 
 def verdict_line(diagnosis: Diagnosis) -> str:
-    """One sentence: FAIL/PASS, the counts by level, the ``--fail-on`` threshold, the exit code."""
+    """One sentence: FAIL/PASS, the counts by level, the ``--fail-on`` threshold, the exit code
+    (in the diagnosis language)."""
+    lang = diagnosis.lang
     counts = counts_by_level(diagnosis.findings)
-    parts = [f"{counts[lv.value]} {lv.value}" for lv in LEVELS_DESC if counts[lv.value]]
+    parts = [tr(lang, "{n} {level}", n=counts[lv.value], level=level_word(lang, lv))
+             for lv in LEVELS_DESC if counts[lv.value]]
     not_evaluable = counts_by_verdict(diagnosis.findings)[Verdict.NOT_EVALUABLE.value]
-    what = ", ".join(parts) if parts else "no findings"
+    what = listing(lang, parts) if parts else tr(lang, "no findings")
     if not_evaluable:
-        what += f" ({not_evaluable} not evaluable)"
+        what += tr(lang, " ({n} not evaluable)", n=not_evaluable)
     word = "FAIL" if diagnosis.exit_code == 1 else "ERROR" if diagnosis.exit_code >= 2 else "PASS"
-    return f"{word}: {what}; --fail-on {diagnosis.fail_on}, exit code {diagnosis.exit_code}"
+    return tr(lang, "{word}: {what}; --fail-on {fail_on}, exit code {code}", word=tr(lang, word),
+              what=what, fail_on=diagnosis.fail_on, code=diagnosis.exit_code)
 
 
 def fmt_ts(ts: datetime | None) -> str:
@@ -163,12 +168,12 @@ def step_deltas(evidence: Sequence[Evidence]) -> list[float | None]:
 MAX_EVIDENCE_CHARS = 2000  # of one evidence message in the text and JUnit reports
 
 
-def clip(text: str, limit: int = MAX_EVIDENCE_CHARS) -> str:
+def clip(text: str, limit: int = MAX_EVIDENCE_CHARS, lang: str = "en") -> str:
     """``text`` cut to ``limit`` characters, saying how many were left out: a record that
     swallowed a megabyte-long line must not turn a report into a megabyte of that line."""
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… [{len(text) - limit} more characters]"
+    return text[:limit] + tr(lang, "… [{n} more characters]", n=len(text) - limit)
 
 
 def int_ranges(values: Iterable[int]) -> str:
@@ -191,17 +196,19 @@ def join_ints(values: Iterable[int]) -> str:
     return ",".join(str(v) for v in values)
 
 
-def scope_parts(scope: Scope) -> list[str]:
-    """``["ranks 0,1", "pids 4101,4102", "hosts node-a", "devices 0,1"]``, empty parts left out."""
+def scope_parts(scope: Scope, lang: str = "en") -> list[str]:
+    """``["ranks 0,1", "pids 4101,4102", "hosts node-a", "devices 0,1"]``, empty parts left out
+    (the words in ``lang``)."""
     parts = []
-    for name, values in (
-        ("rank", [str(v) for v in scope.ranks]),
-        ("pid", [str(v) for v in scope.pids]),
-        ("host", list(scope.hosts)),
-        ("device", [str(v) for v in scope.devices]),
+    for one, many, values in (
+        ("rank {ranks}", "ranks {ranks}", [str(v) for v in scope.ranks]),
+        ("pid {pids}", "pids {pids}", [str(v) for v in scope.pids]),
+        ("host {hosts}", "hosts {hosts}", list(scope.hosts)),
+        ("device {devices}", "devices {devices}", [str(v) for v in scope.devices]),
     ):
         if values:
-            parts.append(f"{name}{'s' if len(values) > 1 else ''} {','.join(values)}")
+            name = one.split()[0] + "s"
+            parts.append(tr(lang, many if len(values) > 1 else one, **{name: ",".join(values)}))
     return parts
 
 

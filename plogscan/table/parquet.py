@@ -19,7 +19,8 @@ import pyarrow.parquet as pq
 from plogscan.errors import InputError
 from plogscan.ingest.facts import as_whole, facts_of
 from plogscan.ingest.pipeline import Ingest
-from plogscan.model import FileStats, IngestSummary, SkippedFile
+from plogscan.model import FileStats, IngestSummary, LimitHit, SkippedFile
+from plogscan.outputs.atomic import Replacement
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
 from plogscan.table.dataset import is_dataset, read_dataset, stored_dataset_inputs
 
@@ -82,11 +83,13 @@ Aligner = Callable[[pa.Table], pa.Array]
 def inputs_json(summary: IngestSummary) -> str:
     """The per-file accounting of an ingest run, for the Parquet footer (deterministic)."""
     return json.dumps({"files": [dataclasses.asdict(f) for f in summary.files],
-                       "skipped": [dataclasses.asdict(s) for s in summary.skipped]},
+                       "skipped": [dataclasses.asdict(s) for s in summary.skipped],
+                       "limits": [dataclasses.asdict(h) for h in summary.limits]},
                       sort_keys=True, separators=(",", ":"))
 
 
-def stored_inputs(handle: pq.ParquetFile) -> tuple[list[FileStats], list[SkippedFile]]:
+def stored_inputs(handle: pq.ParquetFile
+                  ) -> tuple[list[FileStats], list[SkippedFile], list[LimitHit]]:
     """The accounting ``ingest`` stored in an event table (none for tables without it)."""
     try:
         metadata = handle.metadata.metadata or {}
@@ -94,9 +97,10 @@ def stored_inputs(handle: pq.ParquetFile) -> tuple[list[FileStats], list[Skipped
         files = [FileStats(**{**f, "problems": tuple(f.get("problems", ()))})
                  for f in document.get("files", [])]
         skipped = [SkippedFile(**s) for s in document.get("skipped", [])]
+        limits = [LimitHit(**h) for h in document.get("limits", [])]
     except (OSError, pa.ArrowInvalid, ValueError, TypeError, AttributeError):
-        return [], []  # unreadable or foreign accounting: the table's rows still count
-    return files, skipped
+        return [], [], []  # unreadable or foreign accounting: the table's rows still count
+    return files, skipped, limits
 
 
 def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBatch]:
@@ -148,7 +152,14 @@ class EventWriter:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self._writer = _parquet_writer(path)
+        # The table is written under a temporary name and renamed into place by a successful
+        # ``close``: an interrupted or failed run leaves no partial table behind.
+        self._file = Replacement(path)
+        try:
+            self._writer = _parquet_writer(self._file.temp)
+        except BaseException:
+            self._file.discard()
+            raise
         self._pending: list[pa.RecordBatch] = []
         self._rows = 0
         self._failed = False  # a write failed: the file is unusable, nothing more goes in
@@ -172,29 +183,37 @@ class EventWriter:
 
     def close(self, inputs: IngestSummary | None = None, *, aligner: Aligner | None = None,
               offsets: dict[str, int] | None = None) -> None:
-        """Write what is left; ``inputs`` (the run's accounting) goes into the footer.
+        """Finish the table: ``inputs`` (the run's accounting) goes into the footer and the
+        file takes its name. Without ``inputs`` the run did not complete: nothing is kept.
 
         With ``offsets`` (host -> µs) of which some is not zero, the file is rewritten row
         group by row group with ``ts_aligned`` from ``aligner``; the offsets go into the
-        footer. After a failed write only the file is closed, quietly: the failure was raised
-        already, and a second error about the same file would hide it."""
-        if self._failed:
+        footer. After a failed write only the file is closed and removed, quietly: the
+        failure was raised already, and a second error about the same file would hide it."""
+        if self._failed or inputs is None:
             with contextlib.suppress(pa.ArrowException, OSError):
                 self._writer.close()
+            self._file.discard()
             return
-        self._flush()
-        footer = {}
-        if inputs is not None:
-            footer[INPUTS_KEY] = inputs_json(inputs)
-        if offsets:
-            footer[CLOCK_KEY] = json.dumps(dict(sorted(offsets.items())), separators=(",", ":"))
-        realign = aligner is not None and any(offsets.values()) if offsets else False
-        if footer and not realign:
-            self._writer.add_key_value_metadata(footer)
-        self._writer.close()
-        if realign:
-            assert aligner is not None
-            _rewrite_aligned(self.path, aligner, footer)
+        try:
+            self._flush()
+            footer = {INPUTS_KEY: inputs_json(inputs)}
+            if offsets:
+                footer[CLOCK_KEY] = json.dumps(dict(sorted(offsets.items())),
+                                               separators=(",", ":"))
+            realign = aligner is not None and any(offsets.values()) if offsets else False
+            if not realign:
+                self._writer.add_key_value_metadata(footer)
+            self._writer.close()
+            if realign:
+                assert aligner is not None
+                _rewrite_aligned(self._file.temp, aligner, footer)
+            self._file.commit()
+        except BaseException:
+            with contextlib.suppress(pa.ArrowException, OSError):
+                self._writer.close()
+            self._file.discard()
+            raise
 
 
 def _parquet_writer(path: str) -> pq.ParquetWriter:

@@ -4,6 +4,13 @@
 (function () {
   "use strict";
 
+  /* A report in another language than English names its words on the root element
+   * (data-word-*); English ones are the defaults here. */
+  function word(name, english) {
+    var text = document.documentElement.getAttribute("data-word-" + name);
+    return text === null ? english : text;
+  }
+
   function setupEvents() {
     var table = document.getElementById("events-table");
     if (!table || !table.tBodies.length) { return; }
@@ -25,7 +32,8 @@
         row.hidden = !ok;
         if (ok) { shown += 1; }
       });
-      count.textContent = shown + " of " + rows.length + " rows shown";
+      count.textContent = word("rows-shown", "{shown} of {total} rows shown")
+        .replace("{shown}", String(shown)).replace("{total}", String(rows.length));
     }
 
     /* type "num": a number; "loc": "path:line", by path then line number; else text. */
@@ -83,8 +91,8 @@
 
   function copyText(text, button) {
     function done(ok) {
-      button.textContent = ok ? "Copied" : "Copy failed";
-      window.setTimeout(function () { button.textContent = "Copy"; }, 1500);
+      button.textContent = ok ? word("copied", "Copied") : word("copy-failed", "Copy failed");
+      window.setTimeout(function () { button.textContent = word("copy", "Copy"); }, 1500);
     }
     function fallback() {
       var area = document.createElement("textarea");

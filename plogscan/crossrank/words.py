@@ -1,0 +1,121 @@
+"""The sentences the cross-rank stage writes into its results, in every report language.
+
+Suspect reasons, notes, the missing-host advice, clock flag details and the "what" of a
+timeout that is shorter than a gap: the stage composes them from these templates, keyed by
+their English form (``plogscan.lang.Catalogue``), so an English result is exactly the English
+template filled and a Chinese one follows the diagnosis language the way the code tables do.
+``WORDS[lang]`` translates every template (tested); values (labels, communicators, IPs, times)
+are filled in as they are. Keys with ``{name}`` are format strings.
+"""
+
+from __future__ import annotations
+
+from plogscan.lang import Catalogue
+
+WORDS: dict[str, dict[str, str]] = {
+    "zh": {
+        # signals: errors
+        "{text}: a real error, not a timeout; it outranks every rank that only waited":
+            "{text}：这是真实的错误而非超时，优先于所有仅在等待的 rank",
+        "the only non-timeout error of the attempt": "本次运行中唯一的非超时错误",
+        "the earliest non-timeout error of the attempt on aligned clocks, {delta} before the "
+        "next one ({label}; clock uncertainty ±{margin})":
+            "按对齐后的时钟，这是本次运行中最早的非超时错误，比下一个错误（{label}）早 {delta}"
+            "（时钟不确定度 ±{margin}）",
+        # signals: heartbeats
+        "the cluster heartbeat names {culprit} ({status}), which the input does not contain":
+            "集群心跳指出了 {culprit}（{status}），但输入中没有它的日志",
+        "HCCL's cluster heartbeat names it ({culprit}, {status})":
+            "HCCL 集群心跳指出了它（{culprit}，{status}）",
+        "abnormal": "异常",
+        # signals: waits
+        "{label} waits for a peer that cannot exist: {why} ({where})":
+            "{label} 在等待一个不可能存在的对端：{why}（{where}）",
+        "it waits for its own secondary stream (remote rank: local): the task on its other "
+        "stream never finished":
+            "它在等待自身的从流（日志中 remote rank 为 local）：其另一条流上的任务一直没有完成",
+        "mutual wait at link set-up: {names}": "建链时相互等待：{names}",
+        "the chain of waits ends here: it waits for {peer} (rank {rank}), which the input does "
+        "not contain": "等待链止于此：它在等待 {peer}（rank {rank}），而输入中没有该对端",
+        "the chain of waits ends here: it waits for {peer}, which the input does not contain":
+            "等待链止于此：它在等待 {peer}，而输入中没有该对端",
+        "the chain of waits ends here: {n} rank(s) wait for it and it waits for nobody":
+            "等待链止于此：{n} 个 rank 在等待它，而它不等待任何 rank",
+        "{text} ({labels})": "{text}（{labels}）",
+        "{text} ({labels} and {n} more)": "{text}（{labels} 等，另有 {n} 个）",
+        # signals: positions
+        "its failed task is at op index {low} while {ranks} is at {high}: {behind} "
+        "collective(s) behind (the smallest index is the likely root)":
+            "其失败任务的算子序号为 {low}，而 {ranks} 已到 {high}：落后 {behind} 个集合通信"
+            "（序号最小者最可能是根因）",
+        "its failed task is at op index {low} while {ranks} are at {high}: {behind} "
+        "collective(s) behind (the smallest index is the likely root)":
+            "其失败任务的算子序号为 {low}，而 {ranks} 已到 {high}：落后 {behind} 个集合通信"
+            "（序号最小者最可能是根因）",
+        "its failed task runs under tag {tag} while the others run {common}: a different "
+        "collective": "其失败任务的标签为 {tag}，而其他 rank 为 {common}：执行的是另一个集合通信",
+        # signals: silence and odd ranks
+        "rank {rank} of communicator {comm} logged neither an error nor a timeout while its "
+        "peers waited":
+            "通信域 {comm} 的 rank {rank} 在其对端等待期间既没有记录错误，也没有记录超时",
+        "{text}; its last record is {delta} before the first timeout":
+            "{text}；其最后一条记录比首个超时早 {delta}",
+        "{key} is {value} here and {common} on the other ranks":
+            "{key} 在此为 {value}，在其他 rank 上为 {common}",
+        "(empty)": "（空）",
+        "it never entered collective {seq} of communicator {comm}, which the other ranks "
+        "entered": "它没有进入通信域 {comm} 的第 {seq} 个集合通信，而其他 rank 都进入了",
+        "collective {seq} of communicator {comm}: it entered {kind} {mine} where the others "
+        "entered {theirs}":
+            "通信域 {comm} 的第 {seq} 个集合通信：它进入时的{kind}为 {mine}，"
+            "而其他 rank 为 {theirs}",
+        "op": "算子",
+        "count": "数据量",
+        "dtype": "数据类型",
+        # the wait graph
+        "rank {peer} is not in communicator {comm} of {size} ranks ({ip})":
+            "rank {peer} 不在共 {size} 个 rank 的通信域 {comm} 中（{ip}）",
+        "rank {peer} is not in its communicator of {size} ranks ({ip})":
+            "rank {peer} 不在其所在的共 {size} 个 rank 的通信域中（{ip}）",
+        "no IP": "无 IP",
+        # problems read from the summary
+        "link set-up wait": "建链等待",
+        "Notify Wait timeout": "Notify Wait 超时",
+        "{task} task exception": "{task} 任务异常",
+        # who is missing
+        "collect each missing host's CANN logs: $HOME/ascend/log (or ASCEND_PROCESS_LOG_PATH) "
+        "with debug/ and run/ (plog/ and device-<id>/), and the job's stdout of every rank":
+            "收集每台缺失主机的 CANN 日志：$HOME/ascend/log（或 ASCEND_PROCESS_LOG_PATH）下的 "
+            "debug/ 与 run/（其中的 plog/ 与 device-<id>/），以及每个 rank 的作业标准输出",
+        "the input holds {present} of the {size} ranks of communicator {comm}; ranks {ranks} are "
+        "not in it: collect their logs":
+            "通信域 {comm} 共有 {size} 个 rank，输入中只有 {present} 个；rank {ranks} 不在其中："
+            "请收集它们的日志",
+        "the input holds {present} of the {size} ranks of communicator {comm}; ranks {ranks} are "
+        "not in it ({named}): collect their logs":
+            "通信域 {comm} 共有 {size} 个 rank，输入中只有 {present} 个；rank {ranks} 不在其中"
+            "（{named}）：请收集它们的日志",
+        "rank {rank} (device IP {ip})": "rank {rank}（设备 IP {ip}）",
+        "hosts {hosts} are named by the logs but not in the input":
+            "日志中提到了主机 {hosts}，但输入中没有它们的日志",
+        "{label} is in the input but went silent while its peers waited: check whether its "
+        "process hung or exited (py-spy dump --pid, npu-smi info, the job's stdout of that rank)":
+            "{label} 在输入中，但在其对端等待期间没有任何记录：请检查其进程是否挂起或已退出"
+            "（py-spy dump --pid、npu-smi info、该 rank 的作业标准输出）",
+        # clocks
+        "{n} record(s) stamped in 1970: a device clock not yet synchronised; they are left out "
+        "of every ordering":
+            "{n} 条记录的时间戳在 1970 年：设备时钟尚未同步；这些记录不参与任何排序",
+        "offset {offset} s is larger than {name} ({limit} s): the clocks disagree, or the ranks "
+        "reached this point further apart than the timeout allows":
+            "时钟偏移 {offset} 秒大于 {name}（{limit} 秒）：要么各主机的时钟不一致，要么各 rank "
+            "到达此处的时间差超出了该超时所允许的范围",
+        # settings
+        "rendezvous of communicator {comm}": "通信域 {comm} 的初始化同步",
+        "entries of collective {seq} on communicator {comm}":
+            "通信域 {comm} 上第 {seq} 个集合通信的入口",
+        "the ranks' Notify Wait timeouts": "各 rank 的 Notify Wait 超时",
+    },
+}
+
+say = Catalogue("crossrank", WORDS)
