@@ -45,6 +45,7 @@ from plogscan.table.parquet import EventWriter, event_batches
 FAIL_ON = ("info", "warning", "error", "critical", "never")
 COALESCE_ROWS = 65536  # small batches are joined up to this many rows before the rules run
 COALESCE_BYTES = 16 << 20
+COALESCE_BATCHES = 256  # small batches waiting at most, before they are joined
 
 
 class NothingRead(InputError):
@@ -62,16 +63,26 @@ def coalesced(batches: Iterable[pa.RecordBatch], rows: int = COALESCE_ROWS,
 
     Ingest yields at least one batch per file, and every rule costs a few Arrow calls per
     batch: a tree of thousands of one-line files would otherwise cost thousands of rule passes.
+    Every ``COALESCE_BATCHES`` waiting batches are joined at once: each batch object costs
+    kilobytes of its own (its schema and one array object per column) whatever its rows, so
+    65,536 one-row batches waiting for their row count held hundreds of MB.
     """
     pending: list[pa.RecordBatch] = []
+    small: list[pa.RecordBatch] = []  # the latest batches, not yet joined
     count = size = 0
     for batch in batches:
-        pending.append(batch)
+        small.append(batch)
         count += batch.num_rows
         size += batch.nbytes
+        if len(small) >= COALESCE_BATCHES:
+            pending.append(pa.concat_batches(small))
+            small = []
         if count >= rows or size >= nbytes:
+            pending += small
+            small = []
             yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
             pending, count, size = [], 0, 0
+    pending += small
     if pending:
         yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
 

@@ -10,6 +10,7 @@ Log text is kept verbatim: JSON escaping makes it safe, and consumers get the re
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from plogscan import __version__
@@ -29,6 +30,7 @@ from plogscan.report.view import (
 from plogscan.textsafe import json_text
 
 SCHEMA_VERSION = 2
+MAX_FILE_STATS = 20000  # files whose accounting is listed one by one; past it only counted
 
 
 def schema_path() -> Path:
@@ -104,6 +106,9 @@ def _unexplained(template: dict) -> dict:
 
 def _inputs(diagnosis: Diagnosis) -> dict:
     inputs = diagnosis.inputs
+    listed = listed_files(inputs.files)
+    omitted = {"file_stats_omitted": len(inputs.files) - len(listed)} \
+        if len(listed) < len(inputs.files) else {}
     return {
         "paths": list(inputs.paths),
         "files": len(inputs.files),
@@ -111,10 +116,31 @@ def _inputs(diagnosis: Diagnosis) -> dict:
         "records": inputs.records,
         "unparsed_lines": inputs.unparsed_lines,
         "skipped_files": [{"path": s.path, "reason": s.reason} for s in inputs.skipped],
-        "file_stats": [_file(f) for f in sorted(inputs.files, key=lambda f: f.path)],
+        "file_stats": [_file(f) for f in listed],
+        **omitted,
         "limits": [{"limit": h.limit, "option": h.option, "value": h.value, "path": h.path,
                     "detail": h.detail} for h in inputs.limits],
     }
+
+
+def listed_files(files: Sequence[FileStats], cap: int | None = None) -> list[FileStats]:
+    """The files whose accounting the report lists one by one, in path order: all of them up
+    to ``MAX_FILE_STATS``; past it, the files with something to say first (problems, unparsed
+    or cut lines, decode errors, NUL bytes, bad clocks), then the others in path order. The
+    totals (files, lines, records, unparsed lines) always count every file; a tree of 100,000
+    one-line files would otherwise make a report of 50 MB, most of it zeros."""
+    cap = MAX_FILE_STATS if cap is None else cap
+    ordered = sorted(files, key=lambda f: f.path)
+    if len(ordered) <= cap:
+        return ordered
+    notable = [f for f in ordered if _notable(f)][:cap]
+    rest = [f for f in ordered if not _notable(f)][:cap - len(notable)]
+    return sorted(notable + rest, key=lambda f: f.path)
+
+
+def _notable(f: FileStats) -> bool:
+    return bool(f.problems or f.unparsed_lines or f.decode_errors or f.nul_bytes
+                or f.truncated_lines or f.invalid_timestamps or f.epoch_clock_records)
 
 
 def _file(stats: FileStats) -> dict:

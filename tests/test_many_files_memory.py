@@ -1,0 +1,69 @@
+"""Bounded state for trees of many small files.
+
+Two things grew with the number of files: the batches waiting to be joined before the rules
+run (one object per file, each costing kilobytes whatever its rows), and the JSON report's
+per-file accounting (one entry per file). The first is joined every ``COALESCE_BATCHES``
+batches; the second lists at most ``MAX_FILE_STATS`` files, those with something to say
+first, and counts the rest while the totals still cover every file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pyarrow as pa
+from click.testing import CliRunner
+
+import plogscan.report.json_report as json_report
+from plogscan.cli import cli
+from plogscan.diagnose import COALESCE_BATCHES, coalesced
+from plogscan.model import FileStats
+from plogscan.report.json_report import listed_files, schema_path
+
+
+def test_coalescing_joins_small_batches_before_many_wait(monkeypatch) -> None:
+    joined: list[int] = []
+    concat = pa.concat_batches
+
+    def counting(batches):
+        joined.append(len(batches))
+        return concat(batches)
+
+    monkeypatch.setattr(pa, "concat_batches", counting)
+    small = [pa.record_batch({"line": [i], "text": [f"r{i}"]}) for i in range(1000)]
+    out = list(coalesced(iter(small), rows=600))
+    assert max(joined) <= COALESCE_BATCHES
+    assert [b.num_rows for b in out] == [600, 400]
+    assert pa.Table.from_batches(out).column("line").to_pylist() == list(range(1000))
+
+
+def test_listing_keeps_the_files_with_something_to_say_first() -> None:
+    files = [FileStats(f"f{i:02d}.log", "plog", lines=1) for i in range(12)]
+    files[9] = FileStats("f09.log", "plog", lines=3, unparsed_lines=1)
+    files[11] = FileStats("f11.log", "plog", problems=("gzip stream truncated",))
+    assert listed_files(files, cap=20) == sorted(files, key=lambda f: f.path)
+    shown = [f.path for f in listed_files(list(reversed(files)), cap=4)]
+    assert shown == ["f00.log", "f01.log", "f09.log", "f11.log"]
+
+
+def test_the_report_counts_the_files_it_does_not_list(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(json_report, "MAX_FILE_STATS", 5)
+    for i in range(12):
+        folder = tmp_path / f"rank_{i}" / "process_log" / "run" / "plog"
+        folder.mkdir(parents=True)
+        text = (f"[ERROR] GE({1000 + i},python3):2026-05-01-10:00:0{i % 10}.000.000 "
+                "[ge.cc:640]1 Run:done\n").encode()
+        if i == 7:
+            text = text.replace(b"done", b"d\xffne")  # one invalid UTF-8 byte
+        (folder / f"plog-{1000 + i}_20260501100000000.log").write_bytes(text)
+    result = CliRunner().invoke(cli, ["diagnose", str(tmp_path), "--format", "json",
+                                      "--quiet", "--fail-on", "never"], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    jsonschema.validate(document, json.loads(schema_path().read_text()))
+    inputs = document["inputs"]
+    assert inputs["files"] == 12 and inputs["lines"] == 12
+    assert len(inputs["file_stats"]) == 5 and inputs["file_stats_omitted"] == 7
+    assert any(f["decode_errors"] == 1 and "rank_7" in f["path"] for f in inputs["file_stats"])
