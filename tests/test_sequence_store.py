@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
 import pytest
 
 from plogscan.diagnose import run
@@ -63,3 +65,21 @@ def test_spilled_candidates_give_the_same_findings(seed: int, tmp_path: Path,
     spilled = run([str(root)])
     monkeypatch.setattr(seqstore, "eligible", lambda rule: False)
     assert render(spilled, "json") == render(run([str(root)]), "json")
+
+
+def test_spilled_rows_are_read_back_batch_by_batch(tmp_path: Path) -> None:
+    path = str(tmp_path / "spill.arrow")
+    sizes = [3, 0, 5, 1, 4]
+    schema = pa.schema([("line", pa.int64()), ("message", pa.string())])
+    with pa.ipc.new_file(path, schema) as writer:
+        start = 0
+        for n in sizes:
+            rows = list(range(start, start + n))
+            writer.write_batch(pa.record_batch([pa.array(rows, pa.int64()),
+                                                pa.array([f"m{r}" for r in rows])], schema=schema))
+            start += n
+    keep = np.array([0, 2, 3, 7, 8, 12], np.int64)
+    table = pa.Table.from_batches(seqstore._read_kept(path, keep), schema=schema)
+    assert table.column("line").to_pylist() == keep.tolist()
+    assert table.column("message").to_pylist() == [f"m{r}" for r in keep]
+    assert seqstore._read_kept(path, np.array([], np.int64)) == []
