@@ -104,3 +104,18 @@ def test_small_stdout_files_with_colour_codes(tmp_path: Path,
     grouped, grouped_summary = _ingest([str(tmp_path / "logs")], True, monkeypatch)
     assert grouped_summary == alone_summary
     assert grouped.to_pylist() == alone.to_pylist()
+
+
+def test_a_group_hands_on_its_records_and_facts_in_one_chunk(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "logs", ["plain", "blank-edges", "bad-utf8"], per_kind=20)
+    from plogscan.engine.ruleset import load_rules
+    from plogscan.engine.selector import Selector
+
+    ingest = Ingest(workers=1)
+    batches = list(ingest.batches([str(root / "rank_0")]))
+    assert len(ingest.summary.files) == 60
+    assert len(batches) == 1 and batches[0].num_rows == 60
+    facts: list[pa.Table] = []  # what diagnose's reduced parse hands on besides the records
+    reduced = Ingest(workers=1, reducer=Selector(load_rules([])), on_facts=facts.append)
+    list(reduced.batches([str(root / "rank_0")]))
+    assert facts and all(table.column(0).num_chunks == 1 for table in facts)

@@ -322,8 +322,9 @@ class Ingest:
         """The files of a small-file group, finished in order; their records as one table."""
         outcomes = item.future.result()
         facts = [o.facts for o in outcomes if o.facts is not None and o.facts.num_rows]
-        if facts and self.on_facts is not None:
-            self.on_facts(pa.concat_tables(facts))
+        if facts and self.on_facts is not None:  # one chunk, not one per file: each Arrow
+            # call on the group's facts would otherwise loop over thousands of tiny chunks
+            self.on_facts(pa.concat_tables(facts).combine_chunks())
         for state, outcome in zip(item.states, outcomes, strict=True):
             if self.on_progress:
                 self.on_progress("bytes", outcome.stats.get("bytes", 0))
@@ -337,8 +338,8 @@ class Ingest:
                 state.saving = (state.saving[0], outcome.digest)
             self._finish(state)
         tables = [o.records for o in outcomes if o.records.num_rows]
-        if tables:
-            yield from _batches(pa.concat_tables(tables))
+        if tables:  # the group's records as one batch (see coalesced in diagnose)
+            yield from _batches(pa.concat_tables(tables).combine_chunks())
 
     def _emit(self, state: FileState, table: pa.Table) -> Iterator[pa.RecordBatch]:
         if state.saving is not None:
