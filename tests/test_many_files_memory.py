@@ -67,3 +67,26 @@ def test_the_report_counts_the_files_it_does_not_list(tmp_path: Path, monkeypatc
     assert inputs["files"] == 12 and inputs["lines"] == 12
     assert len(inputs["file_stats"]) == 5 and inputs["file_stats_omitted"] == 7
     assert any(f["decode_errors"] == 1 and "rank_7" in f["path"] for f in inputs["file_stats"])
+
+
+def test_a_cached_rerun_counts_the_files_facts_in_bulk(tmp_path: Path, monkeypatch) -> None:
+    from plogscan.crossrank import gather
+    from plogscan.diagnose import run
+    from plogscan.report import render
+
+    for i in range(300):
+        folder = tmp_path / "logs" / f"rank_{i % 4}" / "process_log" / "run" / "plog"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"plog-{1000 + i}_20260501100000000.log").write_text(
+            f"[INFO] GE({1000 + i},python3):2026-05-01-10:00:0{i % 10}.000.000 "
+            "[ge.cc:640]1 Run:done\n")
+    logs, cache = str(tmp_path / "logs"), tmp_path / "cache"
+    first = render(run([logs], cache=cache), "json")
+    calls: list[int] = []
+    counted = gather.count_from_facts
+    monkeypatch.setattr(gather, "count_from_facts",
+                        lambda g, facts: calls.append(facts.num_rows) or counted(g, facts))
+    second = run([logs], cache=cache)
+    assert second.extra["reused_files"] == 300
+    assert render(second, "json") == first
+    assert 1 <= len(calls) <= 3 and sum(calls) >= 300

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
-from plogscan.crossrank.streamfacts import count_from_facts, rows_in_whole
+from plogscan.crossrank.streamfacts import count_from_facts, note_whole, rows_in_whole
 from plogscan.crossrank.summary import Entry, Segment, StreamKey, StreamStats, Summary
 
 MAX_STREAMS = 100_000
@@ -102,6 +102,8 @@ class Gatherer:
         self._pending_rows = self._pending_bytes = 0
         self._count_all = True
         self._whole: dict[str, list[tuple[int, int]]] = {}  # path -> line ranges kept whole
+        self._pending_facts: list[pa.Table] = []  # facts rows not yet counted, in order
+        self._pending_facts_rows = 0
 
     # ------------------------------------------------------------------ per batch
 
@@ -122,6 +124,7 @@ class Gatherer:
             self._flush()
 
     def _flush(self) -> None:
+        self._count_facts()  # streams are counted in arrival order (the cap keeps the first)
         pending, self._pending = self._pending, []
         self._pending_rows = self._pending_bytes = 0
         if pending:
@@ -190,8 +193,19 @@ class Gatherer:
         return out
 
     def consume_facts(self, facts: pa.Table) -> None:
-        """Count the streams of the records a facts table summarizes (``streamfacts``)."""
-        count_from_facts(self, facts)
+        """Count the streams the facts summarize (``streamfacts``): chunks kept whole noted
+        at once, the other rows in bulk (a cached rerun hands on a table per file)."""
+        rows = note_whole(self, facts)
+        if rows.num_rows:
+            self._pending_facts.append(rows)
+            self._pending_facts_rows += rows.num_rows
+            if self._pending_facts_rows >= JOIN_ROWS:
+                self._count_facts()
+
+    def _count_facts(self) -> None:
+        pending, self._pending_facts, self._pending_facts_rows = self._pending_facts, [], 0
+        if pending:
+            count_from_facts(self, pa.concat_tables(pending).combine_chunks())
 
     def _in_whole(self, cols: dict[str, pa.Array]) -> np.ndarray:
         return rows_in_whole(self._whole, cols)
@@ -346,6 +360,7 @@ class Gatherer:
     # ------------------------------------------------------------------ result
 
     def summary(self) -> Summary:
+        self._count_facts()
         self._flush()
         streams = tuple(StreamStats(
             key=k, kind=s.kind, host=s.host, rank=s.rank, device=s.device, first_ts=s.first_ts,

@@ -19,17 +19,26 @@ import pyarrow.compute as pc
 from plogscan.crossrank.summary import StreamKey
 
 
+def note_whole(gatherer: Any, facts: pa.Table) -> pa.Table:
+    """Note the line ranges of the chunks a facts table says were handed on whole (their
+    records are counted from the records, so this must come before them), and return the
+    other rows, to be counted by ``count_from_facts``."""
+    whole = facts.column("whole").to_numpy(zero_copy_only=False)
+    if not whole.any():
+        return facts
+    for path, first, last in zip(*(facts.column(n).filter(pa.array(whole)).to_pylist()
+                                   for n in ("path", "first_line", "last_line")),
+                                 strict=True):
+        gatherer._whole.setdefault(path or "", []).append((first, last))
+    return facts.filter(pa.array(~whole))
+
+
 def count_from_facts(gatherer: Any, facts: pa.Table) -> None:
     """Count the streams (path, pid) of the records a facts table summarizes
     (``ingest.facts.facts_of``), as ``consume`` counts them from the records; job stdout
-    and system logs are counted from their records instead."""
-    whole = facts.column("whole").to_numpy(zero_copy_only=False)
-    if whole.any():
-        for path, first, last in zip(*(facts.column(n).filter(pa.array(whole)).to_pylist()
-                                       for n in ("path", "first_line", "last_line")),
-                                     strict=True):
-            gatherer._whole.setdefault(path or "", []).append((first, last))
-    rows = facts.filter(pa.array(~whole))
+    and system logs are counted from their records instead. The counts are minima, maxima
+    and sums: facts tables may be counted in bulk, later, in their order."""
+    rows = note_whole(gatherer, facts)
     if rows.num_rows == 0:
         return
     error = pc.if_else(pc.fill_null(pc.equal(rows.column("level"), "ERROR"), False),
