@@ -32,6 +32,7 @@ from plogscan.console import color_wanted, progress_bar, warn
 from plogscan.diagnose import FAIL_ON, NothingRead, run
 from plogscan.lang import ENV_VAR, LANGS, locale_lang
 from plogscan.report import Format, render, write_all
+from plogscan.report.i18n import tr
 
 
 @click.command("diagnose")
@@ -117,18 +118,19 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     if events_out:
         prepare_output(events_out, "event table", inputs=paths)
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
+    lang = lang or locale_lang()
     with progress_bar(not quiet, input_size([p for p in paths if not p.endswith(".parquet")])
                       ) as advance:
         try:
             diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
                             processes=parallel == "processes",
                             on_progress=advance, events_out=events_out,
-                            lang=lang or locale_lang(), clock_offsets=clock_offsets,
+                            lang=lang, clock_offsets=clock_offsets,
                             clock_reference=clock_reference,
                             cache=cache_dir(cache, no_cache), executor=executor,
                             limits=limits, redactor=redactor)  # type: ignore[arg-type]
         except NothingRead as err:
-            report_problems(err.summary)
+            report_problems(err.summary, lang=lang)
             raise
         finally:
             if executor is not None:
@@ -144,7 +146,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
         from plogscan.redact.values import redact_diagnosis
 
         diagnosis = redact_diagnosis(diagnosis, redactor)
-    report_problems(diagnosis.inputs)
+    report_problems(diagnosis.inputs, lang=lang)
     if output_dir:
         try:
             written = write_all(diagnosis, Path(output_dir), verbose=verbose,
@@ -152,7 +154,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
         except OSError as err:
             raise cannot_write("reports", err.filename or output_dir, err) from None
         for path in written:
-            click.echo(f"wrote {path}", err=True)
+            click.echo(tr(lang, "wrote {path}", path=path), err=True)
     to_terminal = output is None and sys.stdout.isatty()
     text = render(diagnosis, fmt, verbose=verbose, show_all=show_all,
                   width=width or (None if not to_terminal else click.get_terminal_size()[0]),

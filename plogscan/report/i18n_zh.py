@@ -230,6 +230,25 @@ UI_ZH: dict[str, str] = {
     "No remediation recorded for this rule.": "该规则没有记录处置建议。",
     "root cause: {rule} ({incident})": "根因：{rule}（{incident}）",
     "skipped {path}: {reason}": "已跳过 {path}：{reason}",
+    # stderr while reading (cli.common.report_problems)
+    "skipped {n} file(s) that are not logs (e.g. {path}); {listed}":
+        "跳过了 {n} 个不是日志的文件（例如 {path}）；{listed}",
+    "skipped {n} files: {reason} (e.g. {path}); {listed}":
+        "跳过了 {n} 个文件：{reason}（例如 {path}）；{listed}",
+    "{n} files: {problem} (e.g. {path}); {listed}":
+        "{n} 个文件：{problem}（例如 {path}）；{listed}",
+    "{n} more problem(s) inside files; {listed}": "文件内还有 {n} 个问题；{listed}",
+    "{n} invalid UTF-8 sequence(s) replaced": "替换了 {n} 处无效的 UTF-8 序列",
+    "{n} NUL byte(s) removed": "删除了 {n} 个 NUL 字节",
+    "invalid UTF-8 sequence(s) replaced": "无效的 UTF-8 序列已被替换",
+    "NUL byte(s) removed": "NUL 字节已被删除",
+    "the report's inputs section lists them": "报告的输入部分列出了全部",
+    "plogscan diagnose lists them in its report's inputs section":
+        "plogscan diagnose 的报告在输入部分列出了全部",
+    "wrote {path}": "已写入 {path}",
+    "--stats lists them": "--stats 列出了全部",
+    "plogscan ingest --stats lists them": "plogscan ingest --stats 列出了全部",
+    "`plogscan ingest --stats` lists them": "`plogscan ingest --stats` 列出了全部",
     "{head}: not evaluable": "{head}：无法判定",
     "{head}. Missing: {missing}": "{head}。缺少：{missing}",
     "{head}. {description}": "{head}。{description}",
