@@ -339,3 +339,32 @@ def test_stderr_while_reading_is_chinese(tmp_path: Path) -> None:
     assert "跳过了" in stderr and "已写入" in stderr, stderr
     data = {str(tmp_path), "UTF-8", "NUL", "README.md"}
     assert not z.leftovers(stderr.replace("plogscan:", ""), data), stderr
+
+
+@pytest.mark.parametrize(("argv", "english"), [
+    (["diagnose", "{tmp}/README.md"], "nothing could be read from the given paths"),
+    (["explain", "9999999"], "unknown code '9999999'"),
+    (["rules", "show", "NO_SUCH_RULE"], "no rule 'NO_SUCH_RULE'"),
+    (["diagnose", "{tmp}/plog-1_1.log", "-o", "{tmp}/plog-1_1.log"],
+     "refusing to overwrite the input file"),
+])
+def test_errors_follow_the_language(tmp_path: Path, argv: list[str], english: str) -> None:
+    """A command's error (message, help and labels) is Chinese under --lang zh, English
+    otherwise; only data (paths, codes, ids, options) stays in Latin letters."""
+    from click.testing import CliRunner
+
+    from plogscan.cli import cli
+
+    (tmp_path / "README.md").write_text("notes\n")
+    (tmp_path / "plog-1_1.log").write_bytes(
+        b"[ERROR] HCCL(1,python):2024-01-01-00:00:00.000.000 [a.cc:1] [1][1] x\n")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    plain = CliRunner(env={"PLOGSCAN_LANG": "en"}).invoke(cli, [*args, "--lang", "en"])
+    chinese = CliRunner().invoke(cli, [*args, "--lang", "zh"])
+    assert plain.exit_code == chinese.exit_code == 2
+    assert english in plain.stderr and "error: " in plain.stderr
+    assert "错误：" in chinese.stderr, chinese.stderr
+    error = chinese.stderr[chinese.stderr.index("错误："):]
+    data = {str(tmp_path), "9999999", "NO_SUCH_RULE", ".parquet", "plogscan explain --help"}
+    data |= set(re.findall(r"\b[A-Z]+[0-9]+\b|EI9999|EL9999|EZ9999", error))
+    assert not z.leftovers(error, data), error

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from plogscan.cache.location import cache_dir
-from plogscan.cli import redaction
+from plogscan.cli import redaction, speak
 from plogscan.cli.common import (
     cache_options,
     cannot_write,
@@ -30,7 +30,7 @@ from plogscan.cli.common import (
 from plogscan.cli.redaction import redact_options
 from plogscan.console import color_wanted, progress_bar, warn
 from plogscan.diagnose import FAIL_ON, NothingRead, run
-from plogscan.lang import ENV_VAR, LANGS, locale_lang
+from plogscan.lang import ENV_VAR, LANGS
 from plogscan.report import Format, render, write_all
 from plogscan.report.i18n import tr
 
@@ -104,6 +104,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       2  could not run: bad rule file, unreadable input, bad option
     """
     # Everything that can be checked before the (possibly long) run is checked first.
+    lang = speak(lang)
     limits = limits_from(more)
     redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
     baseline = None
@@ -118,7 +119,6 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     if events_out:
         prepare_output(events_out, "event table", inputs=paths)
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
-    lang = lang or locale_lang()
     with progress_bar(not quiet, input_size([p for p in paths if not p.endswith(".parquet")])
                       ) as advance:
         try:
