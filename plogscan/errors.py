@@ -11,7 +11,7 @@ lnav style:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 
@@ -41,13 +41,15 @@ class PlogscanError(Exception):
         self.where = where
         self.help = help
 
-    def render(self) -> str:
-        """The error as the text the user sees: message, location, help."""
-        lines = [f"error: {self.message}"]
+    def render(self, translate: Callable[[str], str] | None = None) -> str:
+        """The error as the text the user sees: message, location, help; ``translate`` gives
+        the labels, the message and the help in the user's language (the CLI passes it)."""
+        t = translate or _as_is
+        lines = [t("error: ") + t(self.message)]
         if self.where is not None:
             lines.append(f" --> {self.where}")
         if self.help:
-            lines.append(f"  = help: {self.help}")
+            lines.append(t("  = help: ") + t(self.help))
         return "\n".join(lines)
 
 
@@ -70,10 +72,14 @@ class ErrorGroup(PlogscanError):
         self.errors = list(errors)
         super().__init__(f"{len(self.errors)} error(s)")
 
-    def render(self) -> str:
-        return "\n\n".join(e.render() for e in self.errors)
+    def render(self, translate: Callable[[str], str] | None = None) -> str:
+        return "\n\n".join(e.render(translate) for e in self.errors)
 
 
 def choices(values: Iterable[str]) -> str:
     """Format a closed set of valid values for a help line."""
     return "valid choices are: " + ", ".join(sorted(values))
+
+
+def _as_is(text: str) -> str:
+    return text

@@ -315,3 +315,56 @@ def test_limit_reasons_read_whole_in_chinese(tmp_path: Path) -> None:
         data = {str(tmp_path), "KiB",
                 *(m for m in re.findall(r"\S*plog-\S+|--max-[a-z-]+", text))}
         assert not z.leftovers(shown, data), (text, shown)
+
+
+def test_stderr_while_reading_is_chinese(tmp_path: Path) -> None:
+    """With --lang zh the lines diagnose writes to stderr about what it could not read (the
+    grouped skips, the problems inside files, the reports it wrote) are Chinese too."""
+    from click.testing import CliRunner
+
+    from plogscan.cli import cli
+
+    good = b"[ERROR] HCCL(1,python):2024-01-01-00:00:00.000.000 [a.cc:1] [1][1] x\n"
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "README.md").write_text("notes\n")
+    (logs / "notes.txt").write_bytes(b"\x00\x01\x02" * 400)
+    for n in range(2):
+        (logs / f"plog-{n}_1.log").write_bytes(b"\xff\xfe bad \x00" + good)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["diagnose", str(logs), "--lang", "zh", "--workers", "1",
+                                      "-q", "--output-dir", str(out)])
+    assert result.exit_code in (0, 1), result.output
+    stderr = result.stderr
+    assert "跳过了" in stderr and "已写入" in stderr, stderr
+    data = {str(tmp_path), "UTF-8", "NUL", "README.md"}
+    assert not z.leftovers(stderr.replace("plogscan:", ""), data), stderr
+
+
+@pytest.mark.parametrize(("argv", "english"), [
+    (["diagnose", "{tmp}/README.md"], "nothing could be read from the given paths"),
+    (["explain", "9999999"], "unknown code '9999999'"),
+    (["rules", "show", "NO_SUCH_RULE"], "no rule 'NO_SUCH_RULE'"),
+    (["diagnose", "{tmp}/plog-1_1.log", "-o", "{tmp}/plog-1_1.log"],
+     "refusing to overwrite the input file"),
+])
+def test_errors_follow_the_language(tmp_path: Path, argv: list[str], english: str) -> None:
+    """A command's error (message, help and labels) is Chinese under --lang zh, English
+    otherwise; only data (paths, codes, ids, options) stays in Latin letters."""
+    from click.testing import CliRunner
+
+    from plogscan.cli import cli
+
+    (tmp_path / "README.md").write_text("notes\n")
+    (tmp_path / "plog-1_1.log").write_bytes(
+        b"[ERROR] HCCL(1,python):2024-01-01-00:00:00.000.000 [a.cc:1] [1][1] x\n")
+    args = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    plain = CliRunner(env={"PLOGSCAN_LANG": "en"}).invoke(cli, [*args, "--lang", "en"])
+    chinese = CliRunner().invoke(cli, [*args, "--lang", "zh"])
+    assert plain.exit_code == chinese.exit_code == 2
+    assert english in plain.stderr and "error: " in plain.stderr
+    assert "错误：" in chinese.stderr, chinese.stderr
+    error = chinese.stderr[chinese.stderr.index("错误："):]
+    data = {str(tmp_path), "9999999", "NO_SUCH_RULE", ".parquet", "plogscan explain --help"}
+    data |= set(re.findall(r"\b[A-Z]+[0-9]+\b|EI9999|EL9999|EZ9999", error))
+    assert not z.leftovers(error, data), error

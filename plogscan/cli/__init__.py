@@ -51,10 +51,10 @@ class PlogscanGroup(click.Group):
             try:
                 return super().invoke(ctx)
             except PlogscanError as err:
-                click.echo(neutralize(err.render()), err=True)
+                click.echo(neutralize(_rendered(ctx, err)), err=True)
                 ctx.exit(EXIT_ERROR)
             except KeyboardInterrupt:
-                click.echo("interrupted", err=True)
+                click.echo(_said(ctx, "interrupted"), err=True)
                 ctx.exit(EXIT_ERROR)
             finally:
                 # --redact: its streams stay until the error above is printed through them;
@@ -63,8 +63,38 @@ class PlogscanGroup(click.Group):
                 if redaction is not None:
                     redaction.stop()  # type: ignore[attr-defined]
         except PlogscanError as err:  # the redaction map could not be written
-            click.echo(neutralize(err.render()), err=True)
+            click.echo(neutralize(_rendered(ctx, err)), err=True)
             ctx.exit(EXIT_ERROR)
+
+
+LANG_KEY = "plogscan.lang"  # ctx.meta: the language a command was asked to speak (--lang)
+
+
+def speak(lang: str | None) -> str:
+    """The language a command speaks (its ``--lang``, else the locale's), kept so that its
+    error messages are in that language too."""
+    from plogscan.lang import locale_lang
+
+    chosen = lang or locale_lang()
+    click.get_current_context().meta[LANG_KEY] = chosen
+    return chosen
+
+
+def _said(ctx: click.Context, text: str) -> str:
+    """``text`` (an error's part, or a word of the CLI's own) in the command's language: its
+    ``--lang``, else ``PLOGSCAN_LANG`` or the locale."""
+    from plogscan.lang import default_lang
+
+    lang = ctx.meta.get(LANG_KEY) or default_lang()
+    if lang == "en":
+        return text
+    from plogscan.report.i18n import error_text
+
+    return error_text(lang, text)
+
+
+def _rendered(ctx: click.Context, err: PlogscanError) -> str:
+    return err.render(lambda text: _said(ctx, text))
 
 
 @click.group(

@@ -13,6 +13,7 @@ from plogscan.console import warn
 from plogscan.errors import Location, PlogscanError
 from plogscan.ingest.sources import NOT_A_LOG_REASON
 from plogscan.model import IngestSummary
+from plogscan.report.i18n import ingest_text, tr
 
 
 def input_size(paths: Sequence[str]) -> int | None:
@@ -34,13 +35,17 @@ def input_size(paths: Sequence[str]) -> int | None:
     return total or None
 
 
-def report_problems(summary: IngestSummary,
-                    listed: str = "the report's inputs section lists them") -> None:
+REPORT_LISTED = "the report's inputs section lists them"
+
+
+def report_problems(summary: IngestSummary, listed: str = REPORT_LISTED,
+                    lang: str = "en") -> None:
     """What ingest could not read, grouped: one stderr line per reason, with its count and one
     example, so a tree of a thousand unknown files gives one line, not a thousand. A reason
     that only one file has names that file. Files that are plainly not logs (notes, scripts,
     pictures) share one line whatever their suffix. ``listed`` says where the command shows
-    every file."""
+    every file; the lines are in ``lang``."""
+    listed = tr(lang, listed)
     groups: dict[str, list[str]] = {}
     for skipped in summary.skipped:
         reason = (NOT_A_LOG_REASON if skipped.reason.startswith(NOT_A_LOG_REASON)
@@ -48,35 +53,41 @@ def report_problems(summary: IngestSummary,
         groups.setdefault(reason, []).append(skipped.path)
     for reason, paths in groups.items():
         if reason == NOT_A_LOG_REASON:
-            warn(f"skipped {len(paths)} file(s) that are not logs (e.g. {paths[0]}); {listed}")
+            warn(tr(lang, "skipped {n} file(s) that are not logs (e.g. {path}); {listed}",
+                    n=len(paths), path=paths[0], listed=listed))
         elif len(paths) == 1:
-            warn(f"skipped {paths[0]}: {reason}")
+            warn(tr(lang, "skipped {path}: {reason}", path=paths[0],
+                    reason=ingest_text(lang, reason)))
         else:
-            warn(f"skipped {len(paths)} files: {reason} (e.g. {paths[0]}); {listed}")
-    _grouped(((stats.path, problem) for stats in summary.files for problem in stats.problems),
-             listed)
-    _grouped(((s.path, f"{s.decode_errors} invalid UTF-8 sequence(s) replaced")
-              for s in summary.files if s.decode_errors), listed,
-             many="invalid UTF-8 sequence(s) replaced")
-    _grouped(((s.path, f"{s.nul_bytes} NUL byte(s) removed") for s in summary.files
-              if s.nul_bytes), listed, many="NUL byte(s) removed")
+            warn(tr(lang, "skipped {n} files: {reason} (e.g. {path}); {listed}", n=len(paths),
+                    reason=ingest_text(lang, reason), path=paths[0], listed=listed))
+    _grouped(((stats.path, ingest_text(lang, problem)) for stats in summary.files
+              for problem in stats.problems), listed, lang)
+    _grouped(((s.path, tr(lang, "{n} invalid UTF-8 sequence(s) replaced", n=s.decode_errors))
+              for s in summary.files if s.decode_errors), listed, lang,
+             many=tr(lang, "invalid UTF-8 sequence(s) replaced"))
+    _grouped(((s.path, tr(lang, "{n} NUL byte(s) removed", n=s.nul_bytes))
+              for s in summary.files if s.nul_bytes), listed, lang,
+             many=tr(lang, "NUL byte(s) removed"))
 
 
 PROBLEM_LINES = 10  # problems inside files named one by one before the rest are counted
 
 
-def _grouped(problems: Iterable[tuple[str, str]], listed: str, many: str | None = None
-             ) -> None:
+def _grouped(problems: Iterable[tuple[str, str]], listed: str, lang: str,
+             many: str | None = None) -> None:
     """``path: problem`` lines; past ``PROBLEM_LINES`` of them, one line counts the rest (or,
     with ``many``, one line says how many files have that problem)."""
     items = list(problems)
     if many is not None and len(items) > 1:
-        warn(f"{len(items)} files: {many} (e.g. {items[0][0]}); {listed}")
+        warn(tr(lang, "{n} files: {problem} (e.g. {path}); {listed}", n=len(items),
+                problem=many, path=items[0][0], listed=listed))
         return
     for path, problem in items[:PROBLEM_LINES]:
         warn(f"{path}: {problem}")
     if len(items) > PROBLEM_LINES:
-        warn(f"{len(items) - PROBLEM_LINES} more problem(s) inside files; {listed}")
+        warn(tr(lang, "{n} more problem(s) inside files; {listed}",
+                n=len(items) - PROBLEM_LINES, listed=listed))
 
 
 def nothing_read(summary: IngestSummary) -> bool:

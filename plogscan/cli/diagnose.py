@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from plogscan.cache.location import cache_dir
-from plogscan.cli import redaction
+from plogscan.cli import redaction, speak
 from plogscan.cli.common import (
     cache_options,
     cannot_write,
@@ -30,8 +30,9 @@ from plogscan.cli.common import (
 from plogscan.cli.redaction import redact_options
 from plogscan.console import color_wanted, progress_bar, warn
 from plogscan.diagnose import FAIL_ON, NothingRead, run
-from plogscan.lang import ENV_VAR, LANGS, locale_lang
+from plogscan.lang import ENV_VAR, LANGS
 from plogscan.report import Format, render, write_all
+from plogscan.report.i18n import tr
 
 
 @click.command("diagnose")
@@ -103,6 +104,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       2  could not run: bad rule file, unreadable input, bad option
     """
     # Everything that can be checked before the (possibly long) run is checked first.
+    lang = speak(lang)
     limits = limits_from(more)
     redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
     baseline = None
@@ -123,12 +125,12 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
             diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
                             processes=parallel == "processes",
                             on_progress=advance, events_out=events_out,
-                            lang=lang or locale_lang(), clock_offsets=clock_offsets,
+                            lang=lang, clock_offsets=clock_offsets,
                             clock_reference=clock_reference,
                             cache=cache_dir(cache, no_cache), executor=executor,
                             limits=limits, redactor=redactor)  # type: ignore[arg-type]
         except NothingRead as err:
-            report_problems(err.summary)
+            report_problems(err.summary, lang=lang)
             raise
         finally:
             if executor is not None:
@@ -144,7 +146,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
         from plogscan.redact.values import redact_diagnosis
 
         diagnosis = redact_diagnosis(diagnosis, redactor)
-    report_problems(diagnosis.inputs)
+    report_problems(diagnosis.inputs, lang=lang)
     if output_dir:
         try:
             written = write_all(diagnosis, Path(output_dir), verbose=verbose,
@@ -152,7 +154,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
         except OSError as err:
             raise cannot_write("reports", err.filename or output_dir, err) from None
         for path in written:
-            click.echo(f"wrote {path}", err=True)
+            click.echo(tr(lang, "wrote {path}", path=path), err=True)
     to_terminal = output is None and sys.stdout.isatty()
     text = render(diagnosis, fmt, verbose=verbose, show_all=show_all,
                   width=width or (None if not to_terminal else click.get_terminal_size()[0]),

@@ -13,10 +13,11 @@ import json
 
 import click
 
+from plogscan.cli import speak
 from plogscan.codes import PREFIX_WORDS, CodeInfo, decode, suggest
 from plogscan.codes.words import word
 from plogscan.errors import ErrorGroup, PlogscanError
-from plogscan.lang import ENV_VAR, LANGS, locale_lang
+from plogscan.lang import ENV_VAR, LANGS
 from plogscan.textsafe import neutralize
 
 
@@ -91,7 +92,7 @@ def command(codes: tuple[str, ...], fmt: str, lang: str | None) -> None:
     \b
     Exit codes: 0 every code is known, 2 a code is unknown.
     """
-    lang = lang or locale_lang()
+    lang = speak(lang)
     grouped = group_words(codes)
     results = [(code, decode(code, lang=lang)) for code in grouped]
     if fmt == "json":

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import click
 
-from plogscan.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from plogscan.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, speak
 from plogscan.engine import builtin_rules_dir, load_rules
 from plogscan.engine.checks import check
 from plogscan.engine.rule import Rule
 from plogscan.engine.ruleset import display_path, load_partial
 from plogscan.engine.testing import case_files, load_cases, run_case
 from plogscan.errors import ErrorGroup, PlogscanError
-from plogscan.lang import ENV_VAR, LANGS, locale_lang
+from plogscan.lang import ENV_VAR, LANGS
 
 _RULES_OPTION = click.option(
     "--rules", "rule_dirs", multiple=True, type=click.Path(exists=True, file_okay=True),
@@ -64,12 +64,13 @@ def list_rules(rule_dirs: tuple[str, ...]) -> None:
               help="Language of the summary (default: from the locale, as for diagnose).")
 def show_rule(rule_id: str, rule_dirs: tuple[str, ...], lang: str | None) -> None:
     """Show one rule (by id or name): its summary and its YAML source."""
-    rules = load_rules(rule_dirs, lang=lang or locale_lang())
+    lang = speak(lang)
+    rules = load_rules(rule_dirs, lang=lang)
     rule = rules.get(rule_id)
     if rule is None:
         raise PlogscanError(f"no rule '{rule_id}'",
                             help="valid ids are: " + ", ".join(r.id for r in rules))
-    click.echo(_summary(rule, lang or locale_lang()))
+    click.echo(_summary(rule, lang))
 
 
 def _summary(rule: Rule, lang: str) -> str:

@@ -15,9 +15,8 @@ from collections.abc import Mapping
 
 from plogscan.datafile.fields import Doc
 from plogscan.datafile.located import LMap
-from plogscan.lang import LANGS
+from plogscan.datafile.translated import each_language
 
-TRANSLATED: tuple[str, ...] = tuple(lang for lang in LANGS if lang != "en")
 # The human text fields of an entry; every other field is an identifier, a number, a source
 # or a category, shown as written in every language.
 TEXT_FIELDS: tuple[str, ...] = ("meaning", "note", "torch_npu", "desc", "error_str", "short")
@@ -28,22 +27,9 @@ def read(f: Doc, m: LMap, what: str, english: Mapping[str, str],
          translatable: tuple[str, ...] = TEXT_FIELDS) -> Texts:
     """``m["i18n"]``, checked against ``english`` (field -> English text of this part): each
     language must give exactly the fields ``english`` has. Returns ``()`` without ``i18n``."""
-    if "i18n" not in m:
-        return ()
-    langs = f.mapping(m["i18n"], m.value_lines["i18n"], f"'i18n' of {what}")
-    if langs is None:
-        return ()
-    out: list[tuple[str, tuple[tuple[str, str], ...]]] = []
-    for lang in langs:
-        if lang not in TRANSLATED:
-            f.error(f"unknown language '{lang}' in i18n of {what}", langs.key_lines[lang],
-                    help="valid choices are: " + ", ".join(TRANSLATED)
-                    + " (English is the table's base text)")
-            continue
-        texts = _language(f, langs, lang, what, english, translatable)
-        if texts is not None:
-            out.append((lang, texts))
-    return tuple(sorted(out))
+    found = each_language(f, m, f" of {what}", "table", lambda langs, lang: _language(
+        f, langs, lang, what, english, translatable))
+    return tuple(sorted(found))
 
 
 def _language(f: Doc, langs: LMap, lang: str, what: str, english: Mapping[str, str],
@@ -85,41 +71,36 @@ def _valid(english: Mapping[str, str]) -> str:
 def letters(f: Doc, m: LMap, english: Mapping[str, str]) -> dict[str, dict[str, str]]:
     """``components.i18n``: ``{lang: {letters: {letter: name}}}``, naming every English
     letter and no other. Returns ``{lang: {letter: name}}``."""
-    if "i18n" not in m:
-        return {}
-    langs = f.mapping(m["i18n"], m.value_lines["i18n"], "'i18n' of 'components'")
-    out: dict[str, dict[str, str]] = {}
-    for lang in langs or {}:
-        if lang not in TRANSLATED:
-            f.error(f"unknown language '{lang}' in i18n of 'components'",
-                    langs.key_lines[lang],  # type: ignore[union-attr]
-                    help="valid choices are: " + ", ".join(TRANSLATED))
+    return dict(each_language(f, m, " of 'components'", None,
+                              lambda langs, lang: _letters(f, langs, lang, english)))
+
+
+def _letters(f: Doc, langs: LMap, lang: str, english: Mapping[str, str]
+             ) -> dict[str, str] | None:
+    """One language's ``letters``: a name for every English letter and no other."""
+    label = f"i18n '{lang}' of 'components'"
+    t = f.mapping(langs[lang], langs.value_lines[lang], label)
+    if t is None:
+        return None
+    f.keys(t, label, ("letters",), ("letters",))
+    names = f.mapping(t.get("letters"), t.value_lines.get("letters", t.line),
+                      f"'letters' of {label}") if "letters" in t else None
+    if names is None:
+        return None
+    found: dict[str, str] = {}
+    for letter in names:
+        if letter not in english:
+            f.error(f"component letter '{letter}' in {label} is not an English letter",
+                    names.key_lines[letter], help="valid letters are: " + ", ".join(english))
             continue
-        label = f"i18n '{lang}' of 'components'"
-        t = f.mapping(langs[lang], langs.value_lines[lang], label)  # type: ignore[index,union-attr]
-        if t is None:
-            continue
-        f.keys(t, label, ("letters",), ("letters",))
-        names = f.mapping(t.get("letters"), t.value_lines.get("letters", t.line),
-                          f"'letters' of {label}") if "letters" in t else None
-        if names is None:
-            continue
-        found: dict[str, str] = {}
-        for letter in names:
-            if letter not in english:
-                f.error(f"component letter '{letter}' in {label} is not an English letter",
-                        names.key_lines[letter],
-                        help="valid letters are: " + ", ".join(english))
-                continue
-            text = f.text(names, letter, label)
-            if text is not None:
-                found[letter] = text
-        missing = [letter for letter in english if letter not in names]
-        if missing:
-            f.error(f"{label} is missing component letter(s) " + ", ".join(missing), names.line,
-                    help="name every component the English 'letters' names")
-        out[lang] = found
-    return out
+        text = f.text(names, letter, label)
+        if text is not None:
+            found[letter] = text
+    missing = [letter for letter in english if letter not in names]
+    if missing:
+        f.error(f"{label} is missing component letter(s) " + ", ".join(missing), names.line,
+                help="name every component the English 'letters' names")
+    return found
 
 
 def pick(texts: Texts, lang: str) -> dict[str, str]:

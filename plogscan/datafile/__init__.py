@@ -3,7 +3,8 @@
 Rules, code tables and baselines are YAML written by people. ``located`` loads it safely with
 every mapping and list carrying its file and line, so an error can say ``file:line`` and what
 is wrong; ``fields`` checks and documents the keys of such a mapping and lists the valid
-choices when one is wrong.
+choices when one is wrong; ``translated`` walks the ``i18n`` block that rules and code tables
+share.
 
 Part of the shared vocabulary. Must not import: any pipeline stage.
 """

@@ -18,11 +18,10 @@ from typing import Any
 
 from plogscan.datafile.fields import Doc
 from plogscan.datafile.located import LMap
+from plogscan.datafile.translated import each_language
 from plogscan.engine.rule import RuleText
-from plogscan.lang import LANGS
 
 ROLES: tuple[str, ...] = ("root-cause", "symptom")
-TRANSLATED: tuple[str, ...] = tuple(lang for lang in LANGS if lang != "en")
 CATALOGUE_ROWS = 25  # formats.md §7 has rows 1..25
 _ID = re.compile(r"[A-Z]{2,10}[0-9]{3}")
 _ROW = re.compile(r"row-([0-9]+)")
@@ -90,22 +89,9 @@ def i18n(doc: Doc, m: LMap, base: RuleText | None) -> tuple[tuple[str, RuleText]
     """``i18n``: ``{lang: {title, description, remediation, advice}}``, checked against the
     English base: the same number of remediation steps (and of ``requires.advice`` items,
     required when the rule has them) and the same set of placeholders."""
-    if "i18n" not in m:
-        return ()
-    langs = doc.mapping(m["i18n"], m.value_lines["i18n"], "'i18n'")
-    if langs is None:
-        return ()
-    out: list[tuple[str, RuleText]] = []
-    for lang in langs:
-        if lang not in TRANSLATED:
-            doc.error(f"unknown language '{lang}' in i18n", langs.key_lines[lang],
-                      help="valid choices are: " + ", ".join(TRANSLATED)
-                      + " (English is the rule's base text)")
-            continue
-        text = _translation(doc, langs, lang, base)
-        if text is not None:
-            out.append((lang, text))
-    return tuple(sorted(out, key=lambda pair: pair[0]))
+    found = each_language(doc, m, "", "rule",
+                          lambda langs, lang: _translation(doc, langs, lang, base))
+    return tuple(sorted(found, key=lambda pair: pair[0]))
 
 
 def _translation(doc: Doc, langs: LMap, lang: str, base: RuleText | None) -> RuleText | None:

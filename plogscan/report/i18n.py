@@ -15,10 +15,11 @@ joined the way a language joins them, and ingest's reasons for skipping a file.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from plogscan.lang import Catalogue
 from plogscan.model import Level, Verdict
-from plogscan.report.i18n_zh import INGEST_ZH, LEVELS_ZH, UI_ZH
+from plogscan.report.i18n_zh import ERRORS_ZH, INGEST_ZH, LEVELS_ZH, UI_ZH
 from plogscan.report.i18n_zh_html import HTML_ZH
 
 UI: dict[str, dict[str, str]] = {"zh": {**UI_ZH, **HTML_ZH}}
@@ -29,6 +30,8 @@ LEVEL_NAMES: dict[str, dict[Level, str]] = {
 # (English pattern, template) pairs; the pattern's named groups (an OS error, a path, a
 # number) fill the template as they are.
 INGEST: dict[str, tuple[tuple[str, str], ...]] = {"zh": INGEST_ZH}
+# The CLI's error messages, their help lines and labels, the same way (``error_text``).
+ERRORS: dict[str, tuple[tuple[str, str], ...]] = {"zh": ERRORS_ZH}
 _AFTER = re.compile(r"(?P<head>.*) \(after (?P<n>[0-9]+) members?\)")
 _SEPARATORS = {"zh": "、"}
 
@@ -77,9 +80,27 @@ def ingest_text(lang: str, text: str) -> str:
     if after is not None:
         return tr(lang, "{reason} (after {n} members)", reason=ingest_text(lang, after["head"]),
                   n=after["n"])
-    for pattern, template in INGEST.get(lang, ()):
+    return _patterned(INGEST.get(lang, ()), text, lambda detail: ingest_text(lang, detail))
+
+
+def error_text(lang: str, text: str) -> str:
+    """An error message, its help or its label (``error: ``) in ``lang``, for the CLI; a
+    message without a pattern (a located error in a rule or format file, worded for the file's
+    author) stays English."""
+    if lang == "en":
+        return text
+    return _patterned(ERRORS.get(lang, ()), text, lambda detail: error_text(lang, detail))
+
+
+def _patterned(table: tuple[tuple[str, str], ...], text: str,
+               again: Callable[[str], str]) -> str:
+    """``text`` through the first (pattern, template) of ``table`` that matches it whole; a
+    group named ``detail…`` (words of their own: what a limit stopped, what could not be
+    written) goes through ``again``, the other groups (paths, numbers, OS errors) stay as they
+    are."""
+    for pattern, template in table:
         m = re.fullmatch(pattern, text, re.DOTALL)
-        if m is not None:  # a detail may be a reason of its own (what a limit stopped)
-            return template.format(**{name: ingest_text(lang, value) if name == "detail" else value
+        if m is not None:
+            return template.format(**{name: again(value) if name.startswith("detail") else value
                                       for name, value in m.groupdict().items()})
     return text

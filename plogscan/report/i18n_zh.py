@@ -232,6 +232,25 @@ UI_ZH: dict[str, str] = {
     "No remediation recorded for this rule.": "该规则没有记录处置建议。",
     "root cause: {rule} ({incident})": "根因：{rule}（{incident}）",
     "skipped {path}: {reason}": "已跳过 {path}：{reason}",
+    # stderr while reading (cli.common.report_problems)
+    "skipped {n} file(s) that are not logs (e.g. {path}); {listed}":
+        "跳过了 {n} 个不是日志的文件（例如 {path}）；{listed}",
+    "skipped {n} files: {reason} (e.g. {path}); {listed}":
+        "跳过了 {n} 个文件：{reason}（例如 {path}）；{listed}",
+    "{n} files: {problem} (e.g. {path}); {listed}":
+        "{n} 个文件：{problem}（例如 {path}）；{listed}",
+    "{n} more problem(s) inside files; {listed}": "文件内还有 {n} 个问题；{listed}",
+    "{n} invalid UTF-8 sequence(s) replaced": "替换了 {n} 处无效的 UTF-8 序列",
+    "{n} NUL byte(s) removed": "删除了 {n} 个 NUL 字节",
+    "invalid UTF-8 sequence(s) replaced": "无效的 UTF-8 序列已被替换",
+    "NUL byte(s) removed": "NUL 字节已被删除",
+    "the report's inputs section lists them": "报告的输入部分列出了全部",
+    "plogscan diagnose lists them in its report's inputs section":
+        "plogscan diagnose 的报告在输入部分列出了全部",
+    "wrote {path}": "已写入 {path}",
+    "--stats lists them": "--stats 列出了全部",
+    "plogscan ingest --stats lists them": "plogscan ingest --stats 列出了全部",
+    "`plogscan ingest --stats` lists them": "`plogscan ingest --stats` 列出了全部",
     "{head}: not evaluable": "{head}：无法判定",
     "{head}. Missing: {missing}": "{head}。缺少：{missing}",
     "{head}. {description}": "{head}。{description}",
@@ -304,4 +323,51 @@ INGEST_ZH: tuple[tuple[str, str], ...] = (
     (r"read stopped after (?P<n>[0-9]+) bytes", "读取 {n} 字节后中断"),
     (r"line (?P<line>[0-9]+) is longer than (?P<mib>[0-9]+) MiB: kept its first part",
      "第 {line} 行超过 {mib} MiB：只保留了前一部分"),
+)
+
+
+# (English pattern, Chinese template) for the CLI's error messages, help lines and labels
+# (``i18n.error_text``); ``detail…`` groups are translated in turn. Errors located in rule and
+# format files are worded for their authors and stay English.
+ERRORS_ZH: tuple[tuple[str, str], ...] = (
+    (r"error: ", "错误："),
+    (r"interrupted", "已中断"),
+    (r"  = help: ", "  = 帮助："),
+    (r"nothing could be read from the given paths", "给定的路径中没有任何可以读取的内容"),
+    (r"pass log files, directories, archives or an events \.parquet",
+     "请给出日志文件、目录、归档文件或事件表 .parquet 文件"),
+    (r"pass log files, directories or archives; see plogscan ingest -h",
+     "请给出日志文件、目录或归档文件；参见 plogscan ingest -h"),
+    (r"cannot write (?P<detail_what>report|reports|event table|baseline file|dataset|"
+     r"redaction map): (?P<detail>.+)", "无法写入{detail_what}：{detail}"),
+    (r"refusing to overwrite the input file (?P<path>.+) with the (?P<detail_what>report|"
+     r"reports|event table|baseline file|dataset|redaction map)",
+     "拒绝用{detail_what}覆盖输入文件 {path}"),
+    (r"(?P<path>.+) is not a directory", "{path} 不是目录"),
+    (r"permission denied", "没有权限"),
+    (r"report", "报告"),
+    (r"reports", "报告"),
+    (r"event table", "事件表"),
+    (r"baseline file", "基线文件"),
+    (r"dataset", "数据集"),
+    (r"redaction map", "脱敏映射文件"),
+    (r"unknown --fail-on level '(?P<level>.+)'", "未知的 --fail-on 级别 '{level}'"),
+    (r"valid choices are: (?P<choices>.+)", "可选值：{choices}"),
+    (r"unknown report format (?P<fmt>.+)", "未知的报告格式 {fmt}"),
+    (r"unknown code '(?P<code>.+)'", "未知的错误码 '{code}'"),
+    (r"closest known codes: (?P<codes>.+)", "最接近的已知错误码：{codes}"),
+    (r"no similar code is known; see `plogscan explain --help` for the forms understood",
+     "没有相近的已知错误码；可识别的写法见 `plogscan explain --help`"),
+    (r"no rule '(?P<rule>.+)'", "没有规则 '{rule}'"),
+    (r"valid ids are: (?P<ids>.+)", "可用的规则编号：{ids}"),
+    (r"cannot read baseline file: (?P<reason>.+)", "无法读取基线文件：{reason}"),
+    (r"baseline file is not valid JSON: (?P<reason>.+)", "基线文件不是有效的 JSON：{reason}"),
+    (r"cannot use the cache directory (?P<path>.+?): (?P<reason>.+)",
+     "无法使用缓存目录 {path}：{reason}"),
+    (r"give another with --cache DIR, or turn it off with --no-cache",
+     "请用 --cache DIR 指定其他目录，或用 --no-cache 关闭缓存"),
+    (r"--scheduler needs dask\.distributed, which is not installed",
+     "--scheduler 需要 dask.distributed，但它没有安装"),
+    (r"cannot create salt file: (?P<reason>.+)", "无法创建盐值文件：{reason}"),
+    (r"cannot read salt file: (?P<reason>.+)", "无法读取盐值文件：{reason}"),
 )
