@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.summary import Summary
 from plogscan.crossrank.words import say
+from plogscan.model import ClockFlag, ClockOffset
 
 MAX_PAIRS = 4096  # per host pair and basis
 UNKNOWN_SPREAD_US = 1_000_000  # uncertainty of an offset from events whose spread is unknown
@@ -38,26 +39,10 @@ _RENDEZVOUS = frozenset({"setup-agent", "init-entry", "init-success", "comm-info
 
 
 @dataclass(frozen=True)
-class Offset:
-    host: str
-    offset_us: int
-    uncertainty_us: int
-    pairs: int
-    basis: str  # rendezvous | collective-entry | heartbeat | override
-
-
-@dataclass(frozen=True)
-class Flag:
-    host: str
-    kind: str  # epoch-1970 | offset-exceeds-timeout
-    detail: str
-
-
-@dataclass(frozen=True)
 class Clock:
     reference: str | None
-    offsets: tuple[Offset, ...]
-    flags: tuple[Flag, ...] = ()
+    offsets: tuple[ClockOffset, ...]
+    flags: tuple[ClockFlag, ...] = ()
 
     def offset_of(self, host: str | None) -> int:
         for o in self.offsets:
@@ -190,9 +175,9 @@ def estimate(summary: Summary, ids: Identities, reference: str | None = None,
     events = anchor_events(summary, ids, generations(ids))
     candidates = _candidates(events)
     jitters = [_jitter(subset) for _, subset in candidates]
-    known: dict[str, Offset] = {}
+    known: dict[str, ClockOffset] = {}
     if ref is not None:
-        known[ref] = Offset(ref, 0, 0, 0, "reference")
+        known[ref] = ClockOffset(ref, 0, 0, 0, "reference")
     frontier = [ref] if ref is not None else []
     while frontier:  # breadth first from the reference, best basis per hop
         nxt = []
@@ -211,12 +196,12 @@ def estimate(summary: Summary, ids: Identities, reference: str | None = None,
                 if best is not None:
                     basis, pairs, mid, spread = best
                     base = known[via]
-                    known[host] = Offset(host, base.offset_us + mid,
+                    known[host] = ClockOffset(host, base.offset_us + mid,
                                          base.uncertainty_us + spread, pairs, basis)
                     nxt.append(host)
         frontier = nxt
     for host, seconds in overrides.items():
-        known[host] = Offset(host, round(seconds * 1_000_000), 0, 0, "override")
+        known[host] = ClockOffset(host, round(seconds * 1_000_000), 0, 0, "override")
     offsets = [o for o in known.values() if o.basis != "reference"]
     return Clock(reference=ref, offsets=tuple(sorted(offsets, key=lambda o: o.host)))
 
@@ -239,7 +224,7 @@ def with_flags(clock: Clock, summary: Summary, ids: Identities,
                timeouts: Mapping[str, float], lang: str = "en") -> Clock:
     """``clock`` with its flags: hosts with device records stamped in 1970, and offsets larger
     than a timeout in force (``timeouts``: setting -> seconds); details in ``lang``."""
-    flags: list[Flag] = []
+    flags: list[ClockFlag] = []
     epoch: dict[str, int] = {}
     for stream in summary.streams:
         if stream.epoch_records:
@@ -247,14 +232,14 @@ def with_flags(clock: Clock, summary: Summary, ids: Identities,
             host = ident.clock_host if ident else (stream.host or "")
             epoch[host] = epoch.get(host, 0) + stream.epoch_records
     for host, count in sorted(epoch.items()):
-        flags.append(Flag(host, "epoch-1970", say(
+        flags.append(ClockFlag(host, "epoch-1970", say(
             lang, "{n} record(s) stamped in 1970: a device clock not yet synchronised; they are "
             "left out of every ordering", n=count)))
     if timeouts:
         name, limit = min(timeouts.items(), key=lambda kv: (kv[1], kv[0]))
         for o in clock.offsets:
             if abs(o.offset_us) > limit * 1_000_000:
-                flags.append(Flag(o.host, "offset-exceeds-timeout", say(
+                flags.append(ClockFlag(o.host, "offset-exceeds-timeout", say(
                     lang, "offset {offset} s is larger than {name} ({limit} s): the clocks "
                     "disagree, or the ranks reached this point further apart than the timeout "
                     "allows", offset=f"{o.offset_us / 1e6:+.3f}", name=name,

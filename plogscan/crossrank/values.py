@@ -17,8 +17,6 @@ from plogscan.crossrank.identity import Identities, ProcessKey
 from plogscan.crossrank.suspects import Verdict
 from plogscan.model import (
     AttemptReport,
-    ClockFlag,
-    ClockOffset,
     ClockReport,
     CollectiveCall,
     CollectiveMismatch,
@@ -79,11 +77,8 @@ def attempt_report(ids: Identities, attempt: Any, verdict: Verdict) -> AttemptRe
 
 
 def clock_report(clock: Clock) -> ClockReport:
-    return ClockReport(
-        clock.reference or None,
-        tuple(ClockOffset(o.host, o.offset_us, o.uncertainty_us, o.pairs, o.basis)
-              for o in clock.offsets if o.host),
-        tuple(ClockFlag(f.host, f.kind, f.detail) for f in clock.flags))
+    return ClockReport(clock.reference or None, tuple(o for o in clock.offsets if o.host),
+                       clock.flags)
 
 
 def collectives(alignment: Alignment) -> CollectivesReport:
