@@ -8,15 +8,12 @@ class (text or not), a large file or a reused file comes, or when it is full.
 from __future__ import annotations
 
 import dataclasses
-import io
-import os
-import stat
 from collections import deque
 from concurrent.futures import Executor, Future
 from typing import Any, BinaryIO
 
 from plogscan.ingest.chunks import FileState
-from plogscan.ingest.reuse import FileKey, Stored, absolute, file_digests
+from plogscan.ingest.reuse import FileKey, Stored, absolute, file_digests, plain_file
 from plogscan.ingest.smallfiles import (
     GROUP_BYTES,
     GROUP_FILES,
@@ -103,13 +100,7 @@ class Batcher:
 def small_file(stream: BinaryIO, limit: int = SMALL_FILE_BYTES, cwd: str | None = None
                ) -> tuple[str, int] | None:
     """The absolute path and size of a plain file small enough to be parsed in a group."""
-    name = getattr(stream, "name", None)
-    if not isinstance(stream, io.BufferedReader) or not isinstance(name, str):
+    plain = plain_file(stream)
+    if plain is None or not 0 < plain[1].st_size <= limit:
         return None
-    try:
-        info = os.fstat(stream.fileno())
-    except (OSError, ValueError):
-        return None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > limit or not info.st_size:
-        return None
-    return absolute(name, cwd), info.st_size
+    return absolute(plain[0], cwd), plain[1].st_size

@@ -62,10 +62,9 @@ def absolute(path: str, cwd: str | None = None) -> str:
     return os.path.normpath(os.path.join(cwd or os.getcwd(), path))
 
 
-def file_key(stream: BinaryIO, context: object = "", cwd: str | None = None
-             ) -> FileKey | None:
-    """The key of a plain file opened for reading; None for pipes, archive members and
-    decompressed streams (those are always parsed)."""
+def plain_file(stream: BinaryIO) -> tuple[str, os.stat_result] | None:
+    """The name and status of a regular file read as it is on disk (not a pipe, an archive
+    member or a decompressed stream); None otherwise."""
     import io
     import stat
 
@@ -76,8 +75,17 @@ def file_key(stream: BinaryIO, context: object = "", cwd: str | None = None
         info = os.fstat(stream.fileno())
     except (OSError, ValueError):
         return None
-    if not stat.S_ISREG(info.st_mode):
+    return (name, info) if stat.S_ISREG(info.st_mode) else None
+
+
+def file_key(stream: BinaryIO, context: object = "", cwd: str | None = None
+             ) -> FileKey | None:
+    """The key of a plain file opened for reading; None for pipes, archive members and
+    decompressed streams (those are always parsed)."""
+    plain = plain_file(stream)
+    if plain is None:
         return None
+    name, info = plain
     return FileKey(absolute(name, cwd), info.st_size, info.st_mtime_ns, repr(context))
 
 
