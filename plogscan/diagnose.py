@@ -172,7 +172,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         clock_offsets: Sequence[tuple[str, float]] = (), clock_reference: str | None = None,
         timings: dict[str, float] | None = None, cache: Path | None = None,
         executor: Any = None, limits: Limits | None = None,
-        redactor: Redactor | None = None) -> Diagnosis:
+        redactor: Redactor | None = None, skim: bool = True) -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
 
     ``lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the findings and
@@ -184,6 +184,9 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     ``cache`` is the extraction cache's directory (``plogscan.cache``; None: no cache).
     ``executor`` (``ingest.cluster.DaskExecutor``) runs the parse, and reads the context
     lines, on a cluster instead of the local pool.
+
+    ``skim`` lets the parse workers skip the records no rule can use without parsing them
+    (``plogscan.parse.skim``; the diagnosis is the same either way).
 
     ``limits`` bound what is read (``plogscan.ingest.limits``). ``redactor`` redacts what
     ``events_out`` receives (records and accounting). The rules run on the original records;
@@ -208,7 +211,8 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     facts = _FactsSink(overview, presence, gatherer) if selective else None
     # The cross-rank summary reads its anchor records (identities, settings, collectives) from
     # what the workers keep, and counts every record's stream from the facts.
-    selector = Selector(ruleset, extra_regexes=(GATHER_PATTERN,)) if selective else None
+    selector = (Selector(ruleset, extra_regexes=(GATHER_PATTERN,), skim=skim) if selective
+                else None)
     store = None
     cache_problem = None
     if cache is not None and selector is not None:

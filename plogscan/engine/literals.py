@@ -40,7 +40,7 @@ class LiteralScanner:
     def build(cls, literals: tuple[str, ...], regexes: tuple[str, ...] = ()
               ) -> LiteralScanner | None:
         """None when Hyperscan is missing or cannot take the expressions."""
-        if not literals or not all(text.isascii() for text in literals):
+        if not (literals or regexes) or not all(text.isascii() for text in literals):
             return None
         try:
             import hyperscan
@@ -73,9 +73,7 @@ class LiteralScanner:
         data = column.buffers()[2]
         if data is None or offsets[-1] == offsets[0]:
             return empty, empty, non_ascii
-        scratch = getattr(self.local, "scratch", None)
-        if scratch is None:
-            scratch = self.local.scratch = self.scratch_type(self.database)
+        scratch = self._scratch()
         ids: list[int] = []
         ends: list[int] = []
 
@@ -89,6 +87,25 @@ class LiteralScanner:
             return empty, empty, non_ascii
         rows = np.searchsorted(offsets[1:] - offsets[0], np.asarray(ends) - 1, side="right")
         return np.asarray(ids, np.int64), rows.astype(np.int64), non_ascii
+
+    def _scratch(self) -> object:
+        """This thread's scratch space (Hyperscan's scans must not share one)."""
+        scratch = getattr(self.local, "scratch", None)
+        if scratch is None:
+            scratch = self.local.scratch = self.scratch_type(self.database)
+        return scratch
+
+    def ends(self, buf: bytes) -> np.ndarray:
+        """End offsets (exclusive) of every match in ``buf``."""
+        scratch = self._scratch()
+        ends: list[int] = []
+
+        def found(_expression: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            ends.append(end)
+
+        if buf:
+            self.database.scan(buf, match_event_handler=found, scratch=scratch)
+        return np.asarray(ends, np.int64)
 
     def any_rows(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """Rows with a match of any expression, and the non-ASCII rows (check those with

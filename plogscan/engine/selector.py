@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 
 from plogscan.engine.literals import LiteralScanner
 from plogscan.engine.predicates import FIELD_KINDS, _alternative_rows, _literals
+from plogscan.engine.rawscan import RAW_FIELDS, raw_expressions
 from plogscan.engine.rule import Predicate, RuleSet
 from plogscan.parse.results import TEXT_KINDS
 
@@ -63,7 +64,7 @@ class Selector:
     """A picklable row test that keeps every record any rule of ``rules`` can match."""
 
     def __init__(self, rules: RuleSet, extra: Iterable[str] = (),
-                 extra_regexes: Iterable[str] = ()) -> None:
+                 extra_regexes: Iterable[str] = (), skim: bool = True) -> None:
         literals: dict[str, set[str]] = {}
         members: dict[str, set[str]] = {}
         rest: list[tuple[Predicate, ...]] = []
@@ -90,6 +91,36 @@ class Selector:
         self._literals = {field: tuple(sorted(values)) for field, values in literals.items()
                           if values}
         self._scanners: dict[str, LiteralScanner | None] = {}
+        # What the parse workers scan raw chunks for before skimming (``raw_hits``).
+        self._raw = self._raw_expressions() if skim else None
+        self._raw_scanner: LiteralScanner | None = None
+
+    def _raw_expressions(self) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        if any(field not in RAW_FIELDS for field in self._literals):
+            return None
+        if any(field != "codes" for field in self.members):
+            return None
+        found = raw_expressions(self.others, self.extra_regexes)
+        if found is None:
+            return None
+        literals = {value for values in self._literals.values() for value in values}
+        return tuple(sorted(literals | set(found[0]))), found[1]
+
+    def raw_hits(self, buf: bytes) -> np.ndarray | None:
+        """End offsets in ``buf`` (raw text of whole lines) of matches of expressions that
+        cover every record this selector keeps, apart from those the skim always parses
+        (``engine.rawscan``); None when there are no such expressions (or no Hyperscan):
+        then the chunk is parsed whole."""
+        if self._raw is None:
+            return None
+        if not any(self._raw):  # the skim's own tests (the level) cover every rule
+            return np.zeros(0, np.int64)
+        if self._raw_scanner is None:
+            self._raw_scanner = LiteralScanner.build(*self._raw)
+            if self._raw_scanner is None:
+                self._raw = None
+                return None
+        return self._raw_scanner.ends(buf)
 
     def fingerprint(self) -> str:
         """A hash of what this selector keeps: two rule sets that keep the same records
@@ -101,6 +132,7 @@ class Selector:
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_scanners"] = {}  # compiled databases stay in their process
+        state["_raw_scanner"] = None
         return state
 
     def _scanner(self, field: str) -> LiteralScanner | None:

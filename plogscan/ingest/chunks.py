@@ -29,6 +29,7 @@ import pyarrow as pa
 from plogscan.ingest import handoff
 from plogscan.ingest.facts import Reducer, as_whole, facts_of, reduced
 from plogscan.ingest.reuse import absolute
+from plogscan.ingest.skimming import skimmed_parse
 from plogscan.ingest.streams import LimitReached
 from plogscan.parse.arrowtext import as_one_value
 from plogscan.parse.chunk import parse_chunk
@@ -178,13 +179,21 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
                shared: str | None = None, encoded: bool = False,
                reducer: Reducer | None = None, line_bytes: int = MAX_LINE_BYTES) -> Cleaned:
     """Parse one chunk (runs in a worker); with a ``reducer``, compute the chunk's facts and
-    hand on only the records it keeps. Lines past ``line_bytes`` are cut first."""
+    hand on only the records it keeps (skimming the chunk first where it can, see
+    ``skimming``). Lines past ``line_bytes`` are cut first."""
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
     data, cuts, dropped, first = cut_long_lines(chunk.data, line_bytes)
     data, nul, bad = clean(data)
-    result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record, encoded)
     facts, dropped_records, dropped_lines = None, 0, 0
+    skimmed = None
     if reducer is not None:
+        skimmed = skimmed_parse(data, chunk.first_line, ctx, fset, chunk.open_record, encoded,
+                                reducer)
+    if skimmed is not None:
+        result, facts, dropped_records, dropped_lines = skimmed
+    else:
+        result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record, encoded)
+    if reducer is not None and skimmed is None:
         facts = facts_of(result.records)
         result.records, dropped_records, dropped_lines = reduced(result.records, reducer)
         facts = as_whole(facts, dropped_records == 0)

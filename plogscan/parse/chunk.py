@@ -31,7 +31,8 @@ from plogscan.schema import SourceKind
 
 
 def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
-                open_record: bool, encoded: bool = False) -> ChunkResult:
+                open_record: bool, encoded: bool = False,
+                numbers: np.ndarray | None = None) -> ChunkResult:
     """Parse whole lines of UTF-8 text; ``open_record`` tells whether a record of the same
     file is still open before this chunk (its continuation lines come back as ``head``).
 
@@ -42,35 +43,40 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
 
     The records are in EVENT_SCHEMA, or with ``encoded`` in STORED_SCHEMA (for the Parquet
     writer: the text columns with few values stay dictionary-encoded).
+
+    ``numbers``, when given, is the line number of each physical line of ``buf`` (lines
+    picked out of a chunk by ``skim``; a record never spans two picked runs); otherwise the
+    lines are numbered from ``first_line`` on.
     """
     if ctx.kind in TEXT_KINDS:  # colour codes of terminals; a plog's text is kept as written
         buf = strip_text(buf, fset)
     if cannheader.applies_to(fset.primary):
         result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=False,
-                              encoded=encoded)
+                              encoded=encoded, numbers=numbers)
         if result is not None:
             return result
     result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=True,
-                          encoded=encoded)
+                          encoded=encoded, numbers=numbers)
     assert result is not None
     return result
 
 
 def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
-                 open_record: bool, split_glued: bool, encoded: bool = False
-                 ) -> ChunkResult | None:
+                 open_record: bool, split_glued: bool, encoded: bool = False,
+                 numbers: np.ndarray | None = None) -> ChunkResult | None:
     """``parse_chunk``'s work; None when glued lines were not split and may be there."""
     lines = split_lines(buf)
     n_physical = len(lines)
-    lineno = first_line + np.arange(n_physical, dtype=np.int64)
+    position = np.arange(n_physical, dtype=np.int64)  # of each line among the physical ones
     long_line = long_lines(lines)
     truncated_lines = int(long_line.sum())
     physical = lines
     if split_glued:
-        lines, lineno = glue.split(lines, lineno, glue.suspects(buf))
+        lines, position = glue.split(lines, position, glue.suspects(buf))
     n = len(lines)
     if n != n_physical:
-        long_line = long_line[lineno - first_line]
+        long_line = long_line[position]
+    lineno = first_line + position if numbers is None else numbers[position]
     blank = (byte_lengths(lines) == 0) | pc.fill_null(pc.utf8_is_space(lines), False).to_numpy(
         zero_copy_only=False)
     spans = match_lines(lines, blank, fset)

@@ -139,13 +139,27 @@ class FormatSet:
     def secondary_start_bytes(self) -> np.ndarray | None:
         """A 256-entry mask of the bytes a line can start with for any prefix or any format
         but the primary to match it; None when any byte can."""
-        mask = np.zeros(256, bool)
-        for pattern in [p.pattern for p in self.prefixes] + [f.pattern for f in self.formats[1:]]:
-            found = first_bytes(pattern)
-            if found is None:
-                return None
+        mask, unknown = _start_bytes([p.pattern for p in self.prefixes]
+                                     + [f.pattern for f in self.formats[1:]])
+        return None if unknown else mask
+
+    @cached_property
+    def start_bytes(self) -> tuple[np.ndarray, tuple[str, ...]]:
+        """The bytes a line can start with for any format or prefix to match it (a 256-entry
+        mask), and the patterns of which any byte may be the first."""
+        return _start_bytes([p.pattern for p in self.prefixes] + [f.pattern for f in self.formats])
+
+
+def _start_bytes(patterns: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
+    mask = np.zeros(256, bool)
+    unknown = []
+    for pattern in patterns:
+        found = first_bytes(pattern)
+        if found is None:
+            unknown.append(pattern)
+        else:
             mask[list(found)] = True
-        return mask
+    return mask, tuple(unknown)
 
 
 def field_of(group: str) -> str:

@@ -1,0 +1,94 @@
+"""Parse a chunk for a reducer by skimming it first: only the lines of records it may keep
+are parsed; the others give their facts from a cheaper read (``parse.skim``).
+
+The reducer (``engine.selector.Selector``) says where its raw expressions match the chunk's
+bytes (``raw_hits``); the skim turns that into the lines to parse; those lines, joined, are
+parsed as one chunk that keeps their line numbers. The records kept, the facts of all
+records and the line accounting equal those of parsing the whole chunk and reducing it
+(``tests/test_skim.py``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from plogscan.ingest.facts import Reducer, facts_of, reduced
+from plogscan.parse import cannheader
+from plogscan.parse.arrowtext import line_buffers, split_lines
+from plogscan.parse.chunk import parse_chunk
+from plogscan.parse.lineformats import FormatSet
+from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext
+from plogscan.parse.skim import Skimmed, skim
+
+# A chunk that holds the header ``tail`` writes between files is kept whole by the selector.
+_SECTION = b"==> "
+_FACT_COLUMNS = {"host": pa.string(), "pid": pa.int64(), "level": pa.string(),
+                 "module": pa.string(), "kind": pa.string(), "path": pa.string(),
+                 "rank": pa.int32(), "device": pa.int32(), "ts": pa.timestamp("us"),
+                 "line": pa.int64(), "clock_epoch": pa.bool_()}
+
+
+def skimmed_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
+                  open_record: bool, encoded: bool, reducer: Reducer
+                  ) -> tuple[ChunkResult, pa.Table, int, int] | None:
+    """(result with the kept records, facts of all records, records and record lines
+    dropped), or None when the chunk must be parsed whole (not CANN text, no raw expressions,
+    nothing to skip)."""
+    if ctx.kind in TEXT_KINDS or not cannheader.applies_to(fset.primary) or _SECTION in data:
+        return None
+    raw_hits = getattr(reducer, "raw_hits", None)
+    ends = raw_hits(data) if raw_hits is not None else None
+    if ends is None:
+        return None
+    lines = split_lines(data)
+    offsets, _ = line_buffers(lines)
+    n = len(lines)
+    line_starts = offsets[:-1] + np.arange(n)  # in ``data``: each line lost its newline
+    hits = np.zeros(n, bool)
+    if len(ends):
+        hits[np.searchsorted(line_starts, ends - 1, side="right") - 1] = True
+    skimmed = skim(data, lines, hits, fset)
+    if skimmed is None:
+        return None
+    picked = np.flatnonzero(skimmed.parse)
+    result = parse_chunk(_picked_text(data, line_starts, offsets, skimmed.parse), first_line,
+                         ctx, fset, open_record, encoded, numbers=first_line + picked)
+    facts = facts_of(_in_line_order(result.records, skimmed, ctx, first_line))
+    result.records, dropped, dropped_lines = reduced(result.records, reducer)
+    result.lines = n
+    result.invalid_timestamps += skimmed.invalid_timestamps
+    result.epoch_records += skimmed.epoch_records
+    return (result, facts, dropped + len(skimmed.skipped_rows),
+            dropped_lines + skimmed.skipped_lines)
+
+
+def _picked_text(data: bytes, line_starts: np.ndarray, offsets: np.ndarray,
+                 picked: np.ndarray) -> bytes:
+    """The picked lines of ``data``, joined by newlines (one slice per run of lines)."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], picked.view(np.int8), [0]))))
+    first, after = edges[0::2], edges[1::2]
+    ends = line_starts[after - 1] + (offsets[after] - offsets[after - 1])
+    view = memoryview(data)
+    return b"\n".join([view[a:b] for a, b in zip(line_starts[first].tolist(), ends.tolist(),
+                                                  strict=True)])
+
+
+def _in_line_order(records: pa.Table, skimmed: Skimmed, ctx: FileContext,
+                   first_line: int) -> pa.Table:
+    """The fact columns of the parsed records and of the skipped ones, in line order (the
+    facts list processes in the order they first appear)."""
+    parsed = pa.table({name: _plain(records.column(name), typ)
+                       for name, typ in _FACT_COLUMNS.items()})
+    skipped = skimmed.facts_input(ctx, first_line)
+    skipped = pa.table({name: _plain(skipped.column(name), typ)
+                        for name, typ in _FACT_COLUMNS.items()})
+    both = pa.concat_tables([parsed, skipped])
+    order = np.argsort(both.column("line").to_numpy(), kind="stable")
+    return both.take(pa.array(order))
+
+
+def _plain(column: pa.ChunkedArray, typ: pa.DataType) -> pa.ChunkedArray:
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    return column.cast(typ)

@@ -1,0 +1,187 @@
+"""Skim a chunk of CANN log text: find the records no later stage reads, and read only the
+fields of their facts.
+
+``diagnose`` hands on only the records its rules and reports can use; of the others it needs
+just the per-process facts (level, module, pid, timestamp and line of each record; see
+``ingest.facts``). In a DEBUG-heavy plog most records are of that kind, and parsing them
+fully costs more than everything else together. So before the parser runs, the chunk is
+skimmed:
+
+* a *plain* record is one whose header line the CANN header pattern matches (its level,
+  module, pid and proc end at the first ``):``, its timestamp has the fixed 27-byte shape),
+  followed only by lines that continue it for certain: lines that no prefix and no other
+  format can start (``could_start``); every line of it is ASCII, not blank, shorter than the
+  truncation mark, without a second level tag (``glue.suspects``) and without a hit of the
+  caller's raw expressions (``hits``);
+* a plain record at a quiet level (DEBUG, INFO, TRACE: error codes are never read there,
+  see ``codescan``) is *skipped*: its fact fields are read from their fixed places here;
+* every other line is parsed as usual, in order: the lines before the first header, every
+  record that is not skipped, and the chunk's last record (it may continue in the next
+  chunk).
+
+Skipped records come out exactly as the parser would have read them (``tests/test_skim.py``
+compares the two on generated and real lines); lines and records stay counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.parse import glue
+from plogscan.parse.arrowtext import byte_lengths, line_buffers, substrings, windows
+from plogscan.parse.fieldvalues import CANN_TS_BYTES, digits, timestamps
+from plogscan.parse.lineformats import FormatSet
+from plogscan.parse.messages import TRUNCATION_CHARS
+from plogscan.parse.results import FileContext
+from plogscan.parse.timestamps import epoch_mask
+
+QUIET_LEVELS = ("DEBUG", "INFO", "TRACE")
+# The CANN header's fields before the timestamp (cannheader.PREFIX), matched whole.
+_PREFIX_WHOLE = (r"^\[(?P<level>[A-Z]+|\d+)\] ?(?P<module>\w+)\((?P<pid>-?\d+),"
+                 r"(?P<proc>[^)]*)\): ?$")
+_SHORTEST = len("[D] M(1,):") + CANN_TS_BYTES
+_DIGIT_COLUMNS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22, 24, 25, 26]
+_DASH, _SPACE, _COLON, _DOT, _OPEN, _CLOSE = 45, 32, 58, 46, 91, 41
+
+
+@dataclass
+class Skimmed:
+    """What skimming a chunk found: which lines to parse, and the skipped records' facts."""
+
+    parse: np.ndarray  # per line: parse it (False: inside a skipped record)
+    skipped_rows: np.ndarray  # line index of each skipped record (its header line)
+    fields: dict[str, pa.Array]  # level, module, pid, ts of the skipped records
+    skipped_lines: int
+    invalid_timestamps: int  # of the skipped records
+    epoch_records: int
+
+    def facts_input(self, ctx: FileContext, first_line: int) -> pa.Table:
+        """The skipped records' columns that ``ingest.facts.facts_of`` reads."""
+        n = len(self.skipped_rows)
+        ts = self.fields["ts"]
+        return pa.table({
+            "host": pa.nulls(n, pa.string()) if ctx.host is None else pa.repeat(ctx.host, n),
+            "pid": self.fields["pid"], "level": self.fields["level"],
+            "module": self.fields["module"], "kind": pa.repeat(ctx.kind, n),
+            "path": pa.repeat(ctx.path, n),
+            "rank": pa.repeat(pa.scalar(ctx.rank, pa.int32()), n),
+            "device": pa.repeat(pa.scalar(ctx.device, pa.int32()), n),
+            "ts": ts, "line": pa.array(first_line + self.skipped_rows, pa.int64()),
+            "clock_epoch": pa.array(epoch_mask(ts), pa.bool_())})
+
+
+def skim(buf: bytes, lines: pa.Array, hits: np.ndarray, fset: FormatSet) -> Skimmed | None:
+    """Skim the ``lines`` of ``buf`` (``arrowtext.split_lines(buf)``); ``hits`` marks the
+    lines that hold a match of an expression whose records must be parsed. None when no
+    record can be skipped."""
+    n = len(lines)
+    if n < 3:
+        return None
+    offsets, data = line_buffers(lines)
+    starts, lengths = offsets[:-1], byte_lengths(lines)
+    first = np.zeros(n, np.uint8)
+    nonempty = np.flatnonzero(lengths > 0)
+    first[nonempty] = data[starts[nonempty]]
+    header, ts_start, level, module, pid = _headers(lines, data, starts, lengths, first)
+    if not header.any():
+        return None
+    quiet = _mask(pc.is_in(level, value_set=pa.array(QUIET_LEVELS)))
+    blank = (lengths == 0) | _mask(pc.utf8_is_space(lines))
+    ascii_text = _mask(pc.string_is_ascii(lines))
+    parse_line = hits | blank | ~ascii_text | (lengths >= TRUNCATION_CHARS)
+    parse_line[glue.suspects(buf)] = True
+    parse_line[header] |= ~quiet
+    others = np.flatnonzero(~header & ~parse_line)
+    if len(others):
+        parse_line[others] = could_start(lines, others, first, fset)
+    segment = np.cumsum(header)  # 0: the lines before the first header line
+    count = int(segment[-1]) + 1
+    parse_segment = np.bincount(segment, weights=parse_line, minlength=count) > 0
+    parse_segment[0] = parse_segment[-1] = True
+    parse = parse_segment[segment]
+    skipped = np.flatnonzero(header & ~parse)
+    if len(skipped) == 0:
+        return None
+    keep = np.flatnonzero(header)
+    position = np.searchsorted(keep, skipped)  # each skipped header among the header lines
+    ts, invalid = timestamps(data, offsets, skipped, ts_start[skipped],
+                             np.full(len(skipped), CANN_TS_BYTES, np.int64))
+    taken = pa.array(position)
+    fields = {"level": level.take(taken), "module": module.take(taken),
+              "pid": pid.take(taken), "ts": ts}
+    return Skimmed(parse, skipped, fields, skipped_lines=int(n - parse.sum()),
+                   invalid_timestamps=int(invalid.sum()),
+                   epoch_records=int(epoch_mask(ts).sum()))
+
+
+def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+             first: np.ndarray) -> tuple[np.ndarray, np.ndarray, pa.Array, pa.Array, pa.Array]:
+    """Lines that carry a CANN header (exactly those ``cannheader.ONE_PASS`` matches, proc
+    without ``[``, pid short enough to read), where their timestamp starts, and the level,
+    module and pid of each (aligned with the header lines)."""
+    n = len(lines)
+    header = (first == _OPEN) & (lengths >= _SHORTEST)
+    close = pc.find_substring(lines, ")").to_numpy(zero_copy_only=False).astype(np.int64)
+    header &= close > 0
+    rows = np.flatnonzero(header)
+    colon = _byte(data, starts[rows] + close[rows] + 1)
+    space = _byte(data, starts[rows] + close[rows] + 2) == _SPACE
+    ts_start = np.zeros(n, np.int64)
+    ts_start[rows] = close[rows] + 2 + space
+    ok = (colon == _COLON) & (ts_start[rows] + CANN_TS_BYTES <= lengths[rows])
+    rows = rows[ok]
+    stamp = windows(data, starts[rows] + ts_start[rows], CANN_TS_BYTES)
+    shaped = (((stamp[:, _DIGIT_COLUMNS] - np.uint8(48)) <= 9).all(axis=1)
+              & (stamp[:, 4] == _DASH) & (stamp[:, 7] == _DASH)
+              & ((stamp[:, 10] == _DASH) | (stamp[:, 10] == _SPACE))
+              & (stamp[:, 13] == _COLON) & (stamp[:, 16] == _COLON)
+              & (stamp[:, 19] == _DOT) & (stamp[:, 23] == _DOT))
+    rows = rows[shaped]
+    prefix = pc.cast(substrings(data, starts[rows], ts_start[rows]), pa.string())
+    encoded = pc.dictionary_encode(prefix)
+    found = pc.extract_regex(encoded.dictionary, _PREFIX_WHOLE)
+    fields = dict(zip(("level", "module", "pid", "proc"), found.flatten(), strict=True))
+    pid = digits(fields["pid"], pa.int64())  # null where the prefix did not match
+    bracket = pc.fill_null(pc.match_substring(fields["proc"], "["), True)
+    valid = _mask(pid.is_valid()) & ~_mask(bracket)
+    index = encoded.indices.to_numpy(zero_copy_only=False)
+    good = valid[index]
+    rows, index = rows[good], pa.array(index[good])
+    header = np.zeros(n, bool)
+    header[rows] = True
+    level = pc.take(fields["level"], index)
+    module = pc.take(fields["module"], index)
+    return header, ts_start, level, module, pc.take(pid, index)
+
+
+def _mask(values: pa.Array) -> np.ndarray:
+    return pc.fill_null(values, False).to_numpy(zero_copy_only=False)
+
+
+def _byte(data: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(pos), np.uint8)
+    inside = pos < len(data)
+    out[inside] = data[pos[inside]]
+    return out
+
+
+def could_start(lines: pa.Array, rows: np.ndarray, first: np.ndarray,
+                fset: FormatSet) -> np.ndarray:
+    """For each of ``rows`` (lines ``_headers`` did not take): whether a prefix or a format
+    could match it, so that it may start a record of its own.
+
+    Patterns whose first bytes are known (``FormatSet.start_bytes``) are judged by the line's
+    first byte; the others are run on the lines no known first byte rules in."""
+    mask, unknown = fset.start_bytes
+    maybe = mask[first[rows]] & (byte_lengths(lines)[rows] > 0)
+    rest = np.flatnonzero(~maybe)
+    if len(rest) and unknown:
+        sub = lines.take(pa.array(rows[rest]))
+        for pattern in unknown:
+            hit = pc.fill_null(pc.match_substring_regex(sub, f"^(?:{pattern})"), False)
+            maybe[rest] |= hit.to_numpy(zero_copy_only=False)
+    return maybe
