@@ -222,3 +222,15 @@ def test_a_generated_debug_heavy_tree_gives_the_same_diagnosis(tmp_path: Path) -
     skimmed, whole = run(paths), run(paths, skim=False)
     assert skimmed.inputs.files and skimmed.findings
     assert render(skimmed, "json") == render(whole, "json")
+
+
+def test_a_selector_sent_to_a_worker_reuses_the_compiled_database() -> None:
+    import pickle
+
+    from plogscan.engine.literals import LiteralScanner
+
+    text = "\n".join(_lines("rule literal")).encode()
+    copy = pickle.loads(pickle.dumps(SKIM))  # what a worker process receives with each task
+    assert list(copy.raw_hits(text)) == list(SKIM.raw_hits(text))
+    assert copy._raw_scanner is SKIM._raw_scanner  # compiled once per process
+    assert LiteralScanner.build(("abc",)) is LiteralScanner.build(("abc",))

@@ -21,6 +21,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+_BUILT: dict[tuple[tuple[str, ...], tuple[str, ...]], LiteralScanner | None] = {}
+_BUILT_LOCK = threading.Lock()
+_BUILT_MAX = 16  # rule sets a process compiles databases for (tests build many)
+
 
 class LiteralScanner:
     """A database of case-insensitive literals, and optionally whole regexes."""
@@ -39,7 +43,24 @@ class LiteralScanner:
     @classmethod
     def build(cls, literals: tuple[str, ...], regexes: tuple[str, ...] = ()
               ) -> LiteralScanner | None:
-        """None when Hyperscan is missing or cannot take the expressions."""
+        """None when Hyperscan is missing or cannot take the expressions.
+
+        Compiled once per process and set of expressions: a worker process receives a fresh
+        copy of its selector with every task, and compiling the database takes tens of
+        milliseconds."""
+        key = (tuple(literals), tuple(regexes))
+        with _BUILT_LOCK:
+            if key in _BUILT:
+                return _BUILT[key]
+        scanner = cls._compiled(literals, regexes)
+        with _BUILT_LOCK:
+            if len(_BUILT) >= _BUILT_MAX:
+                _BUILT.clear()
+            return _BUILT.setdefault(key, scanner)
+
+    @classmethod
+    def _compiled(cls, literals: tuple[str, ...], regexes: tuple[str, ...]
+                  ) -> LiteralScanner | None:
         if not (literals or regexes) or not all(text.isascii() for text in literals):
             return None
         try:
