@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.model import EventRow, ProcessInfo
+from plogscan.table.keys import key_table, known_rows
 
 KEEP_EVENTS = 2000  # rows kept for reports, earliest first
 MAX_PROCESSES = 20000  # processes described one by one; past it they are only counted
@@ -56,6 +57,32 @@ def order_key(row: EventRow) -> tuple:
     return (row.ts is None, row.ts or datetime.min, row.path, row.line)
 
 
+_KEYS = pa.schema([pa.field("host", pa.string()), pa.field("pid", pa.int64())])
+
+
+def _key_hashes(hosts: pa.ChunkedArray, pids: pa.ChunkedArray) -> np.ndarray:
+    """A 64-bit hash of each (host, pid): the host's (one per distinct host) mixed with the
+    pid."""
+    encoded = pc.dictionary_encode(hosts.combine_chunks()
+                                   if isinstance(hosts, pa.ChunkedArray) else hosts)
+    per_host = np.array([hash(h) & 0xFFFFFFFFFFFFFFFF for h in encoded.dictionary.to_pylist()]
+                        + [0x9E3779B97F4A7C15], np.uint64)  # the last one: no host
+    index = pc.fill_null(encoded.indices, len(per_host) - 1).to_numpy(zero_copy_only=False)
+    pid = pc.fill_null(pids, 0).to_numpy(zero_copy_only=False).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        return per_host[index] * np.uint64(0x100000001B3) ^ pid
+
+
+def _sorted_union(held: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """The distinct values of a sorted distinct array and any other, sorted (a stable sort
+    of the sorted run and the new values, then one pass that drops repeats)."""
+    both = np.concatenate([held, np.sort(new)])
+    both.sort(kind="stable")
+    if len(both) < 2:
+        return both
+    return both[np.concatenate(([True], both[1:] != both[:-1]))]
+
+
 class Overview:
     """Aggregates over every batch: processes and notable records."""
 
@@ -66,6 +93,7 @@ class Overview:
         self.max_processes = max_processes
         # Hashes of the processes past the cap (8 bytes each, sorted): counted, not described.
         self._omitted = np.zeros(0, np.uint64)
+        self._known: tuple[int, pa.Table] | None = None
 
     @property
     def processes_omitted(self) -> int:
@@ -125,26 +153,27 @@ class Overview:
             proc.last = _max(proc.last, g["last_ts_max"])
 
     def _within_cap(self, grouped: pa.Table) -> pa.Table:
-        """The rows of known processes and of new ones while there is room; the others are
-        only counted (by a hash of host and pid)."""
-        room = self.max_processes - len(self._procs)
+        """The rows of known processes and of new ones while there is room, in order; the
+        others are only counted (by a hash of host and pid). One row per process."""
+        room = max(self.max_processes - len(self._procs), 0)
         if grouped.num_rows <= room:
             return grouped
-        hosts = grouped.column("host").to_pylist()
-        pids = grouped.column("pid").to_pylist()
-        keep = np.zeros(grouped.num_rows, bool)
-        omitted = []
-        for i, key in enumerate(zip(hosts, pids, strict=True)):
-            if key in self._procs:
-                keep[i] = True
-            elif room > 0:
-                keep[i] = True
-                room -= 1
-            else:
-                omitted.append(hash(key) & 0xFFFFFFFFFFFFFFFF)
-        if omitted:
-            self._omitted = np.union1d(self._omitted, np.asarray(omitted, np.uint64))
+        keep = known_rows(grouped, self._known_keys())
+        unknown = np.flatnonzero(~keep)
+        keep[unknown[:room]] = True
+        omitted = unknown[room:]
+        if len(omitted):
+            take = pa.array(omitted)
+            self._omitted = _sorted_union(self._omitted, _key_hashes(
+                grouped.column("host").take(take), grouped.column("pid").take(take)))
         return grouped.filter(pa.array(keep))
+
+    def _known_keys(self) -> pa.Table:
+        """The (host, pid) keys of the processes held, as a table (rebuilt when they change:
+        past the cap, never)."""
+        if self._known is None or self._known[0] != len(self._procs):
+            self._known = (len(self._procs), key_table(self._procs, _KEYS))
+        return self._known[1]
 
     def processes(self) -> tuple[ProcessInfo, ...]:
         out = [ProcessInfo(host=host, pid=pid, rank=p.rank, device=p.device,

@@ -26,9 +26,8 @@ import pyarrow.compute as pc
 from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
 from plogscan.crossrank.streamfacts import count_from_facts, note_whole, rows_in_whole
-from plogscan.crossrank.summary import Entry, Segment, StreamKey, StreamStats, Summary
+from plogscan.crossrank.summary import MAX_STREAMS, Entry, Segment, StreamKey, StreamStats, Summary
 
-MAX_STREAMS = 100_000
 MAX_SEGMENTS = 10_000
 MAX_RECORDS = 100_000  # per list of anchor records (announces, waits, settings...)
 MAX_SETTINGS_PER_STREAM = 256

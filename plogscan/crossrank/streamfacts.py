@@ -16,7 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.crossrank.summary import StreamKey
+from plogscan.crossrank.summary import MAX_STREAMS, StreamKey
+from plogscan.table.keys import key_table, known_rows
 
 
 def note_whole(gatherer: Any, facts: pa.Table) -> pa.Table:
@@ -56,11 +57,43 @@ def count_from_facts(gatherer: Any, facts: pa.Table) -> None:
         ("first_ts", "min"), ("last_ts", "max"), ("first_line", "min"),
         ("last_line", "max"), ("records", "sum"), ("error", "sum"), ("epoch", "sum"),
         ("rank", "min"), ("device", "min"), ("kind", "min"), ("host", "min")])
+    grouped = _within_cap(gatherer, grouped)
     for g in grouped.to_pylist():
         gatherer._add_stream(StreamKey(g["path"] or "", 0, g["pid"]), g["kind_min"],
                          g["host_min"], g["first_line_min"], g["last_line_max"],
                          g["first_ts_min"], g["last_ts_max"], g["records_sum"],
                          g["error_sum"], g["epoch_sum"], g["rank_min"], g["device_min"])
+
+
+def _within_cap(gatherer: Any, grouped: pa.Table) -> pa.Table:
+    """The rows ``_add_stream`` would take (streams held, and new ones while there is room,
+    in order); the records of the others are counted as dropped here, at once (one row per
+    stream: past the cap a run of a million processes would otherwise cost a Python step
+    each)."""
+    room = max(MAX_STREAMS - len(gatherer._streams), 0)
+    if grouped.num_rows <= room:
+        return grouped
+    keep = known_rows(grouped, _held(gatherer))
+    unknown = np.flatnonzero(~keep)
+    keep[unknown[:room]] = True
+    dropped = unknown[room:]
+    if len(dropped):
+        records = grouped.column("records_sum").take(pa.array(dropped))
+        gatherer._drop("streams", int(pc.sum(records).as_py() or 0))
+    return grouped.filter(pa.array(keep))
+
+
+_HELD = pa.schema([pa.field("path", pa.string()), pa.field("pid", pa.int64())])
+
+
+def _held(gatherer: Any) -> pa.Table:
+    """The (path, pid) keys of the file streams the gatherer holds (cached until they
+    change: past the cap, never)."""
+    cached = getattr(gatherer, "_held_keys", None)
+    if cached is None or cached[0] != len(gatherer._streams):
+        keys = ((k.path, k.pid) for k in gatherer._streams if k.segment == 0)
+        cached = gatherer._held_keys = (len(gatherer._streams), key_table(keys, _HELD))
+    return cached[1]
 
 
 def rows_in_whole(whole: dict[str, list[tuple[int, int]]], cols: dict[str, pa.Array]

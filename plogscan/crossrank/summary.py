@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+MAX_STREAMS = 100_000  # streams a summary describes; the records of the others are counted
+
 
 @dataclass(frozen=True)
 class StreamKey:
