@@ -24,6 +24,7 @@ import pyarrow.compute as pc
 _BUILT: dict[tuple[tuple[str, ...], tuple[str, ...]], LiteralScanner | None] = {}
 _BUILT_LOCK = threading.Lock()
 _BUILT_MAX = 16  # rule sets a process compiles databases for (tests build many)
+_DEDUPE_MIN_ROWS = 64  # below this, scanning the rows as they are costs less
 
 
 class LiteralScanner:
@@ -80,7 +81,19 @@ class LiteralScanner:
 
     def matches(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(expression ids, rows) of every match, and the rows that hold non-ASCII text
-        (possible matches of every literal)."""
+        (possible matches of every literal).
+
+        Log lines repeat: when at most half the values are distinct, the distinct ones are
+        scanned and their matches spread to the rows that hold them (one Python callback per
+        match is the cost of a scan)."""
+        if len(column) >= _DEDUPE_MIN_ROWS:
+            encoded = pc.dictionary_encode(column)
+            if 2 * len(encoded.dictionary) <= len(column):
+                ids, rows, non_ascii = self._matches(encoded.dictionary)
+                return _spread(encoded.indices, ids, rows, non_ascii)
+        return self._matches(column)
+
+    def _matches(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = len(column)
         empty = np.zeros(0, np.int64)
         if n == 0:
@@ -133,3 +146,24 @@ class LiteralScanner:
         RE2)."""
         _ids, rows, non_ascii = self.matches(column)
         return np.unique(rows), non_ascii
+
+
+def _spread(indices: pa.Array, ids: np.ndarray, values: np.ndarray, non_ascii: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Matches of distinct values (``values[i]`` holds ``ids[i]``) as matches of the rows
+    whose dictionary index is that value, and the rows of the non-ASCII values."""
+    index = pc.fill_null(indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    order = np.argsort(index, kind="stable")  # rows grouped by value, nulls first
+    counts = np.bincount(index[index >= 0], minlength=int(index.max(initial=-1)) + 1)
+    starts = np.concatenate(([0], np.cumsum(counts))) + int((index < 0).sum())
+
+    def rows_of(picked: np.ndarray) -> np.ndarray:
+        lengths = counts[picked] if len(picked) else np.zeros(0, np.int64)
+        total = int(lengths.sum())
+        first = np.repeat(starts[picked] - np.concatenate(([0], np.cumsum(lengths)[:-1])),
+                          lengths)
+        return order[first + np.arange(total)]
+
+    rows = rows_of(values)
+    return (np.repeat(ids, counts[values]) if len(values) else ids, rows,
+            np.sort(rows_of(non_ascii)))
