@@ -71,3 +71,37 @@ def test_a_storm_of_one_error_keeps_a_small_sample() -> None:
     (occurrence,) = groups.occurrences()
     assert occurrence.specials["count"] == "10000"
     assert [r.cols["line"] for _, r in occurrence.items] == list(range(9999, 9979, -1))
+
+
+def _fold_pair_by_pair(groups: dict, by: tuple[str, ...]) -> None:
+    """The fold as first written: every partial key compared with every group."""
+    def nulls(key: tuple) -> int:
+        return sum(v is None and name != "host" for name, v in zip(by, key, strict=True))
+
+    def agrees(part: tuple, other: tuple) -> bool:
+        return all(a == b or (a is None and name != "host")
+                   for name, a, b in zip(by, part, other, strict=True))
+
+    for key in sorted((k for k in groups if nulls(k)), key=nulls, reverse=True):
+        fits = [k for k in groups if k != key and agrees(key, k)]
+        if len(fits) == 1:
+            groups[fits[0]] = groups[fits[0]] + groups.pop(key)
+
+
+class _Tally(list):
+    def merged(self, other: list) -> _Tally:
+        return _Tally(self + other)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([None, "h1", "h2"]), st.sampled_from([None, 1, 2]),
+                          st.sampled_from([None, 0, 3])), max_size=12, unique=True))
+def test_the_indexed_fold_merges_as_the_pair_by_pair_one(keys: list[tuple]) -> None:
+    from plogscan.engine.correlate import _fold_partial_keys
+
+    by = ("host", "pid", "device")
+    indexed = {k: _Tally([k]) for k in keys}
+    reference = {k: [k] for k in keys}
+    _fold_partial_keys(indexed, by)
+    _fold_pair_by_pair(reference, by)
+    assert {k: list(v) for k, v in indexed.items()} == reference

@@ -148,15 +148,33 @@ class SingleGroups:
 
 
 def _fold_partial_keys(groups: dict[Any, _Sample], by: tuple[str, ...]) -> None:
+    """Merge each group whose key misses values (None, except the host) into the one other
+    group it agrees with, if there is exactly one; the most incomplete keys first.
+
+    A key agrees with another where its values are equal on every field it has (and on the
+    host, which must match even when missing). The groups are looked up by their values on
+    those fields (one index per pattern of missing fields), not compared pair by pair."""
+    fixed = tuple(name == "host" for name in by)
+
     def nulls(key: tuple) -> int:
-        return sum(v is None and name != "host" for name, v in zip(by, key, strict=True))
+        return sum(v is None and not host for v, host in zip(key, fixed, strict=True))
 
-    def agrees(part: tuple, other: tuple) -> bool:
-        return all(a == b or (a is None and name != "host")
-                   for name, a, b in zip(by, part, other, strict=True))
+    def pattern(key: tuple) -> tuple[bool, ...]:  # the fields another key must equal
+        return tuple(v is not None or host for v, host in zip(key, fixed, strict=True))
 
+    def values(key: tuple, fields: tuple[bool, ...]) -> tuple:
+        return tuple(v for v, used in zip(key, fields, strict=True) if used)
+
+    indexes: dict[tuple[bool, ...], dict[tuple, list[Any]]] = {}
     for key in sorted((k for k in groups if nulls(k)), key=nulls, reverse=True):
-        fits = [k for k in groups if k != key and agrees(key, k)]
+        fields = pattern(key)
+        if fields not in indexes:  # the groups merged away since stay in it: skipped below
+            index: dict[tuple, list[Any]] = {}
+            for other in groups:
+                index.setdefault(values(other, fields), []).append(other)
+            indexes[fields] = index
+        fits = [k for k in indexes[fields].get(values(key, fields), ())
+                if k != key and k in groups]
         if len(fits) == 1:
             groups[fits[0]] = groups[fits[0]].merged(groups.pop(key))
 
