@@ -127,3 +127,24 @@ def test_cli_cache_info_clear_and_no_cache(logs: Path, tmp_path: Path) -> None:
 
 def test_suite_never_uses_the_user_cache() -> None:
     assert "plogscan-test-cache-" in os.environ["PLOGSCAN_CACHE"]
+
+
+def test_a_use_is_noted_at_most_once_an_hour(logs: Path, tmp_path: Path) -> None:
+    """Noting a use rewrites the entry's row (SQLite reads its payload again): a rerun within
+    the hour leaves recent entries as they are and notes only the older ones."""
+    import sqlite3
+
+    cache = tmp_path / "cache"
+    run([str(logs)], cache=cache)
+    with sqlite3.connect(cache / DATABASE) as db:
+        db.execute("UPDATE entries SET used = used - 7200 WHERE rowid = "
+                   "(SELECT min(rowid) FROM entries)")
+        before = dict(db.execute("SELECT rowid, used FROM entries"))
+    again = run([str(logs)], cache=cache)
+    assert again.extra["reused_files"] == len(before)
+    with sqlite3.connect(cache / DATABASE) as db:
+        after = dict(db.execute("SELECT rowid, used FROM entries"))
+    old = min(before)
+    assert after[old] > before[old] + 3600
+    assert {k: v for k, v in after.items() if k != old} == {
+        k: v for k, v in before.items() if k != old}

@@ -32,6 +32,7 @@ from plogscan.schema import EVENT_SCHEMA
 __all__ = ["CacheInfo", "CacheStore", "clear", "code_fingerprint", "evict", "info"]
 
 DATABASE = "extracts.sqlite"
+USED_GRAIN = 3600.0  # seconds: entries used within one hour of each other are evicted alike
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     namespace TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
@@ -71,7 +72,7 @@ class CacheStore:
 
     def find(self, key: FileKey) -> Stored | None:
         row = self._db.execute(
-            "SELECT digest, stats, payload FROM entries WHERE namespace=? AND path=? "
+            "SELECT digest, stats, payload, used FROM entries WHERE namespace=? AND path=? "
             "AND size=? AND mtime_ns=?",
             (self.namespace, _name(key), key.size, key.mtime_ns)).fetchone()
         if row is None:
@@ -82,10 +83,19 @@ class CacheStore:
             stats = FileStats(**{**fields, "problems": tuple(fields.get("problems", ()))})
         except (pa.ArrowException, ValueError, TypeError, IndexError):
             return None  # a damaged entry is a miss; it is replaced after the parse
-        with contextlib.suppress(sqlite3.Error):
-            self._db.execute("UPDATE entries SET used=? WHERE namespace=? AND path=?",
-                             (time.time(), self.namespace, _name(key)))
+        self._used("entries", _name(key), row[3])
         return Stored(row[0], stats, records, facts)
+
+    def _used(self, table: str, name: str, last: float) -> None:
+        """Note that an entry was used, unless that was noted less than ``USED_GRAIN`` ago:
+        SQLite rewrites a whole row to change one field, so updating an entry reads its
+        payload again (megabytes for a large log)."""
+        now = time.time()
+        if 0 <= now - last < USED_GRAIN:
+            return
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute(f"UPDATE {table} SET used=? WHERE namespace=? AND path=?",
+                             (now, self.namespace, name))
 
     def save(self, key: FileKey, entry: Stored) -> None:
         if not entry.records.schema.equals(self.schema):
@@ -107,14 +117,14 @@ class CacheStore:
         """The line marks kept for the plain file at absolute ``path``, if any."""
         try:
             row = self._db.execute(
-                "SELECT size, mtime_ns, digest, marks FROM line_marks WHERE namespace=? "
+                "SELECT size, mtime_ns, digest, marks, used FROM line_marks WHERE namespace=? "
                 "AND path=?", (self.namespace, path)).fetchone()
-            if row is not None:
-                self._db.execute("UPDATE line_marks SET used=? WHERE namespace=? AND path=?",
-                                 (time.time(), self.namespace, path))
         except sqlite3.Error:
             return None
-        return StoredMarks(*row) if row is not None else None
+        if row is None:
+            return None
+        self._used("line_marks", path, row[4])
+        return StoredMarks(*row[:4])
 
     def save_marks(self, path: str, marks: StoredMarks) -> None:
         if len(marks.data) > self.max_bytes:
