@@ -148,3 +148,26 @@ def test_a_use_is_noted_at_most_once_an_hour(logs: Path, tmp_path: Path) -> None
     assert after[old] > before[old] + 3600
     assert {k: v for k, v in after.items() if k != old} == {
         k: v for k, v in before.items() if k != old}
+
+
+def test_eviction_takes_the_least_recently_used_rows_of_every_table(tmp_path: Path) -> None:
+    import sqlite3
+
+    from plogscan.cache.store import CacheStore, evict
+
+    store = CacheStore(tmp_path / "cache", "ns", 1 << 30)
+    store.close()
+    with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
+        rows = [("entries", "old entry", 1.0, 100), ("line_marks", "old marks", 2.0, 100),
+                ("entries", "new entry", 10.0, 100), ("line_marks", "new marks", 11.0, 100)]
+        for table, path, used, size in rows:
+            if table == "entries":
+                db.execute("INSERT INTO entries VALUES ('ns', ?, 0, 0, '', ?, ?, '{}', x'')",
+                           (path, used, size))
+            else:
+                db.execute("INSERT INTO line_marks VALUES ('ns', ?, 0, 0, '', ?, ?, x'')",
+                           (path, used, size))
+        assert evict(db, 200) == 1  # one entry and the old marks out: 400 -> 200 bytes
+        left = {path for table in ("entries", "line_marks")
+                for (path,) in db.execute(f"SELECT path FROM {table}")}
+    assert left == {"new entry", "new marks"}

@@ -159,7 +159,7 @@ def evict(db: sqlite3.Connection, limit: int) -> int:
     removed = 0
     if total <= limit:
         return 0
-    for table, namespace, path, nbytes in db.execute(
+    for table, namespace, path, nbytes, _used in db.execute(
             "SELECT 'entries', namespace, path, nbytes, used FROM entries UNION ALL "
             "SELECT 'line_marks', namespace, path, nbytes, used FROM line_marks "
             "ORDER BY used").fetchall():
