@@ -223,7 +223,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes,
                     reducer=selector,
                     on_facts=facts.add if facts is not None else None, store=store,
-                    executor=executor, limits=limits)
+                    executor=executor, limits=limits, kinds=store)
     saw_batches = False
 
     def identify():  # called by the engine after the last batch

@@ -3,8 +3,9 @@ out first.
 
 One row per (namespace, path): the file's size, modification time and content digest, when
 it was last used, and the entry itself as two Arrow IPC record batches (kept records, facts) plus
-the file's accounting as JSON. A second table keeps where lines start in the files whose
-context lines were read (``ingest.linemarks``), under the same cap. SQLite keeps thousands of
+the file's accounting as JSON. Two more tables keep where lines start in the files whose
+context lines were read (``ingest.linemarks``) and the kind sniffed from each file's name and
+head (``ingest.classify.remembered_kind``), under the same cap. SQLite keeps thousands of
 small entries in one file (20,000 small logs cost 20,000 rows, not 20,000 files) and lets two
 runs share the cache safely.
 """
@@ -39,6 +40,11 @@ CREATE TABLE IF NOT EXISTS entries (
     mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, used REAL NOT NULL,
     nbytes INTEGER NOT NULL, stats TEXT NOT NULL, payload BLOB NOT NULL,
     PRIMARY KEY (namespace, path))
+"""
+KINDS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS kinds (
+    namespace TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL, used REAL NOT NULL,
+    nbytes INTEGER NOT NULL, PRIMARY KEY (namespace, path))
 """
 MARKS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS line_marks (
@@ -138,6 +144,27 @@ class CacheStore:
         except sqlite3.Error:
             return
 
+    def find_kind(self, key: str) -> str | None:
+        """The kind sniffed before for ``key`` (``classify.kind_key``); "" for none."""
+        try:
+            row = self._db.execute("SELECT kind, used FROM kinds WHERE namespace=? AND path=?",
+                                   (self.namespace, key)).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None:
+            return None
+        self._used("kinds", key, row[1])
+        return row[0]
+
+    def save_kind(self, key: str, kind: str) -> None:
+        size = len(key) + len(kind)
+        try:
+            self._db.execute("INSERT OR REPLACE INTO kinds VALUES (?, ?, ?, ?, ?)",
+                             (self.namespace, key, kind, time.time(), size))
+            self._saved += size
+        except sqlite3.Error:
+            return
+
     def close(self) -> None:
         """Commit, evict least recently used entries past the cap, close."""
         with contextlib.suppress(sqlite3.Error):
@@ -161,8 +188,8 @@ def evict(db: sqlite3.Connection, limit: int) -> int:
         return 0
     for table, namespace, path, nbytes, _used in db.execute(
             "SELECT 'entries', namespace, path, nbytes, used FROM entries UNION ALL "
-            "SELECT 'line_marks', namespace, path, nbytes, used FROM line_marks "
-            "ORDER BY used").fetchall():
+            "SELECT 'line_marks', namespace, path, nbytes, used FROM line_marks UNION ALL "
+            "SELECT 'kinds', namespace, path, nbytes, used FROM kinds ORDER BY used").fetchall():
         if total <= limit:
             break
         db.execute(f"DELETE FROM {table} WHERE namespace=? AND path=?", (namespace, path))
@@ -173,7 +200,7 @@ def evict(db: sqlite3.Connection, limit: int) -> int:
 
 def _total_bytes(db: sqlite3.Connection) -> int:
     return sum(db.execute(f"SELECT coalesce(sum(nbytes), 0) FROM {table}").fetchone()[0]
-               for table in ("entries", "line_marks"))
+               for table in ("entries", "line_marks", "kinds"))
 
 
 def info(directory: Path, limit: int) -> CacheInfo:
@@ -199,6 +226,7 @@ def clear(directory: Path) -> int:
         count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
         db.execute("DELETE FROM entries")
         db.execute("DELETE FROM line_marks")
+        db.execute("DELETE FROM kinds")
         db.commit()
         db.execute("VACUUM")
     finally:
@@ -217,6 +245,7 @@ def _open(directory: Path) -> sqlite3.Connection:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(SCHEMA)
         db.execute(MARKS_SCHEMA)
+        db.execute(KINDS_SCHEMA)
         db.commit()
     except (OSError, sqlite3.Error) as err:
         raise InputError(f"cannot use the cache directory {directory}: {err}",
