@@ -10,6 +10,7 @@ the diagnosis language, or None), ``unexplained`` (ERROR templates no finding ex
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import time
@@ -226,7 +227,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes,
                     reducer=selector,
                     on_facts=facts.add if facts is not None else None, store=store,
-                    executor=executor, limits=limits)
+                    executor=executor, limits=limits, kinds=store)
     saw_batches = False
 
     def identify():  # called by the engine after the last batch
@@ -256,36 +257,38 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         if facts is not None:
             facts.flush()
 
-    findings = None
-    try:
-        findings = scan(watched(), ruleset, identify, presence)
-    finally:
-        if store is not None:
-            store.close()
-        if writer is not None:
-            ctx = contexts[0] if contexts else None
-            done = ingest.summary if findings is not None else None
-            aligner, offsets = (ctx.aligned_column, ctx.offset_by_host()) if ctx else (None, None)
-            if done is not None and redactor is not None:
-                done = redact_value(done, redactor)
-                aligner, offsets = redacted_alignment(redactor, aligner, offsets)
-            try:
-                writer.close(done, aligner=aligner, offsets=offsets)
-            except OSError as err:
-                raise _cannot_write_events(events_out, err) from None
-    summary = ingest.summary
-    if not summary.files and not saw_batches:
-        if events_out:  # leave no empty table behind that looks like a result
-            Path(events_out).unlink(missing_ok=True)
-        raise NothingRead(summary)
-    ctx = contexts[0] if contexts else Context(gatherer.summary(), options)
-    begun = time.perf_counter()
-    crossrank, findings = ctx.conclude(findings)
-    timings["crossrank"] = timings.get("crossrank", 0.0) + time.perf_counter() - begun
-    if context_lines:
-        findings = list(add_context(findings, paths, context_lines,
-                                    executor.submit if executor is not None else None,
-                                    limits=ingest.limits))
+    # The store stays open for the context lines: it keeps where lines start in the files
+    # they are read from (``ingest.linemarks``).
+    with contextlib.closing(store) if store is not None else contextlib.nullcontext():
+        findings = None
+        try:
+            findings = scan(watched(), ruleset, identify, presence)
+        finally:
+            if writer is not None:
+                ctx = contexts[0] if contexts else None
+                done = ingest.summary if findings is not None else None
+                aligner, offsets = ((ctx.aligned_column, ctx.offset_by_host()) if ctx
+                                    else (None, None))
+                if done is not None and redactor is not None:
+                    done = redact_value(done, redactor)
+                    aligner, offsets = redacted_alignment(redactor, aligner, offsets)
+                try:
+                    writer.close(done, aligner=aligner, offsets=offsets)
+                except OSError as err:
+                    raise _cannot_write_events(events_out, err) from None
+        summary = ingest.summary
+        if not summary.files and not saw_batches:
+            if events_out:  # leave no empty table behind that looks like a result
+                Path(events_out).unlink(missing_ok=True)
+            raise NothingRead(summary)
+        ctx = contexts[0] if contexts else Context(gatherer.summary(), options)
+        begun = time.perf_counter()
+        crossrank, findings = ctx.conclude(findings)
+        timings["crossrank"] = timings.get("crossrank", 0.0) + time.perf_counter() - begun
+        if context_lines:
+            findings = list(add_context(findings, paths, context_lines,
+                                        executor.submit if executor is not None else None,
+                                        limits=ingest.limits, marks=store))
     findings = [_aligned_finding(f, ctx) for f in findings]
     events, truncated = overview.events(_evidence_rows(findings))
     events = tuple(_aligned_event(e, ctx) for e in events)

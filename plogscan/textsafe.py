@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 # C0 controls except TAB and LF, DEL, C1 controls (0x9b is an 8-bit CSI on some terminals),
 # bidi embeddings/overrides/isolates, line/paragraph separators, lone surrogates (left by
@@ -74,4 +75,93 @@ def json_escape(text: str) -> str:
 def json_text(document: object) -> str:
     """``document`` as deterministic JSON text: sorted keys, 2-space indent, UTF-8, final newline,
     unsafe characters escaped (``json_escape``)."""
-    return json_escape(json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False)) + "\n"
+    return json_escape(indented_json(document)) + "\n"
+
+
+def indented_json(document: object) -> str:
+    """The text of ``json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False)``,
+    built in about half its time: with an indent the standard library encodes in Python
+    through nested generators, a few MB of report costing a tenth of a second. This builds
+    one list of pieces instead. ``document`` is a tree (no container holds itself)."""
+    parts: list[str] = []
+    _encode(document, "", parts.append)
+    return "".join(parts)
+
+
+def _encode(value: object, pad: str, add: Callable[[str], None]) -> None:
+    kind = type(value)
+    if kind is str:
+        add(_JSON_STRING(value))
+    elif kind is dict:
+        _encode_dict(value, pad, add)  # type: ignore[arg-type]
+    elif kind is list or kind is tuple:
+        _encode_list(value, pad, add)  # type: ignore[arg-type]
+    elif kind is int:
+        add(int.__repr__(value))  # type: ignore[arg-type]
+    elif isinstance(value, str):
+        add(_JSON_STRING(value))
+    elif isinstance(value, dict):
+        _encode_dict(value, pad, add)
+    elif isinstance(value, (list, tuple)):
+        _encode_list(value, pad, add)
+    else:
+        add(_scalar(value, "values"))
+
+
+def _encode_list(value: list | tuple, pad: str, add: Callable[[str], None]) -> None:
+    if not value:
+        add("[]")
+        return
+    inner = pad + "  "
+    between = ",\n" + inner
+    add("[\n" + inner)
+    first = True
+    for item in value:
+        if not first:
+            add(between)
+        first = False
+        _encode(item, inner, add)
+    add("\n" + pad + "]")
+
+
+def _encode_dict(value: dict, pad: str, add: Callable[[str], None]) -> None:
+    if not value:
+        add("{}")
+        return
+    inner = pad + "  "
+    between = ",\n" + inner
+    add("{\n" + inner)
+    first = True
+    for key, item in sorted(value.items()):
+        if not first:
+            add(between)
+        first = False
+        add(_JSON_STRING(key if isinstance(key, str) else _scalar(key, "keys")) + ": ")
+        _encode(item, inner, add)
+    add("\n" + pad + "}")
+
+
+def _scalar(value: object, what: str) -> str:
+    """A JSON number, boolean or null as ``json.dumps`` writes it (keys are quoted after)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if value != value:
+            return "NaN"
+        if value in (_INFINITY, -_INFINITY):
+            return "Infinity" if value > 0 else "-Infinity"
+        return float.__repr__(value)
+    if what == "keys":
+        raise TypeError(f"keys must be str, int, float, bool or None, not "
+                        f"{value.__class__.__name__}")
+    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
+
+
+_JSON_STRING = json.encoder.encode_basestring  # quoted and escaped as ensure_ascii=False does
+_INFINITY = float("inf")

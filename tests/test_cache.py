@@ -127,3 +127,87 @@ def test_cli_cache_info_clear_and_no_cache(logs: Path, tmp_path: Path) -> None:
 
 def test_suite_never_uses_the_user_cache() -> None:
     assert "plogscan-test-cache-" in os.environ["PLOGSCAN_CACHE"]
+
+
+def test_a_use_is_noted_at_most_once_an_hour(logs: Path, tmp_path: Path) -> None:
+    """Noting a use rewrites the entry's row (SQLite reads its payload again): a rerun within
+    the hour leaves recent entries as they are and notes only the older ones."""
+    import sqlite3
+
+    cache = tmp_path / "cache"
+    run([str(logs)], cache=cache)
+    with sqlite3.connect(cache / DATABASE) as db:
+        db.execute("UPDATE entries SET used = used - 7200 WHERE rowid = "
+                   "(SELECT min(rowid) FROM entries)")
+        before = dict(db.execute("SELECT rowid, used FROM entries"))
+    again = run([str(logs)], cache=cache)
+    assert again.extra["reused_files"] == len(before)
+    with sqlite3.connect(cache / DATABASE) as db:
+        after = dict(db.execute("SELECT rowid, used FROM entries"))
+    old = min(before)
+    assert after[old] > before[old] + 3600
+    assert {k: v for k, v in after.items() if k != old} == {
+        k: v for k, v in before.items() if k != old}
+
+
+def test_a_rerun_sniffs_no_file_again_and_loads_no_line_formats(
+        logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kind sniffed from a file's name and head is kept: a rerun over unchanged files
+    neither sniffs them nor loads the line formats (nothing is parsed); a file whose head
+    changed is sniffed again."""
+    import sqlite3
+
+    from plogscan.cache.store import clear
+    from plogscan.ingest import classify as classify_module
+    from plogscan.parse.formatcheck import builtin_formats
+
+    cache = tmp_path / "cache"
+    first = run([str(logs)], cache=cache)
+    sniffed: list[str] = []
+    real = classify_module.classify
+
+    def counted(path: str, head: bytes):
+        sniffed.append(path)
+        return real(path, head)
+
+    monkeypatch.setattr(classify_module, "classify", counted)
+    builtin_formats.cache_clear()
+    second = run([str(logs)], cache=cache)
+    assert sniffed == []
+    assert builtin_formats.cache_info().currsize == 0
+    assert _json(second) == _json(first)
+    target = next(p for p in _files(logs) if "debug" in str(p))
+    target.write_bytes(b"[ERROR] HCCL(1,python3):2025-03-14-08:00:59.000.000 [x.cc:1] [1]"
+                       b"a new first line\n" + target.read_bytes())
+    third = run([str(logs)], cache=cache)
+    assert sniffed == [str(target)]
+    assert _json(third) == _json(run([str(logs)], cache=None))
+    clear(cache)
+    with sqlite3.connect(cache / DATABASE) as db:
+        assert db.execute("SELECT count(*) FROM kinds").fetchone()[0] == 0
+
+
+def test_eviction_takes_the_least_recently_used_rows_of_every_table(tmp_path: Path) -> None:
+    import sqlite3
+
+    from plogscan.cache.store import CacheStore, evict
+
+    store = CacheStore(tmp_path / "cache", "ns", 1 << 30)
+    store.close()
+    with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
+        rows = [("entries", "old entry", 1.0, 100), ("line_marks", "old marks", 2.0, 100),
+                ("kinds", "old kind", 3.0, 100), ("entries", "new entry", 10.0, 100),
+                ("line_marks", "new marks", 11.0, 100), ("kinds", "new kind", 12.0, 100)]
+        for table, path, used, size in rows:
+            if table == "entries":
+                db.execute("INSERT INTO entries VALUES ('ns', ?, 0, 0, '', ?, ?, '{}', x'')",
+                           (path, used, size))
+            elif table == "line_marks":
+                db.execute("INSERT INTO line_marks VALUES ('ns', ?, 0, 0, '', ?, ?, x'')",
+                           (path, used, size))
+            else:
+                db.execute("INSERT INTO kinds VALUES ('ns', ?, '', ?, ?)", (path, used, size))
+        assert evict(db, 300) == 1  # one entry and two other rows out: 600 -> 300 bytes
+        left = {path for table in ("entries", "line_marks", "kinds")
+                for (path,) in db.execute(f"SELECT path FROM {table}")}
+    assert left == {"new entry", "new marks", "new kind"}

@@ -2,8 +2,10 @@
 
 Evidence records are known only after the rules have run, so their neighbouring lines are
 fetched afterwards: each file that holds evidence is read once more, up to the last line
-needed. Archive members are found by walking their archive again. Lines are raw text, cut to
-a readable length.
+needed. With the extraction cache a plain file's line starts are kept as it is read
+(``ingest.linemarks``), so a rerun seeks to each wanted line and reads a few kilobytes around
+it. Archive members are found by walking their archive again. Lines are raw text, cut to a
+readable length.
 """
 
 from __future__ import annotations
@@ -12,15 +14,18 @@ import os
 import stat
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from plogscan.ingest.linemarks import LineMarks, MarkStore, StoredMarks
+from plogscan.ingest.reuse import absolute, stream_digest
 from plogscan.model import Evidence, Finding
 
 CONTEXT_LINES = 3
 MAX_CHARS = 500
 READ_BLOCK = 1 << 20
+SMALL_BLOCK = 16 << 10  # the first read after a jump to a mark (see ``ingest.linemarks``)
 LINE_BYTES = 4 * MAX_CHARS  # of a line held: enough for MAX_CHARS characters of any UTF-8
 
 
@@ -33,37 +38,64 @@ def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
     return wanted
 
 
-def _read_lines(stream, numbers: set[int]) -> dict[int, str]:
+def _read_lines(stream, numbers: set[int], marks: LineMarks | None = None) -> dict[int, str]:
     """The requested 1-based lines of a binary stream (stops after the last one).
 
     Blocks without a wanted line are only counted (``bytes.count``), not split into lines.
     Of a line longer than a block only its first ``LINE_BYTES`` are held: a huge line (a NUL
-    run, a dump) is read past, never kept whole."""
+    run, a dump) is read past, never kept whole.
+
+    With ``marks`` (a plain file's, see ``ingest.linemarks``) the stream is a seekable file:
+    the read jumps to the last mark before each wanted line and reads small blocks from there,
+    and it records marks in what it reads past the last one. The lines are the same as those
+    of a read from the start: blocks never cross a multiple of ``READ_BLOCK`` and a long line
+    is cut to ``LINE_BYTES`` at those multiples only, where a read from the start cuts it."""
     out: dict[int, str] = {}
     wanted = sorted(numbers)
-    last = wanted[-1]
-    line, carry, index = 1, b"", 0
-    while index < len(wanted) and line <= last:
-        block = stream.read(READ_BLOCK)
+    line, carry, index, pos = 1, b"", 0, 0
+    size = READ_BLOCK if marks is None else SMALL_BLOCK
+    while index < len(wanted):
+        target = wanted[index]
+        if marks is not None:
+            mark = marks.before(target)
+            if mark is not None and mark[0] > line:
+                stream.seek(mark[1] - 1)
+                if stream.read(1) != b"\n":
+                    raise _StaleMarks
+                line, pos, carry, size = mark[0], mark[1], b"", SMALL_BLOCK
+            elif not marks.covers(target):
+                size = READ_BLOCK
+            block = stream.read(min(size, READ_BLOCK - pos % READ_BLOCK))
+            size = min(2 * size, READ_BLOCK)  # a long way to the line: larger blocks
+        else:
+            block = stream.read(READ_BLOCK)
         if not block:
+            carry = carry[:LINE_BYTES]
             if carry and line in numbers:  # the last line, without a newline
                 out[line] = _text(carry)
             break
+        newlines, counted = marks.note(block, pos, line) if marks is not None else (0, 0)
+        newlines += block.count(b"\n", counted)
+        pos += len(block)
         data = carry + block if carry else block
-        newlines = data.count(b"\n")
-        if wanted[index] >= line + newlines:  # no wanted line ends in this block
-            carry = (data[data.rfind(b"\n") + 1:] if newlines else data)[:LINE_BYTES]
-            line += newlines
-            continue
-        parts = data.split(b"\n")
-        for offset, raw in enumerate(parts[:-1]):
-            if line + offset in numbers:
-                out[line + offset] = _text(raw)
-        carry = parts[-1][:LINE_BYTES]
+        if target >= line + newlines:  # no wanted line ends in this block
+            carry = data[data.rfind(b"\n") + 1:] if newlines else data
+        else:
+            parts = data.split(b"\n")
+            for offset, raw in enumerate(parts[:-1]):
+                if line + offset in numbers:
+                    out[line + offset] = _text(raw)
+            carry = parts[-1]
         line += newlines
+        if marks is None or pos % READ_BLOCK == 0:
+            carry = carry[:LINE_BYTES]
         while index < len(wanted) and wanted[index] < line:
             index += 1
     return out
+
+
+class _StaleMarks(Exception):
+    """A mark that is not at the start of a line: the marks are not this file's."""
 
 
 def _text(raw: bytes) -> str:
@@ -82,37 +114,87 @@ def _read_once(path: str) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)
 
 
-def file_lines(path: str, numbers: set[int]) -> dict[int, str] | None:
+@dataclass(frozen=True)
+class FileLines:
+    """What ``file_lines`` read: the lines, and the file's marks when they are new or grew
+    (to keep for the next read)."""
+
+    lines: dict[int, str]
+    marks: StoredMarks | None = None
+
+
+def file_lines(path: str, numbers: set[int], known: StoredMarks | None = None,
+               keep_marks: bool = False) -> FileLines | None:
     """The requested lines of a plain file (None when it cannot be read); it runs where the
-    file is, a cluster's worker when the parse ran there."""
+    file is, a cluster's worker when the parse ran there.
+
+    With ``keep_marks`` the read uses the marks ``known`` when the file's size, modification
+    time and content digest are still theirs, and returns the marks it has (``FileLines``);
+    else the file is read from its start."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:  # without blocking, and only a regular file (a FIFO put in its place is left alone)
         with open(path, "rb", opener=lambda p, _f: os.open(p, flags)) as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
                 return None
-            return _read_lines(handle, numbers)
+            if not keep_marks:
+                return FileLines(_read_lines(handle, numbers))
+            digest = stream_digest(handle)
+            marks = _usable(known, info, digest)
+            handle.seek(0)
+            try:
+                lines = _read_lines(handle, numbers, marks)
+            except _StaleMarks:
+                handle.seek(0)
+                marks = LineMarks(info.st_size)
+                lines = _read_lines(handle, numbers, marks)
+            kept = (StoredMarks(info.st_size, info.st_mtime_ns, digest, marks.pack())
+                    if marks.grown else None)
+            return FileLines(lines, kept)
     except OSError:
         return None
 
 
+def _usable(known: StoredMarks | None, info: os.stat_result, digest: str) -> LineMarks:
+    """The marks ``known`` when they are still the file's, else none yet."""
+    if (known is not None and known.size == info.st_size
+            and known.mtime_ns == info.st_mtime_ns and known.digest == digest):
+        try:
+            return LineMarks(info.st_size, known.data)
+        except ValueError:
+            pass  # a damaged entry: the marks are taken again
+    return LineMarks(info.st_size)
+
+
 def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
-             submit: Callable[..., Any] | None = None,
-             limits: object = None) -> dict[str, dict[int, str]]:
+             submit: Callable[..., Any] | None = None, limits: object = None,
+             marks: MarkStore | None = None) -> dict[str, dict[int, str]]:
     found: dict[str, dict[int, str]] = {}
+    keep = marks is not None
+
+    def take(path: str, where: str, result: FileLines | None) -> None:
+        if result is None:
+            return
+        found[path] = result.lines
+        if marks is not None and result.marks is not None:
+            marks.save_marks(where, result.marks)
+
     if submit is not None:  # the files are where the workers are
         plain = {p for p in wanted if "!" not in p and not _read_once(p)}
-        futures = {path: submit(file_lines, os.path.abspath(path), wanted[path])
-                   for path in sorted(plain)}
-        for path, future in futures.items():
-            lines = future.result()
-            if lines is not None:
-                found[path] = lines
+        futures = {}
+        for path in sorted(plain):
+            where = os.path.abspath(path)
+            known = marks.find_marks(where) if marks is not None else None
+            futures[path] = where, submit(file_lines, where, wanted[path], known, keep)
+        for path, (where, future) in futures.items():
+            take(path, where, future.result())
     else:
         plain = {p for p in wanted if "!" not in p and Path(p).is_file()}
+        cwd = os.getcwd()
         for path in sorted(plain):
-            lines = file_lines(path, wanted[path])
-            if lines is not None:
-                found[path] = lines
+            where = absolute(path, cwd)
+            known = marks.find_marks(where) if marks is not None else None
+            take(path, where, file_lines(path, wanted[path], known, keep))
     members = {p for p in wanted if p not in plain}
     if members:
         from plogscan.ingest.sources import Skipped
@@ -135,14 +217,16 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
 
 def add_context(findings: Sequence[Finding], inputs: Sequence[str],
                 radius: int = CONTEXT_LINES, submit: Callable[..., Any] | None = None,
-                limits: object = None) -> tuple[Finding, ...]:
+                limits: object = None, marks: MarkStore | None = None
+                ) -> tuple[Finding, ...]:
     """Findings whose evidence carries ``radius`` lines of context on each side. ``submit``
     (an executor's) reads plain files where the parse ran, for a cluster whose files the
-    client may not see."""
+    client may not see. ``marks`` (the extraction cache's) keeps where lines start in each
+    plain file read, so that the next run seeks to its lines instead of reading up to them."""
     wanted = _wanted(findings, radius)
     if not wanted:
         return tuple(findings)
-    lines = _collect(inputs, wanted, submit, limits)
+    lines = _collect(inputs, wanted, submit, limits, marks)
 
     def with_context(ev: Evidence) -> Evidence:
         text = lines.get(ev.path, {})

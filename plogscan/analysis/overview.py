@@ -23,6 +23,8 @@ MAX_PROCESSES = 20000  # processes described one by one; past it they are only c
 _COLLECT_LIMIT = 20000  # rows gathered before the earliest KEEP_EVENTS are chosen
 _NOTABLE = pa.array(["ERROR", "WARNING"], pa.string())
 MESSAGE_CHARS = 2000
+_EVENT_COLUMNS = ["ts", "level", "module", "pid", "rank", "host", "device", "kind", "path",
+                  "line", "message", "codes"]
 
 
 @dataclass
@@ -88,7 +90,10 @@ class Overview:
 
     def __init__(self, max_processes: int = MAX_PROCESSES) -> None:
         self._procs: dict[tuple[str | None, int], _Proc] = {}
-        self._events: list[EventRow] = []
+        # The ERROR and WARNING records seen (the first ``_COLLECT_LIMIT``), as Arrow: only
+        # the earliest of them become ``EventRow`` objects (``events``).
+        self._notable: list[pa.Table] = []
+        self._collected = 0
         self.events_truncated = False
         self.max_processes = max_processes
         # Hashes of the processes past the cap (8 bytes each, sorted): counted, not described.
@@ -106,18 +111,23 @@ class Overview:
         table = pa.Table.from_batches([batch])
         if processes:
             self._processes(table)
-        notable = table.filter(pc.fill_null(pc.is_in(table.column("level"),
-                                                     value_set=_NOTABLE), False))
-        if notable.num_rows == 0:
+        notable = np.flatnonzero(pc.fill_null(pc.is_in(table.column("level"),
+                                                       value_set=_NOTABLE), False))
+        if notable.size == 0:
             return
-        if len(self._events) >= _COLLECT_LIMIT:
+        if self._collected >= _COLLECT_LIMIT:
             self.events_truncated = True
             return
-        room = _COLLECT_LIMIT - len(self._events)
-        if notable.num_rows > room:
+        room = _COLLECT_LIMIT - self._collected
+        if notable.size > room:
             self.events_truncated = True
-            notable = notable.slice(0, room)
-        self._events.extend(event_row(r) for r in notable.to_pylist())
+            notable = notable[:room]
+        rows = table.select(_EVENT_COLUMNS).take(pa.array(notable))
+        # Enough of each message to tell whether it is longer than MESSAGE_CHARS.
+        cut = pc.utf8_slice_codeunits(rows.column("message"), 0, MESSAGE_CHARS + 1)
+        self._notable.append(rows.set_column(rows.schema.get_field_index("message"),
+                                             "message", cut))
+        self._collected += notable.size
 
     def _processes(self, table: pa.Table) -> None:
         with_pid = table.filter(pc.is_valid(table.column("pid")))
@@ -184,9 +194,27 @@ class Overview:
 
     def events(self, extra: list[EventRow]) -> tuple[tuple[EventRow, ...], bool]:
         """Notable records plus ``extra`` (finding evidence), de-duplicated, earliest first."""
+        notable, dropped = self._earliest(KEEP_EVENTS + len(extra))
         seen: dict[tuple[str, int], EventRow] = {}
-        for row in sorted([*self._events, *extra], key=order_key):
+        for row in sorted([*notable, *extra], key=order_key):
             seen.setdefault((row.path, row.line), row)
         rows = sorted(seen.values(), key=order_key)
-        truncated = self.events_truncated or len(rows) > KEEP_EVENTS
+        truncated = self.events_truncated or dropped or len(rows) > KEEP_EVENTS
         return tuple(rows[:KEEP_EVENTS]), truncated
+
+    def _earliest(self, count: int) -> tuple[list[EventRow], bool]:
+        """The ``count`` earliest notable records (``order_key``), and whether there were more.
+
+        Only those can be among the ``KEEP_EVENTS`` that ``events`` keeps: each of the
+        ``extra`` rows takes the place of at most one notable record (the one at its path and
+        line). Converting only them to Python spares thousands of rows that would be sorted
+        out."""
+        if not self._notable:
+            return [], False
+        table = pa.concat_tables(self._notable)
+        dropped = table.num_rows > count
+        if dropped:
+            order = pc.sort_indices(table, sort_keys=[("ts", "ascending"), ("path", "ascending"),
+                                                      ("line", "ascending")])  # nulls last
+            table = table.take(order[:count])
+        return [event_row(r) for r in table.to_pylist()], dropped

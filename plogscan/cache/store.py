@@ -3,8 +3,11 @@ out first.
 
 One row per (namespace, path): the file's size, modification time and content digest, when
 it was last used, and the entry itself as two Arrow IPC record batches (kept records, facts) plus
-the file's accounting as JSON. SQLite keeps thousands of small entries in one file (20,000
-small logs cost 20,000 rows, not 20,000 files) and lets two runs share the cache safely.
+the file's accounting as JSON. Two more tables keep where lines start in the files whose
+context lines were read (``ingest.linemarks``) and the kind sniffed from each file's name and
+head (``ingest.classify.remembered_kind``), under the same cap. SQLite keeps thousands of
+small entries in one file (20,000 small logs cost 20,000 rows, not 20,000 files) and lets two
+runs share the cache safely.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import pyarrow as pa
 
 from plogscan.errors import InputError
 from plogscan.ingest.facts import FACTS_SCHEMA
+from plogscan.ingest.linemarks import StoredMarks
 from plogscan.ingest.reuse import FileKey, Stored, code_fingerprint
 from plogscan.model import FileStats
 from plogscan.schema import EVENT_SCHEMA
@@ -29,11 +33,24 @@ from plogscan.schema import EVENT_SCHEMA
 __all__ = ["CacheInfo", "CacheStore", "clear", "code_fingerprint", "evict", "info"]
 
 DATABASE = "extracts.sqlite"
+USED_GRAIN = 3600.0  # seconds: entries used within one hour of each other are evicted alike
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     namespace TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, used REAL NOT NULL,
     nbytes INTEGER NOT NULL, stats TEXT NOT NULL, payload BLOB NOT NULL,
+    PRIMARY KEY (namespace, path))
+"""
+KINDS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS kinds (
+    namespace TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL, used REAL NOT NULL,
+    nbytes INTEGER NOT NULL, PRIMARY KEY (namespace, path))
+"""
+MARKS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS line_marks (
+    namespace TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, used REAL NOT NULL,
+    nbytes INTEGER NOT NULL, marks BLOB NOT NULL,
     PRIMARY KEY (namespace, path))
 """
 
@@ -61,7 +78,7 @@ class CacheStore:
 
     def find(self, key: FileKey) -> Stored | None:
         row = self._db.execute(
-            "SELECT digest, stats, payload FROM entries WHERE namespace=? AND path=? "
+            "SELECT digest, stats, payload, used FROM entries WHERE namespace=? AND path=? "
             "AND size=? AND mtime_ns=?",
             (self.namespace, _name(key), key.size, key.mtime_ns)).fetchone()
         if row is None:
@@ -72,10 +89,19 @@ class CacheStore:
             stats = FileStats(**{**fields, "problems": tuple(fields.get("problems", ()))})
         except (pa.ArrowException, ValueError, TypeError, IndexError):
             return None  # a damaged entry is a miss; it is replaced after the parse
-        with contextlib.suppress(sqlite3.Error):
-            self._db.execute("UPDATE entries SET used=? WHERE namespace=? AND path=?",
-                             (time.time(), self.namespace, _name(key)))
+        self._used("entries", _name(key), row[3])
         return Stored(row[0], stats, records, facts)
+
+    def _used(self, table: str, name: str, last: float) -> None:
+        """Note that an entry was used, unless that was noted less than ``USED_GRAIN`` ago:
+        SQLite rewrites a whole row to change one field, so updating an entry reads its
+        payload again (megabytes for a large log)."""
+        now = time.time()
+        if 0 <= now - last < USED_GRAIN:
+            return
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute(f"UPDATE {table} SET used=? WHERE namespace=? AND path=?",
+                             (now, self.namespace, name))
 
     def save(self, key: FileKey, entry: Stored) -> None:
         if not entry.records.schema.equals(self.schema):
@@ -93,6 +119,52 @@ class CacheStore:
         except sqlite3.Error:
             return  # a full disk or a locked database: the run goes on without caching
 
+    def find_marks(self, path: str) -> StoredMarks | None:
+        """The line marks kept for the plain file at absolute ``path``, if any."""
+        try:
+            row = self._db.execute(
+                "SELECT size, mtime_ns, digest, marks, used FROM line_marks WHERE namespace=? "
+                "AND path=?", (self.namespace, path)).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None:
+            return None
+        self._used("line_marks", path, row[4])
+        return StoredMarks(*row[:4])
+
+    def save_marks(self, path: str, marks: StoredMarks) -> None:
+        if len(marks.data) > self.max_bytes:
+            return
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO line_marks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (self.namespace, path, marks.size, marks.mtime_ns, marks.digest, time.time(),
+                 len(marks.data), marks.data))
+            self._saved += len(marks.data)
+        except sqlite3.Error:
+            return
+
+    def find_kind(self, key: str) -> str | None:
+        """The kind sniffed before for ``key`` (``classify.kind_key``); "" for none."""
+        try:
+            row = self._db.execute("SELECT kind, used FROM kinds WHERE namespace=? AND path=?",
+                                   (self.namespace, key)).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None:
+            return None
+        self._used("kinds", key, row[1])
+        return row[0]
+
+    def save_kind(self, key: str, kind: str) -> None:
+        size = len(key) + len(kind)
+        try:
+            self._db.execute("INSERT OR REPLACE INTO kinds VALUES (?, ?, ?, ?, ?)",
+                             (self.namespace, key, kind, time.time(), size))
+            self._saved += size
+        except sqlite3.Error:
+            return
+
     def close(self) -> None:
         """Commit, evict least recently used entries past the cap, close."""
         with contextlib.suppress(sqlite3.Error):
@@ -108,19 +180,27 @@ def _name(key: FileKey) -> str:
 
 
 def evict(db: sqlite3.Connection, limit: int) -> int:
-    """Delete the least recently used entries until the total is at most ``limit``."""
-    total = db.execute("SELECT coalesce(sum(nbytes), 0) FROM entries").fetchone()[0]
+    """Delete the least recently used entries and line marks until their total is at most
+    ``limit``; returns how many entries were deleted."""
+    total = _total_bytes(db)
     removed = 0
     if total <= limit:
         return 0
-    for namespace, path, nbytes in db.execute(
-            "SELECT namespace, path, nbytes FROM entries ORDER BY used").fetchall():
+    for table, namespace, path, nbytes, _used in db.execute(
+            "SELECT 'entries', namespace, path, nbytes, used FROM entries UNION ALL "
+            "SELECT 'line_marks', namespace, path, nbytes, used FROM line_marks UNION ALL "
+            "SELECT 'kinds', namespace, path, nbytes, used FROM kinds ORDER BY used").fetchall():
         if total <= limit:
             break
-        db.execute("DELETE FROM entries WHERE namespace=? AND path=?", (namespace, path))
+        db.execute(f"DELETE FROM {table} WHERE namespace=? AND path=?", (namespace, path))
         total -= nbytes
-        removed += 1
+        removed += table == "entries"
     return removed
+
+
+def _total_bytes(db: sqlite3.Connection) -> int:
+    return sum(db.execute(f"SELECT coalesce(sum(nbytes), 0) FROM {table}").fetchone()[0]
+               for table in ("entries", "line_marks", "kinds"))
 
 
 def info(directory: Path, limit: int) -> CacheInfo:
@@ -129,9 +209,9 @@ def info(directory: Path, limit: int) -> CacheInfo:
         return CacheInfo(str(directory), 0, 0, limit, 0)
     db = _open(directory)
     try:
-        entries, size, spaces = db.execute(
-            "SELECT count(*), coalesce(sum(nbytes), 0), count(DISTINCT namespace) "
-            "FROM entries").fetchone()
+        entries, spaces = db.execute(
+            "SELECT count(*), count(DISTINCT namespace) FROM entries").fetchone()
+        size = _total_bytes(db)
     finally:
         db.close()
     return CacheInfo(str(directory), entries, size, limit, spaces)
@@ -145,6 +225,8 @@ def clear(directory: Path) -> int:
     try:
         count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
         db.execute("DELETE FROM entries")
+        db.execute("DELETE FROM line_marks")
+        db.execute("DELETE FROM kinds")
         db.commit()
         db.execute("VACUUM")
     finally:
@@ -162,6 +244,8 @@ def _open(directory: Path) -> sqlite3.Connection:
         db = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED")
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(SCHEMA)
+        db.execute(MARKS_SCHEMA)
+        db.execute(KINDS_SCHEMA)
         db.commit()
     except (OSError, sqlite3.Error) as err:
         raise InputError(f"cannot use the cache directory {directory}: {err}",

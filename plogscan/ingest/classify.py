@@ -8,6 +8,8 @@ Binary sniffing
     a few NULs or invalid UTF-8 (GBK, garbage bytes) is still a log.
 
 Classification (``classify``): content first, name and path as the fallback; see its docstring.
+With a ``KindMemo`` (the extraction cache) a kind found before for the same name and head is
+taken from it (``remembered_kind``).
 The sniff takes the prefixes of the format YAML off each line first (quotes, docker-compose
 services, process prefixes, collector timestamps...) and knows the YAML's stdout formats, so a
 shape added there is recognised here too.
@@ -15,10 +17,12 @@ shape added there is recognised here too.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
+from typing import Protocol
 
 from plogscan.ingest.pathhints import name_kind, plog_kind, split_path
 from plogscan.parse.codescan import codes_in
@@ -267,6 +271,35 @@ def classify(path: str, head: bytes) -> SourceKind | None:
     if s.syslog:
         return SourceKind.SYSLOG
     return named
+
+
+class KindMemo(Protocol):
+    """Kinds found earlier (the extraction cache's), by ``kind_key``; "" stands for None."""
+
+    def find_kind(self, key: str) -> str | None: ...
+
+    def save_kind(self, key: str, kind: str) -> None: ...
+
+
+def kind_key(path: str, head: bytes) -> str:
+    """What ``classify`` depends on, as a digest: the name and the head it sniffs."""
+    return hashlib.sha256(path.encode("utf-8", "surrogateescape") + b"\0" + head).hexdigest()
+
+
+def remembered_kind(memo: KindMemo, path: str, head: bytes) -> SourceKind | None:
+    """``classify(path, head)``, from ``memo`` when it holds it (else classified and kept
+    there): the sniff of a head's lines costs about a millisecond a file, and needs the line
+    formats loaded, which a rerun that reads every file from the cache would not need."""
+    key = kind_key(path, head)
+    found = memo.find_kind(key)
+    if found is not None:
+        try:
+            return SourceKind(found) if found else None
+        except ValueError:
+            pass  # not a kind this code knows: classified again
+    kind = classify(path, head)
+    memo.save_kind(key, kind.value if kind is not None else "")
+    return kind
 
 
 def non_text_ratio(head: bytes) -> float:

@@ -52,6 +52,7 @@ from plogscan.ingest.chunks import (
     read_chunks,
     with_last,
 )
+from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
 from plogscan.ingest.limits import LimitHit, Limits, format_size
 from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
@@ -80,8 +81,10 @@ class Ingest:
                  reducer: Reducer | None = None,
                  on_facts: Callable[[pa.Table], None] | None = None,
                  store: FileStore | None = None, executor: Any = None,
-                 limits: Limits | None = None) -> None:
-        self.fset = fset or builtin_formats()
+                 limits: Limits | None = None, kinds: KindMemo | None = None) -> None:
+        # The line formats are loaded when a file is parsed: a rerun that reads every file
+        # from the cache needs none (``_fset`` None: the built-in ones).
+        self._fset = fset
         self.limits = limits or Limits()
         self.limit_hits: list[LimitHit] = []
         self.more_limit_hits = 0
@@ -93,6 +96,7 @@ class Ingest:
         # of parsed, and what was parsed is saved there (see ``reuse``).
         self.store = store if reducer is not None else None
         self.reused_files = 0
+        self.kinds = kinds  # the kinds sniffed by earlier runs (``classify.remembered_kind``)
         # A cluster executor (``cluster.DaskExecutor``) instead of the local pool: the same
         # submit/result interface, its slots instead of the local workers.
         self.executor = executor
@@ -145,7 +149,7 @@ class Ingest:
         self.paths = tuple(paths)
 
         def items() -> Iterator[tuple[FileContext, BinaryIO]]:
-            for item in iter_inputs(list(paths), self.limits, self.record_limit):
+            for item in iter_inputs(list(paths), self.limits, self.record_limit, self.kinds):
                 if isinstance(item, Skipped):
                     self.skipped.append(SkippedFile(item.path, item.reason))
                     if self.on_progress:
@@ -260,6 +264,7 @@ class Ingest:
             return self.executor
         forkable = "fork" in multiprocessing.get_all_start_methods()
         if self.workers > 1 and self.processes and forkable:
+            builtin_formats()  # loaded before the workers fork, so that they inherit it
             context = multiprocessing.get_context("fork")
             try:
                 return ProcessPoolExecutor(self.workers, mp_context=context,
@@ -269,9 +274,15 @@ class Ingest:
         return ThreadPoolExecutor(self.workers, thread_name_prefix="plogscan-parse")
 
     @property
+    def fset(self) -> FormatSet:
+        return self._fset if self._fset is not None else builtin_formats()
+
+    @property
     def _task_formats(self) -> FormatSet | None:
         """Formats to send with each chunk: none for the built-in set (workers load it)."""
-        return None if self.fset is builtin_formats() else self.fset
+        if self._fset is None:
+            return None
+        return None if self._fset is builtin_formats() else self._fset
 
     def _drain(self, item: tuple[FileState, Future[Cleaned], bool] | Reuse | Group,
                pool: Executor) -> Iterator[pa.RecordBatch]:

@@ -106,24 +106,31 @@ def file_digest(path: str) -> str | None:
     rerun of an unchanged 512 MiB tree a full read of it. What this digest cannot see is a
     change in the middle of a large file that keeps its size and whose modification time was
     set back; ``--no-cache`` reads everything again."""
-    digest = content_digest(b"")
     try:
         with open(path, "rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size <= WHOLE_BYTES:
-                while block := handle.read(DIGEST_BLOCK):
-                    digest.update(block)
-                return digest.hexdigest()
-            digest.update(b"sampled %d\n" % size)
-            digest.update(handle.read(EDGE_BYTES))
-            step = (size - 2 * EDGE_BYTES - SAMPLE_BYTES) // max(1, SAMPLES - 1)
-            for index in range(SAMPLES):
-                handle.seek(EDGE_BYTES + index * step)
-                digest.update(handle.read(SAMPLE_BYTES))
-            handle.seek(size - EDGE_BYTES)
-            digest.update(handle.read(EDGE_BYTES))
+            return stream_digest(handle)
     except OSError:
         return None
+
+
+def stream_digest(handle: BinaryIO) -> str:
+    """``file_digest`` of an open regular file, of the size ``fstat`` gives it (the handle's
+    position is left anywhere; OSError when it cannot be read)."""
+    digest = content_digest(b"")
+    size = os.fstat(handle.fileno()).st_size
+    handle.seek(0)
+    if size <= WHOLE_BYTES:
+        while block := handle.read(DIGEST_BLOCK):
+            digest.update(block)
+        return digest.hexdigest()
+    digest.update(b"sampled %d\n" % size)
+    digest.update(handle.read(EDGE_BYTES))
+    step = (size - 2 * EDGE_BYTES - SAMPLE_BYTES) // max(1, SAMPLES - 1)
+    for index in range(SAMPLES):
+        handle.seek(EDGE_BYTES + index * step)
+        digest.update(handle.read(SAMPLE_BYTES))
+    handle.seek(size - EDGE_BYTES)
+    digest.update(handle.read(EDGE_BYTES))
     return digest.hexdigest()
 
 

@@ -55,7 +55,14 @@ from pathlib import PurePosixPath
 from typing import BinaryIO
 
 from plogscan.ingest.archives import Member, tar_members, zip_members
-from plogscan.ingest.classify import BINARY_RATIO, SUSPECT_RATIO, classify, non_text_ratio
+from plogscan.ingest.classify import (
+    BINARY_RATIO,
+    SUSPECT_RATIO,
+    KindMemo,
+    classify,
+    non_text_ratio,
+    remembered_kind,
+)
 from plogscan.ingest.encodings import UTF8, Decoded, decode_head, detect
 from plogscan.ingest.limits import LimitHit, Limits
 from plogscan.ingest.pathhints import (
@@ -86,6 +93,7 @@ from plogscan.ingest.streams import (
     failure,
     read_head,
 )
+from plogscan.schema import SourceKind
 
 HEAD_BYTES = 64 * 1024  # bytes sniffed for container type and content
 EXTENDED_HEAD_BYTES = 1024 * 1024  # non-seekable text whose head matched nothing: look this far
@@ -107,10 +115,16 @@ class _Walker:
 
     limits: Limits = field(default_factory=Limits)
     on_limit: Callable[[LimitHit], None] | None = None
+    kinds: KindMemo | None = None  # kinds found by earlier runs (``classify.remembered_kind``)
     files: dict[tuple[int, int], str] = field(default_factory=dict)
     dirs: dict[tuple[int, int], str] = field(default_factory=dict)
     count: int = 0
     stopped: bool = False
+
+    def _classify(self, path: str, head: bytes) -> SourceKind | None:
+        if self.kinds is None:
+            return classify(path, head)
+        return remembered_kind(self.kinds, path, head)
 
     def _hit(self, name: str, path: str, detail: str) -> None:
         if self.on_limit is not None:
@@ -347,8 +361,8 @@ class _Walker:
         if binary and not log_like:
             yield Skipped(shown, _binary_reason(shown, nul_only))
             return
-        kind = classify(shown, seen)
-        content = classify("", seen) if binary else kind
+        kind = self._classify(shown, seen)
+        content = self._classify("", seen) if binary else kind
         unseen = False
         more = err is None and len(head) >= HEAD_BYTES
         if content is None and more and seekable and size is not None and size > HEAD_BYTES:
@@ -367,8 +381,8 @@ class _Walker:
             seen = decode_head(head, encoding, bom)
             unseen = err is None and len(head) >= EXTENDED_HEAD_BYTES
         if content is None and more:
-            kind = classify(shown, seen)
-            content = classify("", seen) if binary else kind
+            kind = self._classify(shown, seen)
+            content = self._classify("", seen) if binary else kind
         if binary and content is None and not unseen:
             yield Skipped(shown, _binary_reason(shown, nul_only))
             return
@@ -470,8 +484,8 @@ def _inside(path: str, directories: set[str]) -> bool:
 
 
 def iter_inputs(paths: Sequence[str], limits: Limits | None = None,
-                on_limit: Callable[[LimitHit], None] | None = None
-                ) -> Iterator[tuple[Source, BinaryIO] | Skipped]:
+                on_limit: Callable[[LimitHit], None] | None = None,
+                kinds: KindMemo | None = None) -> Iterator[tuple[Source, BinaryIO] | Skipped]:
     """Expand files, directories (recursive), globs, .gz, .tar, .tar.gz/.tgz, .zip into a
     deterministic sequence. For each readable log yields (Source, stream) where stream yields
     the DECOMPRESSED bytes from the start of the file; the stream is only valid until the
@@ -482,10 +496,11 @@ def iter_inputs(paths: Sequence[str], limits: Limits | None = None,
     (``glob.glob(recursive=True)``, matches sorted; a matched directory is walked and the
     matches inside it are not repeated). The same file or directory reached twice (named twice,
     or through a symlink) is read once and reported as a duplicate after that. ``limits``
-    bound the run; ``on_limit`` hears of every limit that bites. Never raises on bad input;
-    see the module docstring for the reasons a file is skipped.
+    bound the run; ``on_limit`` hears of every limit that bites; ``kinds`` keeps the kinds
+    sniffed (``classify.remembered_kind``). Never raises on bad input; see the module
+    docstring for the reasons a file is skipped.
     """
-    walker = _Walker(limits or Limits(), on_limit)
+    walker = _Walker(limits or Limits(), on_limit, kinds)
     for arg in paths:
         if walker.stopped:
             return

@@ -1,0 +1,74 @@
+"""``indented_json`` writes exactly what ``json.dumps(sort_keys=True, indent=2,
+ensure_ascii=False)`` writes, for every kind of value a report holds and the odd ones too, and
+refuses what ``json.dumps`` refuses."""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from plogscan.textsafe import indented_json
+from tests.fuzzing import FUZZ
+
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"
+
+
+def _stdlib(document: object) -> str:
+    return json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False)
+
+
+_SCALARS = (st.none() | st.booleans() | st.integers() | st.floats()
+            | st.text(alphabet=st.characters(codec=None), max_size=12))
+_KEYS = st.text(alphabet=st.characters(codec=None), max_size=8)
+
+
+@FUZZ
+@given(document=st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=5) | st.lists(inner, max_size=3).map(tuple)
+    | st.dictionaries(_KEYS, inner, max_size=5),
+    max_leaves=40))
+def test_any_tree_is_written_as_json_dumps_writes_it(document: object) -> None:
+    assert indented_json(document) == _stdlib(document)
+
+
+class Level(enum.IntEnum):
+    ERROR = 3
+
+
+class Name(str):
+    pass
+
+
+@pytest.mark.parametrize("document", [
+    {}, [], (), "", 0, -0.0, 1e16, 1.5e-7, float("nan"), float("inf"), -float("inf"),
+    2**80, True, None, {"a": []}, {"a": {}}, [[], [[]], {}],
+    {"\x00\x1f\"\\\u2028\ud800": "\x7f\u202e\n\t"},
+    {2: "int key", 1: "sorted as numbers"}, {1.5: "float key"}, {True: "b"}, {None: "n"},
+    {"level": Level.ERROR, Name("k"): Name("v")},
+])
+def test_edge_values_are_written_as_json_dumps_writes_them(document: object) -> None:
+    assert indented_json(document) == _stdlib(document)
+
+
+@pytest.mark.parametrize("document", [{"x": object()}, [b"bytes"], {(1, 2): "tuple key"},
+                                      {1: "a", "b": "mixed keys cannot be sorted"}])
+def test_what_json_dumps_refuses_is_refused(document: object) -> None:
+    with pytest.raises(TypeError):
+        _stdlib(document)
+    with pytest.raises(TypeError):
+        indented_json(document)
+
+
+def test_a_whole_report_is_written_as_json_dumps_writes_it() -> None:
+    from plogscan.diagnose import run
+    from plogscan.report.json_report import document
+
+    report = document(run([str(SAMPLE)]))
+    assert report["findings"]
+    assert indented_json(report) == _stdlib(report)
