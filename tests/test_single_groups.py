@@ -97,11 +97,11 @@ class _Tally(list):
 @given(st.lists(st.tuples(st.sampled_from([None, "h1", "h2"]), st.sampled_from([None, 1, 2]),
                           st.sampled_from([None, 0, 3])), max_size=12, unique=True))
 def test_the_indexed_fold_merges_as_the_pair_by_pair_one(keys: list[tuple]) -> None:
-    from plogscan.engine.correlate import _fold_partial_keys
+    from plogscan.engine.partialkeys import fold_partial_keys
 
     by = ("host", "pid", "device")
     indexed = {k: _Tally([k]) for k in keys}
     reference = {k: [k] for k in keys}
-    _fold_partial_keys(indexed, by)
+    fold_partial_keys(indexed, by)
     _fold_pair_by_pair(reference, by)
     assert {k: list(v) for k, v in indexed.items()} == reference

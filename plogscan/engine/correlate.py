@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from plogscan.engine.partialkeys import fold_partial_keys
 from plogscan.engine.rule import Requires, Sequence, Single, Step, Threshold
 from plogscan.engine.words import words
 from plogscan.model import Verdict
@@ -143,40 +144,8 @@ class SingleGroups:
     def occurrences(self) -> list[Occurrence]:
         # Groups in the order of their first records, as if all records had come sorted.
         groups = dict(sorted(self._groups.items(), key=lambda item: item[1].first()))
-        _fold_partial_keys(groups, self.by)
+        fold_partial_keys(groups, self.by)
         return [_bundle(sample.rows(), "match", sample.count) for sample in groups.values()]
-
-
-def _fold_partial_keys(groups: dict[Any, _Sample], by: tuple[str, ...]) -> None:
-    """Merge each group whose key misses values (None, except the host) into the one other
-    group it agrees with, if there is exactly one; the most incomplete keys first.
-
-    A key agrees with another where its values are equal on every field it has (and on the
-    host, which must match even when missing). The groups are looked up by their values on
-    those fields (one index per pattern of missing fields), not compared pair by pair."""
-    fixed = tuple(name == "host" for name in by)
-
-    def nulls(key: tuple) -> int:
-        return sum(v is None and not host for v, host in zip(key, fixed, strict=True))
-
-    def pattern(key: tuple) -> tuple[bool, ...]:  # the fields another key must equal
-        return tuple(v is not None or host for v, host in zip(key, fixed, strict=True))
-
-    def values(key: tuple, fields: tuple[bool, ...]) -> tuple:
-        return tuple(v for v, used in zip(key, fields, strict=True) if used)
-
-    indexes: dict[tuple[bool, ...], dict[tuple, list[Any]]] = {}
-    for key in sorted((k for k in groups if nulls(k)), key=nulls, reverse=True):
-        fields = pattern(key)
-        if fields not in indexes:  # the groups merged away since stay in it: skipped below
-            index: dict[tuple, list[Any]] = {}
-            for other in groups:
-                index.setdefault(values(other, fields), []).append(other)
-            indexes[fields] = index
-        fits = [k for k in indexes[fields].get(values(key, fields), ())
-                if k != key and k in groups]
-        if len(fits) == 1:
-            groups[fits[0]] = groups[fits[0]].merged(groups.pop(key))
 
 
 def threshold(body: Threshold, rows: list[Row]) -> list[Occurrence]:
