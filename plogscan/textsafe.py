@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 # C0 controls except TAB and LF, DEL, C1 controls (0x9b is an 8-bit CSI on some terminals),
 # bidi embeddings/overrides/isolates, line/paragraph separators, lone surrogates (left by
@@ -109,36 +109,31 @@ def _encode(value: object, pad: str, add: Callable[[str], None]) -> None:
 
 
 def _encode_list(value: list | tuple, pad: str, add: Callable[[str], None]) -> None:
-    if not value:
-        add("[]")
-        return
-    inner = pad + "  "
-    between = ",\n" + inner
-    add("[\n" + inner)
-    first = True
-    for item in value:
-        if not first:
-            add(between)
-        first = False
-        _encode(item, inner, add)
-    add("\n" + pad + "]")
+    _encode_items(((None, item) for item in value), bool(value), "[]", pad, add)
 
 
 def _encode_dict(value: dict, pad: str, add: Callable[[str], None]) -> None:
-    if not value:
-        add("{}")
+    _encode_items(sorted(value.items()), bool(value), "{}", pad, add)
+
+
+def _encode_items(items: Iterable[tuple[object, object]], any_item: bool, brackets: str,
+                  pad: str, add: Callable[[str], None]) -> None:
+    """A list's items (key None) or a dict's, one per line, indented two spaces more."""
+    if not any_item:
+        add(brackets)
         return
     inner = pad + "  "
     between = ",\n" + inner
-    add("{\n" + inner)
+    add(brackets[0] + "\n" + inner)
     first = True
-    for key, item in sorted(value.items()):
+    for key, item in items:
         if not first:
             add(between)
         first = False
-        add(_JSON_STRING(key if isinstance(key, str) else _scalar(key, "keys")) + ": ")
+        if key is not None or brackets == "{}":
+            add(_JSON_STRING(key if isinstance(key, str) else _scalar(key, "keys")) + ": ")
         _encode(item, inner, add)
-    add("\n" + pad + "}")
+    add("\n" + pad + brackets[1])
 
 
 def _scalar(value: object, what: str) -> str:
