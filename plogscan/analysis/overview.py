@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.model import EventRow, ProcessInfo
-from plogscan.table.keys import key_table, known_rows
+from plogscan.table.keys import HeldKeys, admitted
 
 KEEP_EVENTS = 2000  # rows kept for reports, earliest first
 MAX_PROCESSES = 20000  # processes described one by one; past it they are only counted
@@ -98,7 +98,7 @@ class Overview:
         self.max_processes = max_processes
         # Hashes of the processes past the cap (8 bytes each, sorted): counted, not described.
         self._omitted = np.zeros(0, np.uint64)
-        self._known: tuple[int, pa.Table] | None = None
+        self._held = HeldKeys(_KEYS)  # the (host, pid) of the processes described
 
     @property
     def processes_omitted(self) -> int:
@@ -168,22 +168,13 @@ class Overview:
         room = max(self.max_processes - len(self._procs), 0)
         if grouped.num_rows <= room:
             return grouped
-        keep = known_rows(grouped, self._known_keys())
-        unknown = np.flatnonzero(~keep)
-        keep[unknown[:room]] = True
-        omitted = unknown[room:]
+        keep, omitted = admitted(grouped, self._held.table(len(self._procs),
+                                                           lambda: self._procs), room)
         if len(omitted):
             take = pa.array(omitted)
             self._omitted = _sorted_union(self._omitted, _key_hashes(
                 grouped.column("host").take(take), grouped.column("pid").take(take)))
         return grouped.filter(pa.array(keep))
-
-    def _known_keys(self) -> pa.Table:
-        """The (host, pid) keys of the processes held, as a table (rebuilt when they change:
-        past the cap, never)."""
-        if self._known is None or self._known[0] != len(self._procs):
-            self._known = (len(self._procs), key_table(self._procs, _KEYS))
-        return self._known[1]
 
     def processes(self) -> tuple[ProcessInfo, ...]:
         out = [ProcessInfo(host=host, pid=pid, rank=p.rank, device=p.device,

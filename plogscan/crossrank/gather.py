@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
-from plogscan.crossrank.streamfacts import count_from_facts, note_whole, rows_in_whole
+from plogscan.crossrank.streamfacts import count_from_facts, held_keys, note_whole, rows_in_whole
 from plogscan.crossrank.summary import MAX_STREAMS, Entry, Segment, StreamKey, StreamStats, Summary
 
 MAX_SEGMENTS = 10_000
@@ -91,6 +91,7 @@ class Gatherer:
 
     def __init__(self) -> None:
         self._streams: dict[StreamKey, _Stream] = {}
+        self._held = held_keys()  # their file keys, for facts past the cap
         self._headers: dict[str, list[int]] = {}  # path -> header lines, ascending
         self._segments: list[Segment] = []
         self._lists: dict[str, list[Any]] = {name: [] for name in (

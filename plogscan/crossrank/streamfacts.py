@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.crossrank.summary import MAX_STREAMS, StreamKey
-from plogscan.table.keys import key_table, known_rows
+from plogscan.table.keys import HeldKeys, admitted
 
 
 def note_whole(gatherer: Any, facts: pa.Table) -> pa.Table:
@@ -73,27 +73,19 @@ def _within_cap(gatherer: Any, grouped: pa.Table) -> pa.Table:
     room = max(MAX_STREAMS - len(gatherer._streams), 0)
     if grouped.num_rows <= room:
         return grouped
-    keep = known_rows(grouped, _held(gatherer))
-    unknown = np.flatnonzero(~keep)
-    keep[unknown[:room]] = True
-    dropped = unknown[room:]
+    streams = gatherer._streams
+    held = gatherer._held.table(len(streams), lambda: ((k.path, k.pid) for k in streams
+                                                       if k.segment == 0))
+    keep, dropped = admitted(grouped, held, room)
     if len(dropped):
         records = grouped.column("records_sum").take(pa.array(dropped))
         gatherer._drop("streams", int(pc.sum(records).as_py() or 0))
     return grouped.filter(pa.array(keep))
 
 
-_HELD = pa.schema([pa.field("path", pa.string()), pa.field("pid", pa.int64())])
-
-
-def _held(gatherer: Any) -> pa.Table:
-    """The (path, pid) keys of the file streams the gatherer holds (cached until they
-    change: past the cap, never)."""
-    cached = getattr(gatherer, "_held_keys", None)
-    if cached is None or cached[0] != len(gatherer._streams):
-        keys = ((k.path, k.pid) for k in gatherer._streams if k.segment == 0)
-        cached = gatherer._held_keys = (len(gatherer._streams), key_table(keys, _HELD))
-    return cached[1]
+def held_keys() -> HeldKeys:
+    """The file keys (path, pid) of the streams a gatherer holds (segment 0)."""
+    return HeldKeys(pa.schema([pa.field("path", pa.string()), pa.field("pid", pa.int64())]))
 
 
 def rows_in_whole(whole: dict[str, list[tuple[int, int]]], cols: dict[str, pa.Array]

@@ -21,11 +21,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from plogscan.engine.rule import Predicate
+from plogscan.parse.codescan import QUIET_LEVELS
 
 # Fields whose value is text of the record's own lines, as written.
 RAW_FIELDS = frozenset({"message", "module", "proc", "src_file", "level"})
-# Levels whose records the skim never skips (everything but DEBUG, INFO and TRACE).
-_QUIET = frozenset({"DEBUG", "INFO", "TRACE"})
 _ASSERTIONS = frozenset("bBAzZ")
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith", "eq", "in"})
 
@@ -100,7 +99,7 @@ def _raw_alternative(alt: Sequence[Predicate]) -> tuple[list[str], list[str]] | 
     None when no predicate of ``alt`` gives such a test."""
     for pred in alt:
         if pred.field == "level" and pred.op in ("eq", "in") and not (
-                {str(v).upper() for v in pred.values} & _QUIET):
+                {str(v).upper() for v in pred.values} & set(QUIET_LEVELS)):
             return [], []
         if pred.field == "codes":
             return [], []

@@ -27,9 +27,9 @@ from typing import BinaryIO
 import pyarrow as pa
 
 from plogscan.ingest import handoff
-from plogscan.ingest.facts import Reducer, as_whole, facts_of, reduced
+from plogscan.ingest.facts import Reducer
 from plogscan.ingest.reuse import absolute
-from plogscan.ingest.skimming import skimmed_parse
+from plogscan.ingest.skimming import reduced_parse
 from plogscan.ingest.streams import LimitReached
 from plogscan.parse.arrowtext import as_one_value
 from plogscan.parse.chunk import parse_chunk
@@ -185,18 +185,11 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
     data, cuts, dropped, first = cut_long_lines(chunk.data, line_bytes)
     data, nul, bad = clean(data)
     facts, dropped_records, dropped_lines = None, 0, 0
-    skimmed = None
-    if reducer is not None:
-        skimmed = skimmed_parse(data, chunk.first_line, ctx, fset, chunk.open_record, encoded,
-                                reducer)
-    if skimmed is not None:
-        result, facts, dropped_records, dropped_lines = skimmed
-    else:
+    if reducer is None:
         result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record, encoded)
-    if reducer is not None and skimmed is None:
-        facts = facts_of(result.records)
-        result.records, dropped_records, dropped_lines = reduced(result.records, reducer)
-        facts = as_whole(facts, dropped_records == 0)
+    else:
+        result, facts, dropped_records, dropped_lines = reduced_parse(
+            data, chunk.first_line, ctx, fset, chunk.open_record, encoded, reducer)
     if multiprocessing.parent_process() is not None:  # in a worker process
         result.records = result.records.drop_columns(list(CONSTANT_COLUMNS))
     records_file = handoff.put(result.records, shared)

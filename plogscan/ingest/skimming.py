@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from plogscan.ingest.facts import Reducer, facts_of, reduced
+from plogscan.ingest.facts import Reducer, as_whole, facts_of, reduced
 from plogscan.parse import cannheader
 from plogscan.parse.arrowtext import line_buffers, split_lines
 from plogscan.parse.chunk import parse_chunk
@@ -23,10 +23,26 @@ from plogscan.parse.skim import Skimmed, skim
 
 # A chunk that holds the header ``tail`` writes between files is kept whole by the selector.
 _SECTION = b"==> "
-_FACT_COLUMNS = {"host": pa.string(), "pid": pa.int64(), "level": pa.string(),
-                 "module": pa.string(), "kind": pa.string(), "path": pa.string(),
-                 "rank": pa.int32(), "device": pa.int32(), "ts": pa.timestamp("us"),
-                 "line": pa.int64(), "clock_epoch": pa.bool_()}
+# What ``facts_of`` reads of each record, in the order ``Skimmed.facts_input`` gives it.
+_FACT_COLUMNS = pa.schema([
+    ("host", pa.string()), ("pid", pa.int64()), ("level", pa.string()),
+    ("module", pa.string()), ("kind", pa.string()), ("path", pa.string()),
+    ("rank", pa.int32()), ("device", pa.int32()), ("ts", pa.timestamp("us")),
+    ("line", pa.int64()), ("clock_epoch", pa.bool_())])
+
+
+def reduced_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
+                  open_record: bool, encoded: bool, reducer: Reducer
+                  ) -> tuple[ChunkResult, pa.Table, int, int]:
+    """(result with the records ``reducer`` keeps, facts of all records, records and record
+    lines dropped): skimmed first where it can be, else parsed whole and reduced."""
+    skimmed = skimmed_parse(data, first_line, ctx, fset, open_record, encoded, reducer)
+    if skimmed is not None:
+        return skimmed
+    result = parse_chunk(data, first_line, ctx, fset, open_record, encoded)
+    facts = facts_of(result.records)
+    result.records, dropped, dropped_lines = reduced(result.records, reducer)
+    return result, as_whole(facts, dropped == 0), dropped, dropped_lines
 
 
 def skimmed_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
@@ -78,11 +94,9 @@ def _in_line_order(records: pa.Table, skimmed: Skimmed, ctx: FileContext,
                    first_line: int) -> pa.Table:
     """The fact columns of the parsed records and of the skipped ones, in line order (the
     facts list processes in the order they first appear)."""
-    parsed = pa.table({name: _plain(records.column(name), typ)
-                       for name, typ in _FACT_COLUMNS.items()})
-    skipped = skimmed.facts_input(ctx, first_line)
-    skipped = pa.table({name: _plain(skipped.column(name), typ)
-                        for name, typ in _FACT_COLUMNS.items()})
+    parsed = pa.table({field.name: _plain(records.column(field.name), field.type)
+                       for field in _FACT_COLUMNS}, schema=_FACT_COLUMNS)
+    skipped = skimmed.facts_input(ctx, first_line).cast(_FACT_COLUMNS)
     both = pa.concat_tables([parsed, skipped])
     order = np.argsort(both.column("line").to_numpy(), kind="stable")
     return both.take(pa.array(order))

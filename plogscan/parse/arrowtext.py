@@ -49,6 +49,15 @@ def as_one_value(buf: bytes, typ: pa.DataType) -> pa.Array:
     return pa.Array.from_buffers(typ, 1, [None, offsets, pa.py_buffer(buf)])
 
 
+def byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The byte at ``pos`` of each line (absolute offsets into ``data``; ``ends``: where each
+    line ends), 0 past the line's end."""
+    inside = pos < ends
+    out = np.zeros(len(pos), np.uint8)
+    out[inside] = data[pos[inside]]
+    return out
+
+
 def byte_lengths(arr: pa.Array) -> np.ndarray:
     offsets, _ = _parts(arr)
     return np.diff(offsets)

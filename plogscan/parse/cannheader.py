@@ -25,7 +25,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.parse import fieldvalues as fv
-from plogscan.parse.arrowtext import byte_lengths, line_buffers, span_columns, validity_bitmap
+from plogscan.parse.arrowtext import (
+    byte_at,
+    byte_lengths,
+    line_buffers,
+    span_columns,
+    validity_bitmap,
+)
 from plogscan.parse.lineformats import LineFormat
 
 # The primary pattern of formats/cann.yaml, as loaded.
@@ -80,14 +86,6 @@ def applies_to(primary: LineFormat) -> bool:
     return (primary.pattern == YAML_PATTERN and bool(tid_bodies)
             and tid_bodies[0].pattern == TAGGED_TID_BODY
             and not tid_bodies[0].when_src_file_missing)
-
-
-def _byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """The byte at ``pos`` of each line (absolute offsets), 0 past the line's end."""
-    inside = pos < ends
-    out = np.zeros(len(pos), np.uint8)
-    out[inside] = data[pos[inside]]
-    return out
 
 
 def _is_digit(byte: np.ndarray) -> np.ndarray:
@@ -154,7 +152,7 @@ def match(lines: pa.Array) -> HeaderSpans:
     start["ts"], length["ts"] = ts0, np.full(len(ts0), TS_BYTES, np.int64)
     # " ?" after the timestamp, then "[" of [file:line] or the final " ?" of the pattern.
     ts_end = ts0 + TS_BYTES
-    after = ts_end + (_byte_at(data, ends, base + ts_end) == _SPACE)
+    after = ts_end + (byte_at(data, ends, base + ts_end) == _SPACE)
     start["src_file"] = np.where(has_block, after + 1, -1)
     length["src_file"] = file_len
     line0 = after + 1 + file_len + 1
@@ -163,10 +161,10 @@ def match(lines: pa.Array) -> HeaderSpans:
     # The thread-id part, after " ?": "123 " (digits, then the space they need), "[123]",
     # or a tagged shape whose digits follow its first ":" and end before its last byte.
     close_end = line0 + line_len + 1
-    t0 = close_end + (_byte_at(data, ends, base + close_end) == _SPACE)
-    first = _byte_at(data, ends, base + t0)
+    t0 = close_end + (byte_at(data, ends, base + close_end) == _SPACE)
+    first = byte_at(data, ends, base + t0)
     plain = has_tid & (first != _OPEN) & (first != _PAREN)
-    bracketed = has_tid & (first == _OPEN) & _is_digit(_byte_at(data, ends, base + t0 + 1))
+    bracketed = has_tid & (first == _OPEN) & _is_digit(byte_at(data, ends, base + t0 + 1))
     tagged = has_tid & ~plain & ~bracketed
     colon = np.zeros(len(t0), np.int64)
     if tagged.any():
@@ -175,7 +173,7 @@ def match(lines: pa.Array) -> HeaderSpans:
     length["tid"] = np.select([plain, bracketed, tagged],
                               [tid_len - 1, tid_len - 2, tid_len - colon - 2], 0)
     part_end = np.where(has_tid, t0 + tid_len, np.where(has_block, close_end, after))
-    msg = part_end + (_byte_at(data, ends, base + part_end) == _SPACE)
+    msg = part_end + (byte_at(data, ends, base + part_end) == _SPACE)
     values["src_file"] = _present(src_file.cast(pa.string()), has_block)
     values["src_line"] = fv.digits(_present(src_line, has_block), pa.int32())
     if not matched.all():

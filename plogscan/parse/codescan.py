@@ -19,7 +19,7 @@ _CANDIDATE_RE2 = (
     r"[EW][0-9A-Z]\d{4}|ERR\d{5}|[Cc]ode|result|Ret|ret\b|ret:|errNo|errno:|errcode|excep|"
     r"event_id|failed ?: "
 )
-_QUIET_LEVELS = ["DEBUG", "INFO", "TRACE"]
+QUIET_LEVELS = ("DEBUG", "INFO", "TRACE")  # levels whose records are not searched for codes
 _CODE = re.compile(
     r"(?<![A-Za-z0-9_])(?P<em>[EW][0-9A-Z]\d{4})(?=[\s:(\[\]),.]|$)"
     r"|(?<![A-Za-z0-9_])(?P<pta>ERR\d{5})(?![0-9])"
@@ -47,7 +47,7 @@ def _quiet(levels: pa.Array) -> np.ndarray:
         per_value = np.append(_quiet(levels.dictionary), False)  # a null index: not quiet
         index = pc.fill_null(levels.indices, len(per_value) - 1)
         return per_value[index.to_numpy(zero_copy_only=False)]
-    quiet = pc.is_in(levels, value_set=pa.array(_QUIET_LEVELS, levels.type))
+    quiet = pc.is_in(levels, value_set=pa.array(QUIET_LEVELS, levels.type))
     return pc.fill_null(quiet, False).to_numpy(zero_copy_only=False)
 
 

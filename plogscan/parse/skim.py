@@ -32,14 +32,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.parse import glue
-from plogscan.parse.arrowtext import byte_lengths, line_buffers, substrings, windows
+from plogscan.parse.arrowtext import byte_at, byte_lengths, line_buffers, substrings, windows
+from plogscan.parse.codescan import QUIET_LEVELS
 from plogscan.parse.fieldvalues import CANN_TS_BYTES, digits, timestamps
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.messages import TRUNCATION_CHARS
 from plogscan.parse.results import FileContext
 from plogscan.parse.timestamps import epoch_mask
 
-QUIET_LEVELS = ("DEBUG", "INFO", "TRACE")
 # The CANN header's fields before the timestamp (cannheader.PREFIX), matched whole.
 _PREFIX_WHOLE = (r"^\[(?P<level>[A-Z]+|\d+)\] ?(?P<module>\w+)\((?P<pid>-?\d+),"
                  r"(?P<proc>[^)]*)\): ?$")
@@ -128,8 +128,9 @@ def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.
     close = pc.find_substring(lines, ")").to_numpy(zero_copy_only=False).astype(np.int64)
     header &= close > 0
     rows = np.flatnonzero(header)
-    colon = _byte(data, starts[rows] + close[rows] + 1)
-    space = _byte(data, starts[rows] + close[rows] + 2) == _SPACE
+    ends = starts[rows] + lengths[rows]
+    colon = byte_at(data, ends, starts[rows] + close[rows] + 1)
+    space = byte_at(data, ends, starts[rows] + close[rows] + 2) == _SPACE
     ts_start = np.zeros(n, np.int64)
     ts_start[rows] = close[rows] + 2 + space
     ok = (colon == _COLON) & (ts_start[rows] + CANN_TS_BYTES <= lengths[rows])
@@ -160,13 +161,6 @@ def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.
 
 def _mask(values: pa.Array) -> np.ndarray:
     return pc.fill_null(values, False).to_numpy(zero_copy_only=False)
-
-
-def _byte(data: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(pos), np.uint8)
-    inside = pos < len(data)
-    out[inside] = data[pos[inside]]
-    return out
 
 
 def could_start(lines: pa.Array, rows: np.ndarray, first: np.ndarray,

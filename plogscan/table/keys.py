@@ -9,7 +9,7 @@ cost seconds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -39,6 +39,30 @@ def known_rows(table: pa.Table, known: pa.Table) -> np.ndarray:
     hit = left.join(right, keys=names, join_type="left semi", use_threads=False)
     mask[hit.column("_row").to_numpy()] = True
     return mask
+
+
+def admitted(table: pa.Table, known: pa.Table, room: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of ``table`` (one per key) a capped summary takes, as a mask: those of the
+    keys it holds (``known``) and the first ``room`` others, in order; and the rows past
+    the cap."""
+    keep = known_rows(table, known)
+    others = np.flatnonzero(~keep)
+    keep[others[:room]] = True
+    return keep, others[room:]
+
+
+class HeldKeys:
+    """The keys a capped summary holds, as a table (``key_table``), built again only when
+    their number changed: past the cap, never."""
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        self._built: tuple[int, pa.Table] | None = None
+
+    def table(self, count: int, keys: Callable[[], Iterable[Sequence[object]]]) -> pa.Table:
+        if self._built is None or self._built[0] != count:
+            self._built = (count, key_table(keys(), self.schema))
+        return self._built[1]
 
 
 def _filled(column: pa.ChunkedArray) -> pa.ChunkedArray:
