@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -260,3 +261,14 @@ def test_run_py_measures_both_baselines_on_an_existing_tree(tree, tmp_path):
     assert report["tree"]["bytes"] == sum(s.bytes for s in stats)
     assert report["tree"]["generated"] is False
     assert _digests(root) == before  # an existing tree is never touched
+
+
+def test_the_suite_cluster_leaves_the_measured_environment_as_it_was():
+    """Dask sets malloc and thread settings in the environment of the process that starts a
+    LocalCluster; the runs the suite measures must not inherit them."""
+    import suite
+
+    before = dict(os.environ)
+    with suite.local_cluster(True) as address:
+        assert address is not None and address.startswith("tcp://127.0.0.1:")
+        assert dict(os.environ) == before
