@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from plogscan.crossrank.patterns import PREFILTER
 from plogscan.diagnose import run
 from plogscan.engine import load_rules
-from plogscan.engine.rawscan import superset_regex
 from plogscan.engine.rule import RuleSet
 from plogscan.engine.ruleset import rule_from_text
 from plogscan.engine.selector import Selector
@@ -22,6 +21,7 @@ from plogscan.ingest.chunks import Chunk, parse_task
 from plogscan.ingest.skimming import skimmed_parse
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.results import FileContext
+from plogscan.parse.superset import superset_regex
 from plogscan.report import render
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -22,75 +22,11 @@ from collections.abc import Iterable, Sequence
 
 from plogscan.engine.rule import Predicate
 from plogscan.parse.codescan import QUIET_LEVELS
+from plogscan.parse.superset import superset_regex
 
 # Fields whose value is text of the record's own lines, as written.
 RAW_FIELDS = frozenset({"message", "module", "proc", "src_file", "level"})
-_ASSERTIONS = frozenset("bBAzZ")
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith", "eq", "in"})
-
-
-def superset_regex(pattern: str) -> str | None:
-    """``pattern`` (RE2) without zero-width assertions and with its named groups unnamed:
-    it matches every text in which the original matches a piece. None when the pattern holds
-    a construct this does not take apart (``\\Q...\\E``), or nothing is left."""
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    in_class = False
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            if i + 1 >= n:
-                return None
-            nxt = pattern[i + 1]
-            if nxt == "Q":
-                return None
-            if not in_class and nxt in _ASSERTIONS:
-                i += 2
-                continue
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            if pattern.startswith("[:", i):
-                end = pattern.find(":]", i + 2)
-                if end < 0:
-                    return None
-                out.append(pattern[i:end + 2])
-                i = end + 2
-                continue
-            if c == "]":
-                in_class = False
-            out.append(c)
-            i += 1
-            continue
-        if c == "[":
-            in_class = True
-            start = i + 1
-            if pattern.startswith("^", start):
-                start += 1
-            if pattern.startswith("]", start):  # a "]" first in a class is a literal
-                start += 1
-            out.append(pattern[i:start])
-            i = start
-            continue
-        if c in "^$":
-            i += 1
-            continue
-        if pattern.startswith("(?P<", i) or (pattern.startswith("(?<", i)
-                                             and not pattern.startswith("(?<=", i)
-                                             and not pattern.startswith("(?<!", i)):
-            end = pattern.find(">", i)
-            if end < 0:
-                return None
-            out.append("(?:")
-            i = end + 1
-            continue
-        out.append(c)
-        i += 1
-    if in_class:
-        return None
-    text = "".join(out)
-    return text if text.strip("()?:|") else None
 
 
 def _raw_alternative(alt: Sequence[Predicate]) -> tuple[list[str], list[str]] | None:

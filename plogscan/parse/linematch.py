@@ -87,6 +87,15 @@ def _match_rest(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) 
         if len(rows) == 0:
             return
     sub = lines.take(pa.array(rows))
+    pretest = fset.secondary_pretest
+    if pretest is not None:  # one pass for all patterns, then each only where one may match
+        hit = pc.fill_null(pc.match_substring_regex(sub, pretest), False).to_numpy(
+            zero_copy_only=False)
+        if not hit.all():
+            rows = rows[hit]
+            if len(rows) == 0:
+                return
+            sub = sub.filter(pa.array(hit))
     offset = _peel_prefixes(sub, rows, fset, out)
     if offset.any():
         sub = slice_from(sub, offset)
