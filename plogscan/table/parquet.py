@@ -11,6 +11,7 @@ import dataclasses
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -163,6 +164,11 @@ class EventWriter:
         self._pending: list[pa.RecordBatch] = []
         self._rows = 0
         self._failed = False  # a write failed: the file is unusable, nothing more goes in
+        # Row groups are encoded and written by a thread of their own (Arrow's writer runs
+        # without the GIL), while the caller goes on with the next batches. At most one row
+        # group is in writing at a time, so at most two are in memory.
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="plogscan-write")
+        self._writing: Future[None] | None = None
 
     def write(self, batch: pa.RecordBatch) -> None:
         self._pending.append(encoded(batch))
@@ -172,11 +178,20 @@ class EventWriter:
 
     def _flush(self) -> None:
         pending, self._pending, self._rows = self._pending, [], 0
+        self._wait()
         if pending and not self._failed:
+            self._writing = self._thread.submit(self._write_group, pending)
+
+    def _write_group(self, pending: list[pa.RecordBatch]) -> None:
+        table = pa.Table.from_batches(pending, schema=STORED_SCHEMA)
+        self._writer.write_table(table.unify_dictionaries(), row_group_size=PARQUET_WRITE_ROWS)
+
+    def _wait(self) -> None:
+        """Wait for the row group in writing; its error, if any, is raised here."""
+        writing, self._writing = self._writing, None
+        if writing is not None:
             try:
-                table = pa.Table.from_batches(pending, schema=STORED_SCHEMA)
-                self._writer.write_table(table.unify_dictionaries(),
-                                         row_group_size=PARQUET_WRITE_ROWS)
+                writing.result()
             except BaseException:
                 self._failed = True
                 raise
@@ -190,13 +205,17 @@ class EventWriter:
         group by row group with ``ts_aligned`` from ``aligner``; the offsets go into the
         footer. After a failed write only the file is closed and removed, quietly: the
         failure was raised already, and a second error about the same file would hide it."""
+        try:
+            self._finish_writing(inputs is not None)
+        except BaseException:
+            self._close_quietly()
+            if inputs is None:  # the run failed already: its error is the one to see
+                return
+            raise
         if self._failed or inputs is None:
-            with contextlib.suppress(pa.ArrowException, OSError):
-                self._writer.close()
-            self._file.discard()
+            self._close_quietly()
             return
         try:
-            self._flush()
             footer = {INPUTS_KEY: inputs_json(inputs)}
             if offsets:
                 footer[CLOCK_KEY] = json.dumps(dict(sorted(offsets.items())),
@@ -210,10 +229,22 @@ class EventWriter:
                 _rewrite_aligned(self._file.temp, aligner, footer)
             self._file.commit()
         except BaseException:
-            with contextlib.suppress(pa.ArrowException, OSError):
-                self._writer.close()
-            self._file.discard()
+            self._close_quietly()
             raise
+
+    def _finish_writing(self, complete: bool) -> None:
+        """Write what is pending (for a complete run) and wait for the writing thread."""
+        try:
+            if complete and not self._failed:
+                self._flush()
+            self._wait()
+        finally:
+            self._thread.shutdown(wait=True)
+
+    def _close_quietly(self) -> None:
+        with contextlib.suppress(pa.ArrowException, OSError):
+            self._writer.close()
+        self._file.discard()
 
 
 def _parquet_writer(path: str) -> pq.ParquetWriter:
