@@ -37,6 +37,7 @@ from plogscan.incidents import with_incidents
 from plogscan.ingest.facts import merged_facts
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.prefetch import prefetched
 from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, ProcessInfo, RuleInfo
 from plogscan.parse.codescan import codes_in
 from plogscan.redact.redactor import Redactor
@@ -262,7 +263,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     with contextlib.closing(store) if store is not None else contextlib.nullcontext():
         findings = None
         try:
-            findings = scan(watched(), ruleset, identify, presence)
+            findings = scan(prefetched(watched()), ruleset, identify, presence)
         finally:
             if writer is not None:
                 ctx = contexts[0] if contexts else None

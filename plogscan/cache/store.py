@@ -241,7 +241,10 @@ def _open(directory: Path) -> sqlite3.Connection:
         path = directory / DATABASE
         if not path.exists():
             os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-        db = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED")
+        # One thread at a time uses the store, not always the one that opened it: the
+        # thread that reads the batches (``ingest.prefetch``), then the one that reads context.
+        db = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED",
+                             check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(SCHEMA)
         db.execute(MARKS_SCHEMA)
