@@ -119,3 +119,28 @@ def test_a_group_hands_on_its_records_and_facts_in_one_chunk(tmp_path: Path) -> 
     reduced = Ingest(workers=1, reducer=Selector(load_rules([])), on_facts=facts.append)
     list(reduced.batches([str(root / "rank_0")]))
     assert facts and all(table.column(0).num_chunks == 1 for table in facts)
+
+
+@pytest.mark.parametrize("joined", [True, False])
+def test_a_group_pickles_its_records_once_not_once_per_file(tmp_path: Path, joined: bool):
+    """What a group's task hands back crosses to the main process (or from a cluster's
+    worker) pickled: each file's records must not carry the whole group's buffers."""
+    import pickle
+
+    from plogscan.engine import load_rules
+    from plogscan.engine.selector import Selector
+    from plogscan.ingest.smallfiles import parse_files
+    from plogscan.parse.results import FileContext
+
+    files = []
+    for i in range(300):
+        path = tmp_path / f"plog-{i}_1.log"
+        body = CASES["plain"](i) * 20 if joined else CASES["continuation-first"](i) * 20
+        path.write_text(body)
+        files.append((FileContext(path=str(path), kind="plog"), str(path)))
+    size = sum(p.stat().st_size for p in tmp_path.iterdir())
+    for reducer in (None, Selector(load_rules([]))):
+        group = parse_files(files, None, encoded=True, reducer=reducer)
+        assert len(group.files) == 300
+        assert sum(f.records for f in group.files) == group.records.num_rows
+        assert len(pickle.dumps(group)) < 4 * size

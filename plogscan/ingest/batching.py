@@ -18,7 +18,7 @@ from plogscan.ingest.smallfiles import (
     GROUP_BYTES,
     GROUP_FILES,
     SMALL_FILE_BYTES,
-    FileOutcome,
+    GroupOutcome,
     parse_files,
 )
 from plogscan.parse.results import TEXT_KINDS
@@ -41,7 +41,7 @@ class Group:
     """Small files parsed as one task (``smallfiles``)."""
 
     states: list[FileState]
-    future: Future[list[FileOutcome]]
+    future: Future[GroupOutcome]
 
 
 class Batcher:

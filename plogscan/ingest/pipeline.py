@@ -331,26 +331,27 @@ class Ingest:
 
     def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
         """The files of a small-file group, finished in order; their records as one table."""
-        outcomes = item.future.result()
-        facts = [o.facts for o in outcomes if o.facts is not None and o.facts.num_rows]
-        if facts and self.on_facts is not None:  # one chunk, not one per file: each Arrow
-            # call on the group's facts would otherwise loop over thousands of tiny chunks
-            self.on_facts(pa.concat_tables(facts).combine_chunks())
-        for state, outcome in zip(item.states, outcomes, strict=True):
+        group = item.future.result()
+        if group.facts is not None and group.facts.num_rows and self.on_facts is not None:
+            self.on_facts(group.facts)  # the group's facts at once, not file by file
+        saving = any(state.saving is not None for state in item.states)
+        records = group.file_records() if saving else None
+        facts = group.file_facts() if saving else None
+        for i, (state, outcome) in enumerate(zip(item.states, group.files, strict=True)):
             if self.on_progress:
                 self.on_progress("bytes", outcome.stats.get("bytes", 0))
             for name, value in outcome.stats.items():
                 state.add(name, value)
             state.problems.extend(outcome.problems)
             if state.saving is not None:
-                state.kept.append(outcome.records)
-                if outcome.facts is not None:
-                    state.facts.append(outcome.facts)
+                assert records is not None and facts is not None
+                state.kept.append(records[i])
+                if group.facts is not None:
+                    state.facts.append(facts[i])
                 state.saving = (state.saving[0], outcome.digest)
             self._finish(state)
-        tables = [o.records for o in outcomes if o.records.num_rows]
-        if tables:  # the group's records as one batch (see coalesced in diagnose)
-            yield from _batches(pa.concat_tables(tables).combine_chunks())
+        if group.records.num_rows:  # the group's records as one batch (see coalesced)
+            yield from _batches(group.records)
 
     def _emit(self, state: FileState, table: pa.Table) -> Iterator[pa.RecordBatch]:
         if state.saving is not None:

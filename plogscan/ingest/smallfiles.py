@@ -44,14 +44,43 @@ GROUP_FILES = 4096
 
 @dataclass
 class FileOutcome:
-    """One file of a group: its records (reduced when a reducer was given), its facts and
-    its accounting, keyed as in ``FileStats``."""
+    """One file of a group: how many of the group's records and fact rows are its own (they
+    follow the files before it), and its accounting, keyed as in ``FileStats``."""
 
-    records: pa.Table
-    facts: pa.Table | None
+    records: int
+    fact_rows: int
     stats: dict[str, int]
     problems: list[str] = field(default_factory=list)
     digest: str | None = None  # content digest, when asked for (for the cache)
+
+
+@dataclass
+class GroupOutcome:
+    """What a group's parse hands back: the records of all its files (reduced when a
+    reducer was given) and their facts, each in file order, and each file's outcome.
+
+    One table for the group, not one per file: a slice of a table pickles (to the main
+    process, or from a cluster's worker) with all of the buffers it is cut from, so
+    thousands of per-file slices would each carry the whole group."""
+
+    records: pa.Table
+    facts: pa.Table | None
+    files: list[FileOutcome]
+
+    def file_records(self) -> list[pa.Table]:
+        """Each file's records: slices of the group's table, in file order."""
+        return _cut(self.records, [f.records for f in self.files])
+
+    def file_facts(self) -> list[pa.Table]:
+        """Each file's facts (empty without a reducer)."""
+        if self.facts is None:
+            return [FACTS_SCHEMA.empty_table()] * len(self.files)
+        return _cut(self.facts, [f.fact_rows for f in self.files])
+
+
+def _cut(table: pa.Table, counts: list[int]) -> list[pa.Table]:
+    starts = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
+    return [table.slice(int(starts[i]), counts[i]) for i in range(len(counts))]
 
 
 @dataclass
@@ -85,32 +114,47 @@ def _read(ctx: FileContext, path: str, digest: bool) -> _Piece:
 
 def parse_files(files: list[tuple[FileContext, str]], fset: FormatSet | None,
                 encoded: bool = False, reducer: Reducer | None = None,
-                digests: bool = False) -> list[FileOutcome]:
+                digests: bool = False) -> GroupOutcome:
     """Parse a group of small plain files (runs in a worker): all of text kinds (stdout,
     syslog) or none, the one way a file's kind changes how it is parsed; with ``digests``
     each outcome carries its file's content digest."""
     fset = fset or builtin_formats()
     pieces = [_read(ctx, path, digests) for ctx, path in files]
     joinable = [p for p in pieces if p.data and p.size <= SMALL_FILE_BYTES]
-    outcomes = None
+    group = None
     if len(joinable) == len(pieces) and len(pieces) > 1:
-        outcomes = _joined(pieces, fset, encoded, reducer)
-    if outcomes is None:
-        outcomes = [_alone(p, fset, encoded, reducer) for p in pieces]
-    for piece, outcome in zip(pieces, outcomes, strict=True):
+        group = _joined(pieces, fset, encoded, reducer)
+    if group is None:
+        group = _each_alone(pieces, fset, encoded, reducer)
+    for piece, outcome in zip(pieces, group.files, strict=True):
         outcome.digest = piece.digest
         if piece.size > SMALL_FILE_BYTES:  # it grew past the bound since it was listed
             outcome.problems.append(f"the file grew while read: its first "
                                     f"{SMALL_FILE_BYTES} bytes were read")
-    return outcomes
+    return group
+
+
+def _each_alone(pieces: list[_Piece], fset: FormatSet, encoded: bool,
+                reducer: Reducer | None) -> GroupOutcome:
+    parts = [_alone(p, fset, encoded, reducer) for p in pieces]
+    tables = [r for r, _f, _o in parts if r.num_rows]
+    records = (pa.concat_tables(tables).combine_chunks() if tables
+               else table_schema(encoded).empty_table())
+    facts = None
+    if reducer is not None:
+        found = [f for _r, f, _o in parts if f is not None and f.num_rows]
+        facts = (pa.concat_tables(found).combine_chunks() if found
+                 else FACTS_SCHEMA.empty_table())
+    return GroupOutcome(records, facts, [o for _r, _f, o in parts])
 
 
 def _alone(piece: _Piece, fset: FormatSet, encoded: bool, reducer: Reducer | None
-           ) -> FileOutcome:
+           ) -> tuple[pa.Table, pa.Table | None, FileOutcome]:
+    """One file's records, facts and outcome."""
     stats = {"bytes": piece.size, "nul_bytes": piece.nul, "decode_errors": piece.bad}
     problems = [piece.problem] if piece.problem else []
     if not piece.size:
-        return FileOutcome(table_schema(encoded).empty_table(), None, stats, problems)
+        return table_schema(encoded).empty_table(), None, FileOutcome(0, 0, stats, problems)
     result = parse_chunk(piece.data, 1, piece.ctx, fset, False, encoded)
     records = result.records
     facts = facts_of(records) if reducer is not None else None
@@ -123,7 +167,9 @@ def _alone(piece: _Piece, fset: FormatSet, encoded: bool, reducer: Reducer | Non
     if reducer is not None:
         records, dropped, _lines = _reduce_all(records, reducer)
         facts = as_whole(facts, dropped == 0) if facts is not None else None
-    return FileOutcome(records, facts, stats, problems)
+    outcome = FileOutcome(records.num_rows, facts.num_rows if facts is not None else 0, stats,
+                          problems)
+    return records, facts, outcome
 
 
 def _reduce_all(records: pa.Table, reducer: Reducer) -> tuple[pa.Table, int, int]:
@@ -136,7 +182,7 @@ def _reduce_all(records: pa.Table, reducer: Reducer) -> tuple[pa.Table, int, int
 
 
 def _joined(pieces: list[_Piece], fset: FormatSet, encoded: bool, reducer: Reducer | None
-            ) -> list[FileOutcome] | None:
+            ) -> GroupOutcome | None:
     kind = pieces[0].ctx.kind
     lines = np.array([p.data.count(b"\n") + 1 for p in pieces], dtype=np.int64)
     bounds = np.cumsum(lines)  # last global line of each file
@@ -160,7 +206,6 @@ def _joined(pieces: list[_Piece], fset: FormatSet, encoded: bool, reducer: Reduc
     records = _per_file_columns(records, pieces, start_file, line - first[start_file], encoded)
     n = len(pieces)
     per = np.bincount(start_file, minlength=n)
-    cuts = np.concatenate([[0], np.cumsum(per)])
     record_lines = np.bincount(start_file, weights=count, minlength=n).astype(np.int64)
     fmt = pc.cast(records.column("fmt"), pa.string())
     no_format = pc.fill_null(pc.is_in(fmt, value_set=pa.array(["unparsed", "text"])), False)
@@ -169,18 +214,15 @@ def _joined(pieces: list[_Piece], fset: FormatSet, encoded: bool, reducer: Reduc
                           minlength=n)
     epoch = np.bincount(start_file, weights=records.column("clock_epoch").to_numpy(),
                         minlength=n)
-    facts = _facts_by_file(records, start_file, n) if reducer is not None else None
-    kept = None
+    facts = fact_rows = None
+    kept_per = per
     if reducer is not None:
         kept = np.asarray(reducer.keep(records), dtype=bool)
+        kept_per = np.bincount(start_file[kept], minlength=n)
+        facts, fact_rows = _facts_by_file(records, start_file, n, whole=kept_per == per)
+        records = records.filter(pa.array(kept))
     outcomes = []
     for i, piece in enumerate(pieces):
-        part = records.slice(int(cuts[i]), int(per[i]))
-        whole = True
-        if kept is not None:
-            own = kept[cuts[i]:cuts[i + 1]]
-            whole = bool(own.all())
-            part = part.filter(pa.array(own))
         stats = {"bytes": piece.size, "nul_bytes": piece.nul, "decode_errors": piece.bad,
                  "lines": int(lines[i]), "records": int(per[i]),
                  "record_lines": int(record_lines[i]),
@@ -188,9 +230,9 @@ def _joined(pieces: list[_Piece], fset: FormatSet, encoded: bool, reducer: Reduc
                  "unparsed_lines": int(unparsed[i]), "truncated_lines": int(truncated[i]),
                  "invalid_timestamps": int(invalid[i]),
                  "epoch_clock_records": int(epoch[i])}
-        outcomes.append(FileOutcome(part, as_whole(facts[i], whole) if facts is not None
-                                    else None, stats))
-    return outcomes
+        outcomes.append(FileOutcome(int(kept_per[i]),
+                                    int(fact_rows[i]) if fact_rows is not None else 0, stats))
+    return GroupOutcome(records, facts, outcomes)
 
 
 def _long_lines(data: bytes) -> int:
@@ -233,17 +275,20 @@ def _per_file_columns(records: pa.Table, pieces: list[_Piece], file_index: np.nd
     return records
 
 
-def _facts_by_file(records: pa.Table, file_index: np.ndarray, n: int) -> list[pa.Table]:
-    """``facts_of`` of each file's records, from one grouped pass over the whole group."""
+def _facts_by_file(records: pa.Table, file_index: np.ndarray, n: int, whole: np.ndarray
+                   ) -> tuple[pa.Table, np.ndarray]:
+    """``facts_of`` of each file's records, from one grouped pass over the whole group: the
+    facts in file order, and how many rows each file has. ``whole[i]``: every record of
+    file ``i`` is handed on (its facts say so)."""
     if records.num_rows == 0:
-        return [FACTS_SCHEMA.empty_table()] * n
+        return FACTS_SCHEMA.empty_table(), np.zeros(n, np.int64)
     table = facts_of(records.append_column("file", pa.array(file_index, pa.int64())),
                      extra_keys=("file",))
     order = pc.sort_indices(table, sort_keys=[("file", "ascending")])
     table = table.take(order)
     files = table.column("file").to_numpy()
-    cuts = np.searchsorted(files, np.arange(n + 1), side="left")
-    plain = table.drop_columns(["file"])
-    return [plain.slice(int(cuts[i]), int(cuts[i + 1] - cuts[i])) for i in range(n)]
+    index = table.schema.get_field_index("whole")
+    table = table.set_column(index, table.schema.field(index), pa.array(whole[files]))
+    return table.drop_columns(["file"]), np.bincount(files, minlength=n)
 
 
