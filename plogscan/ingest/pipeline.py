@@ -207,10 +207,10 @@ class Ingest:
                     batch.flush()
                     yield from self._parse(pool, state, stream, inflight, limit)
             while len(inflight) > limit:
-                yield from self._drain(inflight.popleft(), pool)
+                yield from self._drain(inflight, pool)
         batch.flush()
         while inflight:
-            yield from self._drain(inflight.popleft(), pool)
+            yield from self._drain(inflight, pool)
 
     def _parse(self, pool: Executor, state: FileState, stream: BinaryIO,
                inflight: deque, limit: int) -> Iterator[pa.RecordBatch]:
@@ -227,13 +227,13 @@ class Ingest:
             if self.on_progress:
                 self.on_progress("bytes", size)
             while len(inflight) > limit:
-                yield from self._drain(inflight.popleft(), pool)
+                yield from self._drain(inflight, pool)
         state.add("decode_errors", getattr(stream, "decode_errors", 0))
         if ranges:
             _note_growth(stream, ranges[-1].end, state)
         if not submitted:  # nothing to parse: finish it in its place in the order
             while inflight:
-                yield from self._drain(inflight.popleft(), pool)
+                yield from self._drain(inflight, pool)
             self._finish(state)
 
     def _range_tasks(self, pool: Executor, ranges: list[Range], ctx: FileContext,
@@ -284,10 +284,15 @@ class Ingest:
             return None
         return None if self._fset is builtin_formats() else self._fset
 
-    def _drain(self, item: tuple[FileState, Future[Cleaned], bool] | Reuse | Group,
-               pool: Executor) -> Iterator[pa.RecordBatch]:
+    def _drain(self, inflight: deque, pool: Executor) -> Iterator[pa.RecordBatch]:
+        """Finish the oldest item in flight (with a reused file, the reused files after it
+        whose digests were computed by the same task)."""
+        item = inflight.popleft()
         if isinstance(item, Reuse):
-            yield from self._reuse(item, pool)
+            run = [item]
+            while inflight and isinstance(inflight[0], Reuse) and inflight[0].digest is item.digest:
+                run.append(inflight.popleft())
+            yield from self._reuse(run, pool)
             return
         if isinstance(item, Group):
             yield from self._group(item)
@@ -302,32 +307,47 @@ class Ingest:
                 state.pending = None
             self._finish(state)
 
-    def _reuse(self, item: Reuse, pool: Executor) -> Iterator[pa.RecordBatch]:
-        """A stored extraction, used when the file's content is still the one stored, else
-        the file parsed again here, in its place in the order."""
-        state, stored = item.state, item.stored
-        digest = item.digest.result()[item.index]
-        if digest is None or digest != stored.digest:
+    def _reuse(self, run: list[Reuse], pool: Executor) -> Iterator[pa.RecordBatch]:
+        """Stored extractions, used where a file's content is still the one stored, else the
+        file parsed again here, in its place in the order. Consecutive reused files are
+        handed on together: their facts as one table, then their records as one."""
+        digests = run[0].digest.result()
+        same: list[Reuse] = []
+        for item in run:
+            digest = digests[item.index]
+            if digest is not None and digest == item.stored.digest:
+                same.append(item)
+                continue
+            yield from self._stored(same)
+            same = []
+            state = item.state
             state.saving = item.key, pool.submit(file_digest, item.key.path)
             inflight: deque = deque()
             try:
                 with open(item.key.path, "rb") as stream:
                     yield from self._parse(pool, state, stream, inflight, 1 << 30)
                     while inflight:
-                        yield from self._drain(inflight.popleft(), pool)
+                        yield from self._drain(inflight, pool)
             except OSError as err:
                 state.problems.append(f"cannot read: {err.strerror or err}")
                 self._finish(state)
+        yield from self._stored(same)
+
+    def _stored(self, items: list[Reuse]) -> Iterator[pa.RecordBatch]:
+        if not items:
             return
-        self.reused_files += 1
-        if self.on_progress:
-            self.on_progress("bytes", stored.stats.bytes)
-        if self.on_facts is not None and stored.facts.num_rows:
-            self.on_facts(stored.facts)
-        yield from _batches(stored.records)
-        self.files.append(dataclasses.replace(stored.stats, path=state.ctx.path))
-        if self.on_progress:
-            self.on_progress("file", 0)
+        self.reused_files += len(items)
+        facts = [item.stored.facts for item in items if item.stored.facts.num_rows]
+        if self.on_facts is not None and facts:
+            self.on_facts(pa.concat_tables(facts).combine_chunks())
+        for item in items:
+            if self.on_progress:
+                self.on_progress("bytes", item.stored.stats.bytes)
+                self.on_progress("file", 0)
+            self.files.append(dataclasses.replace(item.stored.stats, path=item.state.ctx.path))
+        tables = [item.stored.records for item in items if item.stored.records.num_rows]
+        if tables:
+            yield from _batches(pa.concat_tables(tables).combine_chunks())
 
     def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
         """The files of a small-file group, finished in order; their records as one table."""
