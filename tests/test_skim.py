@@ -230,7 +230,9 @@ def test_a_selector_sent_to_a_worker_reuses_the_compiled_database() -> None:
     from plogscan.engine.literals import LiteralScanner
 
     text = "\n".join(_lines("rule literal")).encode()
-    copy = pickle.loads(pickle.dumps(SKIM))  # what a worker process receives with each task
-    assert list(copy.raw_hits(text)) == list(SKIM.raw_hits(text))
-    assert copy._raw_scanner is SKIM._raw_scanner  # compiled once per process
+    selector = Selector(RULES, extra_regexes=(PREFILTER,))
+    hits = list(selector.raw_hits(text))
+    copy = pickle.loads(pickle.dumps(selector))  # what a worker process receives with a task
+    assert list(copy.raw_hits(text)) == hits
+    assert copy._raw_scanner is selector._raw_scanner  # compiled once per process
     assert LiteralScanner.build(("abc",)) is LiteralScanner.build(("abc",))

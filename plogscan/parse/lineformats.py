@@ -23,7 +23,7 @@ import yaml
 
 from plogscan.errors import ErrorGroup, FormatError, Location, choices
 from plogscan.parse.firstbytes import first_bytes
-from plogscan.parse.superset import superset_regex
+from plogscan.parse.superset import start_pretest
 
 FIELDS = ("level", "module", "pid", "proc", "ts", "tid", "src_file", "src_line", "rank", "device",
           "code")
@@ -146,14 +146,9 @@ class FormatSet:
 
     @cached_property
     def secondary_pretest(self) -> str | None:
-        """One RE2 pattern that matches at the start of every line some prefix or some format
-        but the primary matches (and of some others): the line matcher tries the formats one
-        by one only on the lines it matches. None when a pattern cannot be loosened so."""
-        loose = [superset_regex(pattern) for pattern in
-                 [p.pattern for p in self.prefixes] + [f.pattern for f in self.formats[1:]]]
-        if not loose or any(text is None for text in loose):
-            return None
-        return "^(?:" + "|".join(f"(?:{text})" for text in loose) + ")"
+        """A pattern for the start of any line a prefix or a secondary format may take."""
+        return start_pretest([p.pattern for p in self.prefixes]
+                             + [f.pattern for f in self.formats[1:]])
 
     @cached_property
     def start_bytes(self) -> tuple[np.ndarray, tuple[str, ...]]:

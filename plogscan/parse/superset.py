@@ -10,6 +10,8 @@ alternation).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 _ASSERTIONS = frozenset("bBAzZ")
 
 
@@ -75,3 +77,12 @@ def superset_regex(pattern: str) -> str | None:
         return None
     text = "".join(out)
     return text if text.strip("()?:|") else None
+
+
+def start_pretest(patterns: Sequence[str]) -> str | None:
+    """One RE2 pattern that matches at the start of every text that one of ``patterns``
+    matches at its start (and of some others); None when one cannot be loosened."""
+    loose = [superset_regex(pattern) for pattern in patterns]
+    if not loose or any(text is None for text in loose):
+        return None
+    return "^(?:" + "|".join(f"(?:{text})" for text in loose) + ")"
