@@ -68,6 +68,7 @@ from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, SourceKind, table_schem
 # Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
 # row group (about four chunks' worth of rows), few enough to keep memory bounded.
 INFLIGHT_PER_WORKER = 4
+JOIN_ROWS = 65536  # stored records of reused files are joined up to this many rows
 MAX_LIMIT_HITS = 1000  # limit hits kept for the report; later ones are only counted
 
 
@@ -345,9 +346,16 @@ class Ingest:
                 self.on_progress("bytes", item.stored.stats.bytes)
                 self.on_progress("file", 0)
             self.files.append(dataclasses.replace(item.stored.stats, path=item.state.ctx.path))
-        tables = [item.stored.records for item in items if item.stored.records.num_rows]
-        if tables:
-            yield from _batches(pa.concat_tables(tables).combine_chunks())
+        small: list[pa.Table] = []  # joined up to JOIN_ROWS; a larger table goes alone
+        for item in items:
+            records = item.stored.records
+            if small and sum(t.num_rows for t in small) + records.num_rows > JOIN_ROWS:
+                yield from _batches(pa.concat_tables(small).combine_chunks())
+                small = []
+            if records.num_rows:
+                small.append(records)
+        if small:
+            yield from _batches(pa.concat_tables(small).combine_chunks())
 
     def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
         """The files of a small-file group, finished in order; their records as one table."""
