@@ -10,7 +10,11 @@ then each tool runs in its own child process (wall time around it, peak RSS from
 * ``naive``: ``naive_parser.py`` (a per-line Python ``re`` loop and a DataFrame per file);
 * ``ingest``: ``plogscan ingest TREE -o OUT.parquet``;
 * ``diagnose``: ``plogscan diagnose TREE --format json --no-cache``;
-* ``cached``: ``plogscan diagnose`` twice with one fresh cache directory, the second timed;
+* ``processes``: the same with ``--parallel processes`` (peak RSS of the main process only:
+  ``time`` does not add the worker processes);
+* ``first``: ``plogscan diagnose`` with an empty cache directory, as a first run goes by
+  default (the cache is on unless turned off);
+* ``cached``: ``plogscan diagnose`` again with that cache directory, timed;
 * ``dask``: ``plogscan diagnose TREE --scheduler ADDR --no-cache`` against a LocalCluster of
   two worker processes on loopback, started by this script (its workers' memory is theirs,
   not the client's).
@@ -64,14 +68,16 @@ class Cell:
     pids: int = 0
 
 
-ALL_TOOLS = ("grep", "keyword", "naive", "ingest", "diagnose", "cached", "dask")
+ALL_TOOLS = ("grep", "keyword", "naive", "ingest", "diagnose", "processes", "first", "cached",
+             "dask")
 CELLS = (
     Cell("512m", "8 ranks, 512 MiB", 512 * MiB, ALL_TOOLS),
-    Cell("2g", "8 ranks, 2 GiB", 2 * GiB, ("grep", "keyword", "ingest", "diagnose", "cached",
-                                           "dask")),
+    Cell("2g", "8 ranks, 2 GiB", 2 * GiB, ("grep", "keyword", "ingest", "diagnose", "processes",
+                                           "first", "cached", "dask")),
     Cell("1024r", "1,024 ranks, 256 MiB", 256 * MiB, ALL_TOOLS, ranks=1024),
     Cell("files", "20,000 small files", 3_300_000, ("grep", "keyword", "ingest", "diagnose",
-                                                   "cached"), files=27_500),
+                                                   "processes", "first", "cached"),
+         files=27_500),
     Cell("onefile", "one file of the same bytes", 3_300_000, ("grep", "keyword", "ingest",
                                                               "diagnose")),
     Cell("100kfiles", "100,000 small files", 16_500_000, ("keyword", "diagnose"),
@@ -145,13 +151,20 @@ def run_tool(tool: str, tree: Path, work: Path, scheduler: str | None) -> Measur
     if tool == "diagnose":
         return _measure(tool, _plogscan("diagnose", str(tree), *report), env=_env(),
                         ok_codes=(0, 1))
-    if tool == "cached":
-        cache = work / "cache"
+    if tool == "processes":
+        return _measure(tool, _plogscan("diagnose", str(tree), *report, "--parallel",
+                                        "processes"), env=_env(), ok_codes=(0, 1))
+    cache = work / "cache"
+    if tool == "first":  # the default: the cache on, and empty; the next tool reuses it
         shutil.rmtree(cache, ignore_errors=True)
-        first = subprocess.run(_plogscan("diagnose", str(tree), *report), env=_env(cache),
-                               cwd=REPO, capture_output=True, check=False)
-        if first.returncode not in (0, 1):
-            return Measured(tool, None, None, False, f"first run exit {first.returncode}")
+        return _measure(tool, _plogscan("diagnose", str(tree), *report), env=_env(cache),
+                        ok_codes=(0, 1))
+    if tool == "cached":
+        if not cache.exists():
+            first = subprocess.run(_plogscan("diagnose", str(tree), *report), env=_env(cache),
+                                   cwd=REPO, capture_output=True, check=False)
+            if first.returncode not in (0, 1):
+                return Measured(tool, None, None, False, f"first run exit {first.returncode}")
         measured = _measure(tool, _plogscan("diagnose", str(tree), *report), env=_env(cache),
                             ok_codes=(0, 1))
         shutil.rmtree(cache, ignore_errors=True)
@@ -171,7 +184,7 @@ def _same_findings(work: Path) -> dict[str, bool]:
         return {}
     reference = json.loads(base.read_text())
     out = {}
-    for tool in ("cached", "dask"):
+    for tool in ("processes", "first", "cached", "dask"):
         path = work / f"{tool}.json"
         if path.exists():
             other = json.loads(path.read_text())
@@ -329,6 +342,8 @@ def render_markdown(cells: list[CellResult], facts: dict[str, str], quick: bool,
 
 LABELS = {"grep": "`grep -c ''`", "keyword": "keyword `grep -rcE`", "naive": "naive parser",
           "ingest": "`plogscan ingest`", "diagnose": "`plogscan diagnose`",
+          "processes": "`diagnose --parallel processes` (peak RSS: main process only)",
+          "first": "`diagnose`, first run with the cache (the default)",
           "cached": "`diagnose`, cached rerun", "dask": "`diagnose --scheduler` (2 workers)"}
 
 
