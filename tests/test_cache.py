@@ -211,3 +211,37 @@ def test_eviction_takes_the_least_recently_used_rows_of_every_table(tmp_path: Pa
         left = {path for table in ("entries", "line_marks", "kinds")
                 for (path,) in db.execute(f"SELECT path FROM {table}")}
     assert left == {"new entry", "new marks", "new kind"}
+
+
+def test_reused_extractions_wait_for_their_digests_in_groups_bounded_by_bytes(tmp_path: Path
+                                                                              ) -> None:
+    """Stored extractions are held until a digest task confirms them: the group goes to the
+    pool at 256 files or at ``REUSE_BYTES``, so large reused files are not all held at once."""
+    from collections import deque
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pyarrow as pa
+
+    from plogscan.ingest.batching import Batcher, Reuse
+    from plogscan.ingest.chunks import FileState
+    from plogscan.ingest.facts import FACTS_SCHEMA
+    from plogscan.ingest.reuse import FileKey, Stored
+    from plogscan.model import FileStats
+    from plogscan.parse.results import FileContext
+
+    records = pa.table({"message": ["x" * 1000] * 1000})  # about 1 MB
+    inflight: deque = deque()
+    with ThreadPoolExecutor(1) as pool:
+        batcher = Batcher(None, pool, inflight)
+        batcher.REUSE_BYTES = 5 * records.nbytes
+        for i in range(12):
+            path = tmp_path / f"plog-{i}.log"
+            path.write_text("x\n")
+            stats = FileStats(path=str(path), kind="plog", bytes=2)
+            batcher.reuse(FileState(FileContext(path=str(path), kind="plog")),
+                          FileKey(str(path), 2, 0),
+                          Stored("digest", stats, records, FACTS_SCHEMA.empty_table()))
+            assert len(batcher.reused) < 5  # never more than the bytes allow
+        batcher.flush()
+    assert len(inflight) == 12 and all(isinstance(item, Reuse) for item in inflight)
+    assert len({id(item.digest) for item in inflight}) == 3  # 5 + 5 + 2

@@ -49,6 +49,9 @@ class Batcher:
     puts each group into the in-flight queue in its place in the file order."""
 
     DIGESTS = 256  # files hashed per digest task
+    # Stored extractions held while their digests are computed: past this many bytes the
+    # group goes to the pool, so a tree of large reused files is not held in memory at once.
+    REUSE_BYTES = 32 << 20
 
     def __init__(self, ingest: Any, pool: Executor, inflight: deque,
                  small_bytes: int = SMALL_FILE_BYTES) -> None:
@@ -56,6 +59,7 @@ class Batcher:
         self.files: list[tuple[FileState, str]] = []
         self.size = 0
         self.reused: list[tuple[FileState, FileKey, Stored]] = []
+        self.reused_bytes = 0
         self.small_bytes = small_bytes
 
     def small(self, state: FileState, file: tuple[str, int]) -> None:
@@ -71,7 +75,8 @@ class Batcher:
     def reuse(self, state: FileState, key: FileKey, stored: Stored) -> None:
         self._flush_files()
         self.reused.append((state, key, stored))
-        if len(self.reused) >= self.DIGESTS:
+        self.reused_bytes += stored.records.nbytes + stored.facts.nbytes
+        if len(self.reused) >= self.DIGESTS or self.reused_bytes >= self.REUSE_BYTES:
             self._flush_reused()
 
     def flush(self) -> None:
@@ -94,7 +99,7 @@ class Batcher:
         future = self.pool.submit(file_digests, [key.path for _, key, _ in self.reused])
         for index, (state, key, stored) in enumerate(self.reused):
             self.inflight.append(Reuse(state, key, stored, future, index))
-        self.reused = []
+        self.reused, self.reused_bytes = [], 0
 
 
 def small_file(stream: BinaryIO, limit: int = SMALL_FILE_BYTES, cwd: str | None = None

@@ -347,13 +347,15 @@ class Ingest:
                 self.on_progress("file", 0)
             self.files.append(dataclasses.replace(item.stored.stats, path=item.state.ctx.path))
         small: list[pa.Table] = []  # joined up to JOIN_ROWS; a larger table goes alone
+        rows = 0
         for item in items:
             records = item.stored.records
-            if small and sum(t.num_rows for t in small) + records.num_rows > JOIN_ROWS:
+            if small and rows + records.num_rows > JOIN_ROWS:
                 yield from _batches(pa.concat_tables(small).combine_chunks())
-                small = []
+                small, rows = [], 0
             if records.num_rows:
                 small.append(records)
+                rows += records.num_rows
         if small:
             yield from _batches(pa.concat_tables(small).combine_chunks())
 
