@@ -78,3 +78,31 @@ def test_the_refusal_looks_like_a_missing_package() -> None:
     with pytest.raises(ModuleNotFoundError, match="does not use pandas"):
         RefusePandas().find_spec("pandas.core")
     assert RefusePandas().find_spec("pyarrow") is None
+
+
+def test_the_command_line_uses_jemalloc_unless_told_otherwise() -> None:
+    """Once a command that reads logs is loaded, Arrow allocates from jemalloc (mimalloc,
+    pyarrow's default, keeps freed pages); an ARROW_DEFAULT_MEMORY_POOL given stays."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import click, pyarrow as pa\n"
+              "from plogscan.cli import cli\n"
+              "cli.get_command(click.Context(cli), 'diagnose')\n"
+              "print(pa.default_memory_pool().backend_name)\n")
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    chosen = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                            text=True, check=True).stdout.strip()
+    import pyarrow as pa
+
+    try:
+        pa.jemalloc_memory_pool()
+        expected = "jemalloc"
+    except NotImplementedError:  # a pyarrow built without it keeps its default
+        expected = pa.default_memory_pool().backend_name
+    assert chosen == expected
+    kept = subprocess.run([sys.executable, "-c", script],
+                          env={**env, "ARROW_DEFAULT_MEMORY_POOL": "system"},
+                          capture_output=True, text=True, check=True).stdout.strip()
+    assert kept == "system"

@@ -17,6 +17,7 @@ import sys
 import click
 
 from plogscan import __version__
+from plogscan.cli.arrow_pool import use_lean_pool
 from plogscan.cli.lean_imports import keep_pandas_out
 from plogscan.errors import PlogscanError
 from plogscan.textsafe import neutralize
@@ -44,7 +45,9 @@ class PlogscanGroup(click.Group):
             return None
         from importlib import import_module
 
-        return import_module(f"plogscan.cli.{cmd_name}").command
+        command = import_module(f"plogscan.cli.{cmd_name}").command
+        use_lean_pool()  # the commands that read logs or tables have imported pyarrow by now
+        return command
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
