@@ -245,6 +245,7 @@ def measure_cell(cell: Cell, size: int, tools: tuple[str, ...], scheduler: str |
     base.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"suite-{cell.name}-", dir=base) as tmp:
         tree = generate_tree(cell, size, Path(tmp) / "tree")
+        os.sync()  # the tree's bytes written out now, not while a tool is timed
         files, nbytes, lines = single.scan_tree(tree)
         result = CellResult(cell, files, nbytes, lines)
         work = Path(tmp) / "work"
