@@ -3,8 +3,8 @@
 pyarrow's default pool on Linux is mimalloc, which keeps pages it has freed for reuse. The
 parse and the rules allocate and free Arrow buffers batch after batch, so with mimalloc the
 peak RSS of ``diagnose`` was a quarter to a third higher than with jemalloc for the same work
-(512 MiB tree: 514 against 380 MiB; one file written by a million processes: 1,007 against
-789 MB), in about the same time. A user's own choice, ``ARROW_DEFAULT_MEMORY_POOL``, is left
+(512 MiB tree: 514 against 380 MiB; one file written by a million processes: 984 against
+820 MiB), in about the same time. A user's own choice, ``ARROW_DEFAULT_MEMORY_POOL``, is left
 as it is, and so is a pyarrow built without jemalloc. Code that imports plogscan as a library
 keeps its own pool.
 """
