@@ -107,7 +107,9 @@ class CacheStore:
         if not entry.records.schema.equals(self.schema):
             return  # only records in the schema the entries are read back in
         payload = _pack(entry.records, entry.facts)
-        stats = json.dumps(dataclasses.asdict(entry.stats), sort_keys=True)
+        # The fields as they are (numbers, strings, a tuple of strings): no deep copy.
+        stats = json.dumps({f.name: getattr(entry.stats, f.name)
+                            for f in dataclasses.fields(entry.stats)}, sort_keys=True)
         if len(payload) > self.max_bytes:
             return
         try:
@@ -261,9 +263,25 @@ def _pack(records: pa.Table, facts: pa.Table) -> bytes:
     """Two schema-less IPC record batches, each behind its length: reading an entry then
     costs no schema message (a few hundred microseconds each for thousands of small files).
     The schemas are fixed by the namespace (the code's hash)."""
-    parts = [_one_batch(records).serialize().to_pybytes(),
-             _one_batch(facts).serialize().to_pybytes()]
+    parts = [_serialized(records), _serialized(facts)]
     return b"".join(len(p).to_bytes(8, "little") + p for p in parts)
+
+
+_EMPTY: dict[pa.Schema, bytes] = {}  # an empty batch of each schema, serialized once
+
+
+def _serialized(table: pa.Table) -> bytes:
+    """``table`` as one schema-less IPC record batch; an empty one from ``_EMPTY`` (most of
+    many small files hand on no record, and building an empty batch costs more than a full
+    one)."""
+    if table.num_rows:
+        return _one_batch(table).serialize().to_pybytes()
+    found = _EMPTY.get(table.schema)
+    if found is None:
+        if len(_EMPTY) >= 16:
+            _EMPTY.clear()
+        found = _EMPTY[table.schema] = _one_batch(table).serialize().to_pybytes()
+    return found
 
 
 def _one_batch(table: pa.Table) -> pa.RecordBatch:
