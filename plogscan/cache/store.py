@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import sqlite3
@@ -267,21 +268,18 @@ def _pack(records: pa.Table, facts: pa.Table) -> bytes:
     return b"".join(len(p).to_bytes(8, "little") + p for p in parts)
 
 
-_EMPTY: dict[pa.Schema, bytes] = {}  # an empty batch of each schema, serialized once
-
-
 def _serialized(table: pa.Table) -> bytes:
-    """``table`` as one schema-less IPC record batch; an empty one from ``_EMPTY`` (most of
-    many small files hand on no record, and building an empty batch costs more than a full
-    one)."""
+    """``table`` as one schema-less IPC record batch (an empty one serialized once per
+    schema: most of many small files hand on no record, and building an empty batch of 25
+    columns costs more than serializing a full one)."""
     if table.num_rows:
         return _one_batch(table).serialize().to_pybytes()
-    found = _EMPTY.get(table.schema)
-    if found is None:
-        if len(_EMPTY) >= 16:
-            _EMPTY.clear()
-        found = _EMPTY[table.schema] = _one_batch(table).serialize().to_pybytes()
-    return found
+    return _empty_batch(table.schema)
+
+
+@functools.lru_cache(maxsize=16)
+def _empty_batch(schema: pa.Schema) -> bytes:
+    return _one_batch(schema.empty_table()).serialize().to_pybytes()
 
 
 def _one_batch(table: pa.Table) -> pa.RecordBatch:

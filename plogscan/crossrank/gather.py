@@ -27,6 +27,7 @@ from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
 from plogscan.crossrank.streamfacts import count_from_facts, held_keys, note_whole, rows_in_whole
 from plogscan.crossrank.summary import MAX_STREAMS, Entry, Segment, StreamKey, StreamStats, Summary
+from plogscan.schema import plain_text
 
 MAX_SEGMENTS = 10_000
 MAX_RECORDS = 100_000  # per list of anchor records (announces, waits, settings...)
@@ -73,9 +74,7 @@ class _Track:
 
 
 def _plain(column: pa.ChunkedArray | pa.Array) -> pa.Array:
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column
+    return plain_text(column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column)
 
 
 def _min(a: int | None, b: int | None) -> int | None:

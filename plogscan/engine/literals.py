@@ -107,16 +107,7 @@ class LiteralScanner:
         data = column.buffers()[2]
         if data is None or offsets[-1] == offsets[0]:
             return empty, empty, non_ascii
-        scratch = self._scratch()
-        ids: list[int] = []
-        ends: list[int] = []
-
-        def found(expression: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            ids.append(expression)
-            ends.append(end)
-
-        self.database.scan(memoryview(data)[offsets[0]:offsets[-1]].tobytes(),
-                           match_event_handler=found, scratch=scratch)
+        ids, ends = self._scan(memoryview(data)[offsets[0]:offsets[-1]].tobytes())
         if not ends:
             return empty, empty, non_ascii
         rows = np.searchsorted(offsets[1:] - offsets[0], np.asarray(ends) - 1, side="right")
@@ -129,17 +120,22 @@ class LiteralScanner:
             scratch = self.local.scratch = self.scratch_type(self.database)
         return scratch
 
-    def ends(self, buf: bytes) -> np.ndarray:
-        """End offsets (exclusive) of every match in ``buf``."""
-        scratch = self._scratch()
+    def _scan(self, buf: bytes) -> tuple[list[int], list[int]]:
+        """(expression id, end offset) of every match in ``buf``, in two lists."""
+        ids: list[int] = []
         ends: list[int] = []
 
-        def found(_expression: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+        def found(expression: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            ids.append(expression)
             ends.append(end)
 
         if buf:
-            self.database.scan(buf, match_event_handler=found, scratch=scratch)
-        return np.asarray(ends, np.int64)
+            self.database.scan(buf, match_event_handler=found, scratch=self._scratch())
+        return ids, ends
+
+    def ends(self, buf: bytes) -> np.ndarray:
+        """End offsets (exclusive) of every match in ``buf``."""
+        return np.asarray(self._scan(buf)[1], np.int64)
 
     def any_rows(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         """Rows with a match of any expression, and the non-ASCII rows (check those with

@@ -37,6 +37,7 @@ from plogscan.engine.predicates import FIELD_KINDS, _alternative_rows, _literals
 from plogscan.engine.rawscan import RAW_FIELDS, raw_expressions
 from plogscan.engine.rule import Predicate, RuleSet
 from plogscan.parse.results import TEXT_KINDS
+from plogscan.schema import plain_text
 
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
 NOTABLE_LEVELS = ("ERROR", "WARNING")
@@ -150,7 +151,7 @@ class Selector:
         stdout and system logs, and every record of a chunk that holds a ``==> path <==`` section
         header (later stages read sections from the records)."""
         n = records.num_rows
-        if n and _plain(records.column("kind")).slice(0, 1).to_pylist()[0] in TEXT_KINDS:
+        if n and plain_text(records.column("kind")).slice(0, 1).to_pylist()[0] in TEXT_KINDS:
             return np.ones(n, dtype=bool)
         message = _combined(records.column("message"))
         if n and pc.any(pc.match_substring_regex(message, SECTION_HEADER)).as_py():
@@ -199,19 +200,13 @@ def _lone_regex(alt: tuple[Predicate, ...], field: str) -> bool:
             and len(alt[0].values) == 1 and not any(alt[0].groups))
 
 
-def _plain(column: pa.ChunkedArray | pa.Array) -> pa.ChunkedArray | pa.Array:
-    if pa.types.is_dictionary(column.type):
-        return pc.cast(column, column.type.value_type)
-    return column
-
-
 def _is_notable(levels: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    hit = pc.is_in(_plain(levels), value_set=pa.array(NOTABLE_LEVELS, pa.string()))
+    hit = pc.is_in(plain_text(levels), value_set=pa.array(NOTABLE_LEVELS, pa.string()))
     return hit.fill_null(False).to_numpy(zero_copy_only=False)
 
 
 def _combined(column: pa.ChunkedArray | pa.Array) -> pa.Array:
-    column = _plain(column)
+    column = plain_text(column)
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 

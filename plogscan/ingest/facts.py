@@ -20,6 +20,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.schema import plain_text
+
 FACT_KEYS = ("host", "pid", "level", "module", "kind", "path")
 FACTS_SCHEMA = pa.schema([
     pa.field("host", pa.string()), pa.field("pid", pa.int64()), pa.field("level", pa.string()),
@@ -43,12 +45,6 @@ class Reducer(Protocol):
     def keep(self, records: pa.Table) -> np.ndarray: ...
 
 
-def _plain(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    if pa.types.is_dictionary(column.type):
-        return pc.cast(column, column.type.value_type)
-    return column
-
-
 def facts_of(records: pa.Table, extra_keys: tuple[str, ...] = ()) -> pa.Table:
     """One row per distinct (host, pid, level, module, kind, path) of ``records``: how many
     records, the smallest rank and device, the first and last timestamp and line, the records
@@ -56,7 +52,7 @@ def facts_of(records: pa.Table, extra_keys: tuple[str, ...] = ()) -> pa.Table:
     ``extra_keys`` columns of ``records`` grouped by too)."""
     if records.num_rows == 0:
         return FACTS_SCHEMA.empty_table()
-    table = pa.table({**{name: _plain(records.column(name))
+    table = pa.table({**{name: plain_text(records.column(name))
                          for name in (*FACT_KEYS, *extra_keys, "rank", "device", "ts", "line")},
                       "epoch": pc.cast(pc.fill_null(records.column("clock_epoch"), False),
                                        pa.int64())})

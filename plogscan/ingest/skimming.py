@@ -20,6 +20,7 @@ from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext
 from plogscan.parse.skim import Skimmed, skim
+from plogscan.schema import plain_text
 
 # A chunk that holds the header ``tail`` writes between files is kept whole by the selector.
 _SECTION = b"==> "
@@ -94,15 +95,9 @@ def _in_line_order(records: pa.Table, skimmed: Skimmed, ctx: FileContext,
                    first_line: int) -> pa.Table:
     """The fact columns of the parsed records and of the skipped ones, in line order (the
     facts list processes in the order they first appear)."""
-    parsed = pa.table({field.name: _plain(records.column(field.name), field.type)
+    parsed = pa.table({field.name: plain_text(records.column(field.name)).cast(field.type)
                        for field in _FACT_COLUMNS}, schema=_FACT_COLUMNS)
     skipped = skimmed.facts_input(ctx, first_line).cast(_FACT_COLUMNS)
     both = pa.concat_tables([parsed, skipped])
     order = np.argsort(both.column("line").to_numpy(), kind="stable")
     return both.take(pa.array(order))
-
-
-def _plain(column: pa.ChunkedArray, typ: pa.DataType) -> pa.ChunkedArray:
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    return column.cast(typ)

@@ -155,6 +155,11 @@ def encoded_text(column: pa.Array) -> pa.Array:
     return column if column.type == ENCODED_TEXT else column.cast(ENCODED_TEXT)
 
 
-def plain_text(column: pa.Array) -> pa.Array:
-    """A dictionary-encoded text column spelled out (other columns as they are)."""
-    return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column
+def plain_text(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A dictionary-encoded column spelled out (other columns as they are), whole or in
+    chunks."""
+    if not pa.types.is_dictionary(column.type):
+        return column
+    if isinstance(column, pa.ChunkedArray):
+        return pc.cast(column, column.type.value_type)
+    return column.dictionary_decode()

@@ -15,6 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.schema import plain_text
+
 _NULL_TEXT = "\x00null"  # stands for a missing text key (a join never matches nulls)
 _NULL_INT = -(1 << 63)
 
@@ -66,8 +68,7 @@ class HeldKeys:
 
 
 def _filled(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
+    column = plain_text(column)
     if not column.null_count:
         return column
     fill = _NULL_INT if pa.types.is_integer(column.type) else _NULL_TEXT
