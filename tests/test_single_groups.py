@@ -3,12 +3,15 @@ record would: the same groups, counts, evidence and trigger."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timedelta
 from typing import Any
 
+import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plogscan.engine import arrowrows
 from plogscan.engine.correlate import MAX_PER_STEP, Row, SingleGroups, group_key, sort_key
 
 BY = ("host", "rank", "pid")
@@ -105,3 +108,48 @@ def test_the_indexed_fold_merges_as_the_pair_by_pair_one(keys: list[tuple]) -> N
     fold_partial_keys(indexed, by)
     _fold_pair_by_pair(reference, by)
     assert {k: list(v) for k, v in indexed.items()} == reference
+
+
+def _record_batch(records: list[dict]) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pydict({
+        "ts": pa.array([r["ts"] for r in records], pa.timestamp("us")),
+        "path": pa.array([r["path"] for r in records], pa.string()),
+        "line": pa.array([r["line"] for r in records], pa.int64()),
+        "host": pa.array([r["host"] for r in records], pa.string()),
+        "rank": pa.array([r["rank"] for r in records], pa.int32()),
+        "pid": pa.array([r["pid"] for r in records], pa.int64()),
+    })
+
+
+def _conclusions(groups: SingleGroups) -> list[tuple[str, list[dict]]]:
+    return [(o.specials["count"], [r.cols for _, r in o.items]) for o in groups.occurrences()]
+
+
+@settings(max_examples=200, deadline=None)
+@given(records=st.lists(RECORD, max_size=200), cuts=st.lists(st.integers(0, 200), max_size=4),
+       limit=st.sampled_from([1, 3, MAX_PER_STEP]))
+def test_groups_sampled_in_arrow_conclude_what_every_row_would(
+        records: list[dict], cuts: list[int], limit: int) -> None:
+    """The engine samples each batch's candidates in Arrow (``arrowrows.first_of_groups``)
+    and hands on only the first records of each group, standing for the rest: the groups,
+    counts and evidence are those of feeding every record, whatever the batches and ``limit``
+    (at least the first ``limit`` records of a group are kept per batch, so with ``limit`` below
+    ``MAX_PER_STEP`` the evidence may differ only in which later records it shows)."""
+    one_by_one = SingleGroups(BY)
+    for r in records:
+        one_by_one.add(Row(dict(r), frozenset({"match"}), {}))
+    sampled = SingleGroups(BY)
+    bounds = sorted({0, len(records), *(c for c in cuts if c < len(records))})
+    for lo, hi in itertools.pairwise(bounds):
+        batch = _record_batch(records[lo:hi])
+        group, _ = arrowrows.group_numbers(batch, BY)
+        position, _ = arrowrows.machine_order(batch)
+        keep, weight = arrowrows.first_of_groups(group, position, limit)
+        kept = batch.take(pa.array(keep)).to_pylist()
+        sampled.add_sampled([Row(c, frozenset({"match"}), {}) for c in kept], keep, weight,
+                            batch.num_rows)
+    expected, found = _conclusions(one_by_one), _conclusions(sampled)
+    assert [count for count, _ in found] == [count for count, _ in expected]
+    for (_, want), (_, got) in zip(expected, found, strict=True):
+        shown = min(limit, len(want)) if limit < MAX_PER_STEP else len(want)
+        assert got[:shown] == want[:shown]

@@ -7,7 +7,7 @@ the same semantics and ``tests/test_engine.py`` pins them. Input rows are sorted
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -93,8 +93,8 @@ class _Sample:
         self.count = 0
         self.entries: list[tuple[tuple, int, Row]] = []
 
-    def add(self, row: Row, arrival: int) -> None:
-        self.count += 1
+    def add(self, row: Row, arrival: int, weight: int = 1) -> None:
+        self.count += weight
         self.entries.append((sort_key(row), arrival, row))
         if len(self.entries) >= 4 * MAX_PER_STEP:
             self._trim()
@@ -134,12 +134,24 @@ class SingleGroups:
         self._arrivals = 0
 
     def add(self, row: Row) -> None:
+        self._sample(row).add(row, self._arrivals)
+        self._arrivals += 1
+
+    def add_sampled(self, rows: list[Row], positions: Iterable[int], weights: Iterable[int],
+                    size: int) -> None:
+        """Records of one batch of ``size`` candidates, of which only ``rows`` were kept: each
+        at its ``positions`` in the batch, standing for ``weights`` records (see
+        ``arrowrows.first_of_groups``, which keeps every group's first records)."""
+        for row, position, weight in zip(rows, positions, weights, strict=True):
+            self._sample(row).add(row, self._arrivals + int(position), int(weight))
+        self._arrivals += size
+
+    def _sample(self, row: Row) -> _Sample:
         key = group_key(row, "match", self.by, True)
         sample = self._groups.get(key)
         if sample is None:
             sample = self._groups[key] = _Sample()
-        sample.add(row, self._arrivals)
-        self._arrivals += 1
+        return sample
 
     def occurrences(self) -> list[Occurrence]:
         # Groups in the order of their first records, as if all records had come sorted.

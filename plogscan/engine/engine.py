@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from plogscan.engine import correlate, seqstore
+from plogscan.engine import arrowrows, correlate, seqstore
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.findings import Identify, build_finding
-from plogscan.engine.predicates import Prefilter, evaluate, extract
+from plogscan.engine.predicates import Prefilter, evaluate
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.engine.seqstore import SequenceStore
@@ -40,6 +40,8 @@ class _Candidates:
         body = rule.body
         self.groups = (correlate.SingleGroups(body.by)
                        if isinstance(body, Single) and body.by else None)
+        # ... and when its keys are all columns, the groups are sampled in Arrow.
+        self.sampled = self.groups is not None and all(name in COLUMNS for name in body.by)
         # A sequence rule keeps its candidates as Arrow and thins them before the state
         # machine (``seqstore``).
         self.store = SequenceStore(rule, self.roles) if seqstore.eligible(rule) else None
@@ -54,25 +56,24 @@ class _Candidates:
         if self.store is not None:
             self.store.add(sub, masks, idx)
             return
-        cols = sub.to_pylist()
-        roles: list[set[str]] = [set() for _ in cols]
-        caps: list[dict[str, dict[str, str]]] = [{} for _ in cols]
-        for role, cond in self.roles:
-            local = masks[role][idx]
-            where = np.flatnonzero(local)
-            for i in where:
-                roles[i].add(role)
-            if not cond.captures or where.size == 0:
-                continue
-            found = extract(cond, sub.filter(pa.array(local)))
-            for j, i in enumerate(where):
-                caps[i][role] = {n: v[j] for n, v in found.items() if v[j]}
-        rows = (Row(c, frozenset(r), k) for c, r, k in zip(cols, roles, caps, strict=True))
+        filled = {role: masks[role][idx] for role, _ in self.roles}
+        if self.sampled:
+            # Only the first records of each group and the groups' counts can matter: the
+            # rest stay Arrow and are counted, not turned into rows.
+            assert self.groups is not None
+            group, _ = arrowrows.group_numbers(sub, self.groups.by)
+            position, _ = arrowrows.machine_order(sub)
+            keep, weight = arrowrows.first_of_groups(group, position, correlate.MAX_PER_STEP)
+            rows = arrowrows.as_rows(sub.take(pa.array(keep)), self.roles,
+                                     {role: mask[keep] for role, mask in filled.items()})
+            self.groups.add_sampled(rows, keep, weight, sub.num_rows)
+            return
+        found = arrowrows.as_rows(sub, self.roles, filled)
         if self.groups is not None:
-            for row in rows:
+            for row in found:
                 self.groups.add(row)
         else:
-            self.rows.extend(rows)
+            self.rows.extend(found)
 
     def occurrences(self, presence: Presence, aliases: Callable[..., Any] | None = None,
                     assumed: Callable[[Row], Any] | None = None) -> list[Occurrence]:

@@ -32,10 +32,9 @@ import tempfile
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from plogscan.engine.arrowrows import as_rows, group_numbers, machine_order
 from plogscan.engine.correlate import Row
-from plogscan.engine.predicates import extract
 from plogscan.engine.rule import Condition, Rule, Sequence
 from plogscan.schema import COLUMNS
 
@@ -101,30 +100,6 @@ def _last_per_region(region: np.ndarray, limit: int) -> np.ndarray:
     ends = np.flatnonzero(np.append(region[1:] != region[:-1], True))
     end_of = ends[np.searchsorted(ends, np.arange(n))]
     return end_of - np.arange(n) < limit
-
-
-def _codes(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """The distinct values of a column and each record's index into them (-1 for null)."""
-    chunked = column if isinstance(column, pa.ChunkedArray) else pa.chunked_array([column])
-    if not pa.types.is_dictionary(chunked.type):
-        chunked = pc.dictionary_encode(chunked)
-    chunked = pa.table({"c": chunked}).unify_dictionaries().column("c")
-    if chunked.num_chunks == 0:
-        return pa.array([], chunked.type.value_type), np.zeros(0, np.int64)
-    values = chunked.chunk(0).dictionary
-    codes = np.concatenate([pc.fill_null(chunk.indices, -1).to_numpy(zero_copy_only=False)
-                            for chunk in chunked.chunks]).astype(np.int64)
-    return values, codes
-
-
-def _ranks(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    """Integers that sort like the column's values (nulls last)."""
-    values, codes = _codes(column)
-    order = pc.sort_indices(values).to_numpy(zero_copy_only=False)
-    rank_of = np.empty(len(values), np.int64)
-    rank_of[order] = np.arange(len(values))
-    return np.where(codes >= 0, rank_of[np.maximum(codes, 0)] if len(values) else 0,
-                    len(values))
 
 
 def eligible(rule: Rule) -> bool:
@@ -227,14 +202,8 @@ class SequenceStore:
             return np.arange(n)
         # The state machine's order: (ts, path, line), records without a time last; ties in
         # arrival order.
-        ts = table.column("ts").cast(pa.int64())
-        timed = ts.is_valid().to_numpy(zero_copy_only=False)
-        when = pc.fill_null(ts, 0).to_numpy(zero_copy_only=False)
-        line = pc.fill_null(table.column("line"), 0).to_numpy(zero_copy_only=False)
-        rank = np.empty(n, np.int64)
-        rank[np.lexsort((np.arange(n), line, _ranks(table.column("path")), when, ~timed))] = (
-            np.arange(n))
-        group, grouped = self._groups(table)
+        rank, timed = machine_order(table)
+        group, grouped = group_numbers(table, self.body.by)
         usable = grouped & timed
         # Records without a group or a time take no part in matching: always kept.
         sorted_rows = np.lexsort((rank, group))
@@ -244,39 +213,6 @@ class SequenceStore:
         kept.sort()  # arrival order
         return kept
 
-    def _groups(self, table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
-        """A group number per record and whether it has a group (no missing key but host)."""
-        n = table.num_rows
-        if not self.body.by:
-            return np.zeros(n, np.int64), np.ones(n, bool)
-        key = np.zeros(n, np.int64)
-        grouped = np.ones(n, bool)
-        for name in self.body.by:
-            values, codes = _codes(table.column(name))
-            if name != "host":
-                grouped &= codes >= 0
-                if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
-                    empty = pc.fill_null(pc.equal(values, ""), False).to_numpy(
-                        zero_copy_only=False)
-                    grouped &= ~(empty[np.maximum(codes, 0)] & (codes >= 0))
-            key = key * (len(values) + 1) + (codes + 1)
-        _, group = np.unique(key, return_inverse=True)
-        return group.astype(np.int64), grouped
-
     def _as_rows(self, table: pa.Table, bits: np.ndarray) -> list[Row]:
-        sub = table.combine_chunks()
-        cols = sub.to_pylist()
-        caps: list[dict[str, dict[str, str]]] = [{} for _ in cols]
-        roles: list[set[str]] = [set() for _ in cols]
-        batch = sub.to_batches()[0] if sub.num_rows else None
-        for role, cond in self.roles:
-            local = (bits & self.bit[role]) != 0
-            where = np.flatnonzero(local)
-            for i in where:
-                roles[i].add(role)
-            if not cond.captures or where.size == 0 or batch is None:
-                continue
-            found = extract(cond, batch.filter(pa.array(local)))
-            for j, i in enumerate(where):
-                caps[i][role] = {k: v[j] for k, v in found.items() if v[j]}
-        return [Row(c, frozenset(r), k) for c, r, k in zip(cols, roles, caps, strict=True)]
+        return as_rows(table, self.roles,
+                       {role: (bits & self.bit[role]) != 0 for role, _ in self.roles})
