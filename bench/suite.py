@@ -359,6 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [c for c in CELLS if c.name in args.cells.split(",")]
     if not chosen:
         parser.error("no known cell in --cells")
+    single.compile_checkout()
     facts = single.machine_facts()
     started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M")
     results = []
