@@ -221,3 +221,38 @@ def test_cached_reruns_give_the_context_of_a_read_from_the_start(tmp_path: Path)
     clear(cache)
     with sqlite3.connect(cache / DATABASE) as db:
         assert db.execute("SELECT count(*) FROM line_marks").fetchone()[0] == 0
+
+
+def _lines_read_whole(data: bytes, numbers: set[int], block: int, keep: int) -> dict[int, str]:
+    """The wanted lines as a read from the start gives them, written the plain way: the file
+    split at its newlines, each line cut to ``keep`` bytes from every multiple of ``block``
+    it reaches (where the read lets go of what it holds of a long line)."""
+    out: dict[int, str] = {}
+    start = 0
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        end = start + len(raw)  # its newline's offset
+        held, taken = b"", 0
+        cut = (start // block + 1) * block  # the first multiple after the line's start
+        while cut <= end:  # the read reaches a multiple before the newline
+            held, taken = (held + raw[taken:cut - start])[:keep], cut - start
+            cut += block
+        held += raw[taken:]
+        if number in numbers and (end < len(data) or raw):
+            out[number] = context._text(held)
+        start = end + 1
+    return out
+
+
+@pytest.mark.parametrize(("name", "newline", "final"), CASES)
+def test_lines_are_those_of_the_whole_file_split_at_its_newlines(
+        tmp_path: Path, small_blocks: None, name: str, newline: bytes, final: bool) -> None:
+    path = _write(tmp_path / f"{name}.log", _lines(11, 500, newline), final)
+    data = path.read_bytes()
+    total = data.count(b"\n") + 1
+    rng = random.Random(name)
+    for spots in (1, 5, 60):
+        wanted = _wanted(rng, total + 3, spots) | {1, total, total + 2}
+        found = file_lines(str(path), wanted)
+        assert found is not None
+        assert found.lines == _lines_read_whole(data, wanted, context.READ_BLOCK,
+                                                context.LINE_BYTES)

@@ -14,9 +14,12 @@ import os
 import stat
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from plogscan.ingest.linemarks import LineMarks, MarkStore, StoredMarks
 from plogscan.ingest.reuse import absolute, stream_digest
@@ -27,6 +30,8 @@ MAX_CHARS = 500
 READ_BLOCK = 1 << 20
 SMALL_BLOCK = 16 << 10  # the first read after a jump to a mark (see ``ingest.linemarks``)
 LINE_BYTES = 4 * MAX_CHARS  # of a line held: enough for MAX_CHARS characters of any UTF-8
+_NEWLINE = ord("\n")
+READERS = min(4, os.cpu_count() or 1)  # threads reading context lines
 
 
 def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
@@ -41,9 +46,10 @@ def _wanted(findings: Iterable[Finding], radius: int) -> dict[str, set[int]]:
 def _read_lines(stream, numbers: set[int], marks: LineMarks | None = None) -> dict[int, str]:
     """The requested 1-based lines of a binary stream (stops after the last one).
 
-    Blocks without a wanted line are only counted (``bytes.count``), not split into lines.
-    Of a line longer than a block only its first ``LINE_BYTES`` are held: a huge line (a NUL
-    run, a dump) is read past, never kept whole.
+    The newlines of each block are found with numpy (no copy, and without the GIL, so files
+    read by several threads overlap); a block without a wanted line is only counted, a block
+    with some gives just those lines. Of a line longer than a block only its first
+    ``LINE_BYTES`` are held: a huge line (a NUL run, a dump) is read past, never kept whole.
 
     With ``marks`` (a plain file's, see ``ingest.linemarks``) the stream is a seekable file:
     the read jumps to the last mark before each wanted line and reads small blocks from there,
@@ -74,23 +80,24 @@ def _read_lines(stream, numbers: set[int], marks: LineMarks | None = None) -> di
             if carry and line in numbers:  # the last line, without a newline
                 out[line] = _text(carry)
             break
-        newlines, counted = marks.note(block, pos, line) if marks is not None else (0, 0)
-        newlines += block.count(b"\n", counted)
+        ends = np.flatnonzero(np.frombuffer(block, np.uint8) == _NEWLINE)
+        if marks is not None:
+            marks.note(ends, pos, len(block), line)
         pos += len(block)
-        data = carry + block if carry else block
-        if target >= line + newlines:  # no wanted line ends in this block
-            carry = data[data.rfind(b"\n") + 1:] if newlines else data
+        if not len(ends):  # the line goes on past the block
+            carry += block
         else:
-            parts = data.split(b"\n")
-            for offset, raw in enumerate(parts[:-1]):
-                if line + offset in numbers:
-                    out[line + offset] = _text(raw)
-            carry = parts[-1]
-        line += newlines
+            stop = line + len(ends)  # lines before this one end in the block
+            while index < len(wanted) and wanted[index] < stop:
+                number = wanted[index]
+                k = number - line
+                out[number] = _text(carry + block[:ends[0]] if k == 0
+                                    else block[ends[k - 1] + 1:ends[k]])
+                index += 1
+            carry = block[ends[-1] + 1:]
+            line = stop
         if marks is None or pos % READ_BLOCK == 0:
             carry = carry[:LINE_BYTES]
-        while index < len(wanted) and wanted[index] < line:
-            index += 1
     return out
 
 
@@ -191,10 +198,18 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
     else:
         plain = {p for p in wanted if "!" not in p and Path(p).is_file()}
         cwd = os.getcwd()
+        jobs = []
         for path in sorted(plain):
             where = absolute(path, cwd)
             known = marks.find_marks(where) if marks is not None else None
-            take(path, where, file_lines(path, wanted[path], known, keep))
+            jobs.append((path, where, (path, wanted[path], known, keep)))
+        # Files are read by a few threads at once: reading and finding newlines run without
+        # the GIL. Each thread holds one block and the lines it found.
+        with ThreadPoolExecutor(max_workers=min(READERS, len(jobs) or 1),
+                                thread_name_prefix="plogscan-context") as pool:
+            results = pool.map(lambda job: file_lines(*job[2]), jobs)
+            for (path, where, _), result in zip(jobs, results, strict=True):
+                take(path, where, result)
     members = {p for p in wanted if p not in plain}
     if members:
         from plogscan.ingest.sources import Skipped

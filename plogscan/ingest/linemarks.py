@@ -20,6 +20,8 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+
 MARK_BYTES = 16 << 10  # about this many bytes between two marks
 MAX_MARKS = 1 << 16  # per file (16 bytes each): a larger file gets sparser marks
 
@@ -69,24 +71,20 @@ class LineMarks:
         """Whether some mark lies past ``line`` (the file was read beyond it)."""
         return bool(self.lines) and self.lines[-1] > line
 
-    def note(self, block: bytes, base: int, line: int) -> tuple[int, int]:
-        """Record the marks in ``block``, read from offset ``base`` where line ``line`` is
-        being read (so the line after the block's k-th newline is ``line + k``). Returns the
-        newlines counted and up to which position of the block, for the caller to count on
-        from there instead of counting the block again."""
-        end = base + len(block)
-        newlines = counted = 0
+    def note(self, ends: np.ndarray, base: int, length: int, line: int) -> None:
+        """Record the marks in a block of ``length`` bytes read from offset ``base``, whose
+        newlines are at ``ends`` (ascending positions in the block), while line ``line`` is
+        being read (so the line after the block's k-th newline is ``line + k``)."""
+        end = base + length
         while self.next_at <= end:
-            newline = block.find(b"\n", max(0, self.next_at - 1 - base))
-            if newline < 0:
+            k = int(np.searchsorted(ends, max(0, self.next_at - 1 - base)))
+            if k == len(ends):
                 break
-            newlines += block.count(b"\n", counted, newline + 1)
-            counted = newline + 1
-            self.lines.append(line + newlines)
-            self.offsets.append(base + counted)
-            self.next_at = base + counted + self.spacing
+            start = base + int(ends[k]) + 1
+            self.lines.append(line + k + 1)
+            self.offsets.append(start)
+            self.next_at = start + self.spacing
             self.grown = True
-        return newlines, counted
 
     def pack(self) -> bytes:
         pairs = array("q", bytes(16 * len(self.lines)))
