@@ -13,14 +13,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TransferSpeedColumn,
-)
 
 from plogscan.textsafe import neutralize
 
@@ -55,6 +47,15 @@ def progress_bar(enabled: bool, total_bytes: int | None = None) -> Iterator[obje
     if not enabled or not sys.stderr.isatty():
         yield lambda event, amount: None
         return
+    from rich.progress import (  # only when a bar is shown: the import costs some 6 ms
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TransferSpeedColumn,
+    )
+
     progress = Progress(
         TextColumn("parsing"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
         TextColumn("{task.fields[files]} files"), TimeElapsedColumn(),

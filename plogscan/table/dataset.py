@@ -5,7 +5,8 @@ with the per-file accounting beside it in ``_plogscan_inputs.json``; a record wi
 or rank goes to pyarrow's default partition (``__HIVE_DEFAULT_PARTITION__``). Query engines
 read it as it is (DuckDB ``read_parquet('DIR/**/*.parquet', hive_partitioning=true)``, pandas
 ``read_parquet(DIR)``, Spark ``spark.read.parquet(DIR)``), and ``diagnose``, ``events`` and
-``sql`` read it back batch by batch, in the event schema.
+``sql`` read it back batch by batch, in the event schema. ``pyarrow.dataset`` and
+``pyarrow.parquet`` are imported where used: most runs read no dataset.
 """
 
 from __future__ import annotations
@@ -13,14 +14,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.dataset as ds
-import pyarrow.parquet as pq
 
 from plogscan.errors import InputError
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.schema import EVENT_SCHEMA, decoded
+
+if TYPE_CHECKING:
+    import pyarrow.dataset as ds
+
 
 INPUTS_FILE = "_plogscan_inputs.json"  # the per-file accounting of the run that wrote it
 PARTITIONS = pa.schema([pa.field("host", pa.string()), pa.field("rank", pa.int64())])
@@ -46,6 +50,8 @@ def check_target(directory: Path, overwrite: bool) -> None:
 
 def write_dataset(directory: Path, batches: Iterable[pa.RecordBatch], overwrite: bool) -> None:
     """Write ``batches`` (event or stored schema) as a hive-partitioned dataset."""
+    import pyarrow.dataset as ds
+
     check_target(directory, overwrite)
     directory.mkdir(parents=True, exist_ok=True)
     if overwrite:
@@ -72,6 +78,8 @@ def write_inputs(directory: Path, inputs_json: str) -> None:
 
 
 def open_dataset(path: str) -> ds.Dataset:
+    import pyarrow.dataset as ds
+
     try:
         return ds.dataset(path, format="parquet",
                           partitioning=ds.partitioning(PARTITIONS, flavor="hive"),
@@ -82,6 +90,8 @@ def open_dataset(path: str) -> ds.Dataset:
 
 def read_dataset(path: str) -> Iterator[pa.RecordBatch]:
     """Batches of a dataset in the event schema (files in path order, rows as written)."""
+    import pyarrow.dataset as ds
+
     dataset = open_dataset(path)
     missing = [n for n in EVENT_SCHEMA.names if n not in dataset.schema.names]
     if missing:
@@ -124,6 +134,8 @@ def stored_dataset_inputs(path: str) -> tuple[list[FileStats], list[SkippedFile]
 
 
 def parquet_rows(path: str) -> int:
+    import pyarrow.parquet as pq
+
     return sum(pq.read_metadata(p).num_rows for p in Path(path).rglob("*.parquet"))
 
 

@@ -1,7 +1,9 @@
 """Event batches from any input: Parquet tables written by ``ingest``, or raw logs.
 
 ``events`` and ``diagnose`` accept both, so a tree is parsed once and queried many times.
-Parquet is read batch by batch, so memory stays bounded.
+Parquet is read batch by batch, so memory stays bounded. ``pyarrow.parquet`` is imported
+where a table is opened or written: a ``diagnose`` of log files needs neither, and the import
+costs some 10 ms of every start.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from plogscan.errors import InputError
 from plogscan.ingest.facts import as_whole, facts_of
@@ -24,6 +26,9 @@ from plogscan.model import FileStats, IngestSummary, LimitHit, SkippedFile
 from plogscan.outputs.atomic import Replacement
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
 from plogscan.table.dataset import is_dataset, read_dataset, stored_dataset_inputs
+
+if TYPE_CHECKING:
+    import pyarrow.parquet as pq
 
 PARQUET_BATCH_ROWS = 65536
 PARQUET_WRITE_ROWS = 262144
@@ -47,6 +52,8 @@ def is_table(path: str) -> bool:
 
 def open_event_table(path: str) -> pq.ParquetFile:
     """An event table file, opened; refuses files that are not plogscan event tables."""
+    import pyarrow.parquet as pq
+
     try:
         handle = pq.ParquetFile(path)
     except (OSError, pa.ArrowInvalid) as err:
@@ -251,6 +258,8 @@ def _parquet_writer(path: str) -> pq.ParquetWriter:
     # Statistics only where a reader can skip row groups by them (time, process, rank and
     # line ranges): min/max of every message would cost more than the rest of the write.
     # Timestamps and line numbers rise steadily, so delta encoding suits them.
+    import pyarrow.parquet as pq
+
     return pq.ParquetWriter(path, STORED_SCHEMA, compression="zstd",
                             use_dictionary=LOW_CARDINALITY, write_statistics=STATISTICS,
                             column_encoding=DELTA_ENCODED, write_batch_size=WRITE_BATCH_ROWS)
@@ -258,6 +267,8 @@ def _parquet_writer(path: str) -> pq.ParquetWriter:
 
 def _rewrite_aligned(path: str, aligner: Aligner, footer: dict[bytes, str]) -> None:
     """``path`` again, row group by row group, with ``ts_aligned`` from ``aligner``."""
+    import pyarrow.parquet as pq
+
     partial = path + ".aligning"
     try:
         source = pq.ParquetFile(path)
