@@ -83,3 +83,28 @@ def test_spilled_rows_are_read_back_batch_by_batch(tmp_path: Path) -> None:
     assert table.column("line").to_pylist() == keep.tolist()
     assert table.column("message").to_pylist() == [f"m{r}" for r in keep]
     assert seqstore._read_kept(path, np.array([], np.int64)) == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_candidates_split_by_group_on_disk_give_the_same_findings(
+        seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past THIN_ROWS the thin columns go to files by group (``groupbuckets``), two buckets
+    here so that groups share a file; the findings are those of the plain path."""
+    from plogscan.engine import groupbuckets
+
+    root = _tree(tmp_path / "logs", seed)
+    monkeypatch.setattr(seqstore, "SPILL_ROWS", 5)
+    monkeypatch.setattr(seqstore, "THIN_ROWS", 7)
+    monkeypatch.setattr(groupbuckets, "BUCKETS", 2)
+    made: list[groupbuckets.GroupBuckets] = []
+    real = groupbuckets.GroupBuckets
+
+    def watched(by: tuple[str, ...]) -> groupbuckets.GroupBuckets:
+        made.append(real(by))
+        return made[-1]
+
+    monkeypatch.setattr(seqstore, "GroupBuckets", watched)
+    bucketed = run([str(root)])
+    assert made and all(not Path(b.directory).exists() for b in made)  # used, then removed
+    monkeypatch.setattr(seqstore, "eligible", lambda rule: False)
+    assert render(bucketed, "json") == render(run([str(root)]), "json")

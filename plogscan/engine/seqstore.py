@@ -21,8 +21,9 @@ kept this way (a key taken from a capture needs every record's captures).
 
 Memory stays small however many candidates there are: past ``SPILL_ROWS`` the records go to
 a private temporary Arrow file, and memory keeps only what the thinning needs (time, path,
-line, group key and role bits: some 40 bytes a record); the records left are read back from
-the file at the end.
+line, group key and role bits: some 40 bytes a record); past ``THIN_ROWS`` those go to disk
+too, split by group (``groupbuckets``), and the thinning reads back one part at a time. The
+records left are read back from the file at the end.
 """
 
 from __future__ import annotations
@@ -35,10 +36,12 @@ import pyarrow as pa
 
 from plogscan.engine.arrowrows import as_rows, group_numbers, machine_order
 from plogscan.engine.correlate import Row
+from plogscan.engine.groupbuckets import GroupBuckets
 from plogscan.engine.rule import Condition, Rule, Sequence
 from plogscan.schema import COLUMNS
 
 SPILL_ROWS = 100_000  # candidates kept in memory before they go to a temporary file
+THIN_ROWS = 500_000  # candidates whose thin columns stay in memory (some 20 MB)
 
 
 def _compact(column: pa.ChunkedArray) -> pa.Array:
@@ -131,7 +134,11 @@ class SequenceStore:
         # Past SPILL_ROWS: the records in a temporary file, their thin columns here.
         self._spill: tuple[str, pa.ipc.RecordBatchFileWriter] | None = None
         self._thin: list[pa.Table] = []
+        self._thin_rows = 0
         self._schema: pa.Schema | None = None
+        # Past THIN_ROWS: the thin columns on disk as well, by group.
+        self._buckets: GroupBuckets | None = None
+        self._arrived = 0  # candidates so far: the next one's arrival number
 
     def add(self, sub: pa.RecordBatch, masks: dict[str, np.ndarray], idx: np.ndarray) -> None:
         bits = np.zeros(len(idx), np.int64)
@@ -139,13 +146,27 @@ class SequenceStore:
             bits |= mask[idx].astype(np.int64) * self.bit[role]
         if self._spill is None and self.rows_in_memory + sub.num_rows > SPILL_ROWS:
             self._start_spill(sub.schema)
-        if self._spill is not None:
-            self._spill[1].write_batch(sub)
-            self._thin.append(self._thin_of(pa.Table.from_batches([sub])))
-        else:
+        first = self._arrived
+        self._arrived += sub.num_rows
+        if self._spill is None:
             self.tables.append(pa.Table.from_batches([sub]))
             self.rows_in_memory += sub.num_rows
-        self.bits.append(bits)
+            self.bits.append(bits)
+            return
+        self._spill[1].write_batch(sub)
+        thin = self._thin_of(pa.Table.from_batches([sub]))
+        if self._buckets is None and self._thin_rows + thin.num_rows > THIN_ROWS:
+            self._buckets = GroupBuckets(self.body.by)
+            if self._thin:
+                held = pa.concat_tables(self._thin)
+                self._buckets.add(held, np.arange(held.num_rows), np.concatenate(self.bits))
+            self._thin, self.bits, self._thin_rows = [], [], 0
+        if self._buckets is not None:
+            self._buckets.add(thin, np.arange(first, first + thin.num_rows), bits)
+        else:
+            self._thin.append(thin)
+            self._thin_rows += thin.num_rows
+            self.bits.append(bits)
 
     def _start_spill(self, schema: pa.Schema) -> None:
         handle, path = tempfile.mkstemp(prefix="plogscan-candidates-", suffix=".arrow")
@@ -157,6 +178,7 @@ class SequenceStore:
             for batch in table.to_batches():
                 writer.write_batch(batch)
             self._thin.append(self._thin_of(table))
+            self._thin_rows += table.num_rows
         self.tables = []
         self.rows_in_memory = 0
 
@@ -168,9 +190,9 @@ class SequenceStore:
         """The records that can matter, as ``Row`` values in arrival order."""
         if not self.tables and self._spill is None:
             return []
-        bits = np.concatenate(self.bits)
-        self.bits = []
         if self._spill is None:
+            bits = np.concatenate(self.bits)
+            self.bits = []
             table = pa.concat_tables(self.tables)
             self.tables = []
             keep = self._kept(table, bits)
@@ -179,18 +201,37 @@ class SequenceStore:
         self._spill = None
         try:
             writer.close()
-            thin = pa.concat_tables(self._thin)
-            self._thin = []
-            keep = self._kept(thin, bits)
+            keep, bits = self._kept_spilled()
             table = pa.Table.from_batches(_read_kept(path, keep), schema=self._schema)
             table = pa.Table.from_batches(table.combine_chunks().to_batches(),
                                           schema=self._schema)
         finally:
             os.unlink(path)
-        return self._as_rows(table, bits[keep])
+        return self._as_rows(table, bits)
+
+    def _kept_spilled(self) -> tuple[np.ndarray, np.ndarray]:
+        """Arrival numbers (ascending) and role bits of the spilled records to keep."""
+        if self._buckets is None:
+            bits = np.concatenate(self.bits)
+            thin = pa.concat_tables(self._thin)
+            self._thin, self.bits = [], []
+            keep = self._kept(thin, bits)
+            return keep, bits[keep]
+        buckets, self._buckets = self._buckets, None
+        rows, bits = [], []
+        for part in buckets.parts():  # each group lies in one part
+            part_bits = part.column("bits").to_numpy()
+            keep = self._kept(part, part_bits)
+            rows.append(part.column("row").to_numpy()[keep])
+            bits.append(part_bits[keep])
+        kept, kept_bits = np.concatenate(rows), np.concatenate(bits)
+        order = np.argsort(kept, kind="stable")
+        return kept[order], kept_bits[order]
 
     def __del__(self) -> None:
-        if self._spill is not None:  # a scan that stopped early
+        if self._buckets is not None:  # a scan that stopped early
+            self._buckets.discard()
+        if self._spill is not None:
             try:
                 self._spill[1].close()
             finally:
