@@ -22,6 +22,7 @@ from plogscan.ingest.smallfiles import (
     parse_files,
 )
 from plogscan.parse.results import TEXT_KINDS
+from plogscan.schema import held_bytes
 
 
 @dataclasses.dataclass
@@ -75,7 +76,7 @@ class Batcher:
     def reuse(self, state: FileState, key: FileKey, stored: Stored) -> None:
         self._flush_files()
         self.reused.append((state, key, stored))
-        self.reused_bytes += stored.records.nbytes + stored.facts.nbytes
+        self.reused_bytes += held_bytes(stored.records) + held_bytes(stored.facts)
         if len(self.reused) >= self.DIGESTS or self.reused_bytes >= self.REUSE_BYTES:
             self._flush_reused()
 

@@ -163,3 +163,13 @@ def plain_text(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray
     if isinstance(column, pa.ChunkedArray):
         return pc.cast(column, column.type.value_type)
     return column.dictionary_decode()
+
+
+def held_bytes(data: pa.RecordBatch | pa.Table) -> int:
+    """The bytes of the buffers ``data`` keeps alive (a slice counts its whole buffers).
+
+    What a cap on waiting batches needs to know, and cheap: ``nbytes`` works out the bytes a
+    slice refers to, which cost 50 us for a record batch and 200 us for a small two-table cache
+    entry, more than the rest of handing it on (seconds for 20,000 small files)."""
+    return data.get_total_buffer_size()
+
