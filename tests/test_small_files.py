@@ -144,3 +144,40 @@ def test_a_group_pickles_its_records_once_not_once_per_file(tmp_path: Path, join
         assert len(group.files) == 300
         assert sum(f.records for f in group.files) == group.records.num_rows
         assert len(pickle.dumps(group)) < 4 * size
+
+
+def _rank_dirs(root: Path, ranks: int) -> Path:
+    """A job tree as ranks lay it out: each rank's stdout (a text kind) sorted before its
+    plogs, so that the walk alternates between text and plog files."""
+    for rank in range(ranks):
+        base = root / f"worker-{rank}"
+        (base / "job").mkdir(parents=True)
+        (base / "job" / f"train_rank{rank}.log").write_text(
+            f"[rank{rank}]:Traceback (most recent call last):\n"
+            f"[rank{rank}]:RuntimeError: EI0002 timeout on rank {rank}\n")
+        plogs = base / "process_log" / "debug" / "plog"
+        plogs.mkdir(parents=True)
+        for name in ("plain", "continuation-first", "bad-timestamp"):
+            (plogs / f"plog-{100 + rank}_20260302101500{name[:3]}.log").write_text(
+                CASES[name](rank))
+    return root
+
+
+def test_text_and_plog_files_of_one_group_are_parsed_apart_in_file_order(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from plogscan.ingest import batching, smallfiles
+
+    groups: list[int] = []
+    parse = smallfiles.parse_files
+    monkeypatch.setattr(batching, "parse_files", lambda files, *a, **k: groups.append(
+        len(files)) or parse(files, *a, **k))
+    root = _rank_dirs(tmp_path / "logs", 6)
+    grouped, grouped_summary = _ingest([str(root)], True, monkeypatch)
+    assert groups == [24]  # one group, not one per change of kind
+    alone, alone_summary = _ingest([str(root)], False, monkeypatch)
+    assert grouped_summary == alone_summary
+    assert grouped.to_pylist() == alone.to_pylist()
+    monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 0)
+    plain = render(run([str(root)]), "json")
+    monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 256 << 10)
+    assert render(run([str(root)]), "json") == plain

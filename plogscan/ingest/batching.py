@@ -1,8 +1,8 @@
 """Grouping work for the parse pool: small files into one parse task, reuse candidates into
 one digest task, each group put into the in-flight queue in its place in the file order.
 
-``Ingest`` hands every file to a ``Batcher``; a group is flushed when a file of another kind
-class (text or not), a large file or a reused file comes, or when it is full.
+``Ingest`` hands every file to a ``Batcher``; a group is flushed when a large file or a reused
+file comes, or when it is full.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from plogscan.ingest.smallfiles import (
     GroupOutcome,
     parse_files,
 )
-from plogscan.parse.results import TEXT_KINDS
 from plogscan.schema import held_bytes
 
 
@@ -66,9 +65,7 @@ class Batcher:
     def small(self, state: FileState, file: tuple[str, int]) -> None:
         self._flush_reused()
         path, size = file
-        text = state.ctx.kind in TEXT_KINDS  # the one way the kind changes the parse
-        if self.files and ((self.files[0][0].ctx.kind in TEXT_KINDS) != text
-                           or self.size + size > GROUP_BYTES or len(self.files) >= GROUP_FILES):
+        if self.files and (self.size + size > GROUP_BYTES or len(self.files) >= GROUP_FILES):
             self._flush_files()
         self.files.append((state, path))
         self.size += size

@@ -115,23 +115,53 @@ def _read(ctx: FileContext, path: str, digest: bool) -> _Piece:
 def parse_files(files: list[tuple[FileContext, str]], fset: FormatSet | None,
                 encoded: bool = False, reducer: Reducer | None = None,
                 digests: bool = False) -> GroupOutcome:
-    """Parse a group of small plain files (runs in a worker): all of text kinds (stdout,
-    syslog) or none, the one way a file's kind changes how it is parsed; with ``digests``
-    each outcome carries its file's content digest."""
+    """Parse a group of small plain files (runs in a worker); with ``digests`` each outcome
+    carries its file's content digest.
+
+    Text kinds (stdout, syslog) are parsed apart from the others, the one way a file's kind
+    changes how it is parsed, and the records put back in file order: a job directory lists a
+    rank's stdout beside its plogs, and a group cut at every change of kind held one file."""
     fset = fset or builtin_formats()
     pieces = [_read(ctx, path, digests) for ctx, path in files]
-    joinable = [p for p in pieces if p.data and p.size <= SMALL_FILE_BYTES]
-    group = None
-    if len(joinable) == len(pieces) and len(pieces) > 1:
-        group = _joined(pieces, fset, encoded, reducer)
-    if group is None:
-        group = _each_alone(pieces, fset, encoded, reducer)
+    text = [p.ctx.kind in TEXT_KINDS for p in pieces]
+    if all(text) or not any(text):
+        group = _parse_alike(pieces, fset, encoded, reducer)
+    else:
+        group = _in_file_order(pieces, text, fset, encoded, reducer)
     for piece, outcome in zip(pieces, group.files, strict=True):
         outcome.digest = piece.digest
         if piece.size > SMALL_FILE_BYTES:  # it grew past the bound since it was listed
             outcome.problems.append(f"the file grew while read: its first "
                                     f"{SMALL_FILE_BYTES} bytes were read")
     return group
+
+
+def _parse_alike(pieces: list[_Piece], fset: FormatSet, encoded: bool,
+                 reducer: Reducer | None) -> GroupOutcome:
+    """Files all of text kinds or none: joined when that is exact, else each alone."""
+    joinable = [p for p in pieces if p.data and p.size <= SMALL_FILE_BYTES]
+    group = None
+    if len(joinable) == len(pieces) and len(pieces) > 1:
+        group = _joined(pieces, fset, encoded, reducer)
+    return group if group is not None else _each_alone(pieces, fset, encoded, reducer)
+
+
+def _in_file_order(pieces: list[_Piece], text: list[bool], fset: FormatSet, encoded: bool,
+                   reducer: Reducer | None) -> GroupOutcome:
+    """The text files and the others parsed apart, put back together in file order."""
+    records: list[pa.Table | None] = [None] * len(pieces)
+    facts: list[pa.Table | None] = [None] * len(pieces)
+    outcomes: list[FileOutcome | None] = [None] * len(pieces)
+    for kind in (False, True):
+        where = [i for i, t in enumerate(text) if t == kind]
+        part = _parse_alike([pieces[i] for i in where], fset, encoded, reducer)
+        for i, rows, found, outcome in zip(where, part.file_records(), part.file_facts(),
+                                           part.files, strict=True):
+            records[i], facts[i], outcomes[i] = rows, found, outcome
+    joined = pa.concat_tables(records).combine_chunks()  # type: ignore[arg-type]
+    joined_facts = (pa.concat_tables(facts).combine_chunks()  # type: ignore[arg-type]
+                    if reducer is not None else None)
+    return GroupOutcome(joined, joined_facts, outcomes)  # type: ignore[arg-type]
 
 
 def _each_alone(pieces: list[_Piece], fset: FormatSet, encoded: bool,
