@@ -42,7 +42,7 @@ from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, ProcessI
 from plogscan.parse.codescan import codes_in
 from plogscan.redact.redactor import Redactor
 from plogscan.redact.values import redact_value, redacted_alignment
-from plogscan.schema import held_bytes
+from plogscan.schema import batch_bytes
 from plogscan.table.parquet import EventWriter, event_batches
 
 FAIL_ON = ("info", "warning", "error", "critical", "never")
@@ -76,7 +76,7 @@ def coalesced(batches: Iterable[pa.RecordBatch], rows: int = COALESCE_ROWS,
     for batch in batches:
         small.append(batch)
         count += batch.num_rows
-        size += held_bytes(batch)
+        size += batch_bytes(batch)
         if len(small) >= COALESCE_BATCHES:
             pending.append(pa.concat_batches(small))
             small = []

@@ -90,3 +90,18 @@ def test_a_cached_rerun_counts_the_files_facts_in_bulk(tmp_path: Path, monkeypat
     assert second.extra["reused_files"] == 300
     assert render(second, "json") == first
     assert 1 <= len(calls) <= 3 and sum(calls) >= 300
+
+
+def test_slices_of_one_table_are_joined_by_what_they_hold() -> None:
+    """The records of a group of small files arrive as slices of one table: each counts the
+    bytes of its own rows, not of the whole table it is cut from, so they are joined."""
+    from plogscan.schema import EVENT_SCHEMA
+
+    rows = 20_000
+    table = pa.table({name: pa.nulls(rows, EVENT_SCHEMA.field(name).type)
+                      for name in EVENT_SCHEMA.names}).set_column(
+        EVENT_SCHEMA.get_field_index("message"), EVENT_SCHEMA.field("message"),
+        pa.array(["x" * 400] * rows, EVENT_SCHEMA.field("message").type))
+    slices = [table.slice(i, 20).to_batches()[0] for i in range(0, rows, 20)]
+    out = list(coalesced(iter(slices)))
+    assert [b.num_rows for b in out] == [rows]

@@ -27,7 +27,7 @@ from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
 from plogscan.crossrank.streamfacts import count_from_facts, held_keys, note_whole, rows_in_whole
 from plogscan.crossrank.summary import MAX_STREAMS, Entry, Segment, StreamKey, StreamStats, Summary
-from plogscan.schema import held_bytes, plain_text
+from plogscan.schema import batch_bytes, plain_text
 
 MAX_SEGMENTS = 10_000
 MAX_RECORDS = 100_000  # per list of anchor records (announces, waits, settings...)
@@ -118,7 +118,7 @@ class Gatherer:
         self._count_all = count
         self._pending.append(batch)
         self._pending_rows += batch.num_rows
-        self._pending_bytes += held_bytes(batch)
+        self._pending_bytes += batch_bytes(batch)
         if self._pending_rows >= JOIN_ROWS or self._pending_bytes >= JOIN_BYTES:
             self._flush()
 
