@@ -149,19 +149,16 @@ def _parse_alike(pieces: list[_Piece], fset: FormatSet, encoded: bool,
 def _in_file_order(pieces: list[_Piece], text: list[bool], fset: FormatSet, encoded: bool,
                    reducer: Reducer | None) -> GroupOutcome:
     """The text files and the others parsed apart, put back together in file order."""
-    records: list[pa.Table | None] = [None] * len(pieces)
-    facts: list[pa.Table | None] = [None] * len(pieces)
-    outcomes: list[FileOutcome | None] = [None] * len(pieces)
+    placed: list[tuple[int, pa.Table, pa.Table, FileOutcome]] = []
     for kind in (False, True):
         where = [i for i, t in enumerate(text) if t == kind]
         part = _parse_alike([pieces[i] for i in where], fset, encoded, reducer)
-        for i, rows, found, outcome in zip(where, part.file_records(), part.file_facts(),
-                                           part.files, strict=True):
-            records[i], facts[i], outcomes[i] = rows, found, outcome
-    joined = pa.concat_tables(records).combine_chunks()  # type: ignore[arg-type]
-    joined_facts = (pa.concat_tables(facts).combine_chunks()  # type: ignore[arg-type]
-                    if reducer is not None else None)
-    return GroupOutcome(joined, joined_facts, outcomes)  # type: ignore[arg-type]
+        placed += zip(where, part.file_records(), part.file_facts(), part.files, strict=True)
+    placed.sort(key=lambda item: item[0])
+    records = pa.concat_tables([item[1] for item in placed]).combine_chunks()
+    facts = (pa.concat_tables([item[2] for item in placed]).combine_chunks()
+             if reducer is not None else None)
+    return GroupOutcome(records, facts, [item[3] for item in placed])
 
 
 def _each_alone(pieces: list[_Piece], fset: FormatSet, encoded: bool,
