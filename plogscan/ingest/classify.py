@@ -19,13 +19,16 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Protocol
 
+import numpy as np
+
 from plogscan.ingest.pathhints import name_kind, plog_kind, split_path
-from plogscan.parse.codescan import codes_in
+from plogscan.parse.codescan import codes_in, may_hold_codes
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import MAX_PREFIXES, Strip
 from plogscan.schema import SourceKind
@@ -111,6 +114,13 @@ class _Shapes:
     identity: frozenset[str]  # the alternatives that name a pid or a rank
     formats: re.Pattern[str] | None  # every non-primary format that is not ``alone``
     strips: tuple[Strip, ...]
+    line_prefix: re.Pattern[str]  # a prefix after a newline, in a whole text (``re.M``)
+
+    def starts_a_line(self, text: str) -> bool:
+        """Whether a prefix may start a line of ``text``. It answers yes wherever ``inner``
+        would take one off (``$`` in a prefix ends a line under ``re.M`` as it ends a line
+        alone), and perhaps on a few more lines: it only chooses the slower, exact path."""
+        return bool(self.prefixes.match(text)) or self.line_prefix.search(text) is not None
 
     def inner(self, line: str) -> tuple[str, bool]:
         """The line without its prefixes, and whether a prefix naming a process was there."""
@@ -133,8 +143,21 @@ def _shapes() -> _Shapes:
                          if {"pid", "rank"} & {g.split("_")[0] for g in p.groups})
     others = [_NAMED_GROUP.sub("(?:", f.pattern) for f in fset.formats[1:] if not f.alone]
     formats = re.compile("|".join(f"(?:{p})" for p in others)) if others else None
-    return _Shapes(prefixes, identity, formats, fset.strips)
+    # a literal newline first: the search skips from line to line at C speed
+    line_prefix = re.compile("\n(?:" + "|".join(f"(?:{p})" for p in plain) + ")", re.M)
+    return _Shapes(prefixes, identity, formats, fset.strips, line_prefix)
 
+
+# The header lines of a whole head, for ``re.split``: ``_CANN_HEADER`` with nothing that can
+# cross a newline, the facts ``_Sniff.count_headers`` reads as groups (module, "-" of a
+# negative pid, pname, a ``[klogd.c:`` that starts the body, the rest of the body).
+_HEADER_LINES = re.compile(
+    r"^\[(?:[A-Z]+|\d+)\][^\S\n]?([A-Za-z0-9_]+)\((-?)\d+,([^),\n]*)\):[^\S\n]?"
+    r"\d\d\d\d-\d\d-\d\d[- ]\d\d:\d\d:\d\d\.\d\d\d\.\d\d\d"  # faster than \d{4} in re
+    r"( ?\[klogd\.c:)?([^\n]*)",
+    re.M,
+)
+_HEADER_GROUPS = 5
 
 # Device-side hints inside CANN headers.
 _FIRMWARE_MODULES = frozenset({"TSCH", "LPM", "MCU", "IMP", "IMU", "TS", "TSDUMP"})
@@ -157,34 +180,68 @@ class _Sniff:
     klogd: bool = False
 
     @classmethod
-    def of(cls, head: bytes, signatures: bool = False) -> _Sniff:
+    def of(cls, head: bytes, signatures: bool = False, *, line_by_line: bool = False
+           ) -> _Sniff:
         """Counts over the head's lines, prefixes taken off; with ``signatures``, a line with
-        a known error code counts as stdout whatever its shape."""
+        a known error code counts as stdout whatever its shape.
+
+        When no prefix starts a line, the CANN header lines (most lines of most heads) are
+        counted in one regex pass over the whole text (``count_headers``, a third of the
+        time); the other lines, and every line of a head where a prefix may start one, are
+        judged one by one (``count_line``). ``line_by_line`` judges every line alone: the
+        counts are the same (the tests hold the two paths to that)."""
         shapes = _shapes()
         head = head.replace(b"\x00", b"")
         for strip in shapes.strips:
             head = strip.apply(head)
+        text = _lines_cut(head.decode("utf-8", "replace"), head)
         s = cls()
-        for raw in head.decode("utf-8", "replace").split("\n"):
-            if not raw.strip():
-                continue
-            line, named = shapes.inner(raw[:SNIFF_LINE_CHARS])
-            if line.startswith("["):
-                m = _CANN_HEADER.match(line)
-                if m:
-                    s._count_header(*m.groups())
-                    continue
-                if _MINDSPORE_HEADER.match(line):
-                    s.stdout += 1
-                    continue
-            if _STDOUT_LINE.match(line) or named:
-                s.stdout += 1
-            elif _SYSLOG_LINE.match(line):
-                s.syslog += 1
-            elif (shapes.formats is not None and shapes.formats.match(line)) or (
-                    signatures and codes_in(line)):
-                s.stdout += 1
+        rest = (text if line_by_line or shapes.starts_a_line(text)
+                else s.count_headers(text))
+        unknown = [line for raw in filter(None, rest.split("\n")) if raw.strip()
+                   if (line := s.count_line(raw, shapes)) is not None]
+        if signatures and unknown and may_hold_codes("\n".join(unknown)):
+            s.stdout += sum(1 for line in unknown if codes_in(line))
         return s
+
+    def count_headers(self, text: str) -> str:
+        """Count the CANN header lines of ``text`` that no prefix starts; return the text of
+        its other lines (each header line left as an empty one)."""
+        parts = _HEADER_LINES.split(text)  # text, 5 groups, text, 5 groups, ..., text
+        period = _HEADER_GROUPS + 1
+        modules, negative, pnames, klogd, bodies = (parts[i::period] for i in range(1, period))
+        self.cann += len(modules)
+        self.firmware += negative.count("-")
+        for (module, n, pname, klogd_body), times in Counter(zip(modules, negative, pnames,
+                                                                   klogd, strict=True)).items():
+            if not n:
+                self._count_process(module, pname, bool(klogd_body), times)
+        # "[klogd.c:" holds no part of an event marker, so the rest of the body is enough
+        self.event += sum(1 for n, body in zip(negative, bodies, strict=True)
+                          if not n and "vent" in body and _EVENT_BODY.search(body))
+        return "".join(parts[::period])
+
+    def count_line(self, raw: str, shapes: _Shapes) -> str | None:
+        """Count one line of the head (not blank) by its shape; a line of no known shape is
+        returned without its prefixes (for the error codes a pasted log is known by)."""
+        line, named = shapes.inner(raw[:SNIFF_LINE_CHARS])
+        if line.startswith("["):
+            m = _CANN_HEADER.match(line)
+            if m:
+                self._count_header(*m.groups())
+                return None
+            if _MINDSPORE_HEADER.match(line):
+                self.stdout += 1
+                return None
+        if _STDOUT_LINE.match(line) or named:
+            self.stdout += 1
+        elif _SYSLOG_LINE.match(line):
+            self.syslog += 1
+        elif shapes.formats is not None and shapes.formats.match(line):
+            self.stdout += 1
+        else:
+            return line
+        return None
 
     def _count_header(self, module: str, pid: str, pname: str, body: str) -> None:
         self.cann += 1
@@ -193,12 +250,16 @@ class _Sniff:
             return
         if "vent" in body and _EVENT_BODY.search(body):
             self.event += 1
+        self._count_process(module, pname, body.startswith(("[klogd.c:", " [klogd.c:")), 1)
+
+    def _count_process(self, module: str, pname: str, klogd_body: bool, times: int) -> None:
+        """Count ``times`` headers of a process (not firmware) by what its name says."""
         if module == "KERNEL" or pname in _DEVICE_OS_PNAMES:
-            self.device_os += 1
-            if pname in ("sklogd", "klogd") or body.startswith(("[klogd.c:", " [klogd.c:")):
+            self.device_os += times
+            if pname in ("sklogd", "klogd") or klogd_body:
                 self.klogd = True
         if pname.startswith(_DEVICE_APP_PNAME_PREFIXES):
-            self.device_app += 1
+            self.device_app += times
 
     def device_kind(self) -> SourceKind | None:
         """A device-side kind when the header content says so (a majority, or klogd)."""
@@ -214,6 +275,17 @@ class _Sniff:
         if self.device_app * 2 > n:
             return SourceKind.DEVICE_APP
         return None
+
+
+def _lines_cut(text: str, data: bytes) -> str:
+    """``text`` (decoded from ``data``) with each line cut to ``SNIFF_LINE_CHARS``
+    characters. A line has no more characters than bytes, so when no line of ``data`` is
+    longer than that the text is returned as it is, without splitting it."""
+    newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    bounds = np.concatenate(([-1], newlines, [len(data)]))
+    if int(np.diff(bounds).max()) - 1 <= SNIFF_LINE_CHARS:
+        return text
+    return "\n".join(line[:SNIFF_LINE_CHARS] for line in text.split("\n"))
 
 
 _CANN_KINDS = frozenset(k for k in SourceKind if k not in (SourceKind.STDOUT, SourceKind.SYSLOG))

@@ -31,6 +31,17 @@ _CODE = re.compile(
 )
 
 
+_CANDIDATE = re.compile(_CANDIDATE_RE2)
+
+
+def may_hold_codes(text: str) -> bool:
+    """False when ``codes_in`` finds no code in ``text`` nor in any of its lines: every code
+    needs a text the candidate mask matches, and the mask never spans a newline. One search
+    of the joined lines costs less than ``_CODE`` on each (a line with no code is scanned to
+    its end by every branch of ``_CODE``)."""
+    return _CANDIDATE.search(text) is not None
+
+
 def codes_in(text: str) -> list[str]:
     """Distinct codes in one message, in order of first appearance."""
     seen: dict[str, None] = {}
