@@ -55,26 +55,84 @@ def _processes(finding: Finding) -> set[tuple[str | None, int]]:
     return pairs
 
 
-def _same_process(a: Finding, b: Finding) -> bool:
-    pa, pb = _processes(a), _processes(b)
+def _paths(finding: Finding) -> frozenset[str]:
+    return frozenset(ev.path for ev in finding.evidence)
+
+
+def _same_place(pa: set[tuple[str | None, int]], pb: set[tuple[str | None, int]],
+                paths_a: frozenset[str], paths_b: frozenset[str]) -> bool:
+    """Two findings are in the same process when they share a pid on one host (a finding
+    with no host matches any), or, when either names no process, share a file."""
     if pa and pb:
         return any(pid == qid and (host == other or host is None or other is None)
                    for host, pid in pa for other, qid in pb)
-    paths_a = {ev.path for ev in a.evidence}
-    return bool(paths_a & {ev.path for ev in b.evidence})
+    return bool(paths_a & paths_b)
 
 
-def _on_same_rank(a: Finding, b: Finding) -> bool:
-    """Whether two findings are about the same rank (or, without ranks, the same process)."""
+class _Places:
+    """The findings of an attempt by rule, process and file, so a finding's candidate causes
+    in its own process are looked up, not compared with every finding of a rule (1,024 ranks
+    make thousands of findings of a few rules)."""
+
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        self.findings = findings
+        self.processes = [_processes(f) for f in findings]
+        self.paths = [_paths(f) for f in findings]
+        self.matches: dict[tuple[int | None, str], list[int]] = {}  # MATCH findings by rule
+        self.by_pid: dict[tuple[int | None, str, int], list[int]] = {}
+        self.by_path: dict[tuple[int | None, str, str], list[int]] = {}
+        self.by_path_placeless: dict[tuple[int | None, str, str], list[int]] = {}
+        for j, g in enumerate(findings):
+            if g.verdict is not Verdict.MATCH:
+                continue
+            self.matches.setdefault((g.attempt, g.rule), []).append(j)
+            for pid in sorted({pid for _, pid in self.processes[j]}):
+                self.by_pid.setdefault((g.attempt, g.rule, pid), []).append(j)
+            for path in self.paths[j]:
+                self.by_path.setdefault((g.attempt, g.rule, path), []).append(j)
+                if not self.processes[j]:
+                    self.by_path_placeless.setdefault((g.attempt, g.rule, path), []).append(j)
+
+    def first_match(self, index: int, rules: Iterable[str]) -> int | None:
+        """The first MATCH finding of ``rules`` (not the finding's own) in its attempt."""
+        f = self.findings[index]
+        return min((found[0] for rule in rules if rule != f.rule
+                    if (found := self.matches.get((f.attempt, rule)))), default=None)
+
+    def first_in_process(self, index: int, rules: Iterable[str]) -> int | None:
+        """The first MATCH finding of ``rules`` (not the finding's own) in its attempt and in
+        its process (``_same_place``)."""
+        f = self.findings[index]
+        mine = self.processes[index]
+        best: int | None = None
+        for rule in rules:
+            if rule == f.rule:
+                continue
+            if mine:
+                near = [j for pid in {pid for _, pid in mine}
+                        for j in self.by_pid.get((f.attempt, rule, pid), ())]
+                near += [j for path in self.paths[index]
+                         for j in self.by_path_placeless.get((f.attempt, rule, path), ())]
+            else:
+                near = [j for path in self.paths[index]
+                        for j in self.by_path.get((f.attempt, rule, path), ())]
+            for j in sorted(set(near)):
+                if best is not None and j >= best:
+                    break
+                if _same_place(mine, self.processes[j], self.paths[index], self.paths[j]):
+                    best = j
+                    break
+        return best
+
+
+def _on_same_rank(a: Finding, b: Finding, places: _Places, i: int, j: int) -> bool:
+    """Whether findings ``a`` (at ``i``) and ``b`` (at ``j``) are about the same rank (or,
+    without ranks, the same process)."""
     if a.scope.ranks and b.scope.ranks:
         return bool(set(a.scope.ranks) & set(b.scope.ranks)) and (
             not a.scope.hosts or not b.scope.hosts or bool(set(a.scope.hosts) & set(b.scope.hosts)))
-    return _same_process(a, b)
-
-
-def _shares_evidence(a: Finding, b: Finding) -> bool:
-    return bool({(ev.path, ev.line) for ev in a.evidence}
-                & {(ev.path, ev.line) for ev in b.evidence})
+    return _same_place(places.processes[i], places.processes[j], places.paths[i],
+                       places.paths[j])
 
 
 def _root_cause(crossrank: CrossRank | None, attempt: int | None) -> RootCause | None:
@@ -119,40 +177,32 @@ def _causes(findings: Sequence[Finding], crossrank: CrossRank | None = None
                       and g.verdict is Verdict.MATCH and _on(suspect, g)), None)
         if first is not None:
             localized[attempt] = first
-    by_rule: dict[tuple[int | None, str], list[int]] = {}
+    places = _Places(findings)
     by_record: dict[tuple[str, int], list[int]] = {}
     first_root_rank: dict[int | None, int] = {}
     for j, g in enumerate(findings):
-        by_rule.setdefault((g.attempt, g.rule), []).append(j)
         if g.verdict is Verdict.MATCH:
             for ev in g.evidence:
                 by_record.setdefault((ev.path, ev.line), []).append(j)
             if g.rank_role == "root-cause":
                 first_root_rank.setdefault(g.attempt, j)
 
-    def of_rules(f: Finding, index: int, rules: Iterable[str]) -> list[int]:
-        found = [j for rule in rules if rule != f.rule for j in by_rule.get((f.attempt, rule), ())
-                 if j != index]
-        return sorted(found)
-
     parents: list[int | None] = []
     for index, f in enumerate(findings):
         found: int | None = None
         if f.verdict is Verdict.NOT_EVALUABLE:
-            shared = sorted({j for ev in f.evidence for j in by_record.get((ev.path, ev.line), ())
-                             if j != index and findings[j].attempt == f.attempt})
-            faults = of_rules(f, index, explaining.get(f.rule, ()))
-            found = next(iter(shared), None)
+            found = min((j for ev in f.evidence for j in by_record.get((ev.path, ev.line), ())
+                         if j != index and findings[j].attempt == f.attempt), default=None)
             if found is None:
-                found = next((j for j in faults if findings[j].verdict is Verdict.MATCH
-                              and _same_process(f, findings[j])), None)
+                found = places.first_in_process(index, explaining.get(f.rule, ()))
         if found is None:  # a check that could not run establishes nothing: never a cause
-            candidates = [j for j in of_rules(f, index, explained_by.get(f.rule, ()))
-                          if findings[j].verdict is Verdict.MATCH]
-            found = next((j for j in candidates if _same_process(f, findings[j])),
-                         candidates[0] if candidates else None)
+            causes = explained_by.get(f.rule, ())
+            found = places.first_in_process(index, causes)
+            if found is None:
+                found = places.first_match(index, causes)
         root = localized.get(f.attempt)
-        if found is None and root is not None and not _on_same_rank(f, findings[root]):
+        if found is None and root is not None and not _on_same_rank(f, findings[root], places,
+                                                                     index, root):
             found = root
         if found is None and root is None and f.rank_role == "victim":
             root = first_root_rank.get(f.attempt)
@@ -204,10 +254,14 @@ def build(findings: Iterable[Finding], crossrank: CrossRank | None = None
         groups.setdefault(head_of[i], []).append(i)
     order = sorted(groups, key=lambda h: _incident_key(base[h]))
     ordered: list[int] = []
+    same_rule: dict[int, list[int]] = {}  # head -> its incident's other findings of its rule
+    symptoms: dict[int, list[int]] = {}  # head -> its incident's findings of other rules
     for head in order:
         members = groups[head]
-        same = [i for i in members if i != head and base[i].rule == base[head].rule]
-        rest = [i for i in members if i != head and base[i].rule != base[head].rule]
+        same = same_rule[head] = [i for i in members
+                                  if i != head and base[i].rule == base[head].rule]
+        rest = symptoms[head] = [i for i in members
+                                 if i != head and base[i].rule != base[head].rule]
         ordered += [head, *same, *rest]
     counts: dict[str, int] = {}
     ids: dict[int, str] = {}
@@ -221,7 +275,6 @@ def build(findings: Iterable[Finding], crossrank: CrossRank | None = None
         members = groups[head]
         root = base[head]
         member_findings = [base[i] for i in members]
-        member_set = set(members)
         stamps = [t for f in member_findings for t in (f.first_ts, f.last_ts) if t is not None]
         # The victims of an attempt go to its first incident that holds a root-cause rank.
         victims: tuple[Party, ...] = ()
@@ -232,10 +285,8 @@ def build(findings: Iterable[Finding], crossrank: CrossRank | None = None
             given_victims.add(root.attempt)
         incidents.append(Incident(
             id=f"I{number}", root=ids[head],
-            same_rule=tuple(ids[i] for i in ordered if i in member_set and i != head
-                            and base[i].rule == root.rule),
-            symptoms=tuple(ids[i] for i in ordered if i in member_set
-                           and base[i].rule != root.rule),
+            same_rule=tuple(ids[i] for i in same_rule[head]),
+            symptoms=tuple(ids[i] for i in symptoms[head]),
             rule=root.rule, title=root.title, category=root.category, level=root.level,
             scope=_union_scope(member_findings), victims=victims,
             first_ts=min(stamps) if stamps else None, last_ts=max(stamps) if stamps else None,
