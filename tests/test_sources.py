@@ -257,6 +257,7 @@ def test_classify_tolerates_nul_and_invalid_utf8() -> None:
             (None, None, 1, None),
         ),
         ("debug/device-app-4242/device-app-4242_20250101010101010.log", (None, None, None, 4242)),
+        ("debug/device-app-4242/slog.log", (None, None, None, 4242)),  # the directory's pid
         ("10.0.3.7/log/run/plog/plog-5_20250101010101010.log", ("10.0.3.7", None, None, 5)),
         ("logs/worker-1.tar.gz!run/plog/plog-8_20250101010101010.log", ("worker-1", None, None, 8)),
         ("x.tgz!run/plog/plog-1_2.log", (None, None, None, 1)),

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import NamedTuple
 
 from plogscan.schema import SourceKind
 
@@ -51,13 +53,27 @@ _MAX_DEVICE_ID = 64  # device ids are small; a larger number in device-<n>_<ts>.
 
 def split_path(path: str) -> tuple[list[str], str]:
     """Directory components (archive names stripped of their suffix) and the file name."""
-    parts = [p for p in re.split(r"[/!]", path) if p not in ("", ".", "..")]
-    if not parts:
-        return [], ""
-    name = parts[-1]
+    cut = max(path.rfind("/"), path.rfind("!"))
+    name = path[cut + 1:]
+    if name in ("", ".", ".."):  # the name is the last real component
+        parts = [p for p in re.split(r"[/!]", path) if p not in ("", ".", "..")]
+        if not parts:
+            return [], ""
+        name = parts[-1]
+        dirs = [_ARCHIVE_SUFFIX.sub("", p) for p in parts[:-1]]
+    else:
+        dirs = list(_directories(path[:cut])) if cut >= 0 else []
     while _COMPRESSION_SUFFIX.search(name):
         name = _COMPRESSION_SUFFIX.sub("", name)
-    return [_ARCHIVE_SUFFIX.sub("", p) for p in parts[:-1]], name
+    return dirs, name
+
+
+@lru_cache(maxsize=4096)
+def _directories(head: str) -> tuple[str, ...]:
+    """``split_path``'s directory components of ``head``, worked out once for all the files
+    of a directory (thousands in a big job)."""
+    return tuple(_ARCHIVE_SUFFIX.sub("", p) for p in re.split(r"[/!]", head)
+                 if p not in ("", ".", ".."))
 
 
 def plog_kind(dirs: list[str]) -> SourceKind:
@@ -146,16 +162,16 @@ def path_hints(path: str) -> tuple[str | None, int | None, int | None, int | Non
       is ``device-<id>`` with another id), ``device-app-<pid>_<ts>.log`` and ``device-app-<pid>/``.
     """
     dirs, name = split_path(path)
-    host = next((d for d in reversed(dirs) if _HOST_DIR.fullmatch(d)), None)
-    if host is None:
-        host = next((d for d in reversed(dirs) if _MODELARTS_DIR.fullmatch(d)), None)
-    rank = _first_int(_RANK_TOKEN, [name, *reversed(dirs)])
+    where = _directory_hints(tuple(dirs))
+    rank = _first_int(_RANK_TOKEN, [name])
+    if rank is None:
+        rank = where.rank
     device: int | None = None
     pid: int | None = None
-    token_names = [name, *reversed(dirs)]
+    name_has_tokens = True
     m = _DEVICE_FILE.fullmatch(name)
     if m:
-        token_names = list(reversed(dirs))
+        name_has_tokens = False
         number = int(m.group(1))
         if _device_file_is_firmware(dirs, number):
             device = number
@@ -166,15 +182,40 @@ def path_hints(path: str) -> tuple[str | None, int | None, int | None, int | Non
         if m:
             pid = int(m.group(1))
     if pid is None:
-        pid = _first_int(
-            _DEVICE_APP_DIR, [d for d in reversed(dirs) if _DEVICE_APP_DIR.fullmatch(d)]
-        )
+        pid = where.app_pid
+    if device is None and name_has_tokens:
+        device = _first_int(_DEVICE_TOKEN, [name])
     if device is None:
-        device = _first_int(_DEVICE_TOKEN, token_names)
+        device = where.device
     if device is None:
-        device = _first_int(_DEV_OS_TOKEN, [name, *reversed(dirs)])
-    return host, rank, device, pid
+        device = _first_int(_DEV_OS_TOKEN, [name])
+    if device is None:
+        device = where.dev_os
+    return where.host, rank, device, pid
 
+
+class _DirectoryHints(NamedTuple):
+    """What a file's directories hint at, nearest directory first (``path_hints``)."""
+
+    host: str | None
+    rank: int | None
+    device: int | None
+    dev_os: int | None
+    app_pid: int | None
+
+
+@lru_cache(maxsize=4096)
+def _directory_hints(dirs: tuple[str, ...]) -> _DirectoryHints:
+    """``path_hints``'s part that only the directories decide, worked out once for all the
+    files of a directory."""
+    nearest = list(reversed(dirs))
+    host = next((d for d in nearest if _HOST_DIR.fullmatch(d)), None)
+    if host is None:
+        host = next((d for d in nearest if _MODELARTS_DIR.fullmatch(d)), None)
+    return _DirectoryHints(
+        host, _first_int(_RANK_TOKEN, nearest), _first_int(_DEVICE_TOKEN, nearest),
+        _first_int(_DEV_OS_TOKEN, nearest),
+        _first_int(_DEVICE_APP_DIR, [d for d in nearest if _DEVICE_APP_DIR.fullmatch(d)]))
 
 
 _ROTATED_LOG = re.compile(r".*\.log(?:[._-]\d+|\.old|\.bak)?", re.IGNORECASE)
