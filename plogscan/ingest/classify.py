@@ -281,6 +281,8 @@ def _lines_cut(text: str, data: bytes) -> str:
     """``text`` (decoded from ``data``) with each line cut to ``SNIFF_LINE_CHARS``
     characters. A line has no more characters than bytes, so when no line of ``data`` is
     longer than that the text is returned as it is, without splitting it."""
+    if len(data) <= SNIFF_LINE_CHARS:  # most small files: no call into numpy
+        return text
     newlines = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
     bounds = np.concatenate(([-1], newlines, [len(data)]))
     if int(np.diff(bounds).max()) - 1 <= SNIFF_LINE_CHARS:
