@@ -53,6 +53,7 @@ def test_minimal_format_file_loads(tmp_path: Path) -> None:
         (("(?P<module>\\w+)", "(?P<module>(?<=x)\\w+)"), "pattern is not valid RE2"),
         (("timestamp: cann", "timestamp: unix"), "unknown timestamp grammar 'unix'"),
         (("    primary: true\n", "    primary: true\n    primary: false\n"), "duplicate key"),
+        (("    timestamp: cann\n", "    timestamp: cann\n   bad: [\n"), "invalid YAML"),
     ],
 )
 def test_broken_format_files_are_located(tmp_path: Path, edit: tuple[str, str],
@@ -66,6 +67,8 @@ def test_broken_format_files_are_located(tmp_path: Path, edit: tuple[str, str],
     rendered = info.value.render()
     assert expected in rendered
     assert str(path) in rendered
+    if expected in ("duplicate key", "invalid YAML"):  # the line the loader located
+        assert f"{path}:{text.splitlines().index(new.splitlines()[-1]) + 1}" in rendered
 
 
 def test_a_sample_that_matches_no_format_is_reported(tmp_path: Path) -> None:

@@ -192,8 +192,10 @@ def _groups(pattern: str, where: Location, errors: list[FormatError]) -> tuple[s
     return names
 
 
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader that records line numbers and rejects duplicate keys."""
+class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """The safe loader (LibYAML's when PyYAML has it: a fifth of the pure-Python parser's
+    time, about 0.1 s at every start) that records line numbers and rejects duplicate
+    keys."""
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
