@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plogscan.ingest.classify import SNIFF_LINE_CHARS, _Sniff
+from plogscan.parse.codescan import codes_in, may_hold_codes
 
 _TS = "2025-03-14-08:01:26.604.614"
 _HEADERS = st.builds(
@@ -80,3 +81,22 @@ def test_header_lines_are_counted_by_the_whole_text_pass() -> None:
     s = _Sniff.of(head)
     assert (s.cann, s.firmware, s.event, s.device_os, s.device_app, s.klogd) == (
         4, 1, 1, 1, 1, True)
+
+
+_MARKERS = st.sampled_from([
+    "error code is ", "error code =", "ErrCode=", "runtime result = ", "result =", "ret =",
+    "ret=", "retCode=", "error_code=", "errorCode :", "retcode: ", "ret:", "errno:",
+    "failed : ", "InnerCode=", "errNo[", "excep_code=", "exception_code=", "event_id=",
+    "errcode:(", "", " "])
+_VALUES = st.sampled_from(["507015", "161002", "0x7150227", "EZ9999", "EI0002:", "ERR00100",
+                           "W1234 ", "12", ""])
+_FILLER = st.sampled_from([" ", "(", ":", "\n", "x", "code", "ret", "Ret", "_", "\n\n"])
+_CODE_TEXT = st.lists(st.one_of(st.tuples(_MARKERS, _VALUES).map("".join), _FILLER),
+                      max_size=8).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_CODE_TEXT)
+def test_the_code_mask_misses_no_line_with_a_code(text: str) -> None:
+    if any(codes_in(line) for line in text.split("\n")):
+        assert may_hold_codes(text)

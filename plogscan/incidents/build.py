@@ -70,7 +70,7 @@ def _same_place(pa: set[tuple[str | None, int]], pb: set[tuple[str | None, int]]
 
 
 class _Places:
-    """The findings of an attempt by rule, process and file, so a finding's candidate causes
+    """The findings that matched, by attempt, rule, process and file, so a finding's causes
     in its own process are looked up, not compared with every finding of a rule (1,024 ranks
     make thousands of findings of a few rules)."""
 
@@ -125,9 +125,10 @@ class _Places:
         return best
 
 
-def _on_same_rank(a: Finding, b: Finding, places: _Places, i: int, j: int) -> bool:
-    """Whether findings ``a`` (at ``i``) and ``b`` (at ``j``) are about the same rank (or,
-    without ranks, the same process)."""
+def _on_same_rank(places: _Places, i: int, j: int) -> bool:
+    """Whether findings ``i`` and ``j`` are about the same rank (or, without ranks, the same
+    process)."""
+    a, b = places.findings[i], places.findings[j]
     if a.scope.ranks and b.scope.ranks:
         return bool(set(a.scope.ranks) & set(b.scope.ranks)) and (
             not a.scope.hosts or not b.scope.hosts or bool(set(a.scope.hosts) & set(b.scope.hosts)))
@@ -201,8 +202,7 @@ def _causes(findings: Sequence[Finding], crossrank: CrossRank | None = None
             if found is None:
                 found = places.first_match(index, causes)
         root = localized.get(f.attempt)
-        if found is None and root is not None and not _on_same_rank(f, findings[root], places,
-                                                                     index, root):
+        if found is None and root is not None and not _on_same_rank(places, index, root):
             found = root
         if found is None and root is None and f.rank_role == "victim":
             root = first_root_rank.get(f.attempt)
