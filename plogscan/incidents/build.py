@@ -86,7 +86,7 @@ class _Places:
             if g.verdict is not Verdict.MATCH:
                 continue
             self.matches.setdefault((g.attempt, g.rule), []).append(j)
-            for pid in sorted({pid for _, pid in self.processes[j]}):
+            for pid in {pid for _, pid in self.processes[j]}:
                 self.by_pid.setdefault((g.attempt, g.rule, pid), []).append(j)
             for path in self.paths[j]:
                 self.by_path.setdefault((g.attempt, g.rule, path), []).append(j)
@@ -104,13 +104,13 @@ class _Places:
         its process (``_same_place``)."""
         f = self.findings[index]
         mine = self.processes[index]
+        pids = {pid for _, pid in mine}
         best: int | None = None
         for rule in rules:
             if rule == f.rule:
                 continue
             if mine:
-                near = [j for pid in {pid for _, pid in mine}
-                        for j in self.by_pid.get((f.attempt, rule, pid), ())]
+                near = [j for pid in pids for j in self.by_pid.get((f.attempt, rule, pid), ())]
                 near += [j for path in self.paths[index]
                          for j in self.by_path_placeless.get((f.attempt, rule, path), ())]
             else:

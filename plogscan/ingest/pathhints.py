@@ -56,7 +56,7 @@ def split_path(path: str) -> tuple[list[str], str]:
     cut = max(path.rfind("/"), path.rfind("!"))
     name = path[cut + 1:]
     if name in ("", ".", ".."):  # the name is the last real component
-        parts = [p for p in re.split(r"[/!]", path) if p not in ("", ".", "..")]
+        parts = _components(path)
         if not parts:
             return [], ""
         name = parts[-1]
@@ -72,8 +72,13 @@ def split_path(path: str) -> tuple[list[str], str]:
 def _directories(head: str) -> tuple[str, ...]:
     """``split_path``'s directory components of ``head``, worked out once for all the files
     of a directory (thousands in a big job)."""
-    return tuple(_ARCHIVE_SUFFIX.sub("", p) for p in re.split(r"[/!]", head)
-                 if p not in ("", ".", ".."))
+    return tuple(_ARCHIVE_SUFFIX.sub("", p) for p in _components(head))
+
+
+def _components(path: str) -> list[str]:
+    """The parts of a path between ``/`` and the archive separator ``!``, but empty, ``.`` and
+    ``..``."""
+    return [p for p in re.split(r"[/!]", path) if p not in ("", ".", "..")]
 
 
 def plog_kind(dirs: list[str]) -> SourceKind:
