@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from plogscan.parse.arrowtext import (
     LARGE,
     gathered,
+    holds,
+    joined_bytes,
     line_buffers,
     split_lines,
     string_views,
@@ -103,3 +105,25 @@ def test_gather_fallbacks_cut_what_string_views_cut(
     assert (gathered(data, begin, end - begin).to_pylist()
             == byte_ranges(text, begin, end).to_pylist()
             == [text[b:e].decode() for b, e in pairwise(ends)])
+
+
+@settings(max_examples=200, deadline=None)
+@given(spans_of_text())
+def test_joined_bytes_are_the_slices_one_after_another(
+        case: tuple[bytes, list[tuple[int, int]], list[bool]]) -> None:
+    text, spans, _valid = case
+    starts = np.array([s for s, _ in spans], np.int64)
+    lengths = np.array([n for _, n in spans], np.int64)
+    assert joined_bytes(text, starts, lengths) == b"".join(text[s:s + n] for s, n in spans)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=40).map(lambda b: b.replace(b"\x00", b"=")),
+       st.sampled_from([b"==> ", b"=>", b"<== x"]), st.data())
+def test_holds_is_in(buf: bytes, needle: bytes, data: st.DataObject) -> None:
+    if data.draw(st.booleans()):  # often put the needle, or a piece of it, somewhere
+        cut = data.draw(st.integers(1, len(needle)))
+        at = data.draw(st.integers(0, len(buf)))
+        buf = buf[:at] + needle[:cut] + buf[at:]
+    anchor = data.draw(st.integers(0, len(needle) - 1))
+    assert holds(buf, needle, anchor) == (needle in buf)

@@ -48,6 +48,8 @@ SPECIAL = {
     "rule literal": head(module="HCCL") + "Already have context, skip create, ctxSize is 6",
     "literal in other case": head(module="HCCL") + "already HAVE context, skip create",
     "regex rule": head() + "task failed with code 507916 on stream 3",
+    "narrowed literal alone": head(module="HCCL") + "heartbeat frame sent to rank[7], seq[8]",
+    "narrowed literal and pattern": head(module="HCCL") + "tsdclient heartbeat lost for 3 s",
     "cross-rank anchor": head(module="HCCL") + "HCCL_CONNECT_TIMEOUT set by environment to [50]s",
     "error": head("ERROR", "RUNTIME") + "GetError: Stream Synchronize failed, ErrCode=507916",
     "warning": head("WARNING") + "memory nearly full",
@@ -231,8 +233,8 @@ def test_a_selector_sent_to_a_worker_reuses_the_compiled_database() -> None:
 
     text = "\n".join(_lines("rule literal")).encode()
     selector = Selector(RULES, extra_regexes=(PREFILTER,))
-    hits = list(selector.raw_hits(text))
+    hits = list(selector.raw_hits(text).ends)
     copy = pickle.loads(pickle.dumps(selector))  # what a worker process receives with a task
-    assert list(copy.raw_hits(text)) == hits
+    assert list(copy.raw_hits(text).ends) == hits
     assert copy._raw_scanner is selector._raw_scanner  # compiled once per process
     assert LiteralScanner.build(("abc",)) is LiteralScanner.build(("abc",))

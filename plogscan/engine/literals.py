@@ -133,15 +133,10 @@ class LiteralScanner:
             self.database.scan(buf, match_event_handler=found, scratch=self._scratch())
         return ids, ends
 
-    def ends(self, buf: bytes) -> np.ndarray:
-        """End offsets (exclusive) of every match in ``buf``."""
-        return np.asarray(self._scan(buf)[1], np.int64)
-
-    def any_rows(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-        """Rows with a match of any expression, and the non-ASCII rows (check those with
-        RE2)."""
-        _ids, rows, non_ascii = self.matches(column)
-        return np.unique(rows), non_ascii
+    def ids_and_ends(self, buf: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """(expression id, end offset (exclusive)) of every match in ``buf``."""
+        ids, ends = self._scan(buf)
+        return np.asarray(ids, np.int64), np.asarray(ends, np.int64)
 
 
 def _spread(indices: pa.Array, ids: np.ndarray, values: np.ndarray, non_ascii: np.ndarray

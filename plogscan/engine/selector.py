@@ -11,6 +11,10 @@ condition, computed in few passes:
   field, run once per chunk;
 * the other alternatives (``codes: [...]`` and the like) are evaluated as they are.
 
+A literal that only alternatives with an ``re`` test of the same field ask for does not keep
+a record by itself: one of those patterns must match too (``engine.narrowing``), so the
+heartbeat lines of a DEBUG log no longer reach the rules for a heartbeat-lost pattern.
+
 The rules then run exactly as before on the records that are left, so they find what they
 found on the whole table. ``extra`` adds literals whose records should reach the main process
 too (identity and settings lines for later stages).
@@ -33,9 +37,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.engine.literals import LiteralScanner
+from plogscan.engine.narrowing import Narrowed, Narrowing, RawHits, narrowed
 from plogscan.engine.predicates import FIELD_KINDS, _alternative_rows, _literals
 from plogscan.engine.rawscan import RAW_FIELDS, raw_expressions
 from plogscan.engine.rule import Predicate, RuleSet
+from plogscan.parse.arrowtext import any_match
 from plogscan.parse.results import TEXT_KINDS
 from plogscan.schema import plain_text
 
@@ -67,6 +73,8 @@ class Selector:
     def __init__(self, rules: RuleSet, extra: Iterable[str] = (),
                  extra_regexes: Iterable[str] = (), skim: bool = True) -> None:
         literals: dict[str, set[str]] = {}
+        plain: dict[str, set[str]] = {}  # literals that keep a record by themselves
+        narrowings: list[Narrowed] = []
         members: dict[str, set[str]] = {}
         rest: list[tuple[Predicate, ...]] = []
         for rule in rules:
@@ -76,11 +84,17 @@ class Selector:
                     listed = _list_member_of(alt)
                     if pred is not None:
                         literals.setdefault(pred.field, set()).update(map(str, pred.values))
+                        found = narrowed(alt, pred)
+                        if found is None:
+                            plain.setdefault(pred.field, set()).update(map(str, pred.values))
+                        else:
+                            narrowings.append(found)
                     elif listed is not None:
                         members.setdefault(listed.field, set()).update(map(str, listed.values))
                     else:
                         rest.append(alt)
         literals.setdefault("message", set()).update(extra)
+        plain.setdefault("message", set()).update(extra)
         self.patterns = {field: _literals(tuple(sorted(values)))
                          for field, values in sorted(literals.items()) if values}
         # ``codes: [...]``-style tests: one membership test of the flattened lists per field.
@@ -91,10 +105,14 @@ class Selector:
         self.extra_regexes = tuple(extra_regexes)
         self._literals = {field: tuple(sorted(values)) for field, values in literals.items()
                           if values}
+        self._plain = {field: tuple(sorted(values)) for field, values in sorted(plain.items())}
+        self.narrowed = tuple(dict.fromkeys(narrowings))
         self._scanners: dict[str, LiteralScanner | None] = {}
+        self._narrowings: dict[str, Narrowing] = {}
         # What the parse workers scan raw chunks for before skimming (``raw_hits``).
         self._raw = self._raw_expressions() if skim else None
         self._raw_scanner: LiteralScanner | None = None
+        self._raw_narrowing: Narrowing | None = None
 
     def _raw_expressions(self) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
         if any(field not in RAW_FIELDS for field in self._literals):
@@ -107,33 +125,43 @@ class Selector:
         literals = {value for values in self._literals.values() for value in values}
         return tuple(sorted(literals | set(found[0]))), found[1]
 
-    def raw_hits(self, buf: bytes) -> np.ndarray | None:
-        """End offsets in ``buf`` (raw text of whole lines) of matches of expressions that
-        cover every record this selector keeps, apart from those the skim always parses
+    def raw_hits(self, buf: bytes) -> RawHits | None:
+        """Where, in ``buf`` (raw text of whole lines), expressions match that cover every
+        record this selector keeps, apart from those the skim always parses
         (``engine.rawscan``); None when there are no such expressions (or no Hyperscan):
         then the chunk is parsed whole."""
         if self._raw is None:
             return None
         if not any(self._raw):  # the skim's own tests (the level) cover every rule
-            return np.zeros(0, np.int64)
+            return RawHits(np.zeros(0, np.int64))
         if self._raw_scanner is None:
             self._raw_scanner = LiteralScanner.build(*self._raw)
             if self._raw_scanner is None:
                 self._raw = None
                 return None
-        return self._raw_scanner.ends(buf)
+        if self._raw_narrowing is None:
+            plain = {v for values in self._plain.values() for v in values}
+            plain |= set(self._raw[0]) - set(v for vs in self._literals.values() for v in vs)
+            self._raw_narrowing = Narrowing(self._raw[0], plain, self.narrowed)
+        ids, ends = self._raw_scanner.ids_and_ends(buf)
+        sure = self._raw_narrowing.sure(ids)
+        return RawHits(ends[sure], tuple((alt.loosened, where) for alt, where in
+                                         self._raw_narrowing.groups(ids[~sure], ends[~sure])))
 
     def fingerprint(self) -> str:
         """A hash of what this selector keeps: two rule sets that keep the same records
         share cached extractions."""
         text = repr((sorted(self.patterns.items()), sorted(self.members.items()),
-                     self.others, NOTABLE_LEVELS, self.extra_regexes, sorted(TEXT_KINDS)))
+                     self.others, NOTABLE_LEVELS, self.extra_regexes, sorted(TEXT_KINDS),
+                     self.narrowed))
         return hashlib.sha256(text.encode()).hexdigest()
 
     def __getstate__(self) -> dict:
         state = dict(self.__dict__)
         state["_scanners"] = {}  # compiled databases stay in their process
         state["_raw_scanner"] = None
+        state["_raw_narrowing"] = None
+        state["_narrowings"] = {}
         return state
 
     def _scanner(self, field: str) -> LiteralScanner | None:
@@ -144,6 +172,13 @@ class Selector:
                 scanner = LiteralScanner.build(self._literals[field], ())
             self._scanners[field] = scanner
         return self._scanners[field]
+
+    def _narrowing(self, field: str) -> Narrowing:
+        if field not in self._narrowings:
+            self._narrowings[field] = Narrowing(
+                self._literals[field], self._plain.get(field, ()),
+                [alt for alt in self.narrowed if alt.field == field])
+        return self._narrowings[field]
 
     def keep(self, records: pa.Table) -> np.ndarray:
         """Boolean mask of the rows of ``records`` to hand on: rule candidates, notable
@@ -171,8 +206,14 @@ class Selector:
             column = _combined(records.column(field))
             scanner = self._scanner(field)
             if scanner is not None:
-                rows, non_ascii = scanner.any_rows(column)
-                mask[rows] = True
+                ids, rows, non_ascii = scanner.matches(column)
+                narrowing = self._narrowing(field)
+                sure = narrowing.sure(ids)
+                mask[rows[sure]] = True
+                for alt, units in narrowing.groups(ids[~sure], rows[~sure]):
+                    units = units[~mask[units]]
+                    if len(units):
+                        mask[units[any_match(column.take(pa.array(units)), alt.patterns)]] = True
                 if len(non_ascii):  # Unicode case folding: RE2 decides these
                     hit = pc.match_substring_regex(column.take(pa.array(non_ascii)), pattern)
                     mask[non_ascii[hit.fill_null(False).to_numpy(zero_copy_only=False)]] = True

@@ -9,6 +9,8 @@ with a numpy gather.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -47,6 +49,42 @@ def as_one_value(buf: bytes, typ: pa.DataType) -> pa.Array:
     without copying it (no check that it is valid UTF-8)."""
     offsets = pa.py_buffer(np.array([0, len(buf)], np.int64))
     return pa.Array.from_buffers(typ, 1, [None, offsets, pa.py_buffer(buf)])
+
+
+def holds(buf: bytes, needle: bytes, anchor: int) -> bool:
+    """Whether ``needle`` occurs in ``buf``: the places of its byte at ``anchor`` (pick one
+    that is rare in logs) are found by numpy and the rest compared there. ``needle in buf``
+    holds the GIL through the whole buffer (6 ms for 8 MiB of logs and ``==> ``)."""
+    arr = np.frombuffer(buf, np.uint8)
+    at = np.flatnonzero(arr == needle[anchor])
+    at = at[(at >= anchor) & (at - anchor + len(needle) <= len(arr))]
+    for k, byte in enumerate(needle):
+        if k != anchor and len(at):
+            at = at[arr[at - anchor + k] == byte]
+    return bool(len(at))
+
+
+def joined_bytes(buf: bytes, starts: np.ndarray, lengths: np.ndarray) -> bytes:
+    """The spans ``buf[starts[i]:starts[i] + lengths[i]]`` one after another, copied in one
+    C++ pass (Arrow string views into ``buf`` cast to plain strings)."""
+    if len(starts) == 0:
+        return b""
+    arr = np.frombuffer(buf, np.uint8)
+    if views_fit(len(arr)):
+        spans = pc.cast(string_views(arr, pa.py_buffer(buf), starts, lengths), LARGE)
+    else:
+        spans = gathered(arr, starts, lengths)
+    offsets, data = _parts(spans)
+    return data[offsets[0]:offsets[-1]].tobytes()
+
+
+def any_match(texts: pa.Array, patterns: Iterable[str]) -> np.ndarray:
+    """Boolean mask: the texts that one of the RE2 ``patterns`` matches a piece of."""
+    mask = np.zeros(len(texts), bool)
+    for pattern in patterns:
+        hit = pc.match_substring_regex(texts, pattern)
+        mask |= hit.fill_null(False).to_numpy(zero_copy_only=False)
+    return mask
 
 
 def byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ compares the two on generated and real lines); lines and records stay counted.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +33,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.parse import glue
-from plogscan.parse.arrowtext import byte_at, byte_lengths, line_buffers, substrings, windows
+from plogscan.parse.arrowtext import (
+    LARGE,
+    any_match,
+    byte_at,
+    byte_lengths,
+    line_buffers,
+    substrings,
+    windows,
+)
 from plogscan.parse.codescan import QUIET_LEVELS
 from plogscan.parse.fieldvalues import CANN_TS_BYTES, digits, timestamps
 from plogscan.parse.lineformats import FormatSet
@@ -74,10 +83,12 @@ class Skimmed:
             "clock_epoch": pa.array(epoch_mask(ts), pa.bool_())})
 
 
-def skim(buf: bytes, lines: pa.Array, hits: np.ndarray, fset: FormatSet) -> Skimmed | None:
+def skim(buf: bytes, lines: pa.Array, hits: np.ndarray, fset: FormatSet,
+         narrowed: Sequence[tuple[Sequence[str], np.ndarray]] = ()) -> Skimmed | None:
     """Skim the ``lines`` of ``buf`` (``arrowtext.split_lines(buf)``); ``hits`` marks the
-    lines that hold a match of an expression whose records must be parsed. None when no
-    record can be skipped."""
+    lines that hold a match of an expression whose records must be parsed; each of
+    ``narrowed`` holds RE2 patterns and lines whose record must be parsed when a pattern
+    matches the record's text (``engine.narrowing``). None when no record can be skipped."""
     n = len(lines)
     if n < 3:
         return None
@@ -102,6 +113,8 @@ def skim(buf: bytes, lines: pa.Array, hits: np.ndarray, fset: FormatSet) -> Skim
     count = int(segment[-1]) + 1
     parse_segment = np.bincount(segment, weights=parse_line, minlength=count) > 0
     parse_segment[0] = parse_segment[-1] = True
+    if narrowed:
+        _parse_matching(buf, offsets, lengths, header, segment, parse_segment, narrowed)
     parse = parse_segment[segment]
     skipped = np.flatnonzero(header & ~parse)
     if len(skipped) == 0:
@@ -157,6 +170,32 @@ def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.
     level = pc.take(fields["level"], index)
     module = pc.take(fields["module"], index)
     return header, ts_start, level, module, pc.take(pid, index)
+
+
+def _parse_matching(buf: bytes, offsets: np.ndarray, lengths: np.ndarray, header: np.ndarray,
+                    segment: np.ndarray, parse_segment: np.ndarray,
+                    narrowed: Sequence[tuple[Sequence[str], np.ndarray]]) -> None:
+    """Mark for parsing each record (segment) that holds a line of one of ``narrowed`` and
+    whose whole text, as it stands in ``buf``, one of that entry's patterns matches."""
+    groups = [np.unique(segment[where]) for _patterns, where in narrowed]
+    candidates = np.unique(np.concatenate(groups))
+    candidates = candidates[~parse_segment[candidates]]
+    if len(candidates) == 0:
+        return
+    first_lines = np.flatnonzero(header)  # segment k >= 1 starts at first_lines[k - 1]
+    first = first_lines[candidates - 1]
+    after = np.append(first_lines, len(lengths))[candidates]  # the next record's first line
+    starts = offsets[first] + first  # in ``buf``, where each line kept its newline
+    ends = offsets[after - 1] + (after - 1) + lengths[after - 1]
+    texts = pc.cast(substrings(np.frombuffer(buf, np.uint8), starts, ends - starts), LARGE)
+    for (patterns, _where), segments in zip(narrowed, groups, strict=True):
+        place = np.searchsorted(candidates, segments)
+        inside = place < len(candidates)
+        place = place[inside][candidates[place[inside]] == segments[inside]]
+        place = place[~parse_segment[candidates[place]]]
+        if len(place):
+            hit = any_match(texts.take(pa.array(place)), patterns)
+            parse_segment[candidates[place[hit]]] = True
 
 
 def _mask(values: pa.Array) -> np.ndarray:
