@@ -239,3 +239,54 @@ def test_an_edited_tagged_tid_body_turns_the_fast_path_off() -> None:
                    b.pattern == cannheader.TAGGED_TID_BODY else b for b in primary.bodies)
     assert not cannheader.applies_to(dataclasses.replace(primary, bodies=bodies))
     assert not cannheader.applies_to(dataclasses.replace(primary, pattern=primary.pattern + "x"))
+
+
+def test_the_compiled_header_reader_is_built() -> None:
+    """The build compiles native/cannheader.c where a C compiler is found (it is here); a
+    build without it still runs, on RE2 (``test_compiled_and_re2_groups_are_equal``)."""
+    assert cannheader.native is not None
+
+
+def _assert_same_groups(lines: list[str]) -> None:
+    arr = pa.array(lines, pa.large_string())
+    compiled, by_c = cannheader.one_pass_groups(arr)
+    matched, by_re2 = cannheader.one_pass_groups(arr, compiled=False)
+    assert compiled.tolist() == matched.tolist()
+    for name, a, b in zip(cannheader.GROUPS, by_c, by_re2, strict=True):
+        assert a.to_pylist() == b.to_pylist(), name
+
+
+_odd = st.text(alphabet=st.sampled_from([*"[]():,- \t_0123456789aDTtid", "é", "\x0b"]),
+               max_size=40)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(header_lines(), _odd,
+                          st.builds(lambda h, t: h + t, header_lines(), _odd),
+                          st.builds(lambda b, t: f"{_HEAD} {b}{t}",
+                                    st.sampled_from(["[a.cc:1]", "[b.c 9] 7 ", "", "[é.c:2]"]),
+                                    _body_tail)),
+                min_size=1, max_size=30))
+def test_compiled_and_re2_groups_are_equal(lines: list[str]) -> None:
+    _assert_same_groups([line.replace("\n", " ") for line in lines])
+
+
+def test_compiled_and_re2_groups_of_every_cut_of_real_lines() -> None:
+    """Every prefix of real header lines: a line may end anywhere inside its header."""
+    full = [
+        "[ERROR] RUNTIME(7,python3):2025-03-14-08:01:26.400.006 [f.cc:3][Run][tid:99] w",
+        "[INFO] HCCL(1,p):2025-03-14 08:01:26.400.006 [a.cc:1]  [12] x",
+        "[DEBUG] GE(423977,python3):2025-03-14-08:01:26.400.108 [op.cc:1222]425693 Update",
+        "[3]GE(-1,):2025-03-14-08:01:26.400.006 [x.c 5] (tid:8) y",
+        *(f"[INFO] HCCL(1,p):2025-03-14-08:01:26.400.006 [a{c}b:1]7 m" for c in "\t\f\r\x0b"),
+    ]
+    _assert_same_groups([line[:cut] for line in full for cut in range(len(line) + 1)])
+
+
+def test_the_re2_path_reads_the_same_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = ["[INFO] HCCL(1,p):2025-03-14-08:01:26.400.006 [a.cc:1]7 m", "  detail", "junk",
+             "[ERROR] RUNTIME(7,py):2025-03-14-08:01:26.400.006 [f.cc:3][Run][tid:99] w"]
+    compiled, _ = _records_both_ways(lines)
+    monkeypatch.setattr(cannheader, "native", None)
+    by_re2, _ = _records_both_ways(lines)
+    assert compiled.equals(by_re2)

@@ -122,6 +122,8 @@ def test_version_and_module_entry_point() -> None:
     run = subprocess.run([sys.executable, "-m", "plogscan", "--version"], capture_output=True,
                          text=True, check=True)
     assert __version__ in run.stdout
+    # Which header reader this installation has: the C module is built here.
+    assert "CANN header reader: compiled" in run.stdout
 
 
 def test_csv_cells_cannot_run_as_spreadsheet_formulas(tmp_path: Path) -> None:

@@ -238,3 +238,23 @@ def test_a_selector_sent_to_a_worker_reuses_the_compiled_database() -> None:
     assert list(copy.raw_hits(text).ends) == hits
     assert copy._raw_scanner is selector._raw_scanner  # compiled once per process
     assert LiteralScanner.build(("abc",)) is LiteralScanner.build(("abc",))
+
+
+@settings(max_examples=60, deadline=None)
+@given(shapes=SHAPES)
+def test_headers_are_skimmed_alike_without_the_compiled_reader(shapes: list[str]) -> None:
+    """The skim finds its header lines with the C module, or with numpy where it is not
+    built: the same records are skipped either way."""
+    from plogscan.parse import cannheader
+
+    text = "\n".join(PLAIN.replace("10:00:01", f"10:00:{i % 60:02d}") if s == "plain"
+                     else SPECIAL[s] for i, s in enumerate(shapes))
+    compiled = skimmed_parse(text.encode(), 1, CTX, FSET, False, False, SKIM)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cannheader, "native", None)
+        by_numpy = skimmed_parse(text.encode(), 1, CTX, FSET, False, False, SKIM)
+    assert (compiled is None) == (by_numpy is None)
+    if compiled is not None and by_numpy is not None:
+        assert compiled[0].records.equals(by_numpy[0].records)
+        assert compiled[1].equals(by_numpy[1])
+        assert compiled[2:] == by_numpy[2:]

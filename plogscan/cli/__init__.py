@@ -12,6 +12,7 @@ the command that needs them, so ``plogscan --help`` starts fast (see ``lean_impo
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import click
@@ -96,6 +97,15 @@ def _said(ctx: click.Context, text: str) -> str:
     return error_text(lang, text)
 
 
+def _header_reader() -> str:
+    """Which reader of the CANN header this installation has: the C module is optional (it is
+    built where the install finds a C compiler) and the other is slower."""
+    if importlib.util.find_spec("plogscan.parse._cannheader") is not None:
+        return "CANN header reader: compiled (native/cannheader.c)"
+    return ("CANN header reader: RE2 (the C module was not built: reinstall with a C "
+            "compiler for faster parsing)")
+
+
 def _rendered(ctx: click.Context, err: PlogscanError) -> str:
     return err.render(lambda text: _said(ctx, text))
 
@@ -104,7 +114,8 @@ def _rendered(ctx: click.Context, err: PlogscanError) -> str:
     cls=PlogscanGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-@click.version_option(__version__, "-V", "--version", prog_name="plogscan")
+@click.version_option(__version__, "-V", "--version", prog_name="plogscan",
+                      message=f"%(prog)s, version %(version)s\n{_header_reader()}")
 def cli() -> None:
     """Forensic analyzer for Huawei Ascend CANN/HCCL logs.
 

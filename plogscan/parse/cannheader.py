@@ -12,6 +12,11 @@ tagged-tid body (``[Func][tid:N]`` and ``(tid:N)`` after ``[file:line]``); the b
 still run where the thread id is missing after that. ``tests/test_cannheader.py`` checks that
 spans and values equal those of the YAML header and bodies, on generated and real lines.
 
+The four groups are read by a small C module where it is built (``native/cannheader.c``:
+ONE_PASS walked by hand, about 20 times faster than RE2, which took half the parse of a
+DEBUG-heavy chunk), by RE2 otherwise; ``tests/test_cannheader.py`` holds the two to the same
+groups.
+
 The fast path is used only while the YAML pattern and the tagged-tid body are the ones it was
 written for (``applies_to``); an edited format goes through the generic regex path.
 """
@@ -26,13 +31,20 @@ import pyarrow.compute as pc
 
 from plogscan.parse import fieldvalues as fv
 from plogscan.parse.arrowtext import (
+    LARGE,
     byte_at,
     byte_lengths,
     line_buffers,
     span_columns,
+    substrings,
     validity_bitmap,
 )
 from plogscan.parse.lineformats import LineFormat
+
+try:  # ONE_PASS's groups read in C (native/cannheader.c), where the build compiled it
+    from plogscan.parse import _cannheader as native
+except ImportError:  # no C compiler at install time: RE2 reads them
+    native = None  # type: ignore[assignment]
 
 # The primary pattern of formats/cann.yaml, as loaded.
 YAML_PATTERN = (
@@ -56,6 +68,7 @@ ONE_PASS = (
 )
 # The fields of a prefix, read once per distinct prefix.
 PREFIX = r"^\[(?P<level>[A-Z]+|\d+)\] ?(?P<module>\w+)\((?P<pid>-?\d+),(?P<proc>[^)]*)\): ?"
+GROUPS = ("prefix", "src_file", "src_line", "tid")
 TS_BYTES = fv.CANN_TS_BYTES  # YYYY-MM-DD-hh:mm:ss.mmm.uuu
 _SPACE, _OPEN, _PAREN = 32, 91, 40
 
@@ -133,18 +146,43 @@ def _prefix_fields(prefix: pa.Array) -> tuple[dict[str, np.ndarray], dict[str, n
     return start, length, values
 
 
+def one_pass_spans(lines: pa.Array) -> np.ndarray | None:
+    """Start and length (in the line) of each of ONE_PASS's ``GROUPS`` on every line, as
+    columns 2k and 2k + 1 (0 and 0 where a group took no part; a line matches when its
+    prefix is not empty), read by the C module; None when it is not built."""
+    if native is None:
+        return None
+    offsets, data = line_buffers(lines)
+    spans = np.empty((len(lines), 2 * len(GROUPS)), np.int64)
+    native.spans(data, offsets, spans)
+    return spans
+
+
+def one_pass_groups(lines: pa.Array, compiled: bool = True) -> tuple[np.ndarray, list[pa.Array]]:
+    """Which lines ONE_PASS matches, and the text of each of its ``GROUPS`` on every line
+    (empty where the group took no part or the line does not match, as RE2 gives them): read
+    by the C module when it is built and ``compiled``, else by RE2."""
+    spans = one_pass_spans(lines) if compiled else None
+    if spans is not None:
+        offsets, data = line_buffers(lines)
+        base = offsets[:-1]
+        texts = [pc.cast(substrings(data, base + spans[:, 2 * k], spans[:, 2 * k + 1]), LARGE)
+                 for k in range(len(GROUPS))]
+        return spans[:, 1] > 0, texts
+    found = pc.extract_regex(lines, ONE_PASS)
+    return (found.is_valid().to_numpy(zero_copy_only=False),
+            [found.field(name) for name in GROUPS])
+
+
 def match(lines: pa.Array) -> HeaderSpans:
     """Spans and values of every line that carries a CANN header (the YAML pattern's,
     exactly)."""
-    found = pc.extract_regex(lines, ONE_PASS)
-    matched = found.is_valid().to_numpy(zero_copy_only=False)
+    matched, (prefix, src_file, src_line, tid) = one_pass_groups(lines)
     offsets, data = line_buffers(lines)
     base = offsets[:-1]
     ends = offsets[1:]
     # Lines that do not match have empty groups, so their spans come out as garbage here;
     # they are set to "absent" at the end.
-    prefix, src_file, src_line, tid = (found.field(name) for name in
-                                       ("prefix", "src_file", "src_line", "tid"))
     start, length, values = _prefix_fields(prefix)
     file_len, line_len, tid_len = byte_lengths(src_file), byte_lengths(src_line), byte_lengths(tid)
     has_block, has_tid = file_len > 0, tid_len > 0  # these groups are never empty

@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.parse import glue
+from plogscan.parse import cannheader, glue
 from plogscan.parse.arrowtext import (
     LARGE,
     any_match,
@@ -137,6 +137,36 @@ def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.
     without ``[``, pid short enough to read), where their timestamp starts, and the level,
     module and pid of each (aligned with the header lines)."""
     n = len(lines)
+    spans = cannheader.one_pass_spans(lines)
+    if spans is not None:  # read in C: the prefix's length where the line matches
+        rows = np.flatnonzero(spans[:, 1] > 0)
+        ts_start = np.zeros(n, np.int64)
+        ts_start[rows] = spans[rows, 1]
+    else:
+        rows, ts_start = _shaped_headers(data, starts, lengths, first, lines)
+    prefix = pc.cast(substrings(data, starts[rows], ts_start[rows]), pa.string())
+    encoded = pc.dictionary_encode(prefix)
+    found = pc.extract_regex(encoded.dictionary, _PREFIX_WHOLE)
+    fields = dict(zip(("level", "module", "pid", "proc"), found.flatten(), strict=True))
+    pid = digits(fields["pid"], pa.int64())  # null where the prefix did not match
+    bracket = pc.fill_null(pc.match_substring(fields["proc"], "["), True)
+    valid = _mask(pid.is_valid()) & ~_mask(bracket)
+    index = encoded.indices.to_numpy(zero_copy_only=False)
+    good = valid[index]
+    rows, index = rows[good], pa.array(index[good])
+    header = np.zeros(n, bool)
+    header[rows] = True
+    level = pc.take(fields["level"], index)
+    module = pc.take(fields["module"], index)
+    return header, ts_start, level, module, pc.take(pid, index)
+
+
+def _shaped_headers(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
+                    first: np.ndarray, lines: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The lines whose start has the shape of a CANN header up to its timestamp (``[``, the
+    first ``)`` followed by ``:``, an optional space, a timestamp), and where that timestamp
+    starts: ``one_pass_spans`` in numpy, for a build without the C module."""
+    n = len(lines)
     header = (first == _OPEN) & (lengths >= _SHORTEST)
     close = pc.find_substring(lines, ")").to_numpy(zero_copy_only=False).astype(np.int64)
     header &= close > 0
@@ -154,22 +184,7 @@ def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.
               & ((stamp[:, 10] == _DASH) | (stamp[:, 10] == _SPACE))
               & (stamp[:, 13] == _COLON) & (stamp[:, 16] == _COLON)
               & (stamp[:, 19] == _DOT) & (stamp[:, 23] == _DOT))
-    rows = rows[shaped]
-    prefix = pc.cast(substrings(data, starts[rows], ts_start[rows]), pa.string())
-    encoded = pc.dictionary_encode(prefix)
-    found = pc.extract_regex(encoded.dictionary, _PREFIX_WHOLE)
-    fields = dict(zip(("level", "module", "pid", "proc"), found.flatten(), strict=True))
-    pid = digits(fields["pid"], pa.int64())  # null where the prefix did not match
-    bracket = pc.fill_null(pc.match_substring(fields["proc"], "["), True)
-    valid = _mask(pid.is_valid()) & ~_mask(bracket)
-    index = encoded.indices.to_numpy(zero_copy_only=False)
-    good = valid[index]
-    rows, index = rows[good], pa.array(index[good])
-    header = np.zeros(n, bool)
-    header[rows] = True
-    level = pc.take(fields["level"], index)
-    module = pc.take(fields["module"], index)
-    return header, ts_start, level, module, pc.take(pid, index)
+    return rows[shaped], ts_start
 
 
 def _parse_matching(buf: bytes, offsets: np.ndarray, lengths: np.ndarray, header: np.ndarray,
