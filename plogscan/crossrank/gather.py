@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
+from plogscan.crossrank.prefilter import prefiltered_rows
 from plogscan.crossrank.streamfacts import count_from_facts, held_keys, note_whole, rows_in_whole
 from plogscan.crossrank.summary import MAX_STREAMS, Entry, Segment, StreamKey, StreamStats, Summary
 from plogscan.schema import batch_bytes, plain_text
@@ -133,8 +134,7 @@ class Gatherer:
         names = batch.schema.names
         cols = {n: _plain(batch.column(names.index(n))) for n in _COLUMNS if n in names}
         message = cols["message"]
-        hit = pc.fill_null(pc.match_substring_regex(message, p.PREFILTER), False)
-        idx = np.flatnonzero(hit.to_numpy(zero_copy_only=False))
+        idx = prefiltered_rows(message)
         found = message.take(pa.array(idx))  # the few rows any later test looks at
         self._find_segments(cols, found, idx)
         segment = self._segment_column(cols)
