@@ -25,7 +25,6 @@ def test_hyperscan_and_re2_find_the_same_rows(messages: list[str | None]) -> Non
 
 
 def test_a_repeated_message_is_found_on_every_row() -> None:
-    """Many rows of few values are scanned once per value and spread back to their rows."""
     column = pa.array(["x", "HCCL_CONNECT_TIMEOUT set by environment to [50]s", None] * 40,
                       pa.large_string())
     assert prefiltered_rows(column).tolist() == list(range(1, 120, 3))

@@ -21,7 +21,10 @@ def prefiltered_rows(message: pa.Array, hyperscan: bool = True) -> np.ndarray:
     """Rows (ascending) whose message ``PREFILTER`` matches a piece of."""
     scanner = LiteralScanner.build((), (PREFILTER,)) if hyperscan else None
     if scanner is not None:
-        _ids, rows, _non_ascii = scanner.matches(message)  # no literal: exact on any text
+        # Scanned as it is: no literal, so exact on any text; and without the dictionary of
+        # distinct messages that ``matches`` builds for repeated ones (a copy of the batch's
+        # text beside the engine's and the workers' memory, for little time saved here).
+        _ids, rows, _non_ascii = scanner.scan_rows(message)
         return np.unique(rows)
     hit = pc.fill_null(pc.match_substring_regex(message, PREFILTER), False)
     return np.flatnonzero(hit.to_numpy(zero_copy_only=False))

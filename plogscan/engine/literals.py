@@ -93,6 +93,10 @@ class LiteralScanner:
                 return _spread(encoded.indices, ids, rows, non_ascii)
         return self._matches(column)
 
+    def scan_rows(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``matches`` without looking for repeated values first: every row is scanned."""
+        return self._matches(column)
+
     def _matches(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = len(column)
         empty = np.zeros(0, np.int64)

@@ -98,9 +98,6 @@ class Narrowing:
                     self.unsure[index[text]] = True
                     self.of_literal.setdefault(index[text], []).append(k)
 
-    def __bool__(self) -> bool:
-        return bool(self.of_literal)
-
     def sure(self, ids: np.ndarray) -> np.ndarray:
         """Boolean mask of the matches (their expression ids) that decide by themselves."""
         inside = ids < len(self.unsure)
