@@ -31,7 +31,7 @@ def _exact(messages: list[str | None]) -> set:
 def test_repeated_rows_give_the_matches_of_each_row(messages: list[str | None]) -> None:
     column = pa.array(messages, pa.large_string())
     assert SCANNER is not None
-    deduped, plain = SCANNER.matches(column), SCANNER._matches(column)
+    deduped, plain = SCANNER.matches(column), SCANNER.scan_rows(column)
     assert _pairs(deduped) == _pairs(plain)  # no literal spans two values: spaces around
     assert _pairs(deduped)[0] == _exact(messages)
     assert _pairs(deduped)[1] == {r for r, m in enumerate(messages) if m and not m.isascii()}

@@ -89,15 +89,12 @@ class LiteralScanner:
         if len(column) >= _DEDUPE_MIN_ROWS:
             encoded = pc.dictionary_encode(column)
             if 2 * len(encoded.dictionary) <= len(column):
-                ids, rows, non_ascii = self._matches(encoded.dictionary)
+                ids, rows, non_ascii = self.scan_rows(encoded.dictionary)
                 return _spread(encoded.indices, ids, rows, non_ascii)
-        return self._matches(column)
+        return self.scan_rows(column)
 
     def scan_rows(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``matches`` without looking for repeated values first: every row is scanned."""
-        return self._matches(column)
-
-    def _matches(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = len(column)
         empty = np.zeros(0, np.int64)
         if n == 0:
