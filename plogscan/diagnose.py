@@ -175,7 +175,8 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         clock_offsets: Sequence[tuple[str, float]] = (), clock_reference: str | None = None,
         timings: dict[str, float] | None = None, cache: Path | None = None,
         executor: Any = None, limits: Limits | None = None,
-        redactor: Redactor | None = None, skim: bool = True) -> Diagnosis:
+        redactor: Redactor | None = None, skim: bool = True,
+        reuse_result: bool = True) -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
 
     ``lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the findings and
@@ -184,7 +185,10 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     ``clock_reference`` picks the reference host (``plogscan.crossrank.clock``). ``timings``,
     when given, receives the seconds spent in each stage: ``crossrank-gather`` (the summary,
     during the pass), ``crossrank`` (identities, clocks and conclusions after it), ``total``.
-    ``cache`` is the extraction cache's directory (``plogscan.cache``; None: no cache).
+    ``cache`` is the extraction cache's directory (``plogscan.cache``; None: no cache). With
+    it, and ``reuse_result``, the whole result of an earlier run over the same unchanged
+    inputs with the same rules and options is reused (``cache.memo``); without
+    ``reuse_result`` each file's entry is.
     ``executor`` (``ingest.cluster.DaskExecutor``) runs the parse, and reads the context
     lines, on a cluster instead of the local pool.
 
@@ -218,14 +222,26 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
                 else None)
     store = None
     cache_problem = None
+    memo = None
     if cache is not None and selector is not None:
         from plogscan.cache import CacheStore, code_fingerprint, max_bytes
+        from plogscan.cache.memo import ResultMemo
 
         namespace = hashlib.sha256((code_fingerprint() + selector.fingerprint()).encode())
         try:
             store = CacheStore(cache, namespace.hexdigest(), max_bytes())
         except InputError as err:  # an unusable cache only makes the run slower
             cache_problem = err.message
+        if store is not None and executor is None and reuse_result:
+            # Everything else a result depends on is in the inputs, the code or these.
+            settings = repr((ruleset, fail_on, context_lines, tuple(clock_offsets),
+                             clock_reference, limits or Limits()))
+            memo = ResultMemo(store, paths, hashlib.sha256(settings.encode()).hexdigest())
+            found = memo.find(store)
+            if found is not None:
+                store.close()
+                timings["total"] = time.perf_counter() - started
+                return _reused(found, on_progress)
     ingest = Ingest(workers=workers, on_progress=on_progress, processes=processes,
                     reducer=selector,
                     on_facts=facts.add if facts is not None else None, store=store,
@@ -308,8 +324,21 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on),
         fail_on=fail_on, extra=extra, lang=lang, crossrank=crossrank)
     diagnosis = with_incidents(diagnosis)
+    if memo is not None:
+        memo.save(diagnosis)
     timings["total"] = time.perf_counter() - started
     return diagnosis
+
+
+def _reused(diagnosis: Diagnosis, on_progress: Callable[[str, int], None] | None
+            ) -> Diagnosis:
+    """A diagnosis the cache kept for these very inputs, as this run's: every file it read
+    came from the cache."""
+    if on_progress is not None:
+        on_progress("bytes", sum(f.bytes for f in diagnosis.inputs.files))
+    files = len(diagnosis.inputs.files)
+    return replace(diagnosis, extra={**diagnosis.extra, "reused_files": files,
+                                     "reused_result": True})
 
 
 def _aligned_finding(finding: Finding, ctx: Context) -> Finding:

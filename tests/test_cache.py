@@ -34,12 +34,18 @@ def _json(diagnosis) -> str:
     return render(diagnosis, "json")
 
 
-def test_rerun_reads_the_cache_and_gives_the_same_report(logs: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("whole", [True, False], ids=["whole-result", "per-file"])
+def test_rerun_reads_the_cache_and_gives_the_same_report(logs: Path, tmp_path: Path,
+                                                         whole: bool) -> None:
+    """A rerun over unchanged inputs reuses the whole earlier result; without it
+    (``reuse_result=False``, as when other files changed) each file's entry is reused."""
     cache = tmp_path / "cache"
     plain = run([str(logs)])
     first = run([str(logs)], cache=cache)
-    second = run([str(logs)], cache=cache)
+    second = run([str(logs)], cache=cache, reuse_result=whole)
     assert first.extra["reused_files"] == 0
+    assert "reused_result" not in first.extra
+    assert second.extra.get("reused_result", False) is whole
     assert second.extra["reused_files"] == len(second.inputs.files) > 0
     assert _json(plain) == _json(first) == _json(second)
     assert second.findings and second.findings[0].rule == "CCU001"
@@ -140,7 +146,7 @@ def test_a_use_is_noted_at_most_once_an_hour(logs: Path, tmp_path: Path) -> None
         db.execute("UPDATE entries SET used = used - 7200 WHERE rowid = "
                    "(SELECT min(rowid) FROM entries)")
         before = dict(db.execute("SELECT rowid, used FROM entries"))
-    again = run([str(logs)], cache=cache)
+    again = run([str(logs)], cache=cache, reuse_result=False)
     assert again.extra["reused_files"] == len(before)
     with sqlite3.connect(cache / DATABASE) as db:
         after = dict(db.execute("SELECT rowid, used FROM entries"))

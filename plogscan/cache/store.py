@@ -3,9 +3,10 @@ out first.
 
 One row per (namespace, path): the file's size, modification time and content digest, when
 it was last used, and the entry itself as two Arrow IPC record batches (kept records, facts) plus
-the file's accounting as JSON. Two more tables keep where lines start in the files whose
-context lines were read (``ingest.linemarks``) and the kind sniffed from each file's name and
-head (``ingest.classify.remembered_kind``), under the same cap. SQLite keeps thousands of
+the file's accounting as JSON. Three more tables keep where lines start in the files whose
+context lines were read (``ingest.linemarks``), the kind sniffed from each file's name and
+head (``ingest.classify.remembered_kind``) and whole results of earlier runs over unchanged
+inputs (``cache.results``), under the same cap. SQLite keeps thousands of
 small entries in one file (20,000 small logs cost 20,000 rows, not 20,000 files) and lets two
 runs share the cache safely.
 """
@@ -19,6 +20,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +36,7 @@ from plogscan.schema import EVENT_SCHEMA
 __all__ = ["CacheInfo", "CacheStore", "clear", "code_fingerprint", "evict", "info"]
 
 DATABASE = "extracts.sqlite"
+RESULT_SHARE = 4  # one kept result may take at most this share of the cap
 USED_GRAIN = 3600.0  # seconds: entries used within one hour of each other are evicted alike
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -46,6 +49,11 @@ KINDS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS kinds (
     namespace TEXT NOT NULL, path TEXT NOT NULL, kind TEXT NOT NULL, used REAL NOT NULL,
     nbytes INTEGER NOT NULL, PRIMARY KEY (namespace, path))
+"""
+RESULTS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (
+    namespace TEXT NOT NULL, path TEXT NOT NULL, content TEXT NOT NULL, used REAL NOT NULL,
+    nbytes INTEGER NOT NULL, payload BLOB NOT NULL, PRIMARY KEY (namespace, path))
 """
 MARKS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS line_marks (
@@ -63,6 +71,7 @@ class CacheInfo:
     bytes: int
     max_bytes: int
     namespaces: int
+    results: int = 0  # whole results of earlier runs (``cache.memo``)
 
 
 class CacheStore:
@@ -168,6 +177,32 @@ class CacheStore:
         except sqlite3.Error:
             return
 
+    def find_result(self, listing: str, content: Callable[[], str | None]) -> bytes | None:
+        """The result kept for the inputs whose listing hashes to ``listing``
+        (``ingest.signature``), when ``content()`` (called only if there is one) gives the
+        content hash it was kept with."""
+        try:
+            row = self._db.execute(
+                "SELECT content, payload, used FROM results WHERE namespace=? AND path=?",
+                (self.namespace, listing)).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None or content() != row[0]:
+            return None
+        self._used("results", listing, row[2])
+        return bytes(row[1])
+
+    def save_result(self, listing: str, content: str, payload: bytes) -> None:
+        if len(payload) > self.max_bytes // RESULT_SHARE:
+            return
+        try:
+            self._db.execute("INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?, ?, ?)",
+                             (self.namespace, listing, content, time.time(), len(payload),
+                              payload))
+            self._saved += len(payload)
+        except sqlite3.Error:
+            return
+
     def close(self) -> None:
         """Commit, evict least recently used entries past the cap, close."""
         with contextlib.suppress(sqlite3.Error):
@@ -192,7 +227,9 @@ def evict(db: sqlite3.Connection, limit: int) -> int:
     for table, namespace, path, nbytes, _used in db.execute(
             "SELECT 'entries', namespace, path, nbytes, used FROM entries UNION ALL "
             "SELECT 'line_marks', namespace, path, nbytes, used FROM line_marks UNION ALL "
-            "SELECT 'kinds', namespace, path, nbytes, used FROM kinds ORDER BY used").fetchall():
+            "SELECT 'kinds', namespace, path, nbytes, used FROM kinds UNION ALL "
+            "SELECT 'results', namespace, path, nbytes, used FROM results ORDER BY used"
+    ).fetchall():
         if total <= limit:
             break
         db.execute(f"DELETE FROM {table} WHERE namespace=? AND path=?", (namespace, path))
@@ -203,7 +240,7 @@ def evict(db: sqlite3.Connection, limit: int) -> int:
 
 def _total_bytes(db: sqlite3.Connection) -> int:
     return sum(db.execute(f"SELECT coalesce(sum(nbytes), 0) FROM {table}").fetchone()[0]
-               for table in ("entries", "line_marks", "kinds"))
+               for table in ("entries", "line_marks", "kinds", "results"))
 
 
 def info(directory: Path, limit: int) -> CacheInfo:
@@ -214,10 +251,11 @@ def info(directory: Path, limit: int) -> CacheInfo:
     try:
         entries, spaces = db.execute(
             "SELECT count(*), count(DISTINCT namespace) FROM entries").fetchone()
+        results = db.execute("SELECT count(*) FROM results").fetchone()[0]
         size = _total_bytes(db)
     finally:
         db.close()
-    return CacheInfo(str(directory), entries, size, limit, spaces)
+    return CacheInfo(str(directory), entries, size, limit, spaces, results)
 
 
 def clear(directory: Path) -> int:
@@ -230,6 +268,7 @@ def clear(directory: Path) -> int:
         db.execute("DELETE FROM entries")
         db.execute("DELETE FROM line_marks")
         db.execute("DELETE FROM kinds")
+        db.execute("DELETE FROM results")
         db.commit()
         db.execute("VACUUM")
     finally:
@@ -252,6 +291,7 @@ def _open(directory: Path) -> sqlite3.Connection:
         db.execute(SCHEMA)
         db.execute(MARKS_SCHEMA)
         db.execute(KINDS_SCHEMA)
+        db.execute(RESULTS_SCHEMA)
         db.commit()
     except (OSError, sqlite3.Error) as err:
         raise InputError(f"cannot use the cache directory {directory}: {err}",

@@ -20,7 +20,10 @@ def command() -> None:
 
     `diagnose` keeps, per input file, the records the rules can use and a summary of the
     rest, keyed by the file's path, size, modification time and content hash, and by a hash
-    of plogscan's code, data and rule selection. It holds log text: it is created 0700.
+    of plogscan's code, data and rule selection. It also keeps each run's whole result: a
+    rerun over the same unchanged inputs, with the same rules and options, only checks the
+    files and prints it again (another --format is fine). It holds log text: it is created
+    0700.
 
     \b
     Examples:
@@ -40,6 +43,7 @@ def info(cache: str | None) -> None:
     found = cache_info(_directory(cache), max_bytes())
     click.echo(f"directory: {found.directory}")
     click.echo(f"entries:   {found.entries} files ({found.namespaces} code/rule versions)")
+    click.echo(f"results:   {found.results} runs")
     click.echo(f"size:      {found.bytes / 1e6:.1f} MB of at most {found.max_bytes / 1e6:.0f} MB "
                "(PLOGSCAN_CACHE_MAX; least recently used entries go first)")
 

@@ -89,6 +89,11 @@ def file_key(stream: BinaryIO, context: object = "", cwd: str | None = None
     return FileKey(absolute(name, cwd), info.st_size, info.st_mtime_ns, repr(context))
 
 
+def sampled_bytes(size: int) -> int:
+    """How many bytes ``file_digest`` reads of a file of ``size`` bytes."""
+    return size if size <= WHOLE_BYTES else 2 * EDGE_BYTES + SAMPLES * SAMPLE_BYTES
+
+
 def file_digests(paths: list[str]) -> list[str | None]:
     """``file_digest`` of each path (one task for many small files)."""
     return [file_digest(path) for path in paths]
