@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -38,8 +38,12 @@ def warn(message: str) -> None:
 
 
 @contextmanager
-def progress_bar(enabled: bool, total_bytes: int | None = None) -> Iterator[object]:
+def progress_bar(enabled: bool, total_bytes: Callable[[], int | None] | None = None
+                 ) -> Iterator[object]:
     """A byte-counting progress bar on stderr, or a no-op callback when disabled.
+
+    ``total_bytes`` is asked only when a bar is shown: adding up the sizes of a tree stats
+    every file in it (0.15 s for 20,000 files), which a run with no bar need not pay.
 
     Yields ``advance(event, amount)``: ``("bytes", n)`` moves the bar, ``("file", 0)`` counts a
     finished file.
@@ -60,7 +64,7 @@ def progress_bar(enabled: bool, total_bytes: int | None = None) -> Iterator[obje
         TextColumn("parsing"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
         TextColumn("{task.fields[files]} files"), TimeElapsedColumn(),
         console=err_console(), transient=True)
-    task = progress.add_task("parse", total=total_bytes, files=0)
+    task = progress.add_task("parse", total=total_bytes() if total_bytes else None, files=0)
     files = 0
 
     def advance(event: str, amount: int) -> None:

@@ -75,3 +75,20 @@ def test_progress_shows_on_a_terminal_only_and_not_with_quiet(name: str, tmp_pat
     assert b"parsing" not in quiet
     _, piped = _run(args, stderr_tty=False)
     assert b"parsing" not in piped
+
+
+def test_the_total_is_added_up_only_for_a_bar_that_is_shown() -> None:
+    """Adding up a tree's sizes stats every file: a run without a bar (``--quiet``, stderr not
+    a terminal) never asks for it."""
+    from plogscan.console import progress_bar
+
+    asked: list[int] = []
+
+    def total() -> int:
+        asked.append(1)
+        return 10
+
+    for enabled in (False, True):  # stderr is not a terminal under pytest
+        with progress_bar(enabled, total) as advance:
+            advance("bytes", 5)  # type: ignore[operator]
+    assert asked == []

@@ -67,7 +67,7 @@ def create(paths: tuple[str, ...], output: Path, reason: str | None,
     from plogscan.diagnose import NothingRead, run  # the whole pipeline; imported when needed
 
     logs = [p for p in paths if not p.endswith(".parquet")]
-    with progress_bar(not quiet, input_size(logs)) as advance:
+    with progress_bar(not quiet, lambda: input_size(logs)) as advance:
         try:
             diagnosis = run(list(paths), rules_dirs=rule_dirs, fail_on="never", workers=workers,
                             on_progress=advance, limits=limits)  # type: ignore[arg-type]

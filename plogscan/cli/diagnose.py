@@ -119,8 +119,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     if events_out:
         prepare_output(events_out, "event table", inputs=paths)
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
-    with progress_bar(not quiet, input_size([p for p in paths if not p.endswith(".parquet")])
-                      ) as advance:
+    logs = [p for p in paths if not p.endswith(".parquet")]
+    with progress_bar(not quiet, lambda: input_size(logs)) as advance:
         try:
             diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
                             processes=parallel == "processes",

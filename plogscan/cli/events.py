@@ -73,7 +73,8 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
     header = True
     stopped_early = False
     log_paths = [p for p in paths if not is_table(p)]
-    with progress_bar(not quiet and bool(log_paths), input_size(log_paths)) as advance:
+    with progress_bar(not quiet and bool(log_paths),
+                      lambda: input_size(log_paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
                         processes=parallel == "processes", limits=limits)  # type: ignore[arg-type]
         for batch in event_batches(list(paths), ingest):

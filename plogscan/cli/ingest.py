@@ -84,7 +84,7 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
                                parallel, scheduler, scheduler_file, limits, redactor)
     prepare_output(output, "event table", inputs=paths)
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
-    with progress_bar(not quiet, input_size(paths)) as advance:
+    with progress_bar(not quiet, lambda: input_size(paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
                         processes=parallel == "processes", encoded=True, executor=executor,
                         limits=limits)  # type: ignore[arg-type]
@@ -132,7 +132,7 @@ def _ingest_dataset(paths: tuple[str, ...], directory: Path, overwrite: bool, st
     from plogscan.table.parquet import inputs_json
 
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
-    with progress_bar(not quiet, input_size(paths)) as advance:
+    with progress_bar(not quiet, lambda: input_size(paths)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
                         processes=parallel == "processes", executor=executor,
                         limits=limits)  # type: ignore[arg-type]

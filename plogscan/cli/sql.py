@@ -37,7 +37,7 @@ def command(query: str, paths: tuple[str, ...], fmt: str, quiet: bool) -> None:
 
     connect()  # a missing DuckDB is said before any parsing
     logs = [p for p in paths if not is_table(p)]
-    with progress_bar(not quiet and bool(logs), input_size(logs)) as advance:
+    with progress_bar(not quiet and bool(logs), lambda: input_size(logs)) as advance:
         ingest = Ingest(on_progress=advance)
         names, rows = run_query(query, event_batches(list(paths), ingest))
         for text in render(names, rows, fmt):
