@@ -101,8 +101,9 @@ class LiteralScanner:
             return empty, empty, empty
         if not pa.types.is_large_string(column.type):
             column = column.cast(pa.large_string())
-        non_ascii = np.flatnonzero(~pc.fill_null(pc.string_is_ascii(column), True).to_numpy(
-            zero_copy_only=False))
+        # Only literals are folded differently from Arrow: regexes alone need no such rows.
+        non_ascii = (np.flatnonzero(~pc.fill_null(pc.string_is_ascii(column), True).to_numpy(
+            zero_copy_only=False)) if self.count else empty)
         offsets = np.frombuffer(column.buffers()[1], dtype=np.int64)[column.offset:
                                                                       column.offset + n + 1]
         data = column.buffers()[2]

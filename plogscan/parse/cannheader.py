@@ -23,6 +23,7 @@ written for (``applies_to``); an edited format goes through the generic regex pa
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -123,7 +124,7 @@ def _prefix_fields(prefix: pa.Array) -> tuple[dict[str, np.ndarray], dict[str, n
     """Spans and values of level, module, pid and proc, read once per distinct prefix."""
     encoded = pc.dictionary_encode(prefix)
     index = encoded.indices.to_numpy(zero_copy_only=False)
-    distinct = encoded.dictionary
+    distinct = encoded.dictionary.cast(LARGE)  # string views from the C reader's spans
     names = ("level", "module", "pid", "proc")
     spans = pc.extract_regex_span(distinct, PREFIX)
     # Null where the prefix is empty (a line with no header).
@@ -177,19 +178,55 @@ def one_pass_groups(lines: pa.Array, compiled: bool = True) -> tuple[np.ndarray,
             [found.field(name) for name in GROUPS])
 
 
+@dataclass
+class _Groups:
+    """ONE_PASS's groups on every line, as ``match`` needs them: each group's byte length,
+    the text of the prefix and of src_file, and the thread-id part of a few rows on demand.
+    The numbers (src_line, thread ids) are read from the lines at the spans ``match``
+    derives, not from the groups' text: cutting out every line's groups as strings took a
+    fifth of a DEBUG chunk's parse."""
+
+    matched: np.ndarray
+    lengths: list[np.ndarray]  # of each of GROUPS, 0 where it took no part
+    prefix: pa.Array  # any string type
+    src_file: pa.Array  # string
+    tid_of: Callable[[np.ndarray], pa.Array]  # the thread-id part's text of some rows
+
+
+def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray) -> _Groups:
+    """``_Groups`` read by the C module when it is built, else by RE2."""
+    spans = one_pass_spans(lines)
+    if spans is None:
+        found = pc.extract_regex(lines, ONE_PASS)
+        texts = [found.field(name) for name in GROUPS]
+        tid = texts[3]
+        return _Groups(found.is_valid().to_numpy(zero_copy_only=False),
+                       [byte_lengths(text) for text in texts], texts[0],
+                       texts[1].cast(pa.string()), lambda rows: tid.take(pa.array(rows)))
+    base = offsets[:-1]
+
+    def text(k: int, rows: np.ndarray | slice = slice(None)) -> pa.Array:
+        return substrings(data, base[rows] + spans[rows, 2 * k], spans[rows, 2 * k + 1])
+
+    return _Groups(spans[:, 1] > 0, [spans[:, 2 * k + 1] for k in range(len(GROUPS))],
+                   text(0), pc.cast(text(1), pa.string()),
+                   lambda rows: pc.cast(text(3, rows), LARGE))
+
+
 def match(lines: pa.Array) -> HeaderSpans:
     """Spans and values of every line that carries a CANN header (the YAML pattern's,
     exactly)."""
-    matched, (prefix, src_file, src_line, tid) = one_pass_groups(lines)
     offsets, data = line_buffers(lines)
+    groups = _groups(lines, offsets, data)
+    matched = groups.matched
     base = offsets[:-1]
     ends = offsets[1:]
+    rows = np.arange(len(lines))
     # Lines that do not match have empty groups, so their spans come out as garbage here;
     # they are set to "absent" at the end.
-    start, length, values = _prefix_fields(prefix)
-    file_len, line_len, tid_len = byte_lengths(src_file), byte_lengths(src_line), byte_lengths(tid)
+    start, length, values = _prefix_fields(groups.prefix)
+    ts0, file_len, line_len, tid_len = groups.lengths
     has_block, has_tid = file_len > 0, tid_len > 0  # these groups are never empty
-    ts0 = byte_lengths(prefix)
     start["ts"], length["ts"] = ts0, np.full(len(ts0), TS_BYTES, np.int64)
     # " ?" after the timestamp, then "[" of [file:line] or the final " ?" of the pattern.
     ts_end = ts0 + TS_BYTES
@@ -209,24 +246,22 @@ def match(lines: pa.Array) -> HeaderSpans:
     tagged = has_tid & ~plain & ~bracketed
     colon = np.zeros(len(t0), np.int64)
     if tagged.any():
-        colon = pc.find_substring(tid, ":").to_numpy(zero_copy_only=False).astype(np.int64)
+        picked = np.flatnonzero(tagged)
+        colon[picked] = pc.find_substring(groups.tid_of(picked), ":").to_numpy(
+            zero_copy_only=False)
     start["tid"] = np.select([plain, bracketed, tagged], [t0, t0 + 1, t0 + colon + 1], -1)
     length["tid"] = np.select([plain, bracketed, tagged],
                               [tid_len - 1, tid_len - 2, tid_len - colon - 2], 0)
     part_end = np.where(has_tid, t0 + tid_len, np.where(has_block, close_end, after))
     msg = part_end + (byte_at(data, ends, base + part_end) == _SPACE)
-    values["src_file"] = _present(src_file.cast(pa.string()), has_block)
-    values["src_line"] = fv.digits(_present(src_line, has_block), pa.int32())
+    values["src_file"] = _present(groups.src_file, has_block)
     if not matched.all():
         for name in start:
             start[name] = np.where(matched, start[name], -1)
             length[name] = np.where(matched, length[name], 0)
         msg = np.where(matched, msg, 0)
-    # "123 " and "[123]" trimmed; the tagged shapes read from their spans.
-    values["tid"] = fv.digits(_present(pc.utf8_trim(tid, " []"), has_tid & ~tagged), pa.int64())
-    tagged &= matched
-    if tagged.any():
-        rows = np.flatnonzero(tagged)
-        values["tid"] = pc.replace_with_mask(values["tid"], pa.array(tagged), fv.integers(
-            data, offsets, rows, start["tid"][rows], length["tid"][rows], pa.int64()))
+    # The digits of "[file:123]", and of "123 ", "[123]" or a tagged shape.
+    values["src_line"] = fv.integers(data, offsets, rows, start["src_line"],
+                                     length["src_line"], pa.int32())
+    values["tid"] = fv.integers(data, offsets, rows, start["tid"], length["tid"], pa.int64())
     return HeaderSpans(matched, start, length, msg, values)
