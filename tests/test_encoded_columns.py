@@ -15,7 +15,9 @@ from plogscan.schema import (
     decoded,
     encoded,
     encoded_text,
+    orderable_text,
     plain_text,
+    text_equals,
 )
 
 LEVELS = st.sampled_from([None, "DEBUG", "INFO", "ERROR", "WARNING", "TRACE", "3"])
@@ -91,3 +93,29 @@ def test_record_columns_are_copied_out_of_numpy_memory() -> None:
     assert owned.equals(wrapped)
     indices = pa.DictionaryArray.from_arrays(pa.array(np.zeros(3, np.int32)), pa.array(["a"]))
     assert in_arrow_memory(indices).to_pylist() == ["a", "a", "a"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.sampled_from(["", "a", "b", "ERROR", "é", "Z"]),
+                                 st.text(max_size=3)), max_size=30),
+       groups=st.lists(st.integers(0, 3), min_size=30, max_size=30),
+       probe=st.sampled_from(["ERROR", "a", "", "x"]))
+def test_encoded_text_compares_and_orders_as_plain_text(values: list[str | None],
+                                                        groups: list[int], probe: str) -> None:
+    """The cross-rank summary reads ingest's encoded columns without spelling them out: the
+    rows equal to a value, and the least text of each group, are those of the plain column."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    plain = pa.array(values, pa.string())
+    for column in (plain, pc.dictionary_encode(plain), encoded_text(plain)):
+        assert text_equals(column, probe).tolist() == [v == probe for v in values]
+        orderable, back = orderable_text(column)
+        table = pa.table({"g": pa.array(groups[:len(values)], pa.int64()), "v": orderable})
+        got = {row["g"]: back(row["v_min"]) for row in
+               table.group_by("g", use_threads=False).aggregate([("v", "min")]).to_pylist()}
+        want = {row["g"]: row["v_min"] for row in pa.table(
+            {"g": pa.array(groups[:len(values)], pa.int64()), "v": plain}).group_by(
+            "g", use_threads=False).aggregate([("v", "min")]).to_pylist()}
+        assert got == want
+        assert isinstance(text_equals(column, probe), np.ndarray)

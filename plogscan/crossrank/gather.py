@@ -28,7 +28,7 @@ from plogscan.crossrank.anchors import read_anchor
 from plogscan.crossrank.prefilter import prefiltered_rows
 from plogscan.crossrank.streamfacts import count_from_facts, held_keys, note_whole, rows_in_whole
 from plogscan.crossrank.summary import MAX_STREAMS, Entry, Segment, StreamKey, StreamStats, Summary
-from plogscan.schema import batch_bytes, plain_text
+from plogscan.schema import batch_bytes, orderable_text, text_equals
 
 MAX_SEGMENTS = 10_000
 MAX_RECORDS = 100_000  # per list of anchor records (announces, waits, settings...)
@@ -72,10 +72,6 @@ class _Track:
     count: int = 0
     first: list[Entry] = field(default_factory=list)
     last: deque[Entry] = field(default_factory=lambda: deque(maxlen=LAST_ENTRIES))
-
-
-def _plain(column: pa.ChunkedArray | pa.Array) -> pa.Array:
-    return plain_text(column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column)
 
 
 def _min(a: int | None, b: int | None) -> int | None:
@@ -132,7 +128,7 @@ class Gatherer:
 
     def _read(self, batch: pa.RecordBatch) -> None:
         names = batch.schema.names
-        cols = {n: _plain(batch.column(names.index(n))) for n in _COLUMNS if n in names}
+        cols = {n: batch.column(names.index(n)) for n in _COLUMNS if n in names}
         message = cols["message"]
         idx = prefiltered_rows(message)
         found = message.take(pa.array(idx))  # the few rows any later test looks at
@@ -186,7 +182,7 @@ class Gatherer:
         out = np.zeros(len(paths), np.int64)
         lines = cols["line"].to_numpy(zero_copy_only=False)
         for path in present:
-            rows = np.flatnonzero(pc.equal(paths, path).to_numpy(zero_copy_only=False))
+            rows = np.flatnonzero(text_equals(paths, path))
             out[rows] = np.searchsorted(np.asarray(self._headers[path]), lines[rows],
                                         side="right")
         return out
@@ -233,11 +229,13 @@ class Gatherer:
     def _count_streams(self, cols: dict[str, pa.Array], segment: np.ndarray | None) -> None:
         seg = pa.array(segment if segment is not None else np.zeros(len(cols["path"]), np.int64))
         ts = pc.cast(cols["ts"], pa.int64())
+        kind, kind_text = orderable_text(cols["kind"])  # ingest's encoded text stays encoded
+        host, host_text = orderable_text(cols["host"])
         table = pa.table({
             "path": cols["path"], "segment": seg, "pid": cols["pid"], "ts": ts,
-            "line": cols["line"], "kind": cols["kind"], "host": cols["host"],
+            "line": cols["line"], "kind": kind, "host": host,
             "rank": cols["rank"], "device": cols["device"],
-            "error": pc.cast(pc.fill_null(pc.equal(cols["level"], "ERROR"), False), pa.int64()),
+            "error": pa.array(text_equals(cols["level"], "ERROR").astype(np.int64)),
             "epoch": pc.cast(pc.fill_null(cols["clock_epoch"], False), pa.int64()),
         })
         grouped = table.group_by(["path", "segment", "pid"], use_threads=False).aggregate([
@@ -245,10 +243,10 @@ class Gatherer:
             ("error", "sum"), ("epoch", "sum"), ("rank", "min"), ("device", "min"),
             ("kind", "min"), ("host", "min")])
         for g in grouped.to_pylist():
-            self._add_stream(StreamKey(g["path"] or "", g["segment"], g["pid"]), g["kind_min"],
-                             g["host_min"], g["line_min"], g["line_max"], g["ts_min"],
-                             g["ts_max"], g["line_count"], g["error_sum"], g["epoch_sum"],
-                             g["rank_min"], g["device_min"])
+            self._add_stream(StreamKey(g["path"] or "", g["segment"], g["pid"]),
+                             kind_text(g["kind_min"]), host_text(g["host_min"]), g["line_min"],
+                             g["line_max"], g["ts_min"], g["ts_max"], g["line_count"],
+                             g["error_sum"], g["epoch_sum"], g["rank_min"], g["device_min"])
 
     # ------------------------------------------------------------------ anchor rows
 

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.crossrank.summary import MAX_STREAMS, StreamKey
+from plogscan.schema import text_equals
 from plogscan.table.keys import HeldKeys, admitted
 
 
@@ -98,7 +99,7 @@ def rows_in_whole(whole: dict[str, list[tuple[int, int]]], cols: dict[str, pa.Ar
         ranges = whole.get(path or "")
         if not ranges:
             continue
-        rows = np.flatnonzero(pc.equal(paths, path).to_numpy(zero_copy_only=False))
+        rows = np.flatnonzero(text_equals(paths, path))
         merged: list[list[int]] = []  # one chunk's ranges overlap (one per module and level)
         for first, last in sorted(ranges):
             if merged and first <= merged[-1][1] + 1:

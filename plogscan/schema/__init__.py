@@ -47,8 +47,10 @@ Part of the shared vocabulary. Must not import: any pipeline stage.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -163,6 +165,35 @@ def plain_text(column: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray
     if isinstance(column, pa.ChunkedArray):
         return pc.cast(column, column.type.value_type)
     return column.dictionary_decode()
+
+
+def text_equals(column: pa.Array, value: str) -> np.ndarray:
+    """Rows of a text column (plain or dictionary-encoded) equal to ``value`` (a null is not):
+    an encoded column is compared through its dictionary, never spelled out."""
+    if pa.types.is_dictionary(column.type):
+        hit = pc.fill_null(pc.equal(column.dictionary, value), False).to_numpy(
+            zero_copy_only=False)
+        codes = pc.fill_null(column.indices, -1).to_numpy(zero_copy_only=False)
+        return np.where(codes >= 0, hit[np.maximum(codes, 0)], False) if len(hit) else \
+            np.zeros(len(column), bool)
+    return pc.fill_null(pc.equal(column, value), False).to_numpy(zero_copy_only=False)
+
+
+def orderable_text(column: pa.Array) -> tuple[pa.Array, Callable[[int | None], object]]:
+    """A column whose ``min`` an Arrow aggregation can take, and how to read a min of it
+    back as the text: a dictionary-encoded column becomes the rank of each value among the
+    sorted dictionary (the min rank is the min text), a plain one stays as it is."""
+    if not pa.types.is_dictionary(column.type):
+        return column, lambda value: value
+    values = column.dictionary
+    order = pc.sort_indices(values).to_numpy(zero_copy_only=False)
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    codes = pc.fill_null(column.indices, -1).to_numpy(zero_copy_only=False)
+    ranks = pa.array(rank[np.maximum(codes, 0)] if len(rank) else np.zeros(len(codes), np.int64),
+                     mask=codes < 0)
+    ordered = values.take(pa.array(order)).to_pylist()
+    return ranks, lambda value: None if value is None else ordered[value]
 
 
 def held_bytes(data: pa.RecordBatch | pa.Table) -> int:
