@@ -3,8 +3,8 @@
 Before a run reads anything, the memo lists its inputs (``ingest.signature``: names, sizes and
 modification times, no reads) and looks the listing up, with the run's settings (``key``: the
 rules as loaded, the language, the options that change a result), in the cache's ``results``
-table. An entry is used only when the content digests of the files (read now, in parallel)
-equal the ones it was saved with. After a run that had no entry, the inputs are listed again;
+table. An entry is used only when the content digests of the files (read now) equal the
+ones it was saved with. After a run that had no entry, the inputs are listed again;
 when nothing changed during the run, its result is saved under that listing.
 
 Reusing the whole result spares a rerun the per-file entries and the rules; the per-file

@@ -6,7 +6,7 @@ it was last used, and the entry itself as two Arrow IPC record batches (kept rec
 the file's accounting as JSON. Three more tables keep where lines start in the files whose
 context lines were read (``ingest.linemarks``), the kind sniffed from each file's name and
 head (``ingest.classify.remembered_kind``) and whole results of earlier runs over unchanged
-inputs (``cache.results``), under the same cap. SQLite keeps thousands of
+inputs (``cache.memo``), under the same cap. SQLite keeps thousands of
 small entries in one file (20,000 small logs cost 20,000 rows, not 20,000 files) and lets two
 runs share the cache safely.
 """

@@ -5,8 +5,9 @@ arguments in order, globs expanded and sorted, directories depth first in name o
 names left out. It records the name, type, size and modification time of every entry, and the
 text of every symlink, without reading a file, and hashes them into ``InputListing.stat_hash``.
 ``InputListing.content_hash`` then hashes each regular file's content digest
-(``reuse.file_digest``, the same sampled digest the extraction cache checks), read in
-parallel. An earlier run's result is reused only when both hashes are equal.
+(``reuse.file_digest``, the same sampled digest the extraction cache checks), read on two
+threads when there are many bytes to read. An earlier run's result is reused only when both
+hashes are equal.
 
 The listing is more cautious than the walk: a file the walk would skip, or a directory it would
 not enter, still changes the listing when it changes. A run that reads what cannot be listed
@@ -27,7 +28,8 @@ from dataclasses import dataclass
 from plogscan.ingest.reuse import file_digests, sampled_bytes
 from plogscan.ingest.sources import NOISE_DIRS, is_noise
 
-MAX_ENTRIES = 1_000_000  # past this many entries a run is not memoized (its listing is large)
+MAX_ENTRIES = 250_000  # past this many entries a run is not memoized: the listing holds every
+# file's path for the run's length (about 45 MB at this bound, paths of 100 bytes)
 TASK_BYTES = 8 << 20  # file bytes hashed per task
 THREADS = 2  # hashlib and large reads release the GIL; opening small files side by side does
 # not pay (20,000 files of 160 bytes: 0.31 s on one thread, 0.57 s on two)
