@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
+FLAGSHIP = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"
 
 # Reports follow the locale; the goldens are English whatever the developer's LANG is.
 os.environ["PLOGSCAN_LANG"] = "en"
@@ -62,3 +63,12 @@ class Golden:
 @pytest.fixture
 def golden(request: pytest.FixtureRequest) -> Golden:
     return Golden(request.config.getoption("--update-goldens"))
+
+
+@pytest.fixture
+def flagship_logs(tmp_path: Path) -> Path:
+    """A copy of the flagship sample (the reuse line, then the MC2 fault) that a test may
+    change: the cache tests touch, rewrite and add files."""
+    target = tmp_path / "logs"
+    shutil.copytree(FLAGSHIP, target)
+    return target

@@ -4,7 +4,6 @@ changed files are parsed again; the directory is private and capped; ``plogscan 
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 from pathlib import Path
 
@@ -16,14 +15,10 @@ from plogscan.cli import cli
 from plogscan.diagnose import run
 from plogscan.report import render
 
-SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"
-
 
 @pytest.fixture
-def logs(tmp_path: Path) -> Path:
-    target = tmp_path / "logs"
-    shutil.copytree(SAMPLE, target)
-    return target
+def logs(flagship_logs: Path) -> Path:
+    return flagship_logs
 
 
 def _files(root: Path) -> list[Path]:

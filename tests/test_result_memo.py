@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import os
 import pickle
-import shutil
 import sqlite3
 import zlib
 from pathlib import Path
@@ -21,14 +20,10 @@ from plogscan.diagnose import run
 from plogscan.ingest.signature import listing
 from plogscan.report import render
 
-SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"
-
 
 @pytest.fixture
-def logs(tmp_path: Path) -> Path:
-    target = tmp_path / "logs"
-    shutil.copytree(SAMPLE, target)
-    return target
+def logs(flagship_logs: Path) -> Path:
+    return flagship_logs
 
 
 def _evidence_file(root: Path) -> Path:
