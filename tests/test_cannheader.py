@@ -248,12 +248,14 @@ def test_the_compiled_header_reader_is_built() -> None:
 
 
 def _assert_same_groups(lines: list[str]) -> None:
+    """The C reader and RE2 find the same span of each group on every line (so the same text),
+    and the same lines matching."""
     arr = pa.array(lines, pa.large_string())
-    compiled, by_c = cannheader.one_pass_groups(arr)
-    matched, by_re2 = cannheader.one_pass_groups(arr, compiled=False)
-    assert compiled.tolist() == matched.tolist()
-    for name, a, b in zip(cannheader.GROUPS, by_c, by_re2, strict=True):
-        assert a.to_pylist() == b.to_pylist(), name
+    by_c = cannheader.header_spans(arr)
+    by_re2 = cannheader.header_spans(arr, compiled=False)
+    assert (by_c[:, 1] > 0).tolist() == (by_re2[:, 1] > 0).tolist()
+    for k, name in enumerate(cannheader.GROUPS):
+        assert by_c[:, 2 * k:2 * k + 2].tolist() == by_re2[:, 2 * k:2 * k + 2].tolist(), name
 
 
 _odd = st.text(alphabet=st.sampled_from([*"[]():,- \t_0123456789aDTtid", "é", "\x0b"]),

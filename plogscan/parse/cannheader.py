@@ -34,7 +34,6 @@ from plogscan.parse import fieldvalues as fv
 from plogscan.parse.arrowtext import (
     LARGE,
     byte_at,
-    byte_lengths,
     line_buffers,
     span_columns,
     substrings,
@@ -162,20 +161,18 @@ def one_pass_spans(lines: pa.Array) -> np.ndarray | None:
     return spans.reshape(len(lines), 2 * len(GROUPS))
 
 
-def one_pass_groups(lines: pa.Array, compiled: bool = True) -> tuple[np.ndarray, list[pa.Array]]:
-    """Which lines ONE_PASS matches, and the text of each of its ``GROUPS`` on every line
-    (empty where the group took no part or the line does not match, as RE2 gives them): read
-    by the C module when it is built and ``compiled``, else by RE2."""
+def header_spans(lines: pa.Array, compiled: bool = True) -> np.ndarray:
+    """``one_pass_spans`` of every line, read by the C module when it is built and
+    ``compiled``, else by RE2 (the same layout: 0 and 0 where a group took no part or the line
+    does not match)."""
     spans = one_pass_spans(lines) if compiled else None
     if spans is not None:
-        offsets, data = line_buffers(lines)
-        base = offsets[:-1]
-        texts = [pc.cast(substrings(data, base + spans[:, 2 * k], spans[:, 2 * k + 1]), LARGE)
-                 for k in range(len(GROUPS))]
-        return spans[:, 1] > 0, texts
-    found = pc.extract_regex(lines, ONE_PASS)
-    return (found.is_valid().to_numpy(zero_copy_only=False),
-            [found.field(name) for name in GROUPS])
+        return spans
+    found = pc.extract_regex_span(lines, ONE_PASS)
+    spans = np.zeros((len(lines), 2 * len(GROUPS)), np.int64)
+    for k, name in enumerate(GROUPS):
+        spans[:, 2 * k], spans[:, 2 * k + 1], _valid = span_columns(found, name)
+    return spans
 
 
 @dataclass
@@ -194,15 +191,7 @@ class _Groups:
 
 
 def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray) -> _Groups:
-    """``_Groups`` read by the C module when it is built, else by RE2."""
-    spans = one_pass_spans(lines)
-    if spans is None:
-        found = pc.extract_regex(lines, ONE_PASS)
-        texts = [found.field(name) for name in GROUPS]
-        tid = texts[3]
-        return _Groups(found.is_valid().to_numpy(zero_copy_only=False),
-                       [byte_lengths(text) for text in texts], texts[0],
-                       texts[1].cast(pa.string()), lambda rows: tid.take(pa.array(rows)))
+    spans = header_spans(lines)
     base = offsets[:-1]
 
     def text(k: int, rows: np.ndarray | slice = slice(None)) -> pa.Array:

@@ -171,12 +171,10 @@ def text_equals(column: pa.Array, value: str) -> np.ndarray:
     """Rows of a text column (plain or dictionary-encoded) equal to ``value`` (a null is not):
     an encoded column is compared through its dictionary, never spelled out."""
     if pa.types.is_dictionary(column.type):
-        hit = pc.fill_null(pc.equal(column.dictionary, value), False).to_numpy(
-            zero_copy_only=False)
-        codes = pc.fill_null(column.indices, -1).to_numpy(zero_copy_only=False)
-        return np.where(codes >= 0, hit[np.maximum(codes, 0)], False) if len(hit) else \
-            np.zeros(len(column), bool)
-    return pc.fill_null(pc.equal(column, value), False).to_numpy(zero_copy_only=False)
+        hit = pc.take(pc.equal(column.dictionary, value), column.indices)
+    else:
+        hit = pc.equal(column, value)
+    return pc.fill_null(hit, False).to_numpy(zero_copy_only=False)
 
 
 def orderable_text(column: pa.Array) -> tuple[pa.Array, Callable[[int | None], object]]:
@@ -185,15 +183,12 @@ def orderable_text(column: pa.Array) -> tuple[pa.Array, Callable[[int | None], o
     sorted dictionary (the min rank is the min text), a plain one stays as it is."""
     if not pa.types.is_dictionary(column.type):
         return column, lambda value: value
-    values = column.dictionary
-    order = pc.sort_indices(values).to_numpy(zero_copy_only=False)
+    order = pc.sort_indices(column.dictionary)
     rank = np.empty(len(order), np.int64)
-    rank[order] = np.arange(len(order))
-    codes = pc.fill_null(column.indices, -1).to_numpy(zero_copy_only=False)
-    ranks = pa.array(rank[np.maximum(codes, 0)] if len(rank) else np.zeros(len(codes), np.int64),
-                     mask=codes < 0)
-    ordered = values.take(pa.array(order)).to_pylist()
-    return ranks, lambda value: None if value is None else ordered[value]
+    rank[order.to_numpy(zero_copy_only=False)] = np.arange(len(order))
+    ordered = column.dictionary.take(order).to_pylist()
+    return pc.take(pa.array(rank), column.indices), lambda value: (
+        None if value is None else ordered[value])
 
 
 def held_bytes(data: pa.RecordBatch | pa.Table) -> int:
