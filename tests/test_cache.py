@@ -246,3 +246,42 @@ def test_reused_extractions_wait_for_their_digests_in_groups_bounded_by_bytes(tm
         batcher.flush()
     assert len(inflight) == 12 and all(isinstance(item, Reuse) for item in inflight)
     assert len({id(item.digest) for item in inflight}) == 3  # 5 + 5 + 2
+
+
+@pytest.mark.parametrize("codec", ["zstd", "none"])
+def test_an_entry_reads_back_as_it_was_stored_batch_by_batch(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            codec: str) -> None:
+    """Entries are stored compressed (zstd) where pyarrow has it, raw where it has not; both
+    read back equal, several batches and empty tables included, and an entry one process
+    compressed is a miss for a process that cannot decompress it, never an error."""
+    import pyarrow as pa
+
+    from plogscan.cache import store as store_module
+    from plogscan.ingest.facts import FACTS_SCHEMA
+    from plogscan.ingest.reuse import FileKey, Stored
+    from plogscan.model import FileStats
+    from plogscan.schema import EVENT_SCHEMA
+
+    if codec == "none":
+        monkeypatch.setattr(store_module, "_CODEC", None)
+    template = {name: None for name in EVENT_SCHEMA.names}
+    first = pa.Table.from_pylist([{**template, "message": f"hcom init {i}", "line": i}
+                                  for i in range(3)], schema=EVENT_SCHEMA)
+    second = pa.Table.from_pylist([{**template, "message": "timeout or trap", "line": 9}],
+                                  schema=EVENT_SCHEMA)
+    records = pa.concat_tables([first, second])  # two batches, as a parse hands them on
+    key = FileKey("/logs/plog-1.log", 10, 20, "ctx")
+    entry = Stored("digest", FileStats(path="/logs/plog-1.log", kind="plog-debug"), records,
+                   FACTS_SCHEMA.empty_table())
+    store = store_module.CacheStore(tmp_path / "cache", "ns", 1 << 30)
+    store.save(key, entry)
+    found = store.find(key)
+    assert found is not None
+    assert found.records.equals(records) and found.records.num_rows == 4
+    assert found.facts.equals(FACTS_SCHEMA.empty_table())
+    assert found.stats == entry.stats and found.digest == "digest"
+    if codec == "zstd":
+        monkeypatch.setattr(store_module, "_CODEC", None)
+        assert store.find(key) is None
+    store.close()

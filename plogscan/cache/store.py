@@ -2,13 +2,13 @@
 out first.
 
 One row per (namespace, path): the file's size, modification time and content digest, when
-it was last used, and the entry itself as two Arrow IPC record batches (kept records, facts) plus
-the file's accounting as JSON. Three more tables keep where lines start in the files whose
-context lines were read (``ingest.linemarks``), the kind sniffed from each file's name and
-head (``ingest.classify.remembered_kind``) and whole results of earlier runs over unchanged
-inputs (``cache.memo``), under the same cap. SQLite keeps thousands of
-small entries in one file (20,000 small logs cost 20,000 rows, not 20,000 files) and lets two
-runs share the cache safely.
+it was last used, and the entry itself as Arrow IPC record batches (kept records, facts;
+zstd-compressed) plus the file's accounting as JSON. Three more tables keep where lines
+start in the files whose context lines were read (``ingest.linemarks``), the kind sniffed
+from each file's name and head (``ingest.classify.remembered_kind``) and whole results of
+earlier runs over unchanged inputs (``cache.memo``), under the same cap. SQLite keeps
+thousands of small entries in one file (20,000 small logs cost 20,000 rows, not 20,000
+files) and lets two runs share the cache safely.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ __all__ = ["CacheInfo", "CacheStore", "clear", "code_fingerprint", "evict", "inf
 DATABASE = "extracts.sqlite"
 RESULT_SHARE = 4  # one kept result may take at most this share of the cap
 USED_GRAIN = 3600.0  # seconds: entries used within one hour of each other are evicted alike
+# An entry's first byte says how its tables were stored (see ``_pack``).
+_RAW, _ZSTD = b"R", b"Z"
+_CODEC = pa.Codec("zstd", compression_level=1) if pa.Codec.is_available("zstd") else None
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     namespace TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
@@ -301,40 +304,61 @@ def _open(directory: Path) -> sqlite3.Connection:
 
 
 def _pack(records: pa.Table, facts: pa.Table) -> bytes:
-    """Two schema-less IPC record batches, each behind its length: reading an entry then
-    costs no schema message (a few hundred microseconds each for thousands of small files).
-    The schemas are fixed by the namespace (the code's hash)."""
-    parts = [_serialized(records), _serialized(facts)]
-    return b"".join(len(p).to_bytes(8, "little") + p for p in parts)
+    """The two tables as schema-less IPC record batches, each compressed apart and behind
+    its sizes: reading an entry then costs no schema message (a few hundred microseconds
+    each for thousands of small files). The schemas are fixed by the namespace (the code's
+    hash).
+
+    zstd at level 1, where this pyarrow has it: the kept records repeat their file's path,
+    host and kind on every row and log lines repeat their shapes, so an entry shrinks about
+    eightfold; writing a 2 GiB tree's 440 MB of entries into SQLite uncompressed cost more
+    than compressing them. The batches are compressed as the parse handed them on, without
+    joining them into one first (a copy of every kept byte)."""
+    part = _frames(records)
+    marker = _RAW if _CODEC is None else _ZSTD
+    return marker + len(part).to_bytes(8, "little") + part + _frames(facts)
 
 
-def _serialized(table: pa.Table) -> bytes:
-    """``table`` as one schema-less IPC record batch (an empty one serialized once per
-    schema: most of many small files hand on no record, and building an empty batch of 25
-    columns costs more than serializing a full one)."""
-    if table.num_rows:
-        return _one_batch(table).serialize().to_pybytes()
-    return _empty_batch(table.schema)
-
-
-@functools.lru_cache(maxsize=16)
-def _empty_batch(schema: pa.Schema) -> bytes:
-    return _one_batch(schema.empty_table()).serialize().to_pybytes()
-
-
-def _one_batch(table: pa.Table) -> pa.RecordBatch:
-    table = table.combine_chunks()
-    batches = table.to_batches()
-    if not batches:
-        return pa.RecordBatch.from_pylist([], schema=table.schema)
-    return batches[0]
+def _frames(table: pa.Table) -> bytes:
+    """Each record batch of ``table``: its serialized size, its stored size, the bytes."""
+    frames = []
+    for batch in table.to_batches():
+        if not batch.num_rows:
+            continue
+        raw = batch.serialize()
+        data = raw.to_pybytes() if _CODEC is None else _CODEC.compress(raw, asbytes=True)
+        frames.append(len(raw).to_bytes(8, "little") + len(data).to_bytes(8, "little") + data)
+    return b"".join(frames)
 
 
 def _unpack(payload: bytes, schema: pa.Schema) -> tuple[pa.Table, pa.Table]:
+    """The tables ``_pack`` stored; ValueError for a payload this process cannot read (one
+    compressed by a pyarrow with zstd, read by one without)."""
     view = memoryview(payload)
-    size = int.from_bytes(view[:8], "little")
-    records = pa.ipc.read_record_batch(pa.py_buffer(view[8:8 + size]), schema)
-    rest = view[8 + size:]
-    facts_size = int.from_bytes(rest[:8], "little")
-    facts = pa.ipc.read_record_batch(pa.py_buffer(rest[8:8 + facts_size]), FACTS_SCHEMA)
-    return pa.Table.from_batches([records]), pa.Table.from_batches([facts])
+    marker = bytes(view[:1])
+    if marker not in (_RAW, _ZSTD) or (marker == _ZSTD and _CODEC is None):
+        raise ValueError("a cache entry in a form this process does not read")
+    size = int.from_bytes(view[1:9], "little")
+    return (_read_frames(view[9:9 + size], schema, marker),
+            _read_frames(view[9 + size:], FACTS_SCHEMA, marker))
+
+
+def _read_frames(view: memoryview, schema: pa.Schema, marker: bytes) -> pa.Table:
+    batches = []
+    at = 0
+    while at < len(view):
+        raw_size = int.from_bytes(view[at:at + 8], "little")
+        size = int.from_bytes(view[at + 8:at + 16], "little")
+        data = view[at + 16:at + 16 + size]
+        if len(data) != size:
+            raise ValueError("a cut cache entry")
+        buffer = (pa.py_buffer(data) if marker == _RAW else
+                  _CODEC.decompress(data, decompressed_size=raw_size))  # type: ignore[union-attr]
+        batches.append(pa.ipc.read_record_batch(buffer, schema))
+        at += 16 + size
+    return pa.Table.from_batches(batches, schema=schema) if batches else _empty(schema)
+
+
+@functools.lru_cache(maxsize=16)
+def _empty(schema: pa.Schema) -> pa.Table:
+    return schema.empty_table()
