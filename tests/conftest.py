@@ -66,6 +66,16 @@ def golden(request: pytest.FixtureRequest) -> Golden:
 
 
 @pytest.fixture
+def every_file_stored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every file's extraction in the cache, the tiny plogs of the samples included
+    (by default a plog under ``STORE_MIN_BYTES`` is parsed again instead): for the tests of
+    the per-file entries."""
+    from plogscan.ingest import pipeline
+
+    monkeypatch.setattr(pipeline, "STORE_MIN_BYTES", 0)
+
+
+@pytest.fixture
 def flagship_logs(tmp_path: Path) -> Path:
     """A copy of the flagship sample (the reuse line, then the MC2 fault) that a test may
     change: the cache tests touch, rewrite and add files."""

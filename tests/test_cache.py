@@ -29,6 +29,7 @@ def _json(diagnosis) -> str:
     return render(diagnosis, "json")
 
 
+@pytest.mark.usefixtures("every_file_stored")
 @pytest.mark.parametrize("whole", [True, False], ids=["whole-result", "per-file"])
 def test_rerun_reads_the_cache_and_gives_the_same_report(logs: Path, tmp_path: Path,
                                                          whole: bool) -> None:
@@ -53,6 +54,7 @@ def test_cache_is_private(logs: Path, tmp_path: Path) -> None:
     assert stat.S_IMODE((cache / DATABASE).stat().st_mode) == 0o600
 
 
+@pytest.mark.usefixtures("every_file_stored")
 def test_changed_file_is_parsed_again(logs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     run([str(logs)], cache=cache)
@@ -66,6 +68,7 @@ def test_changed_file_is_parsed_again(logs: Path, tmp_path: Path) -> None:
     assert "brand new failure text" in _json(again)
 
 
+@pytest.mark.usefixtures("every_file_stored")
 def test_same_size_and_time_but_other_content_is_parsed_again(logs: Path,
                                                               tmp_path: Path) -> None:
     cache = tmp_path / "cache"
@@ -95,6 +98,7 @@ def test_other_rules_use_other_entries(logs: Path, tmp_path: Path) -> None:
     assert all(f.rule != "CCU001" for f in other.findings)
 
 
+@pytest.mark.usefixtures("every_file_stored")
 def test_cap_evicts_least_recently_used(logs: Path, tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     from plogscan.cache.store import info
@@ -108,6 +112,7 @@ def test_cap_evicts_least_recently_used(logs: Path, tmp_path: Path,
     assert info(cache, 1 << 30).entries == len(_files(logs))
 
 
+@pytest.mark.usefixtures("every_file_stored")
 def test_cli_cache_info_clear_and_no_cache(logs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cli-cache"
     runner = CliRunner()
@@ -285,3 +290,21 @@ def test_an_entry_reads_back_as_it_was_stored_batch_by_batch(tmp_path: Path,
         monkeypatch.setattr(store_module, "_CODEC", None)
         assert store.find(key) is None
     store.close()
+
+
+def test_plogs_cheaper_to_parse_again_are_not_kept(logs: Path, tmp_path: Path) -> None:
+    """By default a plog under ``STORE_MIN_BYTES`` is parsed again on a rerun instead of
+    kept (its entry costs more than its parse in a small-file group); job stdout, parsed file
+    by file, and larger plogs are kept. The reports stay those of a run without the cache."""
+    from plogscan.cache.store import info
+    from plogscan.ingest.pipeline import STORE_MIN_BYTES
+
+    files = _files(logs)
+    kept = [p for p in files if p.stat().st_size >= STORE_MIN_BYTES or p.name.startswith("train")]
+    assert 0 < len(kept) < len(files)  # the sample has both kinds
+    cache = tmp_path / "cache"
+    first = run([str(logs)], cache=cache)
+    assert info(cache, 1 << 30).entries == len(kept)
+    again = run([str(logs)], cache=cache, reuse_result=False)
+    assert again.extra["reused_files"] == len(kept)
+    assert _json(first) == _json(again) == _json(run([str(logs)]))

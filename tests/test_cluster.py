@@ -100,6 +100,7 @@ def test_missing_extra_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "plogscan[distributed]" in result.stderr
 
 
+@pytest.mark.usefixtures("every_file_stored")
 def test_cluster_run_uses_and_fills_the_cache(executor, tmp_path: Path) -> None:
     paths = [str(SAMPLES / "ccu-reuse-before-mc2")]
     cache = tmp_path / "cache"

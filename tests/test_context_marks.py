@@ -187,6 +187,7 @@ def _evidence_file(logs: Path) -> tuple[Path, int]:
     raise AssertionError("the sample has no evidence in a plain file")
 
 
+@pytest.mark.usefixtures("every_file_stored")
 def test_cached_reruns_give_the_context_of_a_read_from_the_start(tmp_path: Path) -> None:
     """A CRLF log without a final newline, a line cut by --max-line-bytes across the first
     read block's end right before the evidence: the uncached report, the first cached one

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import jsonschema
 import pyarrow as pa
+import pytest
 from click.testing import CliRunner
 
 import plogscan.report.json_report as json_report
@@ -69,6 +70,7 @@ def test_the_report_counts_the_files_it_does_not_list(tmp_path: Path, monkeypatc
     assert any(f["decode_errors"] == 1 and "rank_7" in f["path"] for f in inputs["file_stats"])
 
 
+@pytest.mark.usefixtures("every_file_stored")
 def test_a_cached_rerun_counts_the_files_facts_in_bulk(tmp_path: Path, monkeypatch) -> None:
     from plogscan.crossrank import gather
     from plogscan.diagnose import run
