@@ -344,6 +344,7 @@ def _unpack(payload: bytes, schema: pa.Schema) -> tuple[pa.Table, pa.Table]:
 
 
 def _read_frames(view: memoryview, schema: pa.Schema, marker: bytes) -> pa.Table:
+    """The table whose batches ``_frames`` wrote into ``view``."""
     batches = []
     at = 0
     while at < len(view):

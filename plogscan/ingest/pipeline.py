@@ -491,7 +491,7 @@ def _cheaper_parsed(ctx: FileContext, small: tuple[str, int] | None) -> bool:
     """Whether a file costs less to parse again than to keep in the cache: a log under
     ``STORE_MIN_BYTES``, parsed joined with the rest of its small-file group. Storing its
     extraction and reading it back cost more (20,000 plogs of about 150 bytes: a first run
-    with the cache took 1.6 times as long as one without, a rerun with one file changed 1.4
+    with the cache took 1.8 times as long as one without, a rerun with one file changed 1.3
     times). Text kinds (job stdout) are parsed file by file, at milliseconds each: kept."""
     return small is not None and small[1] < STORE_MIN_BYTES and ctx.kind not in TEXT_KINDS
 
