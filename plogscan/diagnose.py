@@ -38,6 +38,7 @@ from plogscan.ingest.facts import merged_facts
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.prefetch import prefetched
+from plogscan.memory import release_freed
 from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, ProcessInfo, RuleInfo
 from plogscan.parse.codescan import codes_in
 from plogscan.redact.redactor import Redactor
@@ -249,6 +250,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     saw_batches = False
 
     def identify():  # called by the engine after the last batch
+        release_freed()
         begun = time.perf_counter()
         contexts.append(Context(gatherer.summary(), options))
         timings["crossrank"] = timings.get("crossrank", 0.0) + time.perf_counter() - begun
