@@ -295,8 +295,8 @@ def test_an_entry_reads_back_as_it_was_stored_batch_by_batch(tmp_path: Path,
 def test_plogs_cheaper_to_parse_again_are_not_kept(logs: Path, tmp_path: Path) -> None:
     """By default a plog or device log under ``STORE_MIN_BYTES`` is parsed again on a rerun
     instead of kept (its entry costs more than its parse in a small-file group); job stdout,
-    parsed file by file, and larger logs are kept. The reports stay those of a run without
-    the cache."""
+    whose groups often fall back to one file at a time, and larger logs are kept. The
+    reports stay those of a run without the cache."""
     from plogscan.cache.store import info
     from plogscan.ingest.pipeline import STORE_MIN_BYTES
 

@@ -488,11 +488,13 @@ class Ingest:
 
 
 def _cheaper_parsed(ctx: FileContext, small: tuple[str, int] | None) -> bool:
-    """Whether a file costs less to parse again than to keep in the cache: a log under
-    ``STORE_MIN_BYTES``, parsed joined with the rest of its small-file group. Storing its
-    extraction and reading it back cost more (20,000 plogs of about 150 bytes: a first run
-    with the cache took 1.8 times as long as one without, a rerun with one file changed 1.3
-    times). Text kinds (job stdout) are parsed file by file, at milliseconds each: kept."""
+    """Whether a file costs less to parse again than to keep in the cache: a plog or device
+    log under ``STORE_MIN_BYTES``, which its small-file group parses joined with the others.
+    Storing its extraction and reading it back cost more (20,000 plogs of about 150 bytes: a
+    first run with the cache took 1.8 times as long as one without, a rerun with one file
+    changed 1.3 times). Text kinds (job stdout) are kept: their groups often fall back to one
+    file at a time (a record may run past a file's end, where a join is not exact), at
+    milliseconds a file."""
     return small is not None and small[1] < STORE_MIN_BYTES and ctx.kind not in TEXT_KINDS
 
 
