@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.parse import cannheader
+from plogscan.parse import cannheader, glue
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FIELDS, field_of
 from plogscan.parse.linematch import Spans
@@ -292,3 +292,23 @@ def test_the_re2_path_reads_the_same_records(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(cannheader, "native", None)
     by_re2, _ = _records_both_ways(lines)
     assert compiled.equals(by_re2)
+
+
+_glue_bytes = st.lists(st.sampled_from([b"[", b"\n", b"]", b"x", b" ", b"\xe6\xb6\x88",
+                                        *(tag.encode() for tag in glue._GLUE_TAGS),
+                                        *(tag.encode()[:-1] for tag in glue._GLUE_TAGS)]),
+                       max_size=60).map(b"".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_glue_bytes)
+def test_compiled_and_numpy_find_the_same_glued_tags(buf: bytes) -> None:
+    """The C module's ``glued_tags`` and numpy's ``tag_places`` find the same level tags
+    that do not open a line, cut tags and tags at the very start or end included."""
+    assert cannheader.native.glued_tags(buf) == glue.tag_places(buf).tolist()
+
+
+def test_a_glued_tag_is_found_after_any_byte_but_a_newline() -> None:
+    buf = b"[ERROR] a[DEBUG] b\n[INFO] x [TRACE]\n[WARN][WARNING]x[EVEN]"
+    assert cannheader.native.glued_tags(buf) == [9, 28, 42]
+    assert glue.suspects(buf).tolist() == [0, 1, 2]

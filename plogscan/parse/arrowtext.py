@@ -96,6 +96,28 @@ def byte_at(data: np.ndarray, ends: np.ndarray, pos: np.ndarray) -> np.ndarray:
     return out
 
 
+# First bytes a whitespace character can have: ASCII controls and the space, and the lead
+# bytes of UTF-8 (every non-ASCII whitespace character is multi-byte).
+_MAY_OPEN_SPACE = np.zeros(256, bool)
+_MAY_OPEN_SPACE[:0x21] = _MAY_OPEN_SPACE[0x80:] = True
+
+
+def blank_lines(lines: pa.Array) -> np.ndarray:
+    """Whether each line is empty or whitespace only (Arrow's ``utf8_is_space``, which holds
+    for no empty line). Only lines whose first byte can start a whitespace character are
+    tested: a chunk of log lines has few, and testing all of them cost a pass over every
+    byte."""
+    offsets, data = _parts(lines)
+    lengths = np.diff(offsets)
+    blank = lengths == 0
+    rows = np.flatnonzero(~blank)
+    rows = rows[_MAY_OPEN_SPACE[data[offsets[rows]]]]
+    if len(rows):
+        space = pc.utf8_is_space(lines.take(pa.array(rows)))
+        blank[rows[pc.fill_null(space, False).to_numpy(zero_copy_only=False)]] = True
+    return blank
+
+
 def byte_lengths(arr: pa.Array) -> np.ndarray:
     offsets, _ = _parts(arr)
     return np.diff(offsets)

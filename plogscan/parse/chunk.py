@@ -10,10 +10,9 @@ the previous record come back as ``ChunkResult.head``.
 from __future__ import annotations
 
 import numpy as np
-import pyarrow.compute as pc
 
 from plogscan.parse import cannheader, glue
-from plogscan.parse.arrowtext import byte_lengths, split_lines
+from plogscan.parse.arrowtext import blank_lines, split_lines
 from plogscan.parse.columns import assemble
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.linematch import match_lines
@@ -77,8 +76,7 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     if n != n_physical:
         long_line = long_line[position]
     lineno = first_line + position if numbers is None else numbers[position]
-    blank = (byte_lengths(lines) == 0) | pc.fill_null(pc.utf8_is_space(lines), False).to_numpy(
-        zero_copy_only=False)
+    blank = blank_lines(lines)
     spans = match_lines(lines, blank, fset)
     is_text_kind = ctx.kind in TEXT_KINDS
     if not is_text_kind:

@@ -36,6 +36,7 @@ from plogscan.parse import cannheader, glue
 from plogscan.parse.arrowtext import (
     LARGE,
     any_match,
+    blank_lines,
     byte_at,
     byte_lengths,
     line_buffers,
@@ -101,8 +102,9 @@ def skim(buf: bytes, lines: pa.Array, hits: np.ndarray, fset: FormatSet,
     if not header.any():
         return None
     quiet = _mask(pc.is_in(level, value_set=pa.array(QUIET_LEVELS)))
-    blank = (lengths == 0) | _mask(pc.utf8_is_space(lines))
-    ascii_text = _mask(pc.string_is_ascii(lines))
+    blank = blank_lines(lines)
+    ascii_text = (np.ones(n, bool) if buf.isascii()  # 1 ms for 8 MiB, the GIL held
+                  else _mask(pc.string_is_ascii(lines)))
     parse_line = hits | blank | ~ascii_text | (lengths >= TRUNCATION_CHARS)
     parse_line[glue.suspects(buf)] = True
     parse_line[header] |= ~quiet
