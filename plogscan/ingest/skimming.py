@@ -13,23 +13,16 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from plogscan.ingest.facts import Reducer, as_whole, facts_of, reduced
+from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of, merged_facts, reduced
 from plogscan.parse import cannheader
 from plogscan.parse.arrowtext import holds, joined_bytes, line_buffers, split_lines
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext
 from plogscan.parse.skim import Skimmed, skim
-from plogscan.schema import plain_text
 
 # A chunk that holds the header ``tail`` writes between files is kept whole by the selector.
 _SECTION = b"==> "
-# What ``facts_of`` reads of each record, in the order ``Skimmed.facts_input`` gives it.
-_FACT_COLUMNS = pa.schema([
-    ("host", pa.string()), ("pid", pa.int64()), ("level", pa.string()),
-    ("module", pa.string()), ("kind", pa.string()), ("path", pa.string()),
-    ("rank", pa.int32()), ("device", pa.int32()), ("ts", pa.timestamp("us")),
-    ("line", pa.int64()), ("clock_epoch", pa.bool_())])
 
 
 def reduced_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
@@ -78,7 +71,7 @@ def skimmed_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSe
     picked = np.flatnonzero(skimmed.parse)
     result = parse_chunk(_picked_text(data, line_starts, offsets, skimmed.parse), first_line,
                          ctx, fset, open_record, encoded, numbers=first_line + picked)
-    facts = facts_of(_in_line_order(result.records, skimmed, ctx, first_line))
+    facts = _all_facts(result.records, skimmed, ctx, first_line)
     result.records, dropped, dropped_lines = reduced(result.records, reducer)
     result.lines = n
     result.invalid_timestamps += skimmed.invalid_timestamps
@@ -100,13 +93,26 @@ def _picked_text(data: bytes, line_starts: np.ndarray, offsets: np.ndarray,
     return joined_bytes(data, starts, lengths)
 
 
-def _in_line_order(records: pa.Table, skimmed: Skimmed, ctx: FileContext,
-                   first_line: int) -> pa.Table:
-    """The fact columns of the parsed records and of the skipped ones, in line order (the
-    facts list processes in the order they first appear)."""
-    parsed = pa.table({field.name: plain_text(records.column(field.name)).cast(field.type)
-                       for field in _FACT_COLUMNS}, schema=_FACT_COLUMNS)
-    skipped = skimmed.facts_input(ctx, first_line).cast(_FACT_COLUMNS)
-    both = pa.concat_tables([parsed, skipped])
-    order = np.argsort(both.column("line").to_numpy(), kind="stable")
-    return both.take(pa.array(order))
+def _all_facts(records: pa.Table, skimmed: Skimmed, ctx: FileContext,
+               first_line: int) -> pa.Table:
+    """``facts_of`` the parsed records and the skipped ones together, in the order the facts
+    list processes (the order each key's first record comes in the chunk): the parsed ones'
+    facts joined with the skim's summary of the skipped ones, rather than one table of every
+    record grouped by its texts."""
+    summary = skimmed.summary(first_line)
+    n = summary.num_rows
+
+    def each(value: object, typ: pa.DataType) -> pa.Array:
+        return pa.repeat(pa.scalar(value, typ), n)
+
+    skipped = pa.table({
+        "host": each(ctx.host, pa.string()), "pid": summary.column("pid"),
+        "level": summary.column("level"), "module": summary.column("module"),
+        "kind": each(ctx.kind, pa.string()), "path": each(ctx.path, pa.string()),
+        "records": summary.column("records"),
+        "rank": each(ctx.rank, pa.int64()), "device": each(ctx.device, pa.int64()),
+        **{name: summary.column(name) for name in ("first_ts", "last_ts", "first_line",
+                                                     "last_line", "epoch_records")},
+        "whole": each(False, pa.bool_())}, schema=FACTS_SCHEMA)
+    both = merged_facts([facts_of(records), skipped])
+    return both.take(np.argsort(both.column("first_line").to_numpy(), kind="stable"))

@@ -47,7 +47,6 @@ from plogscan.parse.codescan import QUIET_LEVELS
 from plogscan.parse.fieldvalues import CANN_TS_BYTES, digits, timestamps
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.messages import TRUNCATION_CHARS
-from plogscan.parse.results import FileContext
 from plogscan.parse.timestamps import epoch_mask
 
 # The CANN header's fields before the timestamp (cannheader.PREFIX), matched whole.
@@ -64,24 +63,43 @@ class Skimmed:
 
     parse: np.ndarray  # per line: parse it (False: inside a skipped record)
     skipped_rows: np.ndarray  # line index of each skipped record (its header line)
-    fields: dict[str, pa.Array]  # level, module, pid, ts of the skipped records
+    prefix: np.ndarray  # of each skipped record: its header's prefix, an index into prefixes
+    prefixes: dict[str, pa.Array]  # level, module and pid of each distinct header prefix
+    ts: pa.Array  # of each skipped record
+    epoch: np.ndarray  # of each skipped record: its clock reads 1970
     skipped_lines: int
     invalid_timestamps: int  # of the skipped records
-    epoch_records: int
 
-    def facts_input(self, ctx: FileContext, first_line: int) -> pa.Table:
-        """The skipped records' columns that ``ingest.facts.facts_of`` reads."""
-        n = len(self.skipped_rows)
-        ts = self.fields["ts"]
-        return pa.table({
-            "host": pa.nulls(n, pa.string()) if ctx.host is None else pa.repeat(ctx.host, n),
-            "pid": self.fields["pid"], "level": self.fields["level"],
-            "module": self.fields["module"], "kind": pa.repeat(ctx.kind, n),
-            "path": pa.repeat(ctx.path, n),
-            "rank": pa.repeat(pa.scalar(ctx.rank, pa.int32()), n),
-            "device": pa.repeat(pa.scalar(ctx.device, pa.int32()), n),
-            "ts": ts, "line": pa.array(first_line + self.skipped_rows, pa.int64()),
-            "clock_epoch": pa.array(epoch_mask(ts), pa.bool_())})
+    @property
+    def epoch_records(self) -> int:
+        return int(self.epoch.sum())
+
+    def summary(self, first_line: int) -> pa.Table:
+        """The skipped records by (pid, level, module), in no set order: how many (records),
+        their first and last timestamp and line, and how many have a 1970 clock
+        (epoch_records).
+
+        Records are grouped by their header's prefix first (a small integer), so no text is
+        hashed record by record; the few prefixes that share a pid, level and module (their
+        proc or spacing differ) are joined after."""
+        table = pa.table({"prefix": pa.array(self.prefix, pa.int64()), "ts": self.ts,
+                          "line": pa.array(first_line + self.skipped_rows, pa.int64()),
+                          "epoch": pa.array(self.epoch.astype(np.int64))})
+        by_prefix = table.group_by("prefix", use_threads=False).aggregate([
+            ([], "count_all"), ("ts", "min"), ("ts", "max"), ("line", "min"), ("line", "max"),
+            ("epoch", "sum")])
+        picked = by_prefix.column("prefix")
+        keyed = pa.table({
+            **{name: self.prefixes[name].take(picked) for name in ("pid", "level", "module")},
+            "records": by_prefix.column("count_all"), "first_ts": by_prefix.column("ts_min"),
+            "last_ts": by_prefix.column("ts_max"), "first_line": by_prefix.column("line_min"),
+            "last_line": by_prefix.column("line_max"),
+            "epoch_records": by_prefix.column("epoch_sum")})
+        joined = keyed.group_by(["pid", "level", "module"], use_threads=False).aggregate([
+            ("records", "sum"), ("first_ts", "min"), ("last_ts", "max"), ("first_line", "min"),
+            ("last_line", "max"), ("epoch_records", "sum")])
+        return joined.rename_columns([name.rsplit("_", 1)[0] if name.endswith(
+            ("_sum", "_min", "_max")) else name for name in joined.column_names])
 
 
 def skim(buf: bytes, lines: pa.Array, hits: np.ndarray, fset: FormatSet,
@@ -98,10 +116,10 @@ def skim(buf: bytes, lines: pa.Array, hits: np.ndarray, fset: FormatSet,
     first = np.zeros(n, np.uint8)
     nonempty = np.flatnonzero(lengths > 0)
     first[nonempty] = data[starts[nonempty]]
-    header, ts_start, level, module, pid = _headers(lines, data, starts, lengths, first)
+    header, ts_start, prefix, prefixes = _headers(lines, data, starts, lengths, first)
     if not header.any():
         return None
-    quiet = _mask(pc.is_in(level, value_set=pa.array(QUIET_LEVELS)))
+    quiet = _mask(pc.is_in(prefixes["level"], value_set=pa.array(QUIET_LEVELS)))[prefix]
     blank = blank_lines(lines)
     ascii_text = (np.ones(n, bool) if buf.isascii()  # 1 ms for 8 MiB, the GIL held
                   else _mask(pc.string_is_ascii(lines)))
@@ -125,19 +143,16 @@ def skim(buf: bytes, lines: pa.Array, hits: np.ndarray, fset: FormatSet,
     position = np.searchsorted(keep, skipped)  # each skipped header among the header lines
     ts, invalid = timestamps(data, offsets, skipped, ts_start[skipped],
                              np.full(len(skipped), CANN_TS_BYTES, np.int64))
-    taken = pa.array(position)
-    fields = {"level": level.take(taken), "module": module.take(taken),
-              "pid": pid.take(taken), "ts": ts}
-    return Skimmed(parse, skipped, fields, skipped_lines=int(n - parse.sum()),
-                   invalid_timestamps=int(invalid.sum()),
-                   epoch_records=int(epoch_mask(ts).sum()))
+    return Skimmed(parse, skipped, prefix[position], prefixes, ts, epoch_mask(ts),
+                   skipped_lines=int(n - parse.sum()), invalid_timestamps=int(invalid.sum()))
 
 
 def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
-             first: np.ndarray) -> tuple[np.ndarray, np.ndarray, pa.Array, pa.Array, pa.Array]:
+             first: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, pa.Array]]:
     """Lines that carry a CANN header (exactly those ``cannheader.ONE_PASS`` matches, proc
-    without ``[``, pid short enough to read), where their timestamp starts, and the level,
-    module and pid of each (aligned with the header lines)."""
+    without ``[``, pid short enough to read), where their timestamp starts, which distinct
+    prefix (the header before its timestamp) each header line has, and the level, module and
+    pid of each distinct prefix."""
     n = len(lines)
     spans = cannheader.one_pass_spans(lines)
     if spans is not None:  # read in C: the prefix's length where the line matches
@@ -155,12 +170,10 @@ def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.
     valid = _mask(pid.is_valid()) & ~_mask(bracket)
     index = encoded.indices.to_numpy(zero_copy_only=False)
     good = valid[index]
-    rows, index = rows[good], pa.array(index[good])
     header = np.zeros(n, bool)
-    header[rows] = True
-    level = pc.take(fields["level"], index)
-    module = pc.take(fields["module"], index)
-    return header, ts_start, level, module, pc.take(pid, index)
+    header[rows[good]] = True
+    return (header, ts_start, index[good],
+            {"level": fields["level"], "module": fields["module"], "pid": pid})
 
 
 def _shaped_headers(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
