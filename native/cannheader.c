@@ -7,12 +7,13 @@
  * chunk. This module walks the same grammar by hand, which is unambiguous at every byte (that
  * is what makes ONE_PASS one-pass), and writes where each group starts and how long it is;
  * cannheader.py cuts the texts and derives everything else as it does from RE2's groups. Python's fallback (the
- * RE2 pattern) is used where this module is not built; tests/test_cannheader_native.py holds
+ * RE2 pattern) is used where this module is not built; tests/test_cannheader.py holds
  * the two to the same groups on generated lines.
  *
  * glued_tags() finds, for plogscan/parse/glue.py, the level tags that do not open a line (a
  * record glued to the end of another after a lost newline): one memchr walk over the '['
- * bytes of a chunk instead of numpy's several passes over every byte.
+ * bytes of a chunk instead of numpy's several passes over every byte; the same test file holds
+ * it to glue.py's numpy version.
  *
  * The pattern, for reference (RE2 syntax: \d is [0-9], \w is [0-9A-Za-z_], \s is
  * [\t\n\f\r ]; a negated class takes every byte of a multi-byte UTF-8 character):

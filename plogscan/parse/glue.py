@@ -35,7 +35,8 @@ def suspects(buf: bytes) -> np.ndarray:
     """Indices of lines with a level tag (``[ERROR]``...) after their first byte.
 
     The tags' places are found by the C module where it is built (one ``memchr`` walk over
-    the ``[`` bytes, 1 ms for 8 MiB of logs), else by ``tag_places``."""
+    the ``[`` bytes: on 8 MiB chunks of a DEBUG plog, a quarter of the time of numpy's passes
+    over every byte), else by ``tag_places``."""
     places = (np.asarray(native.glued_tags(buf), np.int64) if native is not None
               else tag_places(buf))
     if len(places) == 0:
