@@ -49,7 +49,7 @@ def facts_of(records: pa.Table, extra_keys: tuple[str, ...] = ()) -> pa.Table:
     """One row per distinct (host, pid, level, module, kind, path) of ``records``: how many
     records, the smallest rank and device, the first and last timestamp and line, the records
     with a 1970 clock (FACTS_SCHEMA, plus
-    ``extra_keys`` columns of ``records`` grouped by too)."""
+    ``extra_keys`` columns of ``records`` grouped by too), in line order (``in_line_order``)."""
     if records.num_rows == 0:
         return FACTS_SCHEMA.empty_table()
     table = pa.table({**{name: plain_text(records.column(name))
@@ -72,7 +72,17 @@ def facts_of(records: pa.Table, extra_keys: tuple[str, ...] = ()) -> pa.Table:
     }, schema=FACTS_SCHEMA)
     for name in extra_keys:
         facts = facts.append_column(name, grouped.column(name))
-    return facts
+    return in_line_order(facts)
+
+
+def in_line_order(facts: pa.Table) -> pa.Table:
+    """``facts`` in the order their first records come: by first line, then (records glued
+    on one line) by pid, level and module. Arrow's grouping hands its groups out in an order
+    of its own (within a block of rows, not as they first come), so the order is set here,
+    the same however the facts were counted (a chunk parsed whole, or skimmed)."""
+    keys = [("first_line", "ascending"), ("pid", "ascending"), ("level", "ascending"),
+            ("module", "ascending")]
+    return facts.take(pc.sort_indices(facts, sort_keys=keys))
 
 
 def merged_facts(parts: Iterable[pa.Table]) -> pa.Table:

@@ -13,7 +13,15 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of, merged_facts, reduced
+from plogscan.ingest.facts import (
+    FACTS_SCHEMA,
+    Reducer,
+    as_whole,
+    facts_of,
+    in_line_order,
+    merged_facts,
+    reduced,
+)
 from plogscan.parse import cannheader
 from plogscan.parse.arrowtext import holds, joined_bytes, line_buffers, split_lines
 from plogscan.parse.chunk import parse_chunk
@@ -95,10 +103,9 @@ def _picked_text(data: bytes, line_starts: np.ndarray, offsets: np.ndarray,
 
 def _all_facts(records: pa.Table, skimmed: Skimmed, ctx: FileContext,
                first_line: int) -> pa.Table:
-    """``facts_of`` the parsed records and the skipped ones together, in the order the facts
-    list processes (the order each key's first record comes in the chunk): the parsed ones'
-    facts joined with the skim's summary of the skipped ones, rather than one table of every
-    record grouped by its texts."""
+    """``facts_of`` the parsed records and the skipped ones together, in line order: the
+    parsed ones' facts joined with the skim's summary of the skipped ones, rather than one
+    table of every record grouped by its texts."""
     summary = skimmed.summary(first_line)
     n = summary.num_rows
 
@@ -114,5 +121,4 @@ def _all_facts(records: pa.Table, skimmed: Skimmed, ctx: FileContext,
         **{name: summary.column(name) for name in ("first_ts", "last_ts", "first_line",
                                                      "last_line", "epoch_records")},
         "whole": each(False, pa.bool_())}, schema=FACTS_SCHEMA)
-    both = merged_facts([facts_of(records), skipped])
-    return both.take(np.argsort(both.column("first_line").to_numpy(), kind="stable"))
+    return in_line_order(merged_facts([facts_of(records), skipped]))
