@@ -312,3 +312,38 @@ def test_a_glued_tag_is_found_after_any_byte_but_a_newline() -> None:
     buf = b"[ERROR] a[DEBUG] b\n[INFO] x [TRACE]\n[WARN][WARNING]x[EVEN]"
     assert cannheader.native.glued_tags(buf) == [9, 28, 42]
     assert glue.suspects(buf).tolist() == [0, 1, 2]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 12)), max_size=80),
+       st.text(alphabet="ab[]é(", min_size=0, max_size=40))
+def test_compiled_and_arrow_number_distinct_texts_alike(cuts: list[tuple[int, int]],
+                                                        text: str) -> None:
+    """The C module's ``span_ids`` numbers texts as Arrow's ``dictionary_encode`` does: the
+    same index per row, the same distinct texts in the same order (repeats next to each
+    other, far apart, and empty texts among them)."""
+    data = np.frombuffer(text.encode("ascii", "replace").ljust(60, b"a"), np.uint8)
+    starts = np.array([start for start, _ in cuts], np.int64)
+    lengths = np.array([length for _, length in cuts], np.int64)
+    by_c = cannheader.distinct_texts(data, starts, lengths)
+    by_arrow = cannheader.distinct_texts(data, starts, lengths, compiled=False)
+    assert by_c[0].tolist() == by_arrow[0].tolist()
+    assert by_c[1].equals(by_arrow[1])
+
+
+def test_span_ids_refuses_a_span_outside_the_data() -> None:
+    out = np.empty(1, np.int64)
+    with pytest.raises(ValueError, match="outside the data"):
+        cannheader.native.span_ids(b"abc", np.array([2], np.int64), np.array([5], np.int64), out)
+
+
+def test_span_ids_numbers_thousands_of_distinct_texts() -> None:
+    """Past the table's first size (a chunk of a million processes holds many prefixes)."""
+    text = "".join(f"[D] M({pid},p):" for pid in range(6000)).encode()
+    data = np.frombuffer(text * 2, np.uint8)
+    ends = np.flatnonzero(data == ord(":")) + 1
+    starts = np.concatenate(([0], ends[:-1]))
+    by_c = cannheader.distinct_texts(data, starts, ends - starts)
+    by_arrow = cannheader.distinct_texts(data, starts, ends - starts, compiled=False)
+    assert len(by_c[1]) == 6000
+    assert by_c[0].tolist() == by_arrow[0].tolist() and by_c[1].equals(by_arrow[1])

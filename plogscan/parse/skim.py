@@ -161,14 +161,12 @@ def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.
         ts_start[rows] = spans[rows, 1]
     else:
         rows, ts_start = _shaped_headers(data, starts, lengths, first, lines)
-    prefix = pc.cast(substrings(data, starts[rows], ts_start[rows]), pa.string())
-    encoded = pc.dictionary_encode(prefix)
-    found = pc.extract_regex(encoded.dictionary, _PREFIX_WHOLE)
+    index, distinct = cannheader.distinct_texts(data, starts[rows], ts_start[rows])
+    found = pc.extract_regex(distinct, _PREFIX_WHOLE)
     fields = dict(zip(("level", "module", "pid", "proc"), found.flatten(), strict=True))
     pid = digits(fields["pid"], pa.int64())  # null where the prefix did not match
     bracket = pc.fill_null(pc.match_substring(fields["proc"], "["), True)
     valid = _mask(pid.is_valid()) & ~_mask(bracket)
-    index = encoded.indices.to_numpy(zero_copy_only=False)
     good = valid[index]
     header = np.zeros(n, bool)
     header[rows[good]] = True
