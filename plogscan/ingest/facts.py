@@ -86,8 +86,9 @@ def in_line_order(facts: pa.Table) -> pa.Table:
 
 
 def merged_facts(parts: Iterable[pa.Table]) -> pa.Table:
-    """Facts of several tables joined into the facts of their union (order kept: the first
-    part a key appears in comes first)."""
+    """Facts of several tables joined into the facts of their union, in the order Arrow's
+    grouping gives (keys of earlier parts mostly first, but not always as they first come:
+    ``in_line_order`` sets an order where one is needed)."""
     parts = [p for p in parts if p.num_rows]
     if not parts:
         return FACTS_SCHEMA.empty_table()
