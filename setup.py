@@ -5,9 +5,10 @@ The rules live at the repository root so that rule authors find them next to ``s
 an installed ``plogscan`` must still find them, so the build copies them into the package.
 
 ``plogscan.parse._cannheader`` (``native/cannheader.c``, plain C against Python's own API, no
-other library) reads the CANN header of each line several times faster than RE2. It is
-optional: where no C compiler is found the build goes on without it, and plogscan reads the
-headers with RE2 (the same records, more slowly; ``plogscan --version`` says which).
+other library) reads the CANN header of each line several times faster than RE2, numbers
+the distinct header prefixes of a chunk and finds glued level tags. It is optional: where no C
+compiler is found the build goes on without it, and plogscan does the same with RE2, Arrow and
+numpy (the same records, more slowly; ``plogscan --version`` says which).
 """
 
 from __future__ import annotations
