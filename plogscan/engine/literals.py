@@ -48,16 +48,15 @@ class LiteralScanner:
 
         Compiled once per process and set of expressions: a worker process receives a fresh
         copy of its selector with every task, and compiling the database takes tens of
-        milliseconds."""
+        milliseconds. The lock is held while compiling, so that parse threads asking for the
+        same database at once wait for one compile instead of each running their own."""
         key = (tuple(literals), tuple(regexes))
         with _BUILT_LOCK:
-            if key in _BUILT:
-                return _BUILT[key]
-        scanner = cls._compiled(literals, regexes)
-        with _BUILT_LOCK:
-            if len(_BUILT) >= _BUILT_MAX:
-                _BUILT.clear()
-            return _BUILT.setdefault(key, scanner)
+            if key not in _BUILT:
+                if len(_BUILT) >= _BUILT_MAX:
+                    _BUILT.clear()
+                _BUILT[key] = cls._compiled(literals, regexes)
+            return _BUILT[key]
 
     @classmethod
     def _compiled(cls, literals: tuple[str, ...], regexes: tuple[str, ...]
@@ -109,7 +108,7 @@ class LiteralScanner:
         data = column.buffers()[2]
         if data is None or offsets[-1] == offsets[0]:
             return empty, empty, non_ascii
-        ids, ends = self._scan(memoryview(data)[offsets[0]:offsets[-1]].tobytes())
+        ids, ends = self._scan(memoryview(data)[offsets[0]:offsets[-1]])  # scanned in place
         if not ends:
             return empty, empty, non_ascii
         rows = np.searchsorted(offsets[1:] - offsets[0], np.asarray(ends) - 1, side="right")
@@ -122,7 +121,7 @@ class LiteralScanner:
             scratch = self.local.scratch = self.scratch_type(self.database)
         return scratch
 
-    def _scan(self, buf: bytes) -> tuple[list[int], list[int]]:
+    def _scan(self, buf: bytes | memoryview) -> tuple[list[int], list[int]]:
         """(expression id, end offset) of every match in ``buf``, in two lists."""
         ids: list[int] = []
         ends: list[int] = []
