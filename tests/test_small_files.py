@@ -137,13 +137,37 @@ def test_a_group_pickles_its_records_once_not_once_per_file(tmp_path: Path, join
         path = tmp_path / f"plog-{i}_1.log"
         body = CASES["plain"](i) * 20 if joined else CASES["continuation-first"](i) * 20
         path.write_text(body)
-        files.append((FileContext(path=str(path), kind="plog"), str(path)))
+        files.append((FileContext(path=str(path), kind="plog"), str(path), None))
     size = sum(p.stat().st_size for p in tmp_path.iterdir())
     for reducer in (None, Selector(load_rules([]))):
         group = parse_files(files, None, encoded=True, reducer=reducer)
         assert len(group.files) == 300
         assert sum(f.records for f in group.files) == group.records.num_rows
         assert len(pickle.dumps(group)) < 4 * size
+
+
+def test_a_small_file_the_walk_read_whole_is_not_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The walk's sniff reads a small file whole; its group parses those bytes instead of
+    opening the file a second time. A file longer than the sniffed head is read by its
+    group's worker, and both give what each file parsed alone gives."""
+    import builtins
+
+    from plogscan.ingest import smallfiles
+    from plogscan.ingest.walk import HEAD_BYTES
+
+    root = _tree(tmp_path / "logs", ["plain", "continuation-first", "bad-utf8"])
+    folder = root / "rank_0" / "process_log" / "debug" / "plog"
+    longer = folder / "plog-77_20260302101500000.log"
+    longer.write_text(CASES["plain"](1) * (HEAD_BYTES // len(CASES["plain"](1)) + 2))
+    opened: list[str] = []
+    monkeypatch.setattr(smallfiles, "open", lambda path, *a, **k: opened.append(path) or
+                        builtins.open(path, *a, **k), raising=False)  # noqa: SIM115
+    grouped, grouped_summary = _ingest([str(root)], True, monkeypatch)
+    assert opened == [str(longer)]
+    alone, alone_summary = _ingest([str(root)], False, monkeypatch)
+    assert grouped_summary == alone_summary
+    assert grouped.to_pylist() == alone.to_pylist()
 
 
 def _rank_dirs(root: Path, ranks: int) -> Path:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections import deque
 from concurrent.futures import Executor, Future
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 from plogscan.ingest.chunks import FileState
 from plogscan.ingest.reuse import FileKey, Stored, absolute, file_digests, plain_file
@@ -56,18 +56,18 @@ class Batcher:
     def __init__(self, ingest: Any, pool: Executor, inflight: deque,
                  small_bytes: int = SMALL_FILE_BYTES) -> None:
         self.ingest, self.pool, self.inflight = ingest, pool, inflight
-        self.files: list[tuple[FileState, str]] = []
+        self.files: list[tuple[FileState, str, bytes | None]] = []
         self.size = 0
         self.reused: list[tuple[FileState, FileKey, Stored]] = []
         self.reused_bytes = 0
         self.small_bytes = small_bytes
 
-    def small(self, state: FileState, file: tuple[str, int]) -> None:
+    def small(self, state: FileState, file: SmallFile) -> None:
         self._flush_reused()
-        path, size = file
+        path, size, whole = file
         if self.files and (self.size + size > GROUP_BYTES or len(self.files) >= GROUP_FILES):
             self._flush_files()
-        self.files.append((state, path))
+        self.files.append((state, path, whole))
         self.size += size
 
     def reuse(self, state: FileState, key: FileKey, stored: Stored) -> None:
@@ -85,10 +85,10 @@ class Batcher:
         if not self.files:
             return
         ingest = self.ingest
-        future = self.pool.submit(parse_files, [(s.ctx, p) for s, p in self.files],
+        future = self.pool.submit(parse_files, [(s.ctx, p, w) for s, p, w in self.files],
                                   ingest._task_formats, ingest.encoded, ingest.reducer,
                                   ingest.store is not None)
-        self.inflight.append(Group([s for s, _ in self.files], future))
+        self.inflight.append(Group([s for s, _, _ in self.files], future))
         self.files, self.size = [], 0
 
     def _flush_reused(self) -> None:
@@ -100,10 +100,19 @@ class Batcher:
         self.reused, self.reused_bytes = [], 0
 
 
+class SmallFile(NamedTuple):
+    """A plain file small enough to be parsed in a group: its absolute path, its size and,
+    when the walk's sniff read all of it, its bytes (``streams.PlainFile.whole``)."""
+
+    path: str
+    size: int
+    whole: bytes | None
+
+
 def small_file(stream: BinaryIO, limit: int = SMALL_FILE_BYTES, cwd: str | None = None
-               ) -> tuple[str, int] | None:
-    """The absolute path and size of a plain file small enough to be parsed in a group."""
+               ) -> SmallFile | None:
+    """The ``SmallFile`` of a plain file small enough to be parsed in a group, else None."""
     plain = plain_file(stream)
     if plain is None or not 0 < plain[1].st_size <= limit:
         return None
-    return absolute(plain[0], cwd), plain[1].st_size
+    return SmallFile(absolute(plain[0], cwd), plain[1].st_size, getattr(stream, "whole", None))

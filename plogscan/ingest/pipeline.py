@@ -38,7 +38,7 @@ from typing import Any, BinaryIO
 import pyarrow as pa
 
 from plogscan.ingest import handoff
-from plogscan.ingest.batching import Batcher, Group, Reuse, small_file
+from plogscan.ingest.batching import Batcher, Group, Reuse, SmallFile, small_file
 from plogscan.ingest.chunks import (
     CHUNK_BYTES,
     CONSTANT_COLUMNS,
@@ -487,7 +487,7 @@ class Ingest:
 
 
 
-def _cheaper_parsed(ctx: FileContext, small: tuple[str, int] | None) -> bool:
+def _cheaper_parsed(ctx: FileContext, small: SmallFile | None) -> bool:
     """Whether a file costs less to parse again than to keep in the cache: a plog or device
     log under ``STORE_MIN_BYTES``, which its small-file group parses joined with the others.
     Storing its extraction and reading it back cost more (20,000 plogs of about 150 bytes: a
@@ -495,7 +495,7 @@ def _cheaper_parsed(ctx: FileContext, small: tuple[str, int] | None) -> bool:
     changed 1.3 times). Text kinds (job stdout) are kept: their groups often fall back to one
     file at a time (a record may run past a file's end, where a join is not exact), at
     milliseconds a file."""
-    return small is not None and small[1] < STORE_MIN_BYTES and ctx.kind not in TEXT_KINDS
+    return small is not None and small.size < STORE_MIN_BYTES and ctx.kind not in TEXT_KINDS
 
 
 def _ignore_interrupts() -> None:

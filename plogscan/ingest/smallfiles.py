@@ -2,9 +2,10 @@
 
 Every parse of a chunk costs a few hundred Arrow and numpy calls whatever its size, so a job
 directory of 20,000 small plogs parsed file by file spends its time in those calls. Here a
-worker reads a group of small plain files itself, joins their lines into one
-buffer, parses it once, and cuts the records back into files by line number: path, host and
-line numbers are put back per file, rank and device filled from each file's path hints where
+worker takes a group of small plain files (the bytes of each that the walk read whole when it
+sniffed it, else its path, which the worker reads), joins their lines into one buffer, parses
+it once, and cuts the records back into files by line number: path, host and line numbers
+are put back per file, rank and device filled from each file's path hints where
 the content names none. The accounting of each file comes from its own records (lines,
 records, record lines, blank, unparsed, invalid and 1970 timestamps) and its own bytes (NUL
 bytes, decode errors).
@@ -94,7 +95,11 @@ class _Piece:
     digest: str | None = None
 
 
-def _read(ctx: FileContext, path: str, digest: bool) -> _Piece:
+def _read(ctx: FileContext, path: str, whole: bytes | None, digest: bool) -> _Piece:
+    """The bytes of one file of the group: ``whole`` when the walk read all of them already,
+    else read from ``path``."""
+    if whole is not None:
+        return _piece(ctx, whole, digest)
     try:
         # Without blocking, and only a regular file: the walk checked it, but it may have been
         # swapped for a FIFO since.
@@ -105,6 +110,12 @@ def _read(ctx: FileContext, path: str, digest: bool) -> _Piece:
             raw = handle.read(SMALL_FILE_BYTES + 1)
     except OSError as err:
         return _Piece(ctx, b"", 0, 0, 0, f"read stopped at byte 0: {type(err).__name__}: {err}")
+    return _piece(ctx, raw, digest)
+
+
+def _piece(ctx: FileContext, raw: bytes, digest: bool) -> _Piece:
+    """A file's bytes as the group joins them: the final newline off, NUL and undecodable
+    bytes counted and replaced (``chunks.clean``)."""
     size = len(raw)
     data = raw[:-1] if raw.endswith(b"\n") else raw  # the final newline ends the last line
     data, nul, bad = clean(data)
@@ -112,17 +123,18 @@ def _read(ctx: FileContext, path: str, digest: bool) -> _Piece:
                   content_digest(raw).hexdigest() if digest else None)
 
 
-def parse_files(files: list[tuple[FileContext, str]], fset: FormatSet | None,
+def parse_files(files: list[tuple[FileContext, str, bytes | None]], fset: FormatSet | None,
                 encoded: bool = False, reducer: Reducer | None = None,
                 digests: bool = False) -> GroupOutcome:
-    """Parse a group of small plain files (runs in a worker); with ``digests`` each outcome
-    carries its file's content digest.
+    """Parse a group of small plain files (runs in a worker): each given by its path and, when
+    the walk read all of it already, its bytes; with ``digests`` each outcome carries its
+    file's content digest.
 
     Text kinds (stdout, syslog) are parsed apart from the others, the one way a file's kind
     changes how it is parsed, and the records put back in file order: a job directory lists a
     rank's stdout beside its plogs, and a group cut at every change of kind held one file."""
     fset = fset or builtin_formats()
-    pieces = [_read(ctx, path, digests) for ctx, path in files]
+    pieces = [_read(ctx, path, whole, digests) for ctx, path, whole in files]
     text = [p.ctx.kind in TEXT_KINDS for p in pieces]
     if all(text) or not any(text):
         group = _parse_alike(pieces, fset, encoded, reducer)

@@ -45,6 +45,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import glob
+import io
 import os
 import re
 import stat
@@ -87,6 +88,7 @@ from plogscan.ingest.streams import (
     DECOMPRESSORS,
     Bounded,
     Counted,
+    PlainFile,
     Replay,
     container,
     describe,
@@ -403,6 +405,9 @@ class _Walker:
                 yield Skipped(shown, f"unreadable: {describe(exc)}")
                 return
             out: BinaryIO = stream
+            if (isinstance(stream, PlainFile) and err is None and len(head) < HEAD_BYTES
+                    and encoding == UTF8 and not bom):
+                stream.whole = head  # all of it: a small file is not read a second time
         else:
             out = Replay(head, stream, err)
         if encoding != UTF8 or bom:
@@ -435,7 +440,7 @@ def open_checked(path: str, key: tuple[int, int], *, follow: bool) -> BinaryIO:
     checked: without blocking and, unless ``follow``, without following a symlink. Raises
     ``OSError`` or ``ValueError`` (with the skip reason)."""
     flags = _OPEN_FLAGS | (0 if follow else _NOFOLLOW)
-    handle = open(path, "rb", opener=lambda p, _f: os.open(p, flags))  # noqa: SIM115
+    handle = PlainFile(io.FileIO(path, "r", opener=lambda p, _f: os.open(p, flags)))
     try:
         st = os.fstat(handle.fileno())
         if not stat.S_ISREG(st.st_mode):
