@@ -6,7 +6,10 @@ whole job, whatever the log size. formats.md §9: any DEBUG record of a process 
 logging was on for it.
 
 Bounded: past ``MAX_PROCESSES`` processes, a new process's triples are kept for its host as
-a whole; a check about such a process looks at its host and says so.
+a whole; a check about such a process looks at its host and says so. The distinct rows and
+the cap are worked out in Arrow, so only the rows of the processes held become Python
+values: a file written by a million processes would otherwise turn every fact row into
+five Python objects at once (some 300 MB) and take a Python step each.
 """
 
 from __future__ import annotations
@@ -14,14 +17,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from plogscan.engine.rule import Requires
 from plogscan.engine.words import scope_words, words
+from plogscan.table.keys import HeldKeys, admitted, known_rows
 
 _KEYS = ["host", "pid", "level", "module", "kind"]
 MAX_PROCESSES = 50000
 Triple = tuple[Any, Any, Any]
+_PROCESS_KEYS = pa.schema([pa.field("host", pa.string()), pa.field("pid", pa.int64())])
 
 
 class Presence:
@@ -32,30 +38,41 @@ class Presence:
         self._by_process: dict[tuple[Any, Any], set[Triple]] = {}
         self._by_host: dict[Any, set[Triple]] = {}  # every process's triples, by host
         self._untracked_hosts: set[Any] = set()  # hosts with processes past the cap
+        self._held = HeldKeys(_PROCESS_KEYS)  # the (host, pid) of the processes held
 
     def consume(self, batch: pa.RecordBatch) -> None:
         """Add the distinct combinations of one record batch."""
-        table = pa.Table.from_batches([batch]).select(_KEYS)
-        distinct = table.group_by(_KEYS, use_threads=False).aggregate([])
-        self._add(zip(*(distinct.column(k).to_pylist() for k in _KEYS), strict=True))
+        self._add(pa.Table.from_batches([batch]).select(_KEYS))
 
     def consume_facts(self, facts: pa.Table) -> None:
         """Add the combinations of a facts table (``ingest.facts``): the same as consuming
         the records the facts were computed from."""
-        if facts.num_rows:
-            self._add(zip(*(facts.column(k).to_pylist() for k in _KEYS), strict=True))
+        self._add(facts.select(_KEYS))
 
-    def _add(self, rows: Iterable[tuple[Any, ...]]) -> None:
-        for host, pid, level, module, kind in rows:
-            triple = (level, module, kind)
-            self._by_host.setdefault(host, set()).add(triple)
-            found = self._by_process.get((host, pid))
-            if found is None:
-                if len(self._by_process) >= self.max_processes:
-                    self._untracked_hosts.add(host)
-                    continue
-                found = self._by_process[(host, pid)] = set()
-            found.add(triple)
+    def _add(self, table: pa.Table) -> None:
+        """Add the rows of ``table`` (``_KEYS``, in arrival order): every triple to its host,
+        and to its process when the process is held or there is still room for it (the
+        first processes to come are the ones held)."""
+        if table.num_rows == 0:
+            return
+        table = table.combine_chunks()
+        for host, *triple in _distinct(table, ["host", "level", "module", "kind"]):
+            self._by_host.setdefault(host, set()).add(tuple(triple))
+        processes = (table.append_column("_row", pa.array(np.arange(table.num_rows)))
+                     .group_by(["host", "pid"], use_threads=False)
+                     .aggregate([("_row", "min")])
+                     .sort_by("_row_min"))
+        room = max(self.max_processes - len(self._by_process), 0)
+        if processes.num_rows > room:
+            keep, past = admitted(processes, self._held.table(
+                len(self._by_process), lambda: self._by_process), room)
+            if len(past):
+                hosts = processes.column("host").take(pa.array(past))
+                self._untracked_hosts.update(hosts.unique().to_pylist())
+            table = table.filter(pa.array(known_rows(table, processes.filter(
+                pa.array(keep)).select(["host", "pid"]))))
+        for host, pid, *triple in _distinct(table, _KEYS):
+            self._by_process.setdefault((host, pid), set()).add(tuple(triple))
 
     def check(self, req: Requires, host: str | None, pid: int | None,
               aliases: Iterable[tuple[str | None, int]] = (), lang: str = "en"
@@ -97,6 +114,12 @@ class Presence:
 
     def _all(self) -> Iterable[Triple]:
         return (t for seen in self._by_host.values() for t in seen)
+
+
+def _distinct(table: pa.Table, keys: list[str]) -> Iterable[tuple[Any, ...]]:
+    """The distinct rows of ``table``'s ``keys`` columns, as tuples."""
+    distinct = table.group_by(keys, use_threads=False).aggregate([])
+    return zip(*(distinct.column(k).to_pylist() for k in keys), strict=True)
 
 
 def _fits(req: Requires, seen: Triple) -> bool:
