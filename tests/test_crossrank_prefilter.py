@@ -24,6 +24,11 @@ def test_hyperscan_and_re2_find_the_same_rows(messages: list[str | None]) -> Non
     assert prefiltered_rows(column).tolist() == prefiltered_rows(column, hyperscan=False).tolist()
 
 
+def test_a_match_across_two_messages_is_not_a_row() -> None:
+    column = pa.array(["Entry-", "Hccl", "Entry-Hccl"], pa.large_string())
+    assert prefiltered_rows(column).tolist() == [2]
+
+
 def test_a_repeated_message_is_found_on_every_row() -> None:
     column = pa.array(["x", "HCCL_CONNECT_TIMEOUT set by environment to [50]s", None] * 40,
                       pa.large_string())

@@ -93,7 +93,11 @@ class LiteralScanner:
         return self.scan_rows(column)
 
     def scan_rows(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``matches`` without looking for repeated values first: every row is scanned."""
+        """``matches`` without looking for repeated values first: every row is scanned.
+
+        The values are scanned end to end as they lie in the column's buffer, so a match may
+        begin in one value and end in the next: it is reported for the row it ends in. The
+        rows are therefore possible matches, for an exact test to confirm."""
         n = len(column)
         empty = np.zeros(0, np.int64)
         if n == 0:
