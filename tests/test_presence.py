@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plogscan.engine.presence import Presence
+from plogscan.engine.rule import Requires
 
 _ROW = st.tuples(st.sampled_from([None, "host-a", "host-b"]),
                  st.sampled_from([None, 1, 2, 3, 4, 5, 6]),
@@ -62,3 +63,8 @@ def test_a_process_past_the_cap_is_checked_with_its_host():
         schema=_SCHEMA))
     assert set(presence._by_process) == {("h", 1)}
     assert presence._untracked_hosts == {"h"}
+    debug = Requires(levels=("DEBUG",))
+    held, held_scope = presence.check(debug, "h", 1)
+    past, past_scope = presence.check(debug, "h", 2)
+    assert not held and "more than" not in held_scope  # process 1 wrote no DEBUG record
+    assert past and "more than 1 processes" in past_scope  # process 2: its host's records
