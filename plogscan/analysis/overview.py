@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.model import EventRow, ProcessInfo
+from plogscan.schema.grouping import grouped
 from plogscan.table.keys import HeldKeys, admitted
 
 KEEP_EVENTS = 2000  # rows kept for reports, earliest first
@@ -133,10 +134,9 @@ class Overview:
         with_pid = table.filter(pc.is_valid(table.column("pid")))
         if with_pid.num_rows == 0:
             return
-        grouped = with_pid.group_by(["host", "pid"], use_threads=False).aggregate([
+        grouped = self._within_cap(_by_process(with_pid, [
             ("level", "distinct"), ("rank", "min"), ("device", "min"), ("ts", "min"),
-            ("ts", "max")])
-        grouped = self._within_cap(grouped)
+            ("ts", "max")]))
         for g in grouped.to_pylist():  # one row per process in this batch
             proc = self._procs.setdefault((g["host"], g["pid"]), _Proc())
             proc.levels.update(level for level in g["level_distinct"] if level)
@@ -150,10 +150,9 @@ class Overview:
         with_pid = facts.filter(pc.is_valid(facts.column("pid")))
         if with_pid.num_rows == 0:
             return
-        grouped = with_pid.group_by(["host", "pid"], use_threads=False).aggregate([
+        grouped = self._within_cap(_by_process(with_pid, [
             ("level", "distinct"), ("rank", "min"), ("device", "min"), ("first_ts", "min"),
-            ("last_ts", "max")])
-        grouped = self._within_cap(grouped)
+            ("last_ts", "max")]))
         for g in grouped.to_pylist():
             proc = self._procs.setdefault((g["host"], g["pid"]), _Proc())
             proc.levels.update(level for level in g["level_distinct"] if level)
@@ -163,8 +162,9 @@ class Overview:
             proc.last = _max(proc.last, g["last_ts_max"])
 
     def _within_cap(self, grouped: pa.Table) -> pa.Table:
-        """The rows of known processes and of new ones while there is room, in order; the
-        others are only counted (by a hash of host and pid). One row per process."""
+        """The rows of known processes and of new ones while there is room, in the order
+        they come (``_by_process``); the others are only counted (by a hash of host and
+        pid). One row per process."""
         room = max(self.max_processes - len(self._procs), 0)
         if grouped.num_rows <= room:
             return grouped
@@ -209,3 +209,10 @@ class Overview:
                                                       ("line", "ascending")])  # nulls last
             table = table.take(order[:count])
         return [event_row(r) for r in table.to_pylist()], dropped
+
+
+def _by_process(table: pa.Table, aggregations: list[tuple[str, str]]) -> pa.Table:
+    """``aggregations`` per (host, pid) of ``table``, one row per process in the order the
+    processes first come (which ones a capped overview holds must not depend on how their
+    keys hash)."""
+    return grouped(table, ["host", "pid"], aggregations, in_order=True)

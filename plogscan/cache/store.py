@@ -303,6 +303,13 @@ def _open(directory: Path) -> sqlite3.Connection:
     return db
 
 
+# The facts as stored: their file's path, host and kind spelled out, since a batch without
+# its schema message carries no dictionary.
+_STORED_FACTS_SCHEMA = pa.schema([
+    field.with_type(field.type.value_type) if pa.types.is_dictionary(field.type) else field
+    for field in FACTS_SCHEMA])
+
+
 def _pack(records: pa.Table, facts: pa.Table) -> bytes:
     """The two tables as schema-less IPC record batches, each compressed apart and behind
     its sizes: reading an entry then costs no schema message (a few hundred microseconds
@@ -316,7 +323,8 @@ def _pack(records: pa.Table, facts: pa.Table) -> bytes:
     joining them into one first (a copy of every kept byte)."""
     part = _frames(records)
     marker = _RAW if _CODEC is None else _ZSTD
-    return marker + len(part).to_bytes(8, "little") + part + _frames(facts)
+    return (marker + len(part).to_bytes(8, "little") + part
+            + _frames(facts.cast(_STORED_FACTS_SCHEMA)))
 
 
 def _frames(table: pa.Table) -> bytes:
@@ -340,7 +348,7 @@ def _unpack(payload: bytes, schema: pa.Schema) -> tuple[pa.Table, pa.Table]:
         raise ValueError("a cache entry in a form this process does not read")
     size = int.from_bytes(view[1:9], "little")
     return (_read_frames(view[9:9 + size], schema, marker),
-            _read_frames(view[9 + size:], FACTS_SCHEMA, marker))
+            _read_frames(view[9 + size:], _STORED_FACTS_SCHEMA, marker).cast(FACTS_SCHEMA))
 
 
 def _read_frames(view: memoryview, schema: pa.Schema, marker: bytes) -> pa.Table:

@@ -17,7 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.crossrank.summary import MAX_STREAMS, StreamKey
-from plogscan.schema import text_equals
+from plogscan.schema import plain_text, text_equals
+from plogscan.schema.grouping import grouped
 from plogscan.table.keys import HeldKeys, admitted
 
 
@@ -52,14 +53,13 @@ def count_from_facts(gatherer: Any, facts: pa.Table) -> None:
         "first_line": rows.column("first_line"), "last_line": rows.column("last_line"),
         "records": rows.column("records"), "error": error,
         "epoch": rows.column("epoch_records"), "rank": rows.column("rank"),
-        "device": rows.column("device"), "kind": rows.column("kind"),
-        "host": rows.column("host")})
-    grouped = table.group_by(["path", "pid"], use_threads=False).aggregate([
+        "device": rows.column("device"), "kind": plain_text(rows.column("kind")),
+        "host": plain_text(rows.column("host"))})
+    groups = grouped(table, ["path", "pid"], [
         ("first_ts", "min"), ("last_ts", "max"), ("first_line", "min"),
         ("last_line", "max"), ("records", "sum"), ("error", "sum"), ("epoch", "sum"),
-        ("rank", "min"), ("device", "min"), ("kind", "min"), ("host", "min")])
-    grouped = _within_cap(gatherer, grouped)
-    for g in grouped.to_pylist():
+        ("rank", "min"), ("device", "min"), ("kind", "min"), ("host", "min")], in_order=True)
+    for g in _within_cap(gatherer, groups).to_pylist():
         gatherer._add_stream(StreamKey(g["path"] or "", 0, g["pid"]), g["kind_min"],
                          g["host_min"], g["first_line_min"], g["last_line_max"],
                          g["first_ts_min"], g["last_ts_max"], g["records_sum"],

@@ -20,12 +20,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.schema import plain_text
+from plogscan.schema import ENCODED_TEXT, plain_text
+from plogscan.schema.grouping import grouped
 
 FACT_KEYS = ("host", "pid", "level", "module", "kind", "path")
+# The keys that hold one value per file, dictionary-encoded: a file written by a million
+# processes has a million facts rows, and each would otherwise carry its own copy of the path.
+FILE_KEYS = ("host", "kind", "path")
 FACTS_SCHEMA = pa.schema([
-    pa.field("host", pa.string()), pa.field("pid", pa.int64()), pa.field("level", pa.string()),
-    pa.field("module", pa.string()), pa.field("kind", pa.string()), pa.field("path", pa.string()),
+    pa.field("host", ENCODED_TEXT), pa.field("pid", pa.int64()), pa.field("level", pa.string()),
+    pa.field("module", pa.string()), pa.field("kind", ENCODED_TEXT),
+    pa.field("path", ENCODED_TEXT),
     pa.field("records", pa.int64()), pa.field("rank", pa.int64()),
     pa.field("device", pa.int64()), pa.field("first_ts", pa.timestamp("us")),
     pa.field("last_ts", pa.timestamp("us")), pa.field("first_line", pa.int64()),
@@ -52,26 +57,28 @@ def facts_of(records: pa.Table, extra_keys: tuple[str, ...] = ()) -> pa.Table:
     ``extra_keys`` columns of ``records`` grouped by too), in line order (``in_line_order``)."""
     if records.num_rows == 0:
         return FACTS_SCHEMA.empty_table()
-    table = pa.table({**{name: plain_text(records.column(name))
-                         for name in (*FACT_KEYS, *extra_keys, "rank", "device", "ts", "line")},
+    keys = [*FACT_KEYS, *extra_keys]
+    table = pa.table({**{name: records.column(name) for name in keys},
+                      **{name: plain_text(records.column(name))
+                         for name in ("rank", "device", "ts", "line")},
                       "epoch": pc.cast(pc.fill_null(records.column("clock_epoch"), False),
                                        pa.int64())})
-    grouped = table.group_by([*FACT_KEYS, *extra_keys], use_threads=False).aggregate([
+    groups = grouped(table, keys, [
         ([], "count_all"), ("rank", "min"), ("device", "min"), ("ts", "min"), ("ts", "max"),
-        ("line", "min"), ("line", "max"), ("epoch", "sum")])
+        ("line", "min"), ("line", "max"), ("epoch", "sum")], encoded=FILE_KEYS)
     facts = pa.table({
-        **{name: grouped.column(name).cast(FACTS_SCHEMA.field(name).type) for name in FACT_KEYS},
-        "records": grouped.column("count_all").cast(pa.int64()),
-        "rank": grouped.column("rank_min").cast(pa.int64()),
-        "device": grouped.column("device_min").cast(pa.int64()),
-        "first_ts": grouped.column("ts_min"), "last_ts": grouped.column("ts_max"),
-        "first_line": grouped.column("line_min").cast(pa.int64()),
-        "last_line": grouped.column("line_max").cast(pa.int64()),
-        "epoch_records": grouped.column("epoch_sum").cast(pa.int64()),
-        "whole": pa.repeat(pa.scalar(False), grouped.num_rows),
+        **{name: groups.column(name).cast(FACTS_SCHEMA.field(name).type) for name in FACT_KEYS},
+        "records": groups.column("count_all").cast(pa.int64()),
+        "rank": groups.column("rank_min").cast(pa.int64()),
+        "device": groups.column("device_min").cast(pa.int64()),
+        "first_ts": groups.column("ts_min"), "last_ts": groups.column("ts_max"),
+        "first_line": groups.column("line_min").cast(pa.int64()),
+        "last_line": groups.column("line_max").cast(pa.int64()),
+        "epoch_records": groups.column("epoch_sum").cast(pa.int64()),
+        "whole": pa.repeat(pa.scalar(False), groups.num_rows),
     }, schema=FACTS_SCHEMA)
     for name in extra_keys:
-        facts = facts.append_column(name, grouped.column(name))
+        facts = facts.append_column(name, groups.column(name))
     return in_line_order(facts)
 
 
@@ -86,28 +93,27 @@ def in_line_order(facts: pa.Table) -> pa.Table:
 
 
 def merged_facts(parts: Iterable[pa.Table]) -> pa.Table:
-    """Facts of several tables joined into the facts of their union, in the order Arrow's
-    grouping gives (keys of earlier parts mostly first, but not always as they first come:
-    ``in_line_order`` sets an order where one is needed)."""
+    """Facts of several tables joined into the facts of their union, each key where it first
+    comes in ``parts`` (the summaries that keep the first processes to come read them in
+    that order)."""
     parts = [p for p in parts if p.num_rows]
     if not parts:
         return FACTS_SCHEMA.empty_table()
     if len(parts) == 1:
         return parts[0]
-    table = pa.concat_tables(parts)
-    grouped = table.group_by(list(FACT_KEYS), use_threads=False).aggregate([
+    groups = grouped(pa.concat_tables(parts), FACT_KEYS, [
         ("records", "sum"), ("rank", "min"), ("device", "min"), ("first_ts", "min"),
         ("last_ts", "max"), ("first_line", "min"), ("last_line", "max"),
-        ("epoch_records", "sum")])
+        ("epoch_records", "sum")], encoded=FILE_KEYS, in_order=True)
     return pa.table({
-        **{name: grouped.column(name) for name in FACT_KEYS},
-        "records": grouped.column("records_sum"), "rank": grouped.column("rank_min"),
-        "device": grouped.column("device_min"), "first_ts": grouped.column("first_ts_min"),
-        "last_ts": grouped.column("last_ts_max"),
-        "first_line": grouped.column("first_line_min"),
-        "last_line": grouped.column("last_line_max"),
-        "epoch_records": grouped.column("epoch_records_sum"),
-        "whole": pa.repeat(pa.scalar(False), grouped.num_rows),
+        **{name: groups.column(name) for name in FACT_KEYS},
+        "records": groups.column("records_sum"), "rank": groups.column("rank_min"),
+        "device": groups.column("device_min"), "first_ts": groups.column("first_ts_min"),
+        "last_ts": groups.column("last_ts_max"),
+        "first_line": groups.column("first_line_min"),
+        "last_line": groups.column("last_line_max"),
+        "epoch_records": groups.column("epoch_records_sum"),
+        "whole": pa.repeat(pa.scalar(False), groups.num_rows),
     }, schema=FACTS_SCHEMA)
 
 

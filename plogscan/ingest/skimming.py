@@ -25,6 +25,7 @@ from plogscan.ingest.facts import (
 from plogscan.parse import cannheader
 from plogscan.parse.arrowtext import holds, joined_bytes, line_buffers, split_lines
 from plogscan.parse.chunk import parse_chunk
+from plogscan.parse.columns import constant_column
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext
 from plogscan.parse.skim import Skimmed, skim
@@ -113,9 +114,10 @@ def _all_facts(records: pa.Table, skimmed: Skimmed, ctx: FileContext,
         return pa.repeat(pa.scalar(value, typ), n)
 
     skipped = pa.table({
-        "host": each(ctx.host, pa.string()), "pid": summary.column("pid"),
+        "host": constant_column(ctx.host, n, encoded=True), "pid": summary.column("pid"),
         "level": summary.column("level"), "module": summary.column("module"),
-        "kind": each(ctx.kind, pa.string()), "path": each(ctx.path, pa.string()),
+        "kind": constant_column(ctx.kind, n, encoded=True),
+        "path": constant_column(ctx.path, n, encoded=True),
         "records": summary.column("records"),
         "rank": each(ctx.rank, pa.int64()), "device": each(ctx.device, pa.int64()),
         **{name: summary.column(name) for name in ("first_ts", "last_ts", "first_line",
