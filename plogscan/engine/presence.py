@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
 from plogscan.engine.rule import Requires
 from plogscan.engine.words import scope_words, words
+from plogscan.schema.grouping import grouped
 from plogscan.table.keys import HeldKeys, admitted, known_rows
 
 _KEYS = ["host", "pid", "level", "module", "kind"]
@@ -58,10 +58,7 @@ class Presence:
         table = table.combine_chunks()
         for host, *triple in _distinct(table, ["host", "level", "module", "kind"]):
             self._by_host.setdefault(host, set()).add(tuple(triple))
-        processes = (table.append_column("_row", pa.array(np.arange(table.num_rows)))
-                     .group_by(["host", "pid"], use_threads=False)
-                     .aggregate([("_row", "min")])
-                     .sort_by("_row_min"))
+        processes = grouped(table, ["host", "pid"], [], in_order=True)
         room = max(self.max_processes - len(self._by_process), 0)
         if processes.num_rows > room:
             keep, past = admitted(processes, self._held.table(
@@ -118,7 +115,7 @@ class Presence:
 
 def _distinct(table: pa.Table, keys: list[str]) -> Iterable[tuple[Any, ...]]:
     """The distinct rows of ``table``'s ``keys`` columns, as tuples."""
-    distinct = table.group_by(keys, use_threads=False).aggregate([])
+    distinct = grouped(table, keys, [])
     return zip(*(distinct.column(k).to_pylist() for k in keys), strict=True)
 
 
