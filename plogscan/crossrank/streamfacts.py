@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.crossrank.summary import MAX_STREAMS, StreamKey
-from plogscan.schema import plain_text, text_equals
+from plogscan.schema import orderable_text, text_equals
 from plogscan.schema.grouping import grouped
 from plogscan.table.keys import HeldKeys, admitted
 
@@ -46,6 +46,9 @@ def count_from_facts(gatherer: Any, facts: pa.Table) -> None:
         return
     error = pc.if_else(pc.fill_null(pc.equal(rows.column("level"), "ERROR"), False),
                        rows.column("records"), 0)
+    # The file's kind and host stay encoded (``orderable_text``), not spelled out per row.
+    kind, kind_text = orderable_text(rows.column("kind").combine_chunks())
+    host, host_text = orderable_text(rows.column("host").combine_chunks())
     table = pa.table({
         "path": rows.column("path"), "pid": rows.column("pid"),
         "first_ts": pc.cast(rows.column("first_ts"), pa.int64()),
@@ -53,15 +56,14 @@ def count_from_facts(gatherer: Any, facts: pa.Table) -> None:
         "first_line": rows.column("first_line"), "last_line": rows.column("last_line"),
         "records": rows.column("records"), "error": error,
         "epoch": rows.column("epoch_records"), "rank": rows.column("rank"),
-        "device": rows.column("device"), "kind": plain_text(rows.column("kind")),
-        "host": plain_text(rows.column("host"))})
+        "device": rows.column("device"), "kind": kind, "host": host})
     groups = grouped(table, ["path", "pid"], [
         ("first_ts", "min"), ("last_ts", "max"), ("first_line", "min"),
         ("last_line", "max"), ("records", "sum"), ("error", "sum"), ("epoch", "sum"),
         ("rank", "min"), ("device", "min"), ("kind", "min"), ("host", "min")], in_order=True)
     for g in _within_cap(gatherer, groups).to_pylist():
-        gatherer._add_stream(StreamKey(g["path"] or "", 0, g["pid"]), g["kind_min"],
-                         g["host_min"], g["first_line_min"], g["last_line_max"],
+        gatherer._add_stream(StreamKey(g["path"] or "", 0, g["pid"]), kind_text(g["kind_min"]),
+                         host_text(g["host_min"]), g["first_line_min"], g["last_line_max"],
                          g["first_ts_min"], g["last_ts_max"], g["records_sum"],
                          g["error_sum"], g["epoch_sum"], g["rank_min"], g["device_min"])
 

@@ -55,7 +55,6 @@ class Presence:
         first processes to come are the ones held)."""
         if table.num_rows == 0:
             return
-        table = table.combine_chunks()
         for host, *triple in _distinct(table, ["host", "level", "module", "kind"]):
             self._by_host.setdefault(host, set()).add(tuple(triple))
         processes = grouped(table, ["host", "pid"], [], in_order=True)
