@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from plogscan.diagnose import run
-from plogscan.engine import seqstore
+from plogscan.engine import candidatestore, seqstore
 from plogscan.report import render
 
 HEAD = "[{level}] {module}({pid},python3):2026-03-17-14:{m:02d}:{s:02d}.{ms:03d}.000 "
@@ -61,7 +61,7 @@ def test_thinned_sequence_gives_the_same_findings(seed: int, tmp_path: Path,
 def test_spilled_candidates_give_the_same_findings(seed: int, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "logs", seed)
-    monkeypatch.setattr(seqstore, "SPILL_ROWS", 5)  # past 5 records: to the temporary file
+    monkeypatch.setattr(candidatestore, "SPILL_ROWS", 5)  # past 5 records: to the temporary file
     spilled = run([str(root)])
     monkeypatch.setattr(seqstore, "eligible", lambda rule: False)
     assert render(spilled, "json") == render(run([str(root)]), "json")
@@ -79,10 +79,10 @@ def test_spilled_rows_are_read_back_batch_by_batch(tmp_path: Path) -> None:
                                                 pa.array([f"m{r}" for r in rows])], schema=schema))
             start += n
     keep = np.array([0, 2, 3, 7, 8, 12], np.int64)
-    table = pa.Table.from_batches(seqstore._read_kept(path, keep), schema=schema)
+    table = pa.Table.from_batches(candidatestore.read_kept(path, keep), schema=schema)
     assert table.column("line").to_pylist() == keep.tolist()
     assert table.column("message").to_pylist() == [f"m{r}" for r in keep]
-    assert seqstore._read_kept(path, np.array([], np.int64)) == []
+    assert candidatestore.read_kept(path, np.array([], np.int64)) == []
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -93,8 +93,8 @@ def test_candidates_split_by_group_on_disk_give_the_same_findings(
     from plogscan.engine import groupbuckets
 
     root = _tree(tmp_path / "logs", seed)
-    monkeypatch.setattr(seqstore, "SPILL_ROWS", 5)
-    monkeypatch.setattr(seqstore, "THIN_ROWS", 7)
+    monkeypatch.setattr(candidatestore, "SPILL_ROWS", 5)
+    monkeypatch.setattr(candidatestore, "THIN_ROWS", 7)
     monkeypatch.setattr(groupbuckets, "BUCKETS", 2)
     made: list[groupbuckets.GroupBuckets] = []
     real = groupbuckets.GroupBuckets
@@ -103,7 +103,7 @@ def test_candidates_split_by_group_on_disk_give_the_same_findings(
         made.append(real(by))
         return made[-1]
 
-    monkeypatch.setattr(seqstore, "GroupBuckets", watched)
+    monkeypatch.setattr(candidatestore, "GroupBuckets", watched)
     bucketed = run([str(root)])
     assert made and all(not Path(b.directory).exists() for b in made)  # used, then removed
     monkeypatch.setattr(seqstore, "eligible", lambda rule: False)

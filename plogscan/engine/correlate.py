@@ -79,7 +79,7 @@ def single(body: Single, rows: list[Row]) -> list[Occurrence]:
     """One finding per record, or per ``by`` group (see ``SingleGroups``). ``rows`` are in
     ``sort_key`` order."""
     if not body.by:
-        return [_bundle([row], "match", 1) for row in rows]
+        return [bundle([row], "match", 1) for row in rows]
     groups = SingleGroups(body.by)
     for row in rows:
         groups.add(row)
@@ -157,7 +157,7 @@ class SingleGroups:
         # Groups in the order of their first records, as if all records had come sorted.
         groups = dict(sorted(self._groups.items(), key=lambda item: item[1].first()))
         fold_partial_keys(groups, self.by)
-        return [_bundle(sample.rows(), "match", sample.count) for sample in groups.values()]
+        return [bundle(sample.rows(), "match", sample.count) for sample in groups.values()]
 
 
 def threshold(body: Threshold, rows: list[Row]) -> list[Occurrence]:
@@ -173,7 +173,7 @@ def threshold(body: Threshold, rows: list[Row]) -> list[Occurrence]:
     for members in groups.values():
         best = _densest(members, body.within)
         if len(best) >= body.count:
-            out.append(_bundle(best, "match", len(best)))
+            out.append(bundle(best, "match", len(best)))
     return out
 
 
@@ -190,7 +190,9 @@ def _densest(rows: list[Row], within: int | None) -> list[Row]:
     return rows[best[0]:best[1]]
 
 
-def _bundle(rows: list[Row], step: str, count: int) -> Occurrence:
+def bundle(rows: list[Row], step: str, count: int) -> Occurrence:
+    """An occurrence of ``count`` records of which ``rows`` (in ``sort_key`` order) are the
+    first: at most ``MAX_PER_STEP`` of them become its evidence, the first its trigger."""
     items = [(step, r) for r in rows[:MAX_PER_STEP]]
     return Occurrence(Verdict.MATCH, items, rows[0], items[:1], {"count": str(count)})
 

@@ -3,9 +3,9 @@
 For each batch and rule, every step's mask is computed over the whole batch with
 ``pyarrow.compute`` (shared predicates are computed once per batch); only the candidate rows
 (those that fill some step) are kept, with their captures, plus a tiny per-process summary of
-which levels/modules/kinds were written (for ``requires``). Sequence and threshold logic then
-runs in Python over the candidates, which are few. Memory is bounded by the candidates, not by
-the log size.
+which levels/modules/kinds were written (for ``requires``). Sequence and threshold rules keep
+their candidates as Arrow in bounded memory (``candidatestore``) and turn only the few that can
+matter into Python rows; a single rule with ``by`` keys keeps a sample per group.
 """
 
 from __future__ import annotations
@@ -16,13 +16,14 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from plogscan.engine import arrowrows, correlate, seqstore
+from plogscan.engine import arrowrows, correlate, seqstore, thresholdstore
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.findings import Identify, build_finding
 from plogscan.engine.predicates import Prefilter, evaluate
 from plogscan.engine.presence import Presence
 from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.engine.seqstore import SequenceStore
+from plogscan.engine.thresholdstore import ThresholdStore
 from plogscan.errors import InputError
 from plogscan.model import Finding, order_findings
 from plogscan.schema import COLUMNS
@@ -43,8 +44,11 @@ class _Candidates:
         # ... and when its keys are all columns, the groups are sampled in Arrow.
         self.sampled = self.groups is not None and all(name in COLUMNS for name in body.by)
         # A sequence rule keeps its candidates as Arrow and thins them before the state
-        # machine (``seqstore``).
-        self.store = SequenceStore(rule, self.roles) if seqstore.eligible(rule) else None
+        # machine (``seqstore``); a threshold rule keeps them so, down to each group's densest
+        # window (``thresholdstore``).
+        self.store: SequenceStore | ThresholdStore | None = (
+            SequenceStore(rule, self.roles) if seqstore.eligible(rule)
+            else ThresholdStore(rule, self.roles) if thresholdstore.eligible(rule) else None)
 
     def consume(self, batch: pa.RecordBatch, cache: dict, prefilter: Prefilter) -> None:
         masks = {role: evaluate(cond, batch, cache, prefilter) for role, cond in self.roles}
@@ -83,6 +87,8 @@ class _Candidates:
 
         if self.groups is not None:
             return self.groups.occurrences()
+        if isinstance(self.store, ThresholdStore):
+            return self.store.occurrences()
         if self.store is not None:
             self.rows = self.store.rows()
         self.rows.sort(key=correlate.sort_key)
