@@ -35,7 +35,7 @@ from plogscan.engine.selector import Selector
 from plogscan.errors import InputError, Location, PlogscanError
 from plogscan.incidents import with_incidents
 from plogscan.ingest.facts import merged_facts
-from plogscan.ingest.limits import Limits
+from plogscan.ingest.limits import LimitHit, Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.prefetch import prefetched
 from plogscan.memory import release_freed
@@ -135,6 +135,13 @@ def _event_writer(path: str) -> EventWriter:
         return EventWriter(path)
     except OSError as err:
         raise _cannot_write_events(path, err) from None
+
+
+def _findings_capped(limits: Limits, rule: str, matched: int, kept: int) -> LimitHit:
+    """The limit hit of a rule without ``by`` that matched more records than it reports."""
+    return limits.hit("findings", rule, f"rule {rule} matched {matched:,} records, a finding "
+                      f"each: the earliest {kept:,} are findings, the other {matched - kept:,} "
+                      "were counted, not reported")
 
 
 class _FactsSink:
@@ -282,7 +289,10 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     with contextlib.closing(store) if store is not None else contextlib.nullcontext():
         findings = None
         try:
-            findings = scan(prefetched(watched()), ruleset, identify, presence)
+            findings = scan(prefetched(watched()), ruleset, identify, presence,
+                            max_findings=ingest.limits.findings,
+                            on_capped=lambda rule, matched, kept: ingest.record_limit(
+                                _findings_capped(ingest.limits, rule, matched, kept)))
         finally:
             if writer is not None:
                 ctx = contexts[0] if contexts else None

@@ -173,10 +173,21 @@ class SizeParam(click.ParamType):
 
 def limit_options(function):  # type: ignore[no-untyped-def]
     """The ``--max-*`` options of every command that reads logs (``ingest.limits``)."""
+    return _limit_options(function, diagnose=False)
+
+
+def diagnose_limit_options(function):  # type: ignore[no-untyped-def]
+    """``limit_options`` and those that bound what the rules report."""
+    return _limit_options(function, diagnose=True)
+
+
+def _limit_options(function, diagnose: bool):  # type: ignore[no-untyped-def]
     from plogscan.ingest.limits import LIMIT_OPTIONS, Limits, format_size
 
     defaults = Limits()
     for option in reversed(LIMIT_OPTIONS):
+        if option.diagnose_only and not diagnose:
+            continue
         default = getattr(defaults, option.field)
         shown = format_size(default) if option.size else f"{default:,}"
         kind = SizeParam() if option.size else click.IntRange(0 if option.field == "ratio" else 1)
@@ -190,7 +201,7 @@ def limits_from(values: dict) -> object:
     """The ``Limits`` of the ``--max-*`` options in a command's keyword arguments (removed)."""
     from plogscan.ingest.limits import LIMIT_OPTIONS, Limits
 
-    return Limits(**{o.field: values.pop(o.field) for o in LIMIT_OPTIONS})
+    return Limits(**{o.field: values.pop(o.field) for o in LIMIT_OPTIONS if o.field in values})
 
 
 def cache_options(fn):

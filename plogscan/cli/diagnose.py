@@ -15,8 +15,8 @@ from plogscan.cli.common import (
     clock_offset_option,
     clock_reference_option,
     cluster_executor,
+    diagnose_limit_options,
     input_size,
-    limit_options,
     limits_from,
     parallel_option,
     paths_argument,
@@ -70,7 +70,7 @@ from plogscan.report.i18n import tr
 @quiet_option
 @workers_option
 @parallel_option
-@limit_options
+@diagnose_limit_options
 @redact_options
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,

@@ -32,11 +32,16 @@ from plogscan.schema import COLUMNS
 class _Candidates:
     """The candidate records of one rule, gathered batch by batch."""
 
-    def __init__(self, rule: Rule, lang: str = "en") -> None:
+    def __init__(self, rule: Rule, lang: str = "en", max_findings: int | None = None) -> None:
         self.rule = rule
         self.lang = lang
         self.roles = list(rule.roles())
         self.rows: list[Row] = []
+        # A Single rule without ``by`` makes a finding of every record: it keeps the first
+        # ``max_findings`` records (in time order) and counts the others.
+        self.first_only = (max_findings if isinstance(rule.body, Single) and not rule.body.by
+                           else None)
+        self.matched = 0
         # A Single rule with ``by`` keys keeps a small sample per group instead of every record.
         body = rule.body
         self.groups = (correlate.SingleGroups(body.by)
@@ -72,6 +77,17 @@ class _Candidates:
                                      {role: mask[keep] for role, mask in filled.items()})
             self.groups.add_sampled(rows, keep, weight, sub.num_rows)
             return
+        if self.first_only is not None:
+            self.matched += sub.num_rows
+            position, _ = arrowrows.machine_order(sub)
+            keep, _ = arrowrows.first_of_groups(np.zeros(sub.num_rows, np.int64), position,
+                                                self.first_only)
+            self.rows.extend(arrowrows.as_rows(sub.take(pa.array(keep)), self.roles,
+                                               {role: mask[keep] for role, mask in filled.items()}))
+            if len(self.rows) >= 2 * self.first_only:  # a stable sort: ties in arrival order
+                self.rows.sort(key=correlate.sort_key)
+                del self.rows[self.first_only:]
+            return
         found = arrowrows.as_rows(sub, self.roles, filled)
         if self.groups is not None:
             for row in found:
@@ -92,6 +108,8 @@ class _Candidates:
         if self.store is not None:
             self.rows = self.store.rows()
         self.rows.sort(key=correlate.sort_key)
+        if self.first_only is not None:
+            del self.rows[self.first_only:]
         for i, row in enumerate(self.rows):
             row.order = i
         body = self.rule.body
@@ -111,7 +129,8 @@ def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordB
 
 def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
          identify: Callable[[], Identify | None] | None = None,
-         presence: Presence | None = None) -> list[Finding]:
+         presence: Presence | None = None, *, max_findings: int | None = None,
+         on_capped: Callable[[str, int, int], None] | None = None) -> list[Finding]:
     """Run ``rules`` over the event table; findings in ``model.order_findings`` order (level,
     root cause before symptom, earliest first timestamp, rule id, fingerprint; a finding after
     the findings that explain it).
@@ -125,8 +144,12 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
 
     ``presence``, when given, already knows (or will know by the end of the stream) what
     every process wrote, from the facts of all records (``ingest.facts``): then ``events``
-    may hold only the records a ``Selector`` of ``rules`` kept."""
-    plans = [_Candidates(rule, rules.lang) for rule in rules]
+    may hold only the records a ``Selector`` of ``rules`` kept.
+
+    ``max_findings`` bounds what a rule without ``by`` (a finding per record) keeps: its first
+    ``max_findings`` records in time order; ``on_capped(rule id, records matched, findings
+    kept)`` hears of each rule that matched more."""
+    plans = [_Candidates(rule, rules.lang, max_findings) for rule in rules]
     prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
     need_presence = presence is None and any(rule.requires is not None for rule in rules)
     presence = presence if presence is not None else Presence()
@@ -151,4 +174,8 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
 
     findings = [build_finding(p.rule, occ, who, rules.lang) for p in plans
                 for occ in p.occurrences(presence, aliases, assumed if who else None)]
+    for plan in plans:
+        if on_capped is not None and plan.first_only is not None and (
+                plan.matched > plan.first_only):
+            on_capped(plan.rule.id, plan.matched, plan.first_only)
     return order_findings(findings)

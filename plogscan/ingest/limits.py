@@ -16,6 +16,9 @@ it (``LIMIT_OPTIONS`` lists them for ``--help`` and the README), and, when it bi
 * ``nesting``: compression and archive layers inside one another.
 * ``depth``: directory levels below a directory named on the command line.
 * ``files``: files read (plain files and archive members) in the whole run.
+* ``findings`` (``diagnose`` only): findings of one rule without ``by`` groups, which makes a
+  finding of every record it matches; past it, its earliest records are findings and the
+  others are counted (the hit's ``path`` is the rule's id).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ class Limits:
     nesting: int = 8
     depth: int = 64
     files: int = 1_000_000
+    findings: int = 10_000
 
     def hit(self, name: str, path: str, detail: str) -> LimitHit:
         """The record of limit ``name`` (a field of this class) biting on ``path``."""
@@ -56,6 +60,7 @@ class LimitOption:
     metavar: str
     size: bool  # takes a size with a K/M/G/T suffix
     help: str
+    diagnose_only: bool = False  # bounds what the rules report, not what is read
 
 
 LIMIT_OPTIONS = (
@@ -74,6 +79,10 @@ LIMIT_OPTIONS = (
                 "Directory levels walked below each directory given."),
     LimitOption("files", "--max-files", "N", False,
                 "Files (plain files and archive members) read in one run."),
+    LimitOption("findings", "--max-findings", "N", False,
+                "Findings of one rule without `by` groups (a finding per matching record): "
+                "past N its earliest N records are findings and the rest are counted.",
+                diagnose_only=True),
 )
 
 _SIZE = re.compile(r"(?i)\s*(\d+)\s*([kmgt]?)(?:i?b)?\s*")

@@ -293,6 +293,10 @@ INGEST_ZH: tuple[tuple[str, str], ...] = (
     (r"more than (?P<n>[0-9,]+) directory levels below (?P<path>.+): this directory was not "
      r"read", "{path} 之下超过 {n} 层目录：此目录未读取"),
     (r"more than (?P<n>[0-9,]+) archive or compression levels", "超过 {n} 层归档或压缩"),
+    (r"rule (?P<rule>\S+) matched (?P<m>[0-9,]+) records, a finding each: the earliest "
+     r"(?P<n>[0-9,]+) are findings, the other (?P<k>[0-9,]+) were counted, not reported",
+     "规则 {rule} 匹配了 {m} 条记录（每条一个发现）：最早的 {n} 条作为发现报告，其余 {k} 条只计数、"
+     "未报告"),
     (r"more than (?P<size>\S+ \S+) decompressed: stopped after (?P<n>[0-9,]+) bytes from "
      r"(?P<packed>[0-9,]+) compressed bytes; the rest was not read",
      "解压后超过 {size}：由 {packed} 字节压缩数据解出 {n} 字节后停止，其余未读取"),
