@@ -399,7 +399,10 @@ class Ingest:
             state.cut(first, cleaned.cut_bytes)
             state.add("cut_lines", cleaned.cut_lines - 1)
         if cleaned.facts is not None:
-            self._facts(state, cleaned.facts)
+            facts = cleaned.facts
+            if cleaned.relative_lines and state.lines_before:  # numbered like its records
+                facts = _shift_fact_lines(facts, state.lines_before)
+            self._facts(state, facts)
         if cleaned.dropped_records:
             state.add("records", cleaned.dropped_records)
             state.add("record_lines", cleaned.dropped_lines)
@@ -538,6 +541,16 @@ def _shift_lines(result: ChunkResult, offset: int) -> None:
     result.records = table.set_column(index, table.schema.field(index), shifted)
     if result.head is not None:
         result.head.first_line += offset
+
+
+def _shift_fact_lines(facts: pa.Table, offset: int) -> pa.Table:
+    """The facts of a chunk parsed from line 1 that starts after ``offset`` lines, with the
+    line ranges of the file (as ``_shift_lines`` renumbers its records)."""
+    for name in ("first_line", "last_line"):
+        index = facts.schema.get_field_index(name)
+        shifted = pa.compute.add(facts.column(index), pa.scalar(offset, pa.int64()))
+        facts = facts.set_column(index, facts.schema.field(index), shifted)
+    return facts
 
 
 def _orphan(ctx: FileContext, head: Head, schema: pa.Schema) -> pa.Table:
