@@ -28,10 +28,14 @@ remediation: [Nothing to do.]
 """
 
 
-def _rule(count: int, within: str | None, by: str = "[host, pid]"):
+def _rule(count: int, within: str | None, by: str = "[host, pid]",
+          match: str = "{message|contains: 'storm'}"):
     window = f"  within: {within}\n" if within else ""
-    return rule_from_text(HEAD + "threshold:\n  match: {message|contains: 'storm'}\n"
+    return rule_from_text(HEAD + f"threshold:\n  match: {match}\n"
                           f"  by: {by}\n  count: {count}\n" + window)
+
+
+CAPTURED = "{message|re: 'storm (?:of|again) ?(?P<comm>[a-z0-9]*)'}"
 
 
 def _events(rnd: random.Random, n: int) -> pa.Table:
@@ -50,7 +54,8 @@ def _events(rnd: random.Random, n: int) -> pa.Table:
             "host": rnd.choice(["h1", "h2", None]),
             "pid": rnd.choice([1, 2, 3, 4, None] if rnd.random() < 0.2 else [1, 2, 3, 4]),
             "ts": None if second is None else T0 + timedelta(seconds=second),
-            "message": rnd.choice(["storm of errors", "storm again", "calm line"]),
+            "message": rnd.choice(["storm of errors", "storm again", "calm line",
+                                   "storm of c1", "storm again c2", "storm of "]),
         })
     return pa.Table.from_pylist(rows, schema=EVENT_SCHEMA)
 
@@ -77,6 +82,23 @@ def test_densest_windows_are_those_of_every_record(
     stored, every = _both(_rule(count, within), _events(random.Random(seed), 400),
                           monkeypatch)
     assert stored == every
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("by", ["[comm]", "[host, comm]", "[comm, pid]"])
+def test_keys_the_match_captures_group_as_in_every_record(
+        seed: int, by: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``by`` key taken from a capture (an empty capture is no key)."""
+    events = _events(random.Random(seed), 400)
+    rule = _rule(3, "5m", by=by, match=CAPTURED)
+    assert thresholdstore.eligible(rule)
+    stored, every = _both(rule, events, monkeypatch)
+    assert stored == every
+    assert every  # the case fires
+    monkeypatch.setattr(candidatestore, "SPILL_ROWS", 20)
+    monkeypatch.setattr(candidatestore, "THIN_ROWS", 50)
+    bucketed, _ = _both(rule, events, monkeypatch)
+    assert bucketed == every
 
 
 @pytest.mark.parametrize("seed", range(3))

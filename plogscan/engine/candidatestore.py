@@ -85,7 +85,12 @@ class CandidateStore:
         to keep, ascending. Every group's records are in one call."""
         raise NotImplementedError
 
+    def _keyed(self, sub: pa.RecordBatch) -> pa.RecordBatch:
+        """The candidates with any ``by`` key that is not a column added as one."""
+        return sub
+
     def add(self, sub: pa.RecordBatch, masks: dict[str, np.ndarray], idx: np.ndarray) -> None:
+        sub = self._keyed(sub)
         bits = np.zeros(len(idx), np.int64)
         for role, mask in masks.items():
             bits |= mask[idx].astype(np.int64) * self.bit[role]

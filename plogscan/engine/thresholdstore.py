@@ -8,9 +8,9 @@ bounded memory (``candidatestore``) and the windows are found vectorized at the 
 each record's window is the run of its group's records from the first one at most ``within``
 before it, found by one binary search over the group's times laid end to end. Only the first
 records of the densest windows of groups that reach ``count`` become ``Row`` values, so the
-findings are those of ``correlate.threshold`` over every record. Only rules whose ``by`` keys
-are all event-table columns are kept this way (a key taken from a capture needs every record's
-captures).
+findings are those of ``correlate.threshold`` over every record. A ``by`` key that the match
+captures (``(?P<comm>...)``) is extracted batch by batch and kept beside the candidates as a
+column of its own.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import pyarrow.compute as pc
 
 from plogscan.engine.arrowrows import group_numbers, machine_order
 from plogscan.engine.candidatestore import CandidateStore
-from plogscan.engine.correlate import MAX_PER_STEP, Occurrence, bundle, sort_key
+from plogscan.engine.correlate import MAX_PER_STEP, Occurrence, Row, bundle, sort_key
+from plogscan.engine.predicates import extract
 from plogscan.engine.rule import Condition, Rule, Threshold
 from plogscan.schema import COLUMNS
 
@@ -30,9 +31,11 @@ _LAID_OUT_MAX = 1 << 62
 
 
 def eligible(rule: Rule) -> bool:
-    """A threshold rule whose group keys are all columns of the event table."""
+    """A threshold rule: its group keys are columns of the event table or captures of its
+    match (``correlate.group_key`` looks a name up in that order)."""
     body = rule.body
-    return isinstance(body, Threshold) and all(name in COLUMNS for name in body.by)
+    return isinstance(body, Threshold) and all(
+        name in COLUMNS or name in body.cond.captures for name in body.by)
 
 
 def window_starts(times: np.ndarray, starts: np.ndarray, within: int) -> np.ndarray:
@@ -68,7 +71,19 @@ class ThresholdStore(CandidateStore):
         self.body = body
         self._window_of: dict[int, int] = {}  # kept record (arrival) -> its window's first
         self._count_of: dict[int, int] = {}  # window (arrival of its first record) -> size
-        self._arrivals = np.zeros(0, np.int64)
+        self.captured = [name for name in body.by if name not in COLUMNS]
+
+    def _keyed(self, sub: pa.RecordBatch) -> pa.RecordBatch:
+        if not self.captured:
+            return sub
+        found = extract(self.body.cond, sub)
+        for name in self.captured:  # an empty capture is no key, as in ``group_key``
+            sub = sub.append_column(name, pa.array([v or None for v in found[name]],
+                                                   pa.string()))
+        return sub
+
+    def _as_rows(self, table: pa.Table, bits: np.ndarray) -> list[Row]:
+        return super()._as_rows(table.drop_columns(self.captured), bits)
 
     def _kept(self, table: pa.Table, bits: np.ndarray, arrivals: np.ndarray) -> np.ndarray:
         rank, timed = machine_order(table)
