@@ -92,3 +92,16 @@ def test_the_report_names_the_cap(tmp_path: Path) -> None:
     (hit,) = [h for h in report["inputs"]["limits"] if h["limit"] == "findings"]
     assert hit["option"] == "--max-findings" and hit["value"] == 4 and hit["path"] == "USR001"
     assert "matched 30 records" in hit["detail"] and "the other 26 were counted" in hit["detail"]
+
+
+def test_sorting_before_a_key_agrees_with_sort_key() -> None:
+    from plogscan.engine.arrowrows import as_rows, sorting_before
+    from plogscan.engine.correlate import sort_key
+
+    rnd = random.Random(7)
+    table = _events(400, 3)
+    table = table.set_column(table.schema.get_field_index("path"), "path", pa.array(
+        [rnd.choice(["a.log", "b.log", None]) for _ in range(table.num_rows)]))
+    keys = [sort_key(row) for row in as_rows(table, [], {})]
+    for cut in rnd.sample(keys, 40):
+        assert sorting_before(table, cut).tolist() == [k < cut for k in keys]

@@ -62,6 +62,23 @@ def machine_order(table: pa.Table | pa.RecordBatch) -> tuple[np.ndarray, np.ndar
     return position, timed
 
 
+def sorting_before(table: pa.Table | pa.RecordBatch, key: tuple) -> np.ndarray:
+    """Which records sort before ``key`` (a ``correlate.sort_key``) in the matchers' order:
+    a record equal to it arrives after it, so it sorts after."""
+    untimed_key, when, path, line = key
+    ts = table.column("ts").cast(pa.timestamp("us"))
+    timed = ts.is_valid().to_numpy(zero_copy_only=False)
+    paths = pc.fill_null(table.column("path"), "")
+    lines = pc.fill_null(table.column("line"), 0)
+    earlier_place = pc.or_(pc.less(paths, path),
+                           pc.and_(pc.equal(paths, path), pc.less(lines, line)))
+    if untimed_key:  # every timed record comes first; untimed ones by path and line
+        return timed | (~timed & earlier_place.to_numpy(zero_copy_only=False))
+    at = pa.scalar(when, pa.timestamp("us"))
+    earlier = pc.or_(pc.less(ts, at), pc.and_(pc.equal(ts, at), earlier_place))
+    return timed & pc.fill_null(earlier, False).to_numpy(zero_copy_only=False)
+
+
 def group_numbers(table: pa.Table | pa.RecordBatch, by: Sequence[str]
                   ) -> tuple[np.ndarray, np.ndarray]:
     """A group number per record (equal numbers, equal ``by`` values; a null is a value of

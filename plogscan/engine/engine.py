@@ -42,6 +42,7 @@ class _Candidates:
         self.first_only = (max_findings if isinstance(rule.body, Single) and not rule.body.by
                            else None)
         self.matched = 0
+        self.cutoff: tuple | None = None  # the sort key of the last record kept at the last trim
         # A Single rule with ``by`` keys keeps a small sample per group instead of every record.
         body = rule.body
         self.groups = (correlate.SingleGroups(body.by)
@@ -79,6 +80,12 @@ class _Candidates:
             return
         if self.first_only is not None:
             self.matched += sub.num_rows
+            if self.cutoff is not None:  # only records before it can still be among the first
+                early = np.flatnonzero(arrowrows.sorting_before(sub, self.cutoff))
+                if len(early) == 0:
+                    return
+                sub = sub.take(pa.array(early))
+                filled = {role: mask[early] for role, mask in filled.items()}
             position, _ = arrowrows.machine_order(sub)
             keep, _ = arrowrows.first_of_groups(np.zeros(sub.num_rows, np.int64), position,
                                                 self.first_only)
@@ -87,6 +94,7 @@ class _Candidates:
             if len(self.rows) >= 2 * self.first_only:  # a stable sort: ties in arrival order
                 self.rows.sort(key=correlate.sort_key)
                 del self.rows[self.first_only:]
+                self.cutoff = correlate.sort_key(self.rows[-1])
             return
         found = arrowrows.as_rows(sub, self.roles, filled)
         if self.groups is not None:
