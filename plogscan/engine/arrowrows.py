@@ -66,7 +66,7 @@ def sorting_before(table: pa.Table | pa.RecordBatch, key: tuple) -> np.ndarray:
     """Which records sort before ``key`` (a ``correlate.sort_key``) in the matchers' order:
     a record equal to it arrives after it, so it sorts after."""
     untimed_key, when, path, line = key
-    ts = table.column("ts").cast(pa.timestamp("us"))
+    ts = table.column("ts")
     timed = ts.is_valid().to_numpy(zero_copy_only=False)
     paths = pc.fill_null(table.column("path"), "")
     lines = pc.fill_null(table.column("line"), 0)

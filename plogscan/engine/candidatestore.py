@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -28,7 +27,7 @@ import pyarrow as pa
 from plogscan.engine.arrowrows import as_rows
 from plogscan.engine.correlate import Row
 from plogscan.engine.groupbuckets import GroupBuckets
-from plogscan.engine.rule import Condition
+from plogscan.engine.rule import Condition, Sequence, Threshold
 
 SPILL_ROWS = 100_000  # candidates kept in memory before they go to a temporary file
 THIN_ROWS = 500_000  # candidates whose thin columns stay in memory (some 20 MB)
@@ -61,11 +60,13 @@ def read_kept(path: str, keep: np.ndarray) -> list[pa.RecordBatch]:
 
 
 class CandidateStore:
-    """Candidates of one rule: Arrow rows and their role bits, grouped by ``by`` (event-table
-    columns) when they go to disk. Subclasses say which records to keep (``_kept``)."""
+    """Candidates of one rule (its ``body``): Arrow rows and their role bits, grouped by the
+    body's ``by`` keys when they go to disk. Subclasses say which records to keep (``_kept``)."""
 
-    def __init__(self, by: Sequence[str], roles: list[tuple[str, Condition]]) -> None:
-        self.by = tuple(by)
+    def __init__(self, body: Sequence | Threshold, roles: list[tuple[str, Condition]]
+                 ) -> None:
+        self.body = body
+        self.by = tuple(body.by)
         self.roles = roles
         self.bit = {role: 1 << i for i, (role, _) in enumerate(roles)}
         self.tables: list[pa.Table] = []

@@ -86,9 +86,8 @@ class _Candidates:
                     return
                 sub = sub.take(pa.array(early))
                 filled = {role: mask[early] for role, mask in filled.items()}
-            position, _ = arrowrows.machine_order(sub)
-            keep, _ = arrowrows.first_of_groups(np.zeros(sub.num_rows, np.int64), position,
-                                                self.first_only)
+            position, _ = arrowrows.machine_order(sub)  # a permutation: its first N, by row
+            keep = np.sort(np.argsort(position)[:self.first_only])
             self.rows.extend(arrowrows.as_rows(sub.take(pa.array(keep)), self.roles,
                                                {role: mask[keep] for role, mask in filled.items()}))
             if len(self.rows) >= 2 * self.first_only:  # a stable sort: ties in arrival order

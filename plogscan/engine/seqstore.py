@@ -75,11 +75,12 @@ def eligible(rule: Rule) -> bool:
 class SequenceStore(CandidateStore):
     """Candidates of one sequence rule, thinned (see the module text)."""
 
+    body: Sequence
+
     def __init__(self, rule: Rule, roles: list[tuple[str, Condition]]) -> None:
         body = rule.body
         assert isinstance(body, Sequence)
-        super().__init__(body.by, roles)
-        self.body = body
+        super().__init__(body, roles)
         positive = body.positive
         # What can be thinned: records that fill only the first step (when it is not also the
         # last), and records that fill only one context step (with its limit).

@@ -64,14 +64,14 @@ def window_starts(times: np.ndarray, starts: np.ndarray, within: int) -> np.ndar
 class ThresholdStore(CandidateStore):
     """Candidates of one threshold rule; ``occurrences`` gives its findings."""
 
+    body: Threshold
+
     def __init__(self, rule: Rule, roles: list[tuple[str, Condition]]) -> None:
-        body = rule.body
-        assert isinstance(body, Threshold)
-        super().__init__(body.by, roles)
-        self.body = body
+        assert isinstance(rule.body, Threshold)
+        super().__init__(rule.body, roles)
         self._window_of: dict[int, int] = {}  # kept record (arrival) -> its window's first
         self._count_of: dict[int, int] = {}  # window (arrival of its first record) -> size
-        self.captured = [name for name in body.by if name not in COLUMNS]
+        self.captured = [name for name in self.by if name not in COLUMNS]
 
     def _keyed(self, sub: pa.RecordBatch) -> pa.RecordBatch:
         if not self.captured:

@@ -401,7 +401,7 @@ class Ingest:
         if cleaned.facts is not None:
             facts = cleaned.facts
             if cleaned.relative_lines and state.lines_before:  # numbered like its records
-                facts = _shift_fact_lines(facts, state.lines_before)
+                facts = _plus(facts, ("first_line", "last_line"), state.lines_before)
             self._facts(state, facts)
         if cleaned.dropped_records:
             state.add("records", cleaned.dropped_records)
@@ -535,22 +535,18 @@ def _restore_constants(result: ChunkResult, ctx: FileContext, schema: pa.Schema)
 
 def _shift_lines(result: ChunkResult, offset: int) -> None:
     """Renumber a chunk parsed from line 1 that starts after ``offset`` lines."""
-    table = result.records
-    index = table.schema.get_field_index("line")
-    shifted = pa.compute.add(table.column(index), pa.scalar(offset, pa.int64()))
-    result.records = table.set_column(index, table.schema.field(index), shifted)
+    result.records = _plus(result.records, ("line",), offset)
     if result.head is not None:
         result.head.first_line += offset
 
 
-def _shift_fact_lines(facts: pa.Table, offset: int) -> pa.Table:
-    """The facts of a chunk parsed from line 1 that starts after ``offset`` lines, with the
-    line ranges of the file (as ``_shift_lines`` renumbers its records)."""
-    for name in ("first_line", "last_line"):
-        index = facts.schema.get_field_index(name)
-        shifted = pa.compute.add(facts.column(index), pa.scalar(offset, pa.int64()))
-        facts = facts.set_column(index, facts.schema.field(index), shifted)
-    return facts
+def _plus(table: pa.Table, names: tuple[str, ...], offset: int) -> pa.Table:
+    """``table`` with ``offset`` added to the line-number columns ``names``."""
+    for name in names:
+        index = table.schema.get_field_index(name)
+        shifted = pa.compute.add(table.column(index), pa.scalar(offset, pa.int64()))
+        table = table.set_column(index, table.schema.field(index), shifted)
+    return table
 
 
 def _orphan(ctx: FileContext, head: Head, schema: pa.Schema) -> pa.Table:
