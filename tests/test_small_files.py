@@ -205,3 +205,75 @@ def test_text_and_plog_files_of_one_group_are_parsed_apart_in_file_order(
     plain = render(run([str(root)]), "json")
     monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 256 << 10)
     assert render(run([str(root)]), "json") == plain
+
+
+def _skim_head(level: str, pid: int, ts: str, module: str = "GE") -> str:
+    return f"[{level}] {module}({pid},python3):{ts} [graph.cc:12]{pid + 1} "
+
+
+SKIM_LINES = {  # lines a skimming parse must account for as the whole parse does
+    "plain": lambda i: _skim_head("DEBUG", 4100 + i % 3, f"2026-02-03-10:00:{i % 60:02d}.000.100")
+    + "UpdateTensorDesc: tensor desc updated",
+    "rule literal": lambda i: _skim_head("DEBUG", 4100, "2026-02-03-10:01:00.000.100", "HCCL")
+    + "Already have context, skip create, ctxSize is 6",
+    "error": lambda i: _skim_head("ERROR", 4101, "2026-02-03-10:01:01.000.100", "RUNTIME")
+    + "Stream Synchronize failed, ErrCode=507916",
+    "continuation": lambda i: "    node[0] name=MatMul_1 type=MatMul stream=12",
+    "invalid date": lambda i: _skim_head("DEBUG", 4102, "2026-13-45-10:00:01.000.100")
+    + "month thirteen",
+    "epoch clock": lambda i: _skim_head("DEBUG", 4102, "1970-01-01-00:00:07.000.100")
+    + "device clock never set",
+    "blank": lambda i: "",
+}
+
+
+def _skim_file(i: int, shape: str) -> str:
+    """A plog of plain DEBUG lines (the skim skips them) with lines of ``shape`` among them;
+    ``continuation-first`` files open with the continuation of the previous file's last
+    record, so that their group cannot be parsed as one buffer."""
+    lines = [SKIM_LINES["plain"](i + k) for k in range(30)]
+    if shape == "continuation-first":
+        lines.insert(0, SKIM_LINES["continuation"](i))
+    else:
+        lines[7 + i % 5] = SKIM_LINES[shape](i)
+        lines[20] = SKIM_LINES[shape](i)
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("shapes", [[name] for name in SKIM_LINES]
+                         + [list(SKIM_LINES), [*SKIM_LINES, "continuation-first"]])
+def test_a_skimmed_group_gives_what_its_whole_parse_gives(
+        shapes: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """diagnose's reduced parse skims a group's buffer before parsing it: its kept records,
+    facts and per-file accounting are those of the same group parsed whole, and those of
+    each file parsed alone."""
+    from plogscan.engine import load_rules
+    from plogscan.engine.selector import Selector
+    from plogscan.ingest import joined
+    from plogscan.ingest.smallfiles import GroupOutcome, parse_files
+    from plogscan.parse.results import FileContext
+
+    files = []
+    for i in range(24):
+        path = tmp_path / f"plog-{i}_1.log"
+        path.write_text(_skim_file(i, shapes[i % len(shapes)]))
+        files.append((FileContext(path=str(path), kind="plog", host="worker-1", rank=i % 4),
+                      str(path), None))
+    reducer = Selector(load_rules([]))
+    skims: list[object] = []
+    skim = joined.skim_and_parse
+    monkeypatch.setattr(joined, "skim_and_parse",
+                        lambda *a: skims.append(skim(*a)) or skims[-1])
+    skimmed = parse_files(files, None, encoded=True, reducer=reducer)
+    assert skims and skims[0] is not None  # the group was skimmed
+    monkeypatch.setattr(joined, "skim_and_parse", lambda *a: None)
+    whole = parse_files(files, None, encoded=True, reducer=reducer)
+    each = [parse_files([f], None, encoded=True, reducer=reducer) for f in files]
+    alone = GroupOutcome(pa.concat_tables([g.records for g in each]),
+                         pa.concat_tables([g.facts for g in each]),
+                         [g.files[0] for g in each])
+    for other in (whole, alone):
+        assert skimmed.records.to_pylist() == other.records.to_pylist()
+        assert skimmed.facts.to_pylist() == other.facts.to_pylist()
+        assert skimmed.files == other.files
+    assert sum(f.records for f in skimmed.files) == skimmed.records.num_rows

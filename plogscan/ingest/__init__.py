@@ -11,8 +11,9 @@ compressed files and archive members in place; ``pathhints`` reads host, rank an
 paths; ``sources`` holds what is handed on (``Source``, ``Skipped`` and the skip reasons);
 ``chunks`` cuts a file into newline-aligned ranges or chunks and parses one in a worker;
 ``pipeline`` (the ``Ingest`` class) runs the workers and stitches their records back in order
-(``handoff`` carries tables back from worker processes); ``textinput`` parses in-memory text
-for rule cases and tests.
+(``handoff`` carries tables back from worker processes); ``smallfiles`` parses a group of
+small files as one task (``joined``: as one buffer, where that is exact; ``groups``: what a
+group holds and hands back); ``textinput`` parses in-memory text for rule cases and tests.
 
 Must not import: ``table``, ``engine``, ``codes``, ``analysis``, ``crossrank``, ``report``,
 ``cli``.

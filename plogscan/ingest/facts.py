@@ -92,20 +92,20 @@ def in_line_order(facts: pa.Table) -> pa.Table:
     return facts.take(pc.sort_indices(facts, sort_keys=keys))
 
 
-def merged_facts(parts: Iterable[pa.Table]) -> pa.Table:
+def merged_facts(parts: Iterable[pa.Table], extra_keys: tuple[str, ...] = ()) -> pa.Table:
     """Facts of several tables joined into the facts of their union, each key where it first
     comes in ``parts`` (the summaries that keep the first processes to come read them in
-    that order)."""
+    that order); ``extra_keys`` are columns of every part grouped by too, and kept."""
     parts = [p for p in parts if p.num_rows]
     if not parts:
         return FACTS_SCHEMA.empty_table()
     if len(parts) == 1:
         return parts[0]
-    groups = grouped(pa.concat_tables(parts), FACT_KEYS, [
+    groups = grouped(pa.concat_tables(parts), [*FACT_KEYS, *extra_keys], [
         ("records", "sum"), ("rank", "min"), ("device", "min"), ("first_ts", "min"),
         ("last_ts", "max"), ("first_line", "min"), ("last_line", "max"),
         ("epoch_records", "sum")], encoded=FILE_KEYS, in_order=True)
-    return pa.table({
+    facts = pa.table({
         **{name: groups.column(name) for name in FACT_KEYS},
         "records": groups.column("records_sum"), "rank": groups.column("rank_min"),
         "device": groups.column("device_min"), "first_ts": groups.column("first_ts_min"),
@@ -115,6 +115,9 @@ def merged_facts(parts: Iterable[pa.Table]) -> pa.Table:
         "epoch_records": groups.column("epoch_records_sum"),
         "whole": pa.repeat(pa.scalar(False), groups.num_rows),
     }, schema=FACTS_SCHEMA)
+    for name in extra_keys:
+        facts = facts.append_column(name, groups.column(name))
+    return facts
 
 
 def as_whole(facts: pa.Table, whole: bool) -> pa.Table:

@@ -54,6 +54,25 @@ def skimmed_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSe
     """(result with the kept records, facts of all records, records and record lines
     dropped), or None when the chunk must be parsed whole (not CANN text, no raw expressions,
     nothing to skip)."""
+    parsed = skim_and_parse(data, first_line, ctx, fset, open_record, encoded, reducer)
+    if parsed is None:
+        return None
+    result, skimmed = parsed
+    summary = skimmed.summary(first_line + skimmed.skipped_rows)
+    facts = _all_facts(result.records, summary, ctx)
+    result.records, dropped, dropped_lines = reduced(result.records, reducer)
+    return (result, facts, dropped + len(skimmed.skipped_rows),
+            dropped_lines + skimmed.skipped_lines)
+
+
+def skim_and_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
+                   open_record: bool, encoded: bool, reducer: Reducer
+                   ) -> tuple[ChunkResult, Skimmed] | None:
+    """The records of the lines the skim picks, all of them (not reduced yet), and the skim
+    (which lines it skipped, and their records' facts fields); None when the chunk must be
+    parsed whole. The result counts every line of ``data`` and every invalid or 1970
+    timestamp; its other counts (records, unparsed, blank, truncated lines) are those of the
+    picked lines, which hold every blank, unparsed and over-long line of ``data``."""
     if ctx.kind in TEXT_KINDS or not cannheader.applies_to(fset.primary):
         return None
     if holds(data, _SECTION, 2):
@@ -80,13 +99,10 @@ def skimmed_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSe
     picked = np.flatnonzero(skimmed.parse)
     result = parse_chunk(_picked_text(data, line_starts, offsets, skimmed.parse), first_line,
                          ctx, fset, open_record, encoded, numbers=first_line + picked)
-    facts = _all_facts(result.records, skimmed, ctx, first_line)
-    result.records, dropped, dropped_lines = reduced(result.records, reducer)
     result.lines = n
     result.invalid_timestamps += skimmed.invalid_timestamps
     result.epoch_records += skimmed.epoch_records
-    return (result, facts, dropped + len(skimmed.skipped_rows),
-            dropped_lines + skimmed.skipped_lines)
+    return result, skimmed
 
 
 def _picked_text(data: bytes, line_starts: np.ndarray, offsets: np.ndarray,
@@ -102,25 +118,26 @@ def _picked_text(data: bytes, line_starts: np.ndarray, offsets: np.ndarray,
     return joined_bytes(data, starts, lengths)
 
 
-def _all_facts(records: pa.Table, skimmed: Skimmed, ctx: FileContext,
-               first_line: int) -> pa.Table:
+def _all_facts(records: pa.Table, summary: pa.Table, ctx: FileContext) -> pa.Table:
     """``facts_of`` the parsed records and the skipped ones together, in line order: the
     parsed ones' facts joined with the skim's summary of the skipped ones, rather than one
     table of every record grouped by its texts."""
-    summary = skimmed.summary(first_line)
-    n = summary.num_rows
+    return in_line_order(merged_facts([facts_of(records), skipped_facts(
+        summary, constant_column(ctx.host, summary.num_rows, encoded=True),
+        constant_column(ctx.kind, summary.num_rows, encoded=True),
+        constant_column(ctx.path, summary.num_rows, encoded=True),
+        pa.repeat(pa.scalar(ctx.rank, pa.int64()), summary.num_rows),
+        pa.repeat(pa.scalar(ctx.device, pa.int64()), summary.num_rows))]))
 
-    def each(value: object, typ: pa.DataType) -> pa.Array:
-        return pa.repeat(pa.scalar(value, typ), n)
 
-    skipped = pa.table({
-        "host": constant_column(ctx.host, n, encoded=True), "pid": summary.column("pid"),
-        "level": summary.column("level"), "module": summary.column("module"),
-        "kind": constant_column(ctx.kind, n, encoded=True),
-        "path": constant_column(ctx.path, n, encoded=True),
-        "records": summary.column("records"),
-        "rank": each(ctx.rank, pa.int64()), "device": each(ctx.device, pa.int64()),
+def skipped_facts(summary: pa.Table, host: pa.Array, kind: pa.Array, path: pa.Array,
+                  rank: pa.Array, device: pa.Array) -> pa.Table:
+    """Facts rows (FACTS_SCHEMA) of ``Skimmed.summary``, with the file's fields of each row
+    (dictionary-encoded host, kind and path)."""
+    return pa.table({
+        "host": host, "pid": summary.column("pid"), "level": summary.column("level"),
+        "module": summary.column("module"), "kind": kind, "path": path,
+        "records": summary.column("records"), "rank": rank, "device": device,
         **{name: summary.column(name) for name in ("first_ts", "last_ts", "first_line",
                                                      "last_line", "epoch_records")},
-        "whole": each(False, pa.bool_())}, schema=FACTS_SCHEMA)
-    return in_line_order(merged_facts([facts_of(records), skipped]))
+        "whole": pa.repeat(pa.scalar(False), summary.num_rows)}, schema=FACTS_SCHEMA)

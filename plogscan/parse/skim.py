@@ -67,35 +67,45 @@ class Skimmed:
     prefixes: dict[str, pa.Array]  # level, module and pid of each distinct header prefix
     ts: pa.Array  # of each skipped record
     epoch: np.ndarray  # of each skipped record: its clock reads 1970
+    invalid: np.ndarray  # of each skipped record: its timestamp is not a valid time
     skipped_lines: int
-    invalid_timestamps: int  # of the skipped records
 
     @property
     def epoch_records(self) -> int:
         return int(self.epoch.sum())
 
-    def summary(self, first_line: int) -> pa.Table:
+    @property
+    def invalid_timestamps(self) -> int:
+        return int(self.invalid.sum())
+
+    def summary(self, lines: np.ndarray, files: np.ndarray | None = None) -> pa.Table:
         """The skipped records by (pid, level, module), in no set order: how many (records),
         their first and last timestamp and line, and how many have a 1970 clock
-        (epoch_records).
+        (epoch_records). ``lines`` is the line number of each skipped record; with ``files``
+        (a file index of each, for files parsed as one buffer) they are grouped by file too,
+        in a ``file`` column.
 
         Records are grouped by their header's prefix first (a small integer), so no text is
         hashed record by record; the few prefixes that share a pid, level and module (their
         proc or spacing differ) are joined after."""
+        by = ["prefix"] if files is None else ["prefix", "file"]
         table = pa.table({"prefix": pa.array(self.prefix, pa.int64()), "ts": self.ts,
-                          "line": pa.array(first_line + self.skipped_rows, pa.int64()),
-                          "epoch": pa.array(self.epoch.astype(np.int64))})
-        by_prefix = table.group_by("prefix", use_threads=False).aggregate([
+                          "line": pa.array(lines, pa.int64()),
+                          "epoch": pa.array(self.epoch.astype(np.int64)),
+                          **({} if files is None else {"file": pa.array(files, pa.int64())})})
+        by_prefix = table.group_by(by, use_threads=False).aggregate([
             ([], "count_all"), ("ts", "min"), ("ts", "max"), ("line", "min"), ("line", "max"),
             ("epoch", "sum")])
         picked = by_prefix.column("prefix")
         keyed = pa.table({
             **{name: self.prefixes[name].take(picked) for name in ("pid", "level", "module")},
+            **({} if files is None else {"file": by_prefix.column("file")}),
             "records": by_prefix.column("count_all"), "first_ts": by_prefix.column("ts_min"),
             "last_ts": by_prefix.column("ts_max"), "first_line": by_prefix.column("line_min"),
             "last_line": by_prefix.column("line_max"),
             "epoch_records": by_prefix.column("epoch_sum")})
-        joined = keyed.group_by(["pid", "level", "module"], use_threads=False).aggregate([
+        joined = keyed.group_by(["pid", "level", "module", *by[1:]], use_threads=False
+                                ).aggregate([
             ("records", "sum"), ("first_ts", "min"), ("last_ts", "max"), ("first_line", "min"),
             ("last_line", "max"), ("epoch_records", "sum")])
         return joined.rename_columns([name.rsplit("_", 1)[0] if name.endswith(
@@ -144,7 +154,7 @@ def skim(buf: bytes, lines: pa.Array, hits: np.ndarray, fset: FormatSet,
     ts, invalid = timestamps(data, offsets, skipped, ts_start[skipped],
                              np.full(len(skipped), CANN_TS_BYTES, np.int64))
     return Skimmed(parse, skipped, prefix[position], prefixes, ts, epoch_mask(ts),
-                   skipped_lines=int(n - parse.sum()), invalid_timestamps=int(invalid.sum()))
+                   np.asarray(invalid, bool), skipped_lines=int(n - parse.sum()))
 
 
 def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,

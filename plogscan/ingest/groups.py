@@ -1,0 +1,67 @@
+"""What a group of small files is made of and what its parse hands back: each file's bytes
+(``Piece``), and the group's records, facts and per-file outcomes (``GroupOutcome``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from plogscan.ingest.facts import FACTS_SCHEMA
+from plogscan.parse.results import FileContext
+
+
+@dataclass
+class FileOutcome:
+    """One file of a group: how many of the group's records and fact rows are its own (they
+    follow the files before it), and its accounting, keyed as in ``FileStats``."""
+
+    records: int
+    fact_rows: int
+    stats: dict[str, int]
+    problems: list[str] = field(default_factory=list)
+    digest: str | None = None  # content digest, when asked for (for the cache)
+
+
+@dataclass
+class GroupOutcome:
+    """What a group's parse hands back: the records of all its files (reduced when a
+    reducer was given) and their facts, each in file order, and each file's outcome.
+
+    One table for the group, not one per file: a slice of a table pickles (to the main
+    process, or from a cluster's worker) with all of the buffers it is cut from, so
+    thousands of per-file slices would each carry the whole group."""
+
+    records: pa.Table
+    facts: pa.Table | None
+    files: list[FileOutcome]
+
+    def file_records(self) -> list[pa.Table]:
+        """Each file's records: slices of the group's table, in file order."""
+        return _cut(self.records, [f.records for f in self.files])
+
+    def file_facts(self) -> list[pa.Table]:
+        """Each file's facts (empty without a reducer)."""
+        if self.facts is None:
+            return [FACTS_SCHEMA.empty_table()] * len(self.files)
+        return _cut(self.facts, [f.fact_rows for f in self.files])
+
+
+def _cut(table: pa.Table, counts: list[int]) -> list[pa.Table]:
+    starts = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
+    return [table.slice(int(starts[i]), counts[i]) for i in range(len(counts))]
+
+
+@dataclass
+class Piece:
+    """One file of a group as the group joins it: its bytes (the final newline off, NUL and
+    undecodable bytes replaced and counted), its size on disk and any read problem."""
+
+    ctx: FileContext
+    data: bytes
+    nul: int
+    bad: int
+    size: int
+    problem: str | None
+    digest: str | None = None
