@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 # C0 controls except TAB and LF, DEL, C1 controls (0x9b is an 8-bit CSI on some terminals),
 # bidi embeddings/overrides/isolates, line/paragraph separators, lone surrogates (left by
@@ -80,9 +80,10 @@ def json_text(document: object) -> str:
 
 def indented_json(document: object) -> str:
     """The text of ``json.dumps(document, sort_keys=True, indent=2, ensure_ascii=False)``,
-    built in about half its time: with an indent the standard library encodes in Python
-    through nested generators, a few MB of report costing a tenth of a second. This builds
-    one list of pieces instead. ``document`` is a tree (no container holds itself)."""
+    built in about a quarter of its time: with an indent the standard library encodes in
+    Python through nested generators, a few MB of report costing a tenth of a second. This
+    builds one list of pieces instead, and has the C encoder write each container of scalars
+    (``_flat_json``). ``document`` is a tree (no container holds itself)."""
     parts: list[str] = []
     _encode(document, "", parts.append)
     return "".join(parts)
@@ -109,11 +110,51 @@ def _encode(value: object, pad: str, add: Callable[[str], None]) -> None:
 
 
 def _encode_list(value: list | tuple, pad: str, add: Callable[[str], None]) -> None:
-    _encode_items(((None, item) for item in value), bool(value), "[]", pad, add)
+    if _flat(value):
+        add(_flat_json(value, pad))
+    else:
+        _encode_items(((None, item) for item in value), bool(value), "[]", pad, add)
 
 
 def _encode_dict(value: dict, pad: str, add: Callable[[str], None]) -> None:
-    _encode_items(sorted(value.items()), bool(value), "{}", pad, add)
+    if _flat(value.values()):
+        add(_flat_json(value, pad))
+    else:
+        _encode_items(sorted(value.items()), bool(value), "{}", pad, add)
+
+
+def _flat(items: Collection[object]) -> bool:
+    """Whether a container holds items and only scalars or empty containers (a report's rows:
+    file statistics, records, lists of paths)."""
+    return bool(items) and _LEAVES.issuperset(map(type, filter(None, items)))  # at C speed
+
+
+def _flat_json(value: list | tuple | dict, pad: str) -> str:
+    """A ``_flat`` container written by the standard library's C encoder: indenting needs no
+    more than the separator between items carrying the newline and the indent. It takes about
+    a tenth of the time of ``_encode_items``."""
+    encode = _FLAT_ENCODERS.get(pad)
+    if encode is None:
+        encode = _FLAT_ENCODERS[pad] = _flat_encoder(",\n" + pad + "  ")
+    text = encode(value)
+    return text[0] + "\n" + pad + "  " + text[1:-1] + "\n" + pad + text[-1]
+
+
+def _flat_encoder(between: str) -> Callable[[object], str]:
+    """``json.dumps(sort_keys=True, ensure_ascii=False)`` with ``between`` after each item's
+    comma. The C encoder is called directly: ``JSONEncoder.encode`` makes a new one on every
+    call, which costs as much as encoding a row."""
+    c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+    if c_make_encoder is None:  # an interpreter without the C accelerator
+        return json.JSONEncoder(ensure_ascii=False, sort_keys=True,
+                                separators=(between, ": ")).encode
+
+    def refuse(value: object) -> object:
+        raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
+
+    # markers None: no check for a container holding itself, which a flat one cannot
+    chunks = c_make_encoder(None, refuse, _JSON_STRING, None, ": ", between, True, False, True)
+    return lambda value: "".join(chunks(value, 0))
 
 
 def _encode_items(items: Iterable[tuple[object, object]], any_item: bool, brackets: str,
@@ -159,4 +200,6 @@ def _scalar(value: object, what: str) -> str:
 
 
 _JSON_STRING = json.encoder.encode_basestring  # quoted and escaped as ensure_ascii=False does
+_LEAVES = frozenset({str, int, float, bool, type(None)})  # what the C encoder writes as json.dumps
+_FLAT_ENCODERS: dict[str, Callable[[object], str]] = {}  # by indent
 _INFINITY = float("inf")

@@ -51,12 +51,14 @@ class Name(str):
     {"\x00\x1f\"\\\u2028\ud800": "\x7f\u202e\n\t"},
     {2: "int key", 1: "sorted as numbers"}, {1.5: "float key"}, {True: "b"}, {None: "n"},
     {"level": Level.ERROR, Name("k"): Name("v")},
+    [0, "", None, False, 0.0, [], {}, ()], {"b": 0, "a": [], "c": ""}, [[0, 1], {"k": 2}],
 ])
 def test_edge_values_are_written_as_json_dumps_writes_them(document: object) -> None:
     assert indented_json(document) == _stdlib(document)
 
 
-@pytest.mark.parametrize("document", [{"x": object()}, [b"bytes"], {(1, 2): "tuple key"},
+@pytest.mark.parametrize("document", [{"x": object()}, [b"bytes"], [b""], {"x": set()},
+                                      [0, frozenset()], {(1, 2): "tuple key"},
                                       {1: "a", "b": "mixed keys cannot be sorted"}])
 def test_what_json_dumps_refuses_is_refused(document: object) -> None:
     with pytest.raises(TypeError):
