@@ -192,36 +192,52 @@ class Identities:
 
     def _identity(self, key: ProcessKey, streams: list[StreamStats],
                   announces: list[Announce]) -> Identity:
-        comms = _memberships(announces)
-        world = next((m.comm for m in comms if m.comm == WORLD), None)
-        if world is None and comms:
-            world = max(comms, key=lambda m: (m.size or 0, m.rank is not None)).comm
         hints = [self.hints(s.key.path, s.key.segment) for s in streams]
-        rank = next((m.rank for m in comms if m.comm == world and m.rank is not None), None)
-        if rank is None:
-            rank = next((m.rank for m in comms if m.rank is not None), None)
+        comms: tuple[Membership, ...] = ()
+        world = rank = device = phy_device = device_ip = host_ip = None
+        if announces:  # most processes of a big job announce nothing: skip the lookups
+            comms = _memberships(announces)
+            world = next((m.comm for m in comms if m.comm == WORLD), None)
+            if world is None and comms:
+                world = max(comms, key=lambda m: (m.size or 0, m.rank is not None)).comm
+            rank = next((m.rank for m in comms if m.comm == world and m.rank is not None),
+                        None)
+            if rank is None:
+                rank = next((m.rank for m in comms if m.rank is not None), None)
+            ordered = _ordered(announces)
+            device = next((a.logic_device for a in ordered if a.logic_device is not None), None)
+            phy_device = next((a.phy_device for a in ordered if a.phy_device is not None), None)
+            device_ip = next((a.device_ip for a in ordered if a.device_ip), None)
+            host_ip = next((a.server_ip for a in ordered if a.server_ip), None)
         content = bool(announces)
         if rank is None:
             rank, from_content = _column(streams, hints, "rank")
             content = content or from_content
-        ordered = _ordered(announces) if announces else []
-        device = next((a.logic_device for a in ordered if a.logic_device is not None), None)
         if device is None:
             device, from_content = _column(streams, hints, "device")
             content = content or from_content
         source = "assumed" if key.assumed else "content" if content else "path"
-        host_ip = next((a.server_ip for a in ordered if a.server_ip), None)
         host = key.host or host_ip
-        times = [t for s in streams for t in (s.first_ts, s.last_ts) if t is not None]
+        if len(streams) == 1:
+            only = streams[0]
+            keys: tuple[StreamKey, ...] = (only.key,)
+            first_ts, last_ts = only.first_ts, only.last_ts
+            if first_ts is None or last_ts is None:  # one of them: it is both bounds
+                first_ts = last_ts = first_ts if last_ts is None else last_ts
+            elif first_ts > last_ts:
+                first_ts, last_ts = last_ts, first_ts
+            records, errors = only.records, only.errors
+        else:
+            keys = tuple(sorted((s.key for s in streams), key=StreamKey.order))
+            times = [t for s in streams for t in (s.first_ts, s.last_ts) if t is not None]
+            first_ts, last_ts = (min(times), max(times)) if times else (None, None)
+            records = sum(s.records for s in streams)
+            errors = sum(s.errors for s in streams)
         return Identity(
             key=key, host=host or None, host_ip=host_ip, rank=rank, device=device,
-            phy_device=next((a.phy_device for a in ordered if a.phy_device is not None), None),
-            device_ip=next((a.device_ip for a in ordered if a.device_ip), None),
+            phy_device=phy_device, device_ip=device_ip,
             pid=None if key.assumed else key.pid, source=source, comms=comms, world=world,
-            streams=tuple(s.key for s in streams) if len(streams) == 1 else tuple(
-                sorted((s.key for s in streams), key=StreamKey.order)),
-            first_ts=min(times) if times else None, last_ts=max(times) if times else None,
-            records=sum(s.records for s in streams), errors=sum(s.errors for s in streams))
+            streams=keys, first_ts=first_ts, last_ts=last_ts, records=records, errors=errors)
 
 
 def _ordered(announces: Iterable[Announce]) -> list[Announce]:
