@@ -19,6 +19,7 @@ import click
 
 from plogscan import __version__
 from plogscan.cli.arrow_pool import use_lean_pool
+from plogscan.cli.collector import collect_less
 from plogscan.cli.lean_imports import keep_pandas_out
 from plogscan.errors import PlogscanError
 from plogscan.textsafe import neutralize
@@ -137,4 +138,5 @@ def cli() -> None:
 def main() -> None:
     """Console-script entry point (click's usage errors already exit 2)."""
     keep_pandas_out()
+    collect_less()  # one command a process: see plogscan.cli.collector
     cli.main(prog_name="plogscan", standalone_mode=True)
