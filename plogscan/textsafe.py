@@ -144,16 +144,17 @@ def _flat_encoder(between: str) -> Callable[[object], str]:
     """``json.dumps(sort_keys=True, ensure_ascii=False)`` with ``between`` after each item's
     comma. The C encoder is called directly: ``JSONEncoder.encode`` makes a new one on every
     call, which costs as much as encoding a row."""
-    c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
-    if c_make_encoder is None:  # an interpreter without the C accelerator
-        return json.JSONEncoder(ensure_ascii=False, sort_keys=True,
-                                separators=(between, ": ")).encode
-
     def refuse(value: object) -> object:
         raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 
-    # markers None: no check for a container holding itself, which a flat one cannot
-    chunks = c_make_encoder(None, refuse, _JSON_STRING, None, ": ", between, True, False, True)
+    c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+    try:
+        # markers None: no check for a container holding itself, which a flat one cannot
+        chunks = c_make_encoder(None, refuse, _JSON_STRING, None, ": ", between,  # type: ignore[misc]
+                                True, False, True)
+    except TypeError:  # no C accelerator in this interpreter, or another signature
+        return json.JSONEncoder(ensure_ascii=False, sort_keys=True,
+                                separators=(between, ": ")).encode
     return lambda value: "".join(chunks(value, 0))
 
 

@@ -74,3 +74,13 @@ def test_a_whole_report_is_written_as_json_dumps_writes_it() -> None:
     report = document(run([str(SAMPLE)]))
     assert report["findings"]
     assert indented_json(report) == _stdlib(report)
+
+
+def test_without_the_c_encoder_the_same_text_is_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    from plogscan import textsafe
+
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    monkeypatch.setattr(textsafe, "_FLAT_ENCODERS", {})
+    document = {"rows": [{"path": "a\u202e", "lines": 3, "problems": []}, [1, 2.5, None]]}
+    assert indented_json(document) == _stdlib(document)
+    assert textsafe._FLAT_ENCODERS  # the flat path ran, through the fallback

@@ -218,26 +218,15 @@ class Identities:
             content = content or from_content
         source = "assumed" if key.assumed else "content" if content else "path"
         host = key.host or host_ip
-        if len(streams) == 1:
-            only = streams[0]
-            keys: tuple[StreamKey, ...] = (only.key,)
-            first_ts, last_ts = only.first_ts, only.last_ts
-            if first_ts is None or last_ts is None:  # one of them: it is both bounds
-                first_ts = last_ts = first_ts if last_ts is None else last_ts
-            elif first_ts > last_ts:
-                first_ts, last_ts = last_ts, first_ts
-            records, errors = only.records, only.errors
-        else:
-            keys = tuple(sorted((s.key for s in streams), key=StreamKey.order))
-            times = [t for s in streams for t in (s.first_ts, s.last_ts) if t is not None]
-            first_ts, last_ts = (min(times), max(times)) if times else (None, None)
-            records = sum(s.records for s in streams)
-            errors = sum(s.errors for s in streams)
+        times = [t for s in streams for t in (s.first_ts, s.last_ts) if t is not None]
         return Identity(
             key=key, host=host or None, host_ip=host_ip, rank=rank, device=device,
             phy_device=phy_device, device_ip=device_ip,
             pid=None if key.assumed else key.pid, source=source, comms=comms, world=world,
-            streams=keys, first_ts=first_ts, last_ts=last_ts, records=records, errors=errors)
+            streams=tuple(s.key for s in streams) if len(streams) == 1 else tuple(
+                sorted((s.key for s in streams), key=StreamKey.order)),
+            first_ts=min(times) if times else None, last_ts=max(times) if times else None,
+            records=sum(s.records for s in streams), errors=sum(s.errors for s in streams))
 
 
 def _ordered(announces: Iterable[Announce]) -> list[Announce]:
