@@ -25,9 +25,13 @@ then each tool runs in its own child process (wall time around it, peak RSS from
 It prints each cell and the targets (met or missed, with the measured value), and writes
 ``bench/results.md``. Timings live there, never in tests.
 
-    python bench/suite.py                      # every cell (about 10 minutes, 15 GB of disk)
+    python bench/suite.py                      # every cell (about 15 minutes, 15 GB of disk)
     python bench/suite.py --cells 512m,files   # some of them
     python bench/suite.py --quick              # small sizes, to try the script
+    python bench/suite.py --repeat 1           # each tool once (faster, noisier)
+
+Keyword grep, ``ingest`` and ``diagnose`` run ``--repeat`` times (3 by default), in turn after
+every tool has run once: their seconds are the median, their peak RSS the highest.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import contextlib
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,6 +58,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 KEYWORDS = (r"^\[(ERROR|WARNING|EVENT)\]|Already have context|aicore error|aivec error|"
             r"507[0-9]{3}|EI00[0-9]{2}|EE[0-9]{4}|EL[0-9]{4}|timeout|fusion kernel|Heartbeat")
+REPEATED = ("keyword", "ingest", "diagnose")  # the tools the targets compare, run --repeat times
 REUSE_SHARE = 0.06  # the flagship's reuse line on every step (about 4% of all records)
 GiB, MiB, MB = 1 << 30, 1 << 20, 10**6
 SMALL_FILES = 27_500  # rotation for about 20,000 files (each holds one or two records)
@@ -103,10 +109,21 @@ QUICK = {"512m": 32 * MiB, "2g": 64 * MiB, "1024r": 16 * MiB, "files": 330_000,
 @dataclass
 class Measured:
     tool: str
-    seconds: float | None
-    rss_mb: float | None
+    seconds: float | None  # the median of the runs
+    rss_mb: float | None  # the highest of the runs
     ok: bool
     note: str = ""
+    runs: int = 1
+
+
+def combined(runs: list[Measured]) -> Measured:
+    """Several runs of one tool as one figure: the median time and the highest peak; a
+    failed run makes the figure that run's failure."""
+    failed = next((m for m in runs if not m.ok), None)
+    if failed is not None or len(runs) == 1:
+        return failed or runs[0]
+    return Measured(runs[0].tool, statistics.median(m.seconds or 0.0 for m in runs),
+                    max(m.rss_mb or 0.0 for m in runs), True, runs[0].note, len(runs))
 
 
 @dataclass
@@ -248,8 +265,11 @@ def generate_tree(cell: Cell, size: int, where: Path) -> Path:
     return where
 
 
-def measure_cell(cell: Cell, size: int, tools: tuple[str, ...], scheduler: str | None
-                 ) -> CellResult:
+def measure_cell(cell: Cell, size: int, tools: tuple[str, ...], scheduler: str | None,
+                 repeat: int = 1) -> CellResult:
+    """Every tool once, in order; then the ``REPEATED`` tools again, in turn, until each
+    has run ``repeat`` times (so a drift of the machine's speed reaches the tools a ratio
+    compares alike)."""
     base = BENCH / "out"
     base.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f"suite-{cell.name}-", dir=base) as tmp:
@@ -259,9 +279,13 @@ def measure_cell(cell: Cell, size: int, tools: tuple[str, ...], scheduler: str |
         result = CellResult(cell, files, nbytes, lines)
         work = Path(tmp) / "work"
         work.mkdir()
-        for tool in tools:
-            print(f"  {cell.name}: {tool} ...", file=sys.stderr, flush=True)
-            result.results[tool] = run_tool(tool, tree, work, scheduler)
+        runs: dict[str, list[Measured]] = {}
+        again = [t for t in tools if t in REPEATED]
+        for round_ in range(repeat):
+            for tool in tools if round_ == 0 else again:
+                print(f"  {cell.name}: {tool} ...", file=sys.stderr, flush=True)
+                runs.setdefault(tool, []).append(run_tool(tool, tree, work, scheduler))
+        result.results = {tool: combined(measured) for tool, measured in runs.items()}
         for tool, same in _same_findings(work).items():
             result.results[tool].note = ("same findings and accounting" if same
                                          else "DIFFERENT findings or accounting")
@@ -321,11 +345,15 @@ def _fmt(value: float | None, spec: str) -> str:
 
 
 def render_markdown(cells: list[CellResult], facts: dict[str, str], quick: bool,
-                    started: str) -> str:
+                    started: str, repeat: int = 1) -> str:
     lines = ["# plogscan scale benchmark: results", "",
-             f"Written by `python bench/suite.py{' --quick' if quick else ''}` on {started} "
-             "(UTC). Each figure is one run of the tool in its own process, on a warm page "
-             "cache; the machine is shared, so compare rows of one cell, run at one time.", "",
+             f"Written by `python bench/suite.py{' --quick' if quick else ''}"
+             f"{f' --repeat {repeat}' if repeat != 1 else ''}` on {started} (UTC). Each run "
+             "is the tool in its own process, on a warm page cache. "
+             + (f"Keyword grep, `ingest` and `diagnose` ran {repeat} times in turn: their "
+                "seconds are the median of the runs, their peak RSS the highest; the other "
+                "tools ran once. " if repeat > 1 else "Each figure is one run. ")
+             + "The machine is shared, so compare rows of one cell, run at one time.", "",
              f"Machine: {facts['platform']}, {facts['cpu']}, nproc {facts['nproc']}, memory "
              f"{facts['memory']}; python {facts['python']}, pyarrow {facts['pyarrow']}, "
              f"plogscan {facts['plogscan']}; peak RSS from {facts['rss_probe']}.", ""]
@@ -366,10 +394,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small trees, to try the script")
     parser.add_argument("--output", type=Path, default=BENCH / "results.md")
     parser.add_argument("--json", type=Path, default=None, help="also save the numbers here")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs of keyword grep, ingest and diagnose in each cell, in turn "
+                             "(the median is shown; default 3)")
     args = parser.parse_args(argv)
     chosen = [c for c in CELLS if c.name in args.cells.split(",")]
     if not chosen:
         parser.error("no known cell in --cells")
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     single.compile_checkout()
     facts = single.machine_facts()
     started = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M")
@@ -378,9 +411,9 @@ def main(argv: list[str] | None = None) -> int:
         for cell in chosen:
             size = QUICK[cell.name] if args.quick else cell.size
             begun = time.perf_counter()
-            results.append(measure_cell(cell, size, cell.tools, scheduler))
+            results.append(measure_cell(cell, size, cell.tools, scheduler, args.repeat))
             print(f"{cell.title}: {time.perf_counter() - begun:.0f} s", file=sys.stderr)
-    text = render_markdown(results, facts, args.quick, started)
+    text = render_markdown(results, facts, args.quick, started, args.repeat)
     print(text)
     args.output.write_text(text + "\n", encoding="utf-8")
     if args.json:

@@ -272,3 +272,26 @@ def test_the_suite_cluster_leaves_the_measured_environment_as_it_was():
     with suite.local_cluster(True) as address:
         assert address is not None and address.startswith("tcp://127.0.0.1:")
         assert dict(os.environ) == before
+
+
+def test_the_suite_shows_the_median_time_and_the_highest_peak_of_repeated_runs():
+    import suite
+
+    runs = [suite.Measured("diagnose", s, r, True) for s, r in ((3.0, 250), (9.0, 240),
+                                                                (4.0, 270))]
+    shown = suite.combined(runs)
+    assert (shown.seconds, shown.rss_mb, shown.ok, shown.runs) == (4.0, 270, True, 3)
+    failed = suite.Measured("diagnose", 1.0, 10, False, "exit 2: boom")
+    assert suite.combined([runs[0], failed, runs[1]]) is failed  # a failure is not hidden
+    assert suite.combined([runs[1]]) is runs[1]
+
+
+def test_the_suite_repeats_the_compared_tools(tmp_path, monkeypatch):
+    import suite
+
+    monkeypatch.setattr(suite, "BENCH", tmp_path)  # its trees and reports go here
+    cell = suite.Cell("onefile", "one file", 20_000, ("grep", "keyword", "diagnose"))
+    result = suite.measure_cell(cell, 20_000, cell.tools, None, repeat=2)
+    runs = {tool: m.runs for tool, m in result.results.items()}
+    assert runs == {"grep": 1, "keyword": 2, "diagnose": 2}
+    assert all(m.ok and m.seconds and m.rss_mb for m in result.results.values())
