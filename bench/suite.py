@@ -25,7 +25,7 @@ then each tool runs in its own child process (wall time around it, peak RSS from
 It prints each cell and the targets (met or missed, with the measured value), and writes
 ``bench/results.md``. Timings live there, never in tests.
 
-    python bench/suite.py                      # every cell (about 15 minutes, 15 GB of disk)
+    python bench/suite.py                      # every cell (about 20 minutes, 15 GB of disk)
     python bench/suite.py --cells 512m,files   # some of them
     python bench/suite.py --quick              # small sizes, to try the script
     python bench/suite.py --repeat 1           # each tool once (faster, noisier)
