@@ -144,10 +144,8 @@ def _flat_encoder(between: str) -> Callable[[object], str]:
     """``json.dumps(sort_keys=True, ensure_ascii=False)`` with ``between`` after each item's
     comma. The C encoder is called directly: ``JSONEncoder.encode`` makes a new one on every
     call, which costs as much as encoding a row."""
-    def refuse(value: object) -> object:
-        raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
-
     c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+    refuse = json.JSONEncoder().default  # raises json.dumps's TypeError
     try:
         # markers None: no check for a container holding itself, which a flat one cannot
         chunks = c_make_encoder(None, refuse, _JSON_STRING, None, ": ", between,  # type: ignore[misc]
