@@ -160,33 +160,46 @@ def test_a_rerun_sniffs_no_file_again_and_loads_no_line_formats(
         logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The kind sniffed from a file's name and head is kept: a rerun over unchanged files
     neither sniffs them nor loads the line formats (nothing is parsed); a file whose head
-    changed is sniffed again."""
+    changed is sniffed again. The walk may run in a child process (``walkchild``), so what
+    is sniffed and loaded is noted in a file."""
     import sqlite3
 
     from plogscan.cache.store import clear
     from plogscan.ingest import classify as classify_module
-    from plogscan.parse.formatcheck import builtin_formats
+    from plogscan.parse import formatcheck
 
     cache = tmp_path / "cache"
     first = run([str(logs)], cache=cache)
-    sniffed: list[str] = []
-    real = classify_module.classify
+    noted = tmp_path / "noted.txt"
+    real_classify, real_load = classify_module.classify, formatcheck.load_formats
+
+    def note(what: str) -> None:
+        with noted.open("a") as out:
+            out.write(what + "\n")
 
     def counted(path: str, head: bytes):
-        sniffed.append(path)
-        return real(path, head)
+        note(path)
+        return real_classify(path, head)
+
+    def loaded():
+        note("formats loaded")
+        return real_load()
+
+    def seen() -> list[str]:
+        return noted.read_text().splitlines() if noted.exists() else []
 
     monkeypatch.setattr(classify_module, "classify", counted)
-    builtin_formats.cache_clear()
+    monkeypatch.setattr(formatcheck, "load_formats", loaded)
+    formatcheck.builtin_formats.cache_clear()
     second = run([str(logs)], cache=cache)
-    assert sniffed == []
-    assert builtin_formats.cache_info().currsize == 0
+    assert seen() == []
     assert _json(second) == _json(first)
     target = next(p for p in _files(logs) if "debug" in str(p))
     target.write_bytes(b"[ERROR] HCCL(1,python3):2025-03-14-08:00:59.000.000 [x.cc:1] [1]"
                        b"a new first line\n" + target.read_bytes())
     third = run([str(logs)], cache=cache)
-    assert sniffed == [str(target)]
+    assert [s for s in seen() if s != "formats loaded"] == [str(target)]
+    assert "formats loaded" in seen()  # to sniff and parse the changed file
     assert _json(third) == _json(run([str(logs)], cache=None))
     clear(cache)
     with sqlite3.connect(cache / DATABASE) as db:
@@ -309,3 +322,20 @@ def test_plogs_cheaper_to_parse_again_are_not_kept(logs: Path, tmp_path: Path) -
     again = run([str(logs)], cache=cache, reuse_result=False)
     assert again.extra["reused_files"] == len(kept)
     assert _json(first) == _json(again) == _json(run([str(logs)]))
+
+
+def test_the_kinds_a_walk_in_a_child_looks_up_are_copied_up_to_a_limit(tmp_path: Path) -> None:
+    from plogscan.cache.store import CacheStore
+
+    store = CacheStore(tmp_path / "cache", "ns", 1 << 30)
+    for i in range(3):
+        store.save_kind(f"key{i}", "plog")
+    other = CacheStore(tmp_path / "cache", "other", 1 << 30)
+    other.save_kind("theirs", "stdout")
+    found = store.kinds_found(3)
+    assert found is not None and sorted(found) == ["key0", "key1", "key2"]
+    assert {kind for kind, _ in found.values()} == {"plog"}
+    assert store.kinds_found(2) is None  # more than asked for: the walk stays in process
+    store.kind_used("key0", 0.0)  # long ago: noted as used now
+    again = store.kinds_found(3)
+    assert again is not None and again["key0"][1] > found["key0"][1]

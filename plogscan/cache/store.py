@@ -171,6 +171,21 @@ class CacheStore:
         self._used("kinds", key, row[1])
         return row[0]
 
+    def kinds_found(self, limit: int) -> dict[str, tuple[str, float]] | None:
+        """Every kind kept in this namespace by its key, with when it was last used, for a
+        process forked to walk the inputs (an SQLite connection cannot cross a fork); None
+        when there are more than ``limit``, or they cannot be read."""
+        try:
+            rows = self._db.execute("SELECT path, kind, used FROM kinds WHERE namespace=? "
+                                    "LIMIT ?", (self.namespace, limit + 1)).fetchall()
+        except sqlite3.Error:
+            return None
+        return None if len(rows) > limit else {key: (kind, used) for key, kind, used in rows}
+
+    def kind_used(self, key: str, last: float) -> None:
+        """Note that the kind kept for ``key`` (last used at ``last``) was used again."""
+        self._used("kinds", key, last)
+
     def save_kind(self, key: str, kind: str) -> None:
         size = len(key) + len(kind)
         try:

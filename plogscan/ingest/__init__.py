@@ -5,7 +5,8 @@ files, tar and zip collections). Out: Arrow record batches in the event schema, 
 ``IngestSummary`` that accounts for every file (read, with its line counts, or skipped, with
 its reason).
 
-``walk`` turns arguments into readable inputs (walking, globbing, the order); ``classify``
+``walk`` turns arguments into readable inputs (walking, globbing, the order), which
+``walkchild`` runs in a forked child process beside the parse; ``classify``
 sniffs each one's kind from its name, path and first bytes; ``streams`` and ``archives`` read
 compressed files and archive members in place; ``pathhints`` reads host, rank and device from
 paths; ``sources`` holds what is handed on (``Source``, ``Skipped`` and the skip reasons);

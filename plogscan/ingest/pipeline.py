@@ -146,12 +146,13 @@ class Ingest:
     def batches(self, paths: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Every record of every input, file by file, in line order."""
         from plogscan.ingest.sources import Skipped
-        from plogscan.ingest.walk import iter_inputs
+        from plogscan.ingest.walkchild import walk_inputs
 
         self.paths = tuple(paths)
 
         def items() -> Iterator[tuple[FileContext, BinaryIO]]:
-            for item in iter_inputs(list(paths), self.limits, self.record_limit, self.kinds):
+            for item in walk_inputs(list(paths), self.limits, self.record_limit, self.kinds,
+                                    block=self.chunk_bytes):
                 if isinstance(item, Skipped):
                     self.skipped.append(SkippedFile(item.path, item.reason))
                     if self.on_progress:

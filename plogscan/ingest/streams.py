@@ -60,6 +60,10 @@ class PlainFile(io.BufferedReader):
     to get it back)."""
 
     whole: bytes | None = None
+    # Set by the walk's ``open_checked``: the (device, inode) it checked, and whether a
+    # symlink was followed to it, so that the file can be opened again under the same check.
+    key: tuple[int, int] | None = None
+    follow: bool = True
 
 
 class Replay(io.BufferedIOBase):
@@ -226,6 +230,9 @@ class LimitReached(OSError):
     def __init__(self, hit: LimitHit) -> None:
         super().__init__(hit.detail)
         self.hit = hit
+
+    def __reduce__(self) -> tuple[type[LimitReached], tuple[LimitHit]]:
+        return LimitReached, (self.hit,)  # pickled whole (``walkchild`` sends it on)
 
 
 class Counted(io.RawIOBase):

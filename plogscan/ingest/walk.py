@@ -149,7 +149,7 @@ class _Walker:
         if arg == "-" and not os.path.lexists(arg):
             yield from self.stdin()
             return
-        if not os.path.lexists(arg) and _GLOB_CHARS.search(arg):
+        if is_pattern(arg):
             matches = sorted(glob.glob(arg, recursive=True))
             if not matches:
                 yield Skipped(printable(arg), "not found: the pattern matches nothing")
@@ -449,10 +449,16 @@ def open_checked(path: str, key: tuple[int, int], *, follow: bool) -> BinaryIO:
             raise ValueError("changed while being read: replaced by another file")
         if flags & os.O_NONBLOCK:
             os.set_blocking(handle.fileno(), True)
+        handle.key, handle.follow = key, follow
     except BaseException:
         handle.close()
         raise
     return handle  # type: ignore[return-value]
+
+
+def is_pattern(arg: str) -> bool:
+    """Whether an argument is a glob pattern: no such path, and ``*``, ``?`` or ``[`` in it."""
+    return not os.path.lexists(arg) and _GLOB_CHARS.search(arg) is not None
 
 
 def _within(target: str, root: str) -> bool:

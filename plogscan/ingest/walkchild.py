@@ -1,0 +1,360 @@
+"""The walk of the inputs run in a forked child process, beside the parse.
+
+On a tree of many logs the walk is a cost per file paid in the interpreter: opening each one,
+reading its head and sniffing what it is (``classify``). On 3,825 plogs of a 1,024-rank job
+that was a third of the time the main process held the GIL (0.44 ms a file for 64 KiB
+heads), on 20,000 small plogs 45 us a file; meanwhile the parse workers and the rules waited
+for the lock. ``walk_inputs`` runs ``walk.iter_inputs`` in a forked child instead, on the
+other core, and hands on what it yields in the same order:
+
+* a skipped file as it is;
+* a plain file on disk as its ``Source`` and the name and (device, inode) the walk checked:
+  the main process opens it again under the same check (``walk.open_checked``: still that
+  regular file, no symlink swapped in) and the parse reads it as it would have, by ranges or
+  whole. The bytes of a small file the sniff read whole come with it, so it is not read twice;
+* any other stream (standard input aside: decompressed files, archive members, pipes, text in
+  another encoding) as its bytes, in the blocks the parse would have read (``block``), then
+  its decode-error count, or the error its read raised, raised again at the same byte;
+* each limit that bit (``on_limit``), at its place among those.
+
+The child runs the same walker, so the order, the limits, the duplicates and the skip reasons
+are the walker's own. Events cross a pipe in pickled batches; the pipe's capacity is the
+only buffer, so the child runs at most a batch or so ahead and memory stays bounded.
+
+With the extraction cache's kind memo (``classify.remembered_kind``), the child looks kinds
+up in a copy of the memo's entries taken before the fork (an SQLite connection cannot cross
+one) and sends back what it used and what it sniffed anew, for the main process to keep.
+
+The child is used where it can pay: on Linux (``fork``), for a directory or a glob, and
+without ``-`` (standard input stays the main process's). A failed fork, or a memo of more
+than ``MEMO_ENTRIES`` kinds, leaves the walk in process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import pickle
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, BinaryIO, Protocol, cast
+
+from plogscan.ingest.chunks import CHUNK_BYTES
+from plogscan.ingest.classify import KindMemo
+from plogscan.ingest.limits import LimitHit, Limits
+from plogscan.ingest.sources import Skipped, Source
+from plogscan.ingest.streams import PlainFile, describe
+from plogscan.ingest.walk import is_pattern, iter_inputs, open_checked
+
+BATCH_EVENTS = 64  # events pickled together
+BATCH_BYTES = 256 << 10  # ... unless their bytes reach this first
+BATCH_SECONDS = 0.02  # ... or this long has passed since the last batch was sent
+PIPE_BUFFER = 1 << 16
+MEMO_ENTRIES = 100_000  # kinds copied for the child at most (about 30 MB)
+
+_Event = tuple[Any, ...]
+_Item = tuple[Source, BinaryIO] | Skipped
+
+
+class WalkFailed(RuntimeError):
+    """The child process stopped without finishing the walk (a bug, or it was killed)."""
+
+
+class ForkableMemo(KindMemo, Protocol):
+    """A kind memo the child can use: its entries copied, and uses and new kinds noted."""
+
+    def kinds_found(self, limit: int) -> dict[str, tuple[str, float]] | None: ...
+
+    def kind_used(self, key: str, last: float) -> None: ...
+
+
+def worth_a_child(paths: Sequence[str], kinds: KindMemo | None = None) -> bool:
+    """Whether ``walk_inputs`` walks ``paths`` in a child process (see the module's text)."""
+    return (sys.platform.startswith("linux") and hasattr(os, "fork")
+            and (kinds is None or hasattr(kinds, "kinds_found")) and "-" not in paths
+            and any(os.path.isdir(p) or is_pattern(p) for p in paths))
+
+
+def walk_inputs(paths: Sequence[str], limits: Limits | None = None,
+                on_limit: Callable[[LimitHit], None] | None = None,
+                kinds: KindMemo | None = None, *, block: int = CHUNK_BYTES,
+                apart: bool | None = None) -> Iterator[_Item]:
+    """``walk.iter_inputs(paths, limits, on_limit, kinds)``, walked by a child process when
+    ``apart`` (by default: when ``worth_a_child``). ``block`` is the size of the reads the
+    consumer makes of a stream that is not a plain file."""
+    paths = [os.fspath(p) for p in paths]
+    limits = limits or Limits()
+    if apart is None:
+        apart = worth_a_child(paths, kinds)
+    known: dict[str, tuple[str, float]] | None = None
+    if apart and kinds is not None:
+        known = kinds.kinds_found(MEMO_ENTRIES) if hasattr(kinds, "kinds_found") else None
+        apart = known is not None
+    child = _fork(paths, limits, block, known) if apart else None
+    if child is None:
+        yield from iter_inputs(paths, limits, on_limit, kinds)
+        return
+    pid, read_fd = child
+    done = False
+    with os.fdopen(read_fd, "rb", buffering=PIPE_BUFFER) as pipe:
+        try:
+            memo = cast(ForkableMemo, kinds) if known is not None else None
+            yield from _received(_events(pipe), on_limit, memo)
+            done = True  # the child said so, and leaves by itself
+        finally:
+            if not done:  # an error, or the consumer stopped early: nothing more is wanted
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
+
+
+def _fork(paths: list[str], limits: Limits, block: int,
+          known: dict[str, tuple[str, float]] | None) -> tuple[int, int] | None:
+    """The child's pid and the read end of its pipe; None when it cannot be started."""
+    try:
+        read_fd, write_fd = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return None
+    if pid == 0:  # the child: walk, send, and leave without running the parent's clean-up
+        try:
+            os.close(read_fd)
+            _walk_and_send(paths, limits, block, known, write_fd)
+        finally:
+            os._exit(1)  # even on a Ctrl-C before its handler was set: never the parent's code
+    os.close(write_fd)
+    return pid, read_fd
+
+
+# -- in the child ----------------------------------------------------------------------------
+
+
+class _Sender:
+    """Events pickled in batches onto the pipe."""
+
+    def __init__(self, fd: int) -> None:
+        self._out = os.fdopen(fd, "wb", buffering=PIPE_BUFFER)
+        self._events: list[_Event] = []
+        self._bytes = 0
+        self._sent = time.monotonic()
+
+    def add(self, event: _Event, size: int = 0) -> None:
+        self._events.append(event)
+        self._bytes += size
+        if (len(self._events) >= BATCH_EVENTS or self._bytes >= BATCH_BYTES
+                or time.monotonic() - self._sent >= BATCH_SECONDS):
+            self.flush()
+
+    def flush(self) -> None:
+        if self._events:
+            pickle.dump(self._events, self._out, pickle.HIGHEST_PROTOCOL)
+            self._events, self._bytes = [], 0
+        self._out.flush()
+        self._sent = time.monotonic()
+
+
+class _CopiedMemo:
+    """The kind memo in the child: kinds looked up in the copy of its entries; what was used
+    and what was sniffed anew is sent to the main process, which keeps it."""
+
+    def __init__(self, known: dict[str, tuple[str, float]], sender: _Sender) -> None:
+        self._known = known
+        self._sender = sender
+
+    def find_kind(self, key: str) -> str | None:
+        found = self._known.get(key)
+        if found is None:
+            return None
+        self._sender.add(("kind used", key, found[1]))
+        return found[0]
+
+    def save_kind(self, key: str, kind: str) -> None:
+        self._sender.add(("kind", key, kind))
+
+
+def _walk_and_send(paths: list[str], limits: Limits, block: int,
+                   known: dict[str, tuple[str, float]] | None, fd: int) -> None:
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's
+        sender = _Sender(fd)
+        memo = _CopiedMemo(known, sender) if known is not None else None
+        try:
+            for item in iter_inputs(paths, limits, lambda hit: sender.add(("limit", hit)),
+                                    memo):
+                if isinstance(item, Skipped):
+                    sender.add(("skip", item))
+                    continue
+                source, stream = item
+                if type(stream) is PlainFile and stream.key is not None:
+                    whole = stream.whole
+                    sender.add(("file", source, stream.name, stream.key, stream.follow, whole),
+                               len(whole or b""))
+                else:
+                    sender.add(("stream", source))
+                    _send_stream(stream, sender, block)
+            sender.add(("done",))
+            sender.flush()
+            code = 0
+        except BrokenPipeError:
+            code = 0  # the main process stopped reading: nothing more is wanted
+        except BaseException:
+            with contextlib.suppress(BaseException):
+                sender.add(("error", traceback.format_exc()))
+                sender.flush()
+    finally:
+        os._exit(code)
+
+
+def _send_stream(stream: BinaryIO, sender: _Sender, block: int) -> None:
+    """The stream's bytes in reads of ``block``, then how it ended."""
+    while True:
+        try:
+            data = stream.read(block)
+        except Exception as err:  # what the consumer's read would have raised, sent on
+            sender.add(("fail", _portable(err), getattr(stream, "decode_errors", 0)))
+            return
+        if not data:
+            sender.add(("end", getattr(stream, "decode_errors", 0)))
+            return
+        sender.add(("data", data), len(data))
+        sender.flush()  # a block is large: sent at once, so it is held once
+
+
+def _portable(err: Exception) -> Exception:
+    """``err`` when it survives pickling as itself, else an ``OSError`` that says the same.
+
+    Its traceback and chain are dropped first: the main process raises it afresh, and a
+    pickler that follows them (``distributed`` installs ``tblib``'s, which does) would recurse
+    for ever through ``raise err from err``."""
+    err.__traceback__ = err.__cause__ = err.__context__ = None
+    with contextlib.suppress(Exception):  # not picklable: described instead
+        copy = pickle.loads(pickle.dumps(err, pickle.HIGHEST_PROTOCOL))
+        if type(copy) is type(err) and str(copy) == str(err):
+            return err
+    return OSError(f"{type(err).__name__}: {err}")
+
+
+# -- in the main process ---------------------------------------------------------------------
+
+
+def _events(pipe: io.BufferedReader) -> Iterator[_Event]:
+    while True:
+        try:
+            batch = pickle.load(pipe)
+        except EOFError:
+            raise WalkFailed("the walk of the inputs stopped before it was done "
+                             "(its process ended)") from None
+        yield from batch
+
+
+def _received(events: Iterator[_Event], on_limit: Callable[[LimitHit], None] | None,
+              kinds: ForkableMemo | None) -> Iterator[_Item]:
+    def control(event: _Event) -> None:
+        tag = event[0]
+        if tag == "limit":
+            if on_limit is not None:
+                on_limit(event[1])
+        elif tag == "kind" and kinds is not None:
+            kinds.save_kind(event[1], event[2])
+        elif tag == "kind used" and kinds is not None:
+            kinds.kind_used(event[1], event[2])
+        elif tag == "error":
+            raise WalkFailed(f"the walk of the inputs failed:\n{event[1]}")
+        else:
+            raise WalkFailed(f"the walk of the inputs sent {event[0]!r} out of place")
+
+    for event in events:
+        tag = event[0]
+        if tag == "skip":
+            yield event[1]
+        elif tag == "file":
+            _, source, name, key, follow, whole = event
+            try:
+                handle = open_checked(name, key, follow=follow)
+            except OSError as exc:
+                yield Skipped(source.path, f"unreadable: {describe(exc)}")
+                continue
+            except ValueError as exc:
+                yield Skipped(source.path, str(exc))
+                continue
+            handle.whole = whole  # type: ignore[attr-defined]
+            with handle:
+                yield source, handle
+        elif tag == "stream":
+            stream = Piped(events, control)
+            try:
+                yield event[1], stream
+            finally:
+                stream.drain()
+        elif tag == "done":
+            return
+        else:
+            control(event)
+
+
+class Piped(io.RawIOBase):
+    """A stream the child read: its blocks as they come, then its end or its error."""
+
+    def __init__(self, events: Iterator[_Event], control: Callable[[_Event], None]) -> None:
+        super().__init__()
+        self._events = events
+        self._control = control
+        self._buffer = b""
+        self._ended = False
+        self.decode_errors = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            parts = []
+            while self._fill():
+                parts.append(self._take(len(self._buffer)))
+            return b"".join(parts)
+        return self._take(size) if self._fill() else b""
+
+    def readall(self) -> bytes:
+        return self.read(-1)
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def drain(self) -> None:
+        """Skip what the consumer left unread, up to the stream's end."""
+        with contextlib.suppress(Exception):
+            while self._fill():
+                self._buffer = b""
+
+    def _take(self, size: int) -> bytes:
+        out, self._buffer = self._buffer[:size], self._buffer[size:]
+        return out
+
+    def _fill(self) -> bool:
+        """Whether bytes are buffered, after reading up to the next block if none are."""
+        while not self._buffer and not self._ended:
+            event = next(self._events)
+            tag = event[0]
+            if tag == "data":
+                self._buffer = event[1]
+            elif tag == "end":
+                self._ended, self.decode_errors = True, event[1]
+            elif tag == "fail":
+                self._ended, self.decode_errors = True, event[2]
+                raise event[1]
+            else:
+                self._control(event)
+        return bool(self._buffer)
