@@ -49,9 +49,10 @@ def parse_joined(pieces: list[Piece], fset: FormatSet, encoded: bool, reducer: R
         parse_chunk(data, 1, ctx, fset, False, encoded), None)
     if result.head is not None or result.shared_lines:
         return None
-    text = kind in TEXT_KINDS  # the parser strips terminal colour codes from these first
-    truncated = np.array([_long_lines(strip_text(p.data, fset) if text else p.data)
-                          for p in pieces], dtype=np.int64)
+    # the parser strips terminal colour codes from text kinds first (never a newline)
+    seen = (b"\n".join(strip_text(p.data, fset) for p in pieces) if kind in TEXT_KINDS
+            else data)
+    truncated = _long_lines(seen, bounds)
     if int(truncated.sum()) != result.truncated_lines:
         return None
     records = result.records
@@ -141,12 +142,22 @@ class _Skipped:
         return table.append_column("file", summary.column("file"))
 
 
-def _long_lines(data: bytes) -> int:
-    """Lines of at least ``TRUNCATION_CHARS`` characters, as the parser counts them."""
+def _long_lines(data: bytes, bounds: np.ndarray) -> np.ndarray:
+    """Lines of at least ``TRUNCATION_CHARS`` characters, as the parser counts them, in each
+    file (``bounds``: the last line of each, numbered from 1). Only a line with that many
+    bytes can have that many characters, so only those are decoded."""
+    counts = np.zeros(len(bounds), np.int64)
     if len(data) < TRUNCATION_CHARS:
-        return 0
-    return sum(1 for line in data.split(b"\n") if len(line) >= TRUNCATION_CHARS
-               and len(line.decode("utf-8", "replace")) >= TRUNCATION_CHARS)
+        return counts
+    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
+    starts = np.concatenate(([0], ends + 1))
+    stops = np.append(ends, len(data))
+    long = [i for i in np.flatnonzero(stops - starts >= TRUNCATION_CHARS).tolist()
+            if len(data[starts[i]:stops[i]].decode("utf-8", "replace")) >= TRUNCATION_CHARS]
+    if long:
+        files = np.searchsorted(bounds, np.asarray(long, np.int64) + 1, side="left")
+        counts += np.bincount(files, minlength=len(bounds))
+    return counts
 
 
 def _per_file_columns(records: pa.Table, pieces: list[Piece], file_index: np.ndarray,
