@@ -312,3 +312,21 @@ def test_a_pasted_excerpt_is_matched_in_line_order(tmp_path) -> None:
     reversed_excerpt = tmp_path / "reversed.txt"
     reversed_excerpt.write_text("\n".join(reversed(excerpt.read_text().splitlines())) + "\n")
     assert not [f for f in diagnose(str(reversed_excerpt))["findings"] if f["rule"] == "HW004"]
+
+
+def test_every_setting_pattern_needs_one_of_the_literals_that_let_a_message_skip_them() -> None:
+    """A message without any of ``SETTINGS_LITERALS`` is not searched for settings: each
+    pattern must need one of them, and the settings lines still read with them."""
+    import re
+
+    from plogscan.crossrank import patterns as p
+    from plogscan.crossrank.anchors import _settings
+
+    for pattern in p.SETTINGS:
+        plain = re.sub(r"\(\?P<\w+>|\(\?:|[()?*+\[\]\\]", "", pattern.pattern)
+        assert any(text in plain for text in p.SETTINGS_LITERALS), pattern.pattern
+    lines = ["HCCL_CONNECT_TIMEOUT set by environment to [240]s",
+             "ExecTimeOut is set to timeOut[1836]", "HCCL_BUFFSIZE is not set"]
+    found = [s.key for line in lines for s in _settings(None, 1, None, line)]  # type: ignore[arg-type]
+    assert found == ["HCCL_CONNECT_TIMEOUT", "HCCL_EXEC_TIMEOUT", "HCCL_BUFFSIZE"]
+    assert _settings(None, 1, None, "CONNECT_TIMEOUT set by environment to [240]s") == []  # type: ignore[arg-type]

@@ -200,7 +200,8 @@ def _heartbeats(key: StreamKey, line: int, ts: int | None, msg: str) -> list[Hea
 def _settings(key: StreamKey, line: int, ts: int | None, msg: str) -> list[Setting]:
     out: list[Setting] = []
     seen: set[str] = set()
-    for pattern in p.SETTINGS:
+    patterns = p.SETTINGS if any(text in msg for text in p.SETTINGS_LITERALS) else ()
+    for pattern in patterns:
         for m in pattern.finditer(msg):
             name = p.KEY_ALIASES.get(m.group("key"), m.group("key"))
             if name in seen:

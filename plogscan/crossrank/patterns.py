@@ -106,6 +106,9 @@ SETTINGS = (
     re.compile(r"environmental variable (?P<key>HCCL_[A-Z0-9_]+) is \[(?P<value>[^\]]*)\]"),
     re.compile(r"(?P<key>HCCL_[A-Z0-9_]+) is not set(?P<value>)"),
 )
+# Each SETTINGS pattern holds one of these literals outside any optional part, so a message
+# with neither holds no setting (most messages: the patterns are not run on them).
+SETTINGS_LITERALS = ("HCCL_", "ExecTimeOut")
 ASCEND_ENV = re.compile(r"(?P<key>ASCEND_[A-Z0-9_]+) \[(?P<value>[^\]]*)\]")
 KEY_ALIASES = {"ExecTimeOut": "HCCL_EXEC_TIMEOUT"}
 
