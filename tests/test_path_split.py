@@ -16,14 +16,14 @@ _COMPONENTS = st.sampled_from(["", ".", "..", "run", "plog", "x.tar.gz", "y.zip"
                                "z.log.gz", "f.log", "h.gz.gz", "device-0", "a b"])
 
 
-def defined(path: str) -> tuple[list[str], str]:
+def defined(path: str) -> tuple[tuple[str, ...], str]:
     parts = [p for p in re.split(r"[/!]", path) if p not in ("", ".", "..")]
     if not parts:
-        return [], ""
+        return (), ""
     name = parts[-1]
     while _COMPRESSION_SUFFIX.search(name):
         name = _COMPRESSION_SUFFIX.sub("", name)
-    return [_ARCHIVE_SUFFIX.sub("", p) for p in parts[:-1]], name
+    return tuple(_ARCHIVE_SUFFIX.sub("", p) for p in parts[:-1]), name
 
 
 @settings(max_examples=500, deadline=None)
@@ -34,3 +34,14 @@ def test_split_path_follows_its_definition(parts: list[tuple[str, str]], last: s
     path = ("/" if absolute else "") + "".join(c + sep for c, sep in parts) + last
     assert split_path(path) == defined(path)
     assert split_path(path) == defined(path)  # the second time from the directory cache
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab.-_ 训", max_size=8))
+def test_suffix_is_the_suffix_a_path_object_gives(name: str) -> None:
+    from pathlib import PurePosixPath
+
+    from plogscan.ingest.pathhints import suffix
+
+    if "/" not in name and name not in ("", ".", ".."):
+        assert suffix(name) == PurePosixPath(name).suffix

@@ -22,12 +22,11 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import PurePosixPath
 from typing import Protocol
 
 import numpy as np
 
-from plogscan.ingest.pathhints import name_kind, plog_kind, split_path
+from plogscan.ingest.pathhints import name_kind, plog_kind, split_path, suffix
 from plogscan.parse.codescan import codes_in, may_hold_codes
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import MAX_PREFIXES, Strip
@@ -324,7 +323,7 @@ def classify(path: str, head: bytes) -> SourceKind | None:
     """
     dirs, name = split_path(path)
     named = name_kind(dirs, name)
-    s = _Sniff.of(head, PurePosixPath(name).suffix.lower() in PASTE_SUFFIXES)
+    s = _Sniff.of(head, suffix(name).lower() in PASTE_SUFFIXES)
     if s.stdout:
         if s.cann and named in _CANN_KINDS:
             return s.device_kind() or named

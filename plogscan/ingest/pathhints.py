@@ -51,18 +51,21 @@ _MODELARTS_DIR = re.compile(r"modelarts-job-[\w.-]+", re.IGNORECASE)
 _MAX_DEVICE_ID = 64  # device ids are small; a larger number in device-<n>_<ts>.log is a pid
 
 
-def split_path(path: str) -> tuple[list[str], str]:
-    """Directory components (archive names stripped of their suffix) and the file name."""
+@lru_cache(maxsize=256)
+def split_path(path: str) -> tuple[tuple[str, ...], str]:
+    """Directory components (archive names stripped of their suffix) and the file name. The
+    walk asks for each file's three times in a row (its hints, its kind, whether it is placed
+    like a log): the latest answers are kept."""
     cut = max(path.rfind("/"), path.rfind("!"))
     name = path[cut + 1:]
     if name in ("", ".", ".."):  # the name is the last real component
         parts = _components(path)
         if not parts:
-            return [], ""
+            return (), ""
         name = parts[-1]
-        dirs = [_ARCHIVE_SUFFIX.sub("", p) for p in parts[:-1]]
+        dirs = tuple(_ARCHIVE_SUFFIX.sub("", p) for p in parts[:-1])
     else:
-        dirs = list(_directories(path[:cut])) if cut >= 0 else []
+        dirs = _directories(path[:cut]) if cut >= 0 else ()
     while _COMPRESSION_SUFFIX.search(name):
         name = _COMPRESSION_SUFFIX.sub("", name)
     return dirs, name
@@ -81,7 +84,7 @@ def _components(path: str) -> list[str]:
     return [p for p in re.split(r"[/!]", path) if p not in ("", ".", "..")]
 
 
-def plog_kind(dirs: list[str]) -> SourceKind:
+def plog_kind(dirs: Sequence[str]) -> SourceKind:
     """PLOG_DEBUG/RUN/SECURITY from ``<class>/plog/file`` or ``<class>/file``, else PLOG.
 
     Only the parent, or the grandparent when the parent is ``plog``, counts: a ``run`` directory
@@ -101,7 +104,7 @@ def plog_kind(dirs: list[str]) -> SourceKind:
     return SourceKind.PLOG
 
 
-def _device_file_is_firmware(dirs: list[str], number: int) -> bool:
+def _device_file_is_firmware(dirs: Sequence[str], number: int) -> bool:
     """Whether ``device-<n>_<ts>.log`` is firmware (n = device id) rather than a host app log.
 
     The parent directory decides when it is ``device-<m>``: the same number means firmware
@@ -117,8 +120,10 @@ def _device_file_is_firmware(dirs: list[str], number: int) -> bool:
     return number < _MAX_DEVICE_ID
 
 
-def name_kind(dirs: list[str], name: str) -> SourceKind | None:
-    """The kind a CANN or system file name promises, or None for a name that says nothing."""
+@lru_cache(maxsize=256)
+def name_kind(dirs: tuple[str, ...], name: str) -> SourceKind | None:
+    """The kind a CANN or system file name promises, or None for a name that says nothing
+    (kept for the next calls: the walk asks twice a file)."""
     parent = dirs[-1].lower() if dirs else ""
     if _PLOG_FILE.fullmatch(name) or _PLOG_OLD_FILE.fullmatch(name):
         return plog_kind(dirs)
@@ -136,6 +141,13 @@ def name_kind(dirs: list[str], name: str) -> SourceKind | None:
     if _SYSLOG_FILE.fullmatch(name):
         return SourceKind.SYSLOG
     return None
+
+
+def suffix(name: str) -> str:
+    """``PurePosixPath(name).suffix`` (from the last dot, unless the name starts or ends with
+    it), without building a path object for every file of a walk."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def _first_int(pattern: re.Pattern[str], names: Sequence[str]) -> int | None:
@@ -167,7 +179,7 @@ def path_hints(path: str) -> tuple[str | None, int | None, int | None, int | Non
       is ``device-<id>`` with another id), ``device-app-<pid>_<ts>.log`` and ``device-app-<pid>/``.
     """
     dirs, name = split_path(path)
-    where = _directory_hints(tuple(dirs))
+    where = _directory_hints(dirs)
     rank = _first_int(_RANK_TOKEN, [name])
     if rank is None:
         rank = where.rank
