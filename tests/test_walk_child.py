@@ -91,20 +91,31 @@ def _read(items: Iterator[Any], block: int) -> list[tuple[Any, ...]]:
     return seen
 
 
-def _both(paths: list[str], block: int = 4096, limits: Limits | None = None
+def _apart(paths: list[str], after: int = 0, **options: Any) -> Iterator[Any]:
+    """``walk_inputs`` forking after ``after`` items, whatever the time they took."""
+    return walk_inputs(paths, apart=True, alone_seconds=float("inf"), alone_items=after,
+                       **options)
+
+
+def _both(paths: list[str], block: int = 4096, limits: Limits | None = None, after: int = 0
           ) -> tuple[list[Any], list[LimitHit], list[Any], list[LimitHit]]:
     inline_hits: list[LimitHit] = []
     child_hits: list[LimitHit] = []
     inline = _read(iter_inputs(paths, limits, inline_hits.append), block)
-    child = _read(walk_inputs(paths, limits, child_hits.append, block=block, apart=True), block)
+    child = _read(_apart(paths, after, limits=limits, on_limit=child_hits.append, block=block),
+                  block)
     return inline, inline_hits, child, child_hits
 
 
-@pytest.mark.parametrize("block", [4096, 1 << 20])
-def test_the_child_hands_on_what_the_walk_in_process_does(tmp_path: Path, block: int) -> None:
+@pytest.mark.parametrize(("block", "after"), [(4096, 0), (1 << 20, 0), (4096, 1), (4096, 6),
+                                              (4096, 16), (1 << 20, 19), (4096, 10**6)])
+def test_the_child_hands_on_what_the_walk_in_process_does(tmp_path: Path, block: int,
+                                                          after: int) -> None:
+    """The same items whenever the walk forks: at once, inside the plog directory, between
+    the members of the tar archive (16 items in) and of the zip archive (19), or never."""
     root = _tree(tmp_path / "logs")
     limits = Limits(decompressed_bytes=256 << 10)  # the bz2 file stops at this, with a hit
-    inline, inline_hits, child, child_hits = _both([str(root)], block, limits)
+    inline, inline_hits, child, child_hits = _both([str(root)], block, limits, after)
     assert child == inline
     assert child_hits == inline_hits
     kinds = {entry[0] for entry in inline}
@@ -121,9 +132,11 @@ def test_the_child_hands_on_what_the_walk_in_process_does(tmp_path: Path, block:
 def test_limits_on_the_number_of_files_and_depth_are_the_walks(tmp_path: Path) -> None:
     root = _tree(tmp_path / "logs")
     for limits in (Limits(files=3), Limits(depth=1)):
-        inline, inline_hits, child, child_hits = _both([str(root)], limits=limits)
-        assert child == inline
-        assert child_hits == inline_hits and inline_hits
+        for after in (0, 2):
+            inline, inline_hits, child, child_hits = _both([str(root)], limits=limits,
+                                                           after=after)
+            assert child == inline
+            assert child_hits == inline_hits and inline_hits
 
 
 def test_several_arguments_and_globs_keep_their_order_and_duplicates(tmp_path: Path) -> None:
@@ -131,8 +144,9 @@ def test_several_arguments_and_globs_keep_their_order_and_duplicates(tmp_path: P
     plog = root / "node-1" / "debug" / "plog" / "plog-4242_20250911083015000.log"
     paths = [str(root / "node-3.zip"), str(root / "node-1" / "*.log"), str(plog), str(root),
              str(tmp_path / "missing")]
-    inline, _, child, _ = _both(paths)
-    assert child == inline
+    for after in (0, 1, 3):
+        inline, _, child, _ = _both(paths, after=after)
+        assert child == inline
     assert any(e[0] == "skipped" and e[1].reason.startswith("duplicate") for e in inline)
 
 
@@ -150,7 +164,7 @@ def test_a_consumer_that_stops_early_leaves_no_child_behind(
 
     monkeypatch.setattr(walkchild, "_fork", noted)
     for stop_after in (1, 10**6):  # mid-walk (the child is killed), and after its end
-        items = walk_inputs([str(root)], apart=True, block=4096)
+        items = _apart([str(root)], block=4096)
         for _ in zip(range(stop_after), items, strict=False):
             pass
         items.close()
@@ -164,29 +178,32 @@ def test_a_consumer_that_stops_early_leaves_no_child_behind(
 def test_a_stream_left_unread_is_skipped_to_its_end(tmp_path: Path) -> None:
     root = _tree(tmp_path / "logs")
     inline = [e if isinstance(e, Skipped) else e[0] for e in iter_inputs([str(root)])]
-    child = [e if isinstance(e, Skipped) else e[0]
-             for e in walk_inputs([str(root)], apart=True, block=1024)]
+    child = [e if isinstance(e, Skipped) else e[0] for e in _apart([str(root)], block=1024)]
     assert child == inline
 
 
-def _broken_walk(*_args: Any, **_kwargs: Any) -> Iterator[Any]:
-    yield Skipped("a", "first")
-    raise KeyError("a bug in the walk")
+class _BrokenWalker(walkchild.Walker):
+    def inputs(self, paths: Any) -> Iterator[Any]:
+        yield Skipped("a", "first")
+        yield Skipped("b", "second")
+        raise KeyError("a bug in the walk")
 
 
-def _dying_walk(*_args: Any, **_kwargs: Any) -> Iterator[Any]:
-    yield Skipped("a", "first")
-    os._exit(9)
+class _DyingWalker(walkchild.Walker):
+    def inputs(self, paths: Any) -> Iterator[Any]:
+        yield Skipped("a", "first")
+        yield Skipped("b", "second")
+        os._exit(9)
 
 
 def test_a_failure_in_the_child_is_raised_in_the_main_process(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(walkchild, "iter_inputs", _broken_walk)
+    monkeypatch.setattr(walkchild, "Walker", _BrokenWalker)
     with pytest.raises(WalkFailed, match="KeyError: 'a bug in the walk'"):
-        list(walk_inputs([str(tmp_path)], apart=True))
-    monkeypatch.setattr(walkchild, "iter_inputs", _dying_walk)
+        list(_apart([str(tmp_path)], after=1))
+    monkeypatch.setattr(walkchild, "Walker", _DyingWalker)
     with pytest.raises(WalkFailed, match="stopped before it was done"):
-        list(walk_inputs([str(tmp_path)], apart=True))
+        list(_apart([str(tmp_path)], after=1))
 
 
 class _Memo:
@@ -217,12 +234,12 @@ def test_the_kind_memo_is_read_and_filled_through_the_main_process(tmp_path: Pat
     root = _tree(tmp_path / "logs")
     inline_memo, child_memo = _Memo({}), _Memo({})
     inline = _read(iter_inputs([str(root)], kinds=inline_memo), 4096)
-    child = _read(walk_inputs([str(root)], kinds=child_memo, apart=True), 4096)
+    child = _read(_apart([str(root)], after=3, kinds=child_memo), 4096)
     assert child == inline
     assert child_memo.known == inline_memo.known and child_memo.known
     assert not child_memo.used
-    # a second walk finds every kind in the memo, and says so
-    again = _read(walk_inputs([str(root)], kinds=child_memo, apart=True), 4096)
+    # a second walk finds every kind in the memo, in process and in the child, and says so
+    again = _read(_apart([str(root)], after=3, kinds=child_memo), 4096)
     assert again == inline
     assert sorted(child_memo.used) == sorted(set(child_memo.used)) == sorted(child_memo.known)
 
@@ -237,8 +254,18 @@ def test_the_child_is_used_for_walks_only(tmp_path: Path) -> None:
     assert worth_a_child([str(root)], _Memo({}))
     assert not worth_a_child([str(root)], object())  # type: ignore[arg-type]
     big = _Memo({f"k{i}": ("plog", 0.0) for i in range(walkchild.MEMO_ENTRIES + 1)})
-    walked = _read(walk_inputs([str(root)], kinds=big), 4096)  # too many to copy: in process
+    walked = _read(_apart([str(root)], kinds=big), 4096)  # too many to copy: in process
     assert walked == _read(iter_inputs([str(root)], kinds=_Memo({})), 4096)
+
+
+def test_a_short_walk_does_not_fork(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _tree(tmp_path / "logs")
+    forks: list[int] = []
+    monkeypatch.setattr(walkchild, "_fork", lambda *a: forks.append(1))
+    walked = _read(walk_inputs([str(root)], apart=True, alone_seconds=60.0), 4096)
+    assert walked == _read(iter_inputs([str(root)]), 4096) and not forks
+    _read(walk_inputs([str(root)], apart=True, alone_seconds=0.0), 4096)
+    assert forks == [1]  # the fork was asked for at once, and failed: the walk went on here
 
 
 @pytest.mark.parametrize("cache", [False, True])
@@ -252,6 +279,7 @@ def test_diagnose_reports_the_same_with_the_walk_apart_or_not(
     reports = []
     for apart in (True, False):
         monkeypatch.setattr(walkchild, "worth_a_child", lambda *_a, apart=apart: apart)
+        monkeypatch.setattr(walkchild, "ALONE_SECONDS", 0.0)
         options = ["--cache", str(tmp_path / f"cache-{apart}")] if cache else ["--no-cache"]
         result = CliRunner().invoke(cli, ["diagnose", str(root), "--format", "json",
                                           "--max-decompressed", "256K", *options])

@@ -111,9 +111,11 @@ _Item = tuple[Source, BinaryIO] | Skipped
 
 
 @dataclass
-class _Walker:
+class Walker:
     """State of one ``iter_inputs`` run: what was already read (to report duplicates), the
-    limits and the number of files read so far."""
+    limits and the number of files read so far. ``on_limit`` and ``kinds`` are looked up
+    each time they are used, so that they can be swapped mid-walk (``walkchild`` does, in the
+    process it forks to go on with the walk)."""
 
     limits: Limits = field(default_factory=Limits)
     on_limit: Callable[[LimitHit], None] | None = None
@@ -128,9 +130,20 @@ class _Walker:
             return classify(path, head)
         return remembered_kind(self.kinds, path, head)
 
-    def _hit(self, name: str, path: str, detail: str) -> None:
+    def inputs(self, paths: Sequence[str]) -> Iterator[_Item]:
+        """What ``iter_inputs`` yields for ``paths``."""
+        for arg in paths:
+            if self.stopped:
+                return
+            yield from self.argument(os.fspath(arg))
+
+    def relay(self, hit: LimitHit) -> None:
+        """Hand a limit hit to ``on_limit`` as it is at the time of the hit."""
         if self.on_limit is not None:
-            self.on_limit(self.limits.hit(name, path, detail))
+            self.on_limit(hit)
+
+    def _hit(self, name: str, path: str, detail: str) -> None:
+        self.relay(self.limits.hit(name, path, detail))
 
     def _count(self, shown: str) -> Skipped | None:
         """Count one more file read; past ``--max-files`` the run stops reading."""
@@ -322,7 +335,7 @@ class _Walker:
         if fmt in DECOMPRESSORS:
             packed = Counted(Replay(head, stream, err))
             inner = Bounded(DECOMPRESSORS[fmt](packed), lambda: packed.count, self.limits,
-                            shown, self.on_limit)
+                            shown, self.relay)
             with contextlib.closing(inner):
                 yield from self.stream(shown, inner, size, seekable=False, depth=depth + 1)
             return
@@ -430,7 +443,7 @@ class _Walker:
             if item.packed is not None:  # a compressed zip member: bound what it expands to
                 packed = item.packed
                 stream = Bounded(stream, lambda p=packed: p, self.limits, item.path,  # type: ignore[misc]
-                                 self.on_limit)
+                                 self.relay)
             yield from self.stream(item.path, stream, item.size, seekable=False,
                                    depth=depth + 1)
 
@@ -511,8 +524,4 @@ def iter_inputs(paths: Sequence[str], limits: Limits | None = None,
     sniffed (``classify.remembered_kind``). Never raises on bad input; see the module
     docstring for the reasons a file is skipped.
     """
-    walker = _Walker(limits or Limits(), on_limit, kinds)
-    for arg in paths:
-        if walker.stopped:
-            return
-        yield from walker.argument(os.fspath(arg))
+    yield from Walker(limits or Limits(), on_limit, kinds).inputs(paths)

@@ -4,8 +4,9 @@ On a tree of many logs the walk is a cost per file paid in the interpreter: open
 reading its head and sniffing what it is (``classify``). On 3,825 plogs of a 1,024-rank job
 that was a third of the time the main process held the GIL (0.44 ms a file for 64 KiB
 heads), on 20,000 small plogs 45 us a file; meanwhile the parse workers and the rules waited
-for the lock. ``walk_inputs`` runs ``walk.iter_inputs`` in a forked child instead, on the
-other core, and hands on what it yields in the same order:
+for the lock. ``walk_inputs`` walks in process at first; once the walk has taken
+``ALONE_SECONDS`` it forks, and the child, which carries the walk's state, goes on with it on
+the other core and hands on what it yields in the same order:
 
 * a skipped file as it is;
 * a plain file on disk as its ``Source`` and the name and (device, inode) the walk checked:
@@ -17,17 +18,20 @@ other core, and hands on what it yields in the same order:
   its decode-error count, or the error its read raised, raised again at the same byte;
 * each limit that bit (``on_limit``), at its place among those.
 
-The child runs the same walker, so the order, the limits, the duplicates and the skip reasons
-are the walker's own. Events cross a pipe in pickled batches; the pipe's capacity is the
-only buffer, so the child runs at most a batch or so ahead and memory stays bounded.
+The child goes on with the same walker, so the order, the limits, the duplicates and the
+skip reasons are the walker's own; only where it reports limits and keeps kinds is swapped
+(``walk.Walker`` looks both up at each use). Events cross a pipe in pickled batches; the
+pipe's capacity is the only buffer, so the child runs at most a batch or so ahead and memory
+stays bounded.
 
 With the extraction cache's kind memo (``classify.remembered_kind``), the child looks kinds
-up in a copy of the memo's entries taken before the fork (an SQLite connection cannot cross
-one) and sends back what it used and what it sniffed anew, for the main process to keep.
+up in a copy of the memo's entries taken at the fork (an SQLite connection cannot cross one)
+and sends back what it used and what it sniffed anew, for the main process to keep.
 
 The child is used where it can pay: on Linux (``fork``), for a directory or a glob, and
-without ``-`` (standard input stays the main process's). A failed fork, or a memo of more
-than ``MEMO_ENTRIES`` kinds, leaves the walk in process.
+without ``-`` (standard input stays the main process's), once the walk is long enough to be
+worth a fork. A failed fork, or a memo of more than ``MEMO_ENTRIES`` kinds, leaves the walk
+in process.
 """
 
 from __future__ import annotations
@@ -48,13 +52,16 @@ from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.limits import LimitHit, Limits
 from plogscan.ingest.sources import Skipped, Source
 from plogscan.ingest.streams import PlainFile, describe
-from plogscan.ingest.walk import is_pattern, iter_inputs, open_checked
+from plogscan.ingest.walk import Walker, is_pattern, open_checked
 
 BATCH_EVENTS = 64  # events pickled together
 BATCH_BYTES = 256 << 10  # ... unless their bytes reach this first
 BATCH_SECONDS = 0.02  # ... or this long has passed since the last batch was sent
 PIPE_BUFFER = 1 << 16
 MEMO_ENTRIES = 100_000  # kinds copied for the child at most (about 30 MB)
+# The walk forks once it has taken this long here: a walk of a few large files never does (a
+# fork costs its copy-on-write faults: about 3% of ingesting 8 files of 64 MiB).
+ALONE_SECONDS = 0.05
 
 _Event = tuple[Any, ...]
 _Item = tuple[Source, BinaryIO] | Skipped
@@ -82,40 +89,52 @@ def worth_a_child(paths: Sequence[str], kinds: KindMemo | None = None) -> bool:
 def walk_inputs(paths: Sequence[str], limits: Limits | None = None,
                 on_limit: Callable[[LimitHit], None] | None = None,
                 kinds: KindMemo | None = None, *, block: int = CHUNK_BYTES,
-                apart: bool | None = None) -> Iterator[_Item]:
-    """``walk.iter_inputs(paths, limits, on_limit, kinds)``, walked by a child process when
-    ``apart`` (by default: when ``worth_a_child``). ``block`` is the size of the reads the
-    consumer makes of a stream that is not a plain file."""
+                apart: bool | None = None, alone_seconds: float | None = None,
+                alone_items: int | None = None) -> Iterator[_Item]:
+    """``walk.iter_inputs(paths, limits, on_limit, kinds)``. When ``apart`` (by default: when
+    ``worth_a_child``), the walk goes on in a child process once it has taken
+    ``alone_seconds`` of this one's time (by default ``ALONE_SECONDS``) or yielded
+    ``alone_items`` items: the child is a fork, so it carries on from where the walk stood.
+    ``block`` is the size of the reads the consumer makes of a stream that is not a plain
+    file."""
     paths = [os.fspath(p) for p in paths]
-    limits = limits or Limits()
     if apart is None:
         apart = worth_a_child(paths, kinds)
+    if alone_seconds is None:
+        alone_seconds = ALONE_SECONDS
+    walker = Walker(limits or Limits(), on_limit, kinds)
+    items = walker.inputs(paths)
+    with contextlib.closing(items):
+        spent, count = 0.0, 0
+        while True:
+            if apart and (spent >= alone_seconds
+                          or (alone_items is not None and count >= alone_items)):
+                child = _fork(walker, items, block)
+                if child is not None:
+                    items.close()  # this process's copy of the walk: the child's goes on
+                    yield from _from_child(*child, on_limit, kinds)
+                    return
+                apart = False  # no child: the walk stays here
+            begun = time.perf_counter()
+            item = next(items, None)
+            spent += time.perf_counter() - begun
+            if item is None:
+                return
+            count += 1
+            yield item
+
+
+def _fork(walker: Walker, items: Iterator[_Item], block: int
+          ) -> tuple[int, int, dict[str, tuple[str, float]] | None] | None:
+    """Fork a child that goes on with ``items`` (``walker``'s walk) and sends what it yields;
+    its pid, the read end of its pipe and the kinds copied for it. None when it cannot be
+    started, or the kind memo cannot be copied."""
     known: dict[str, tuple[str, float]] | None = None
-    if apart and kinds is not None:
-        known = kinds.kinds_found(MEMO_ENTRIES) if hasattr(kinds, "kinds_found") else None
-        apart = known is not None
-    child = _fork(paths, limits, block, known) if apart else None
-    if child is None:
-        yield from iter_inputs(paths, limits, on_limit, kinds)
-        return
-    pid, read_fd = child
-    done = False
-    with os.fdopen(read_fd, "rb", buffering=PIPE_BUFFER) as pipe:
-        try:
-            memo = cast(ForkableMemo, kinds) if known is not None else None
-            yield from _received(_events(pipe), on_limit, memo)
-            done = True  # the child said so, and leaves by itself
-        finally:
-            if not done:  # an error, or the consumer stopped early: nothing more is wanted
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                os.waitpid(pid, 0)
-
-
-def _fork(paths: list[str], limits: Limits, block: int,
-          known: dict[str, tuple[str, float]] | None) -> tuple[int, int] | None:
-    """The child's pid and the read end of its pipe; None when it cannot be started."""
+    if walker.kinds is not None:
+        found = getattr(walker.kinds, "kinds_found", None)
+        known = found(MEMO_ENTRIES) if found is not None else None
+        if known is None:
+            return None
     try:
         read_fd, write_fd = os.pipe()
     except OSError:
@@ -129,11 +148,29 @@ def _fork(paths: list[str], limits: Limits, block: int,
     if pid == 0:  # the child: walk, send, and leave without running the parent's clean-up
         try:
             os.close(read_fd)
-            _walk_and_send(paths, limits, block, known, write_fd)
+            _walk_and_send(walker, items, block, known, write_fd)
         finally:
             os._exit(1)  # even on a Ctrl-C before its handler was set: never the parent's code
     os.close(write_fd)
-    return pid, read_fd
+    return pid, read_fd, known
+
+
+def _from_child(pid: int, read_fd: int, known: dict[str, tuple[str, float]] | None,
+                on_limit: Callable[[LimitHit], None] | None, kinds: KindMemo | None
+                ) -> Iterator[_Item]:
+    """What the child sends, as the walk's items; the child reaped at the end."""
+    done = False
+    with os.fdopen(read_fd, "rb", buffering=PIPE_BUFFER) as pipe:
+        try:
+            memo = cast(ForkableMemo, kinds) if known is not None else None
+            yield from _received(_events(pipe), on_limit, memo)
+            done = True  # the child said so, and leaves by itself
+        finally:
+            if not done:  # an error, or the consumer stopped early: nothing more is wanted
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
 
 
 # -- in the child ----------------------------------------------------------------------------
@@ -182,16 +219,16 @@ class _CopiedMemo:
         self._sender.add(("kind", key, kind))
 
 
-def _walk_and_send(paths: list[str], limits: Limits, block: int,
+def _walk_and_send(walker: Walker, items: Iterator[_Item], block: int,
                    known: dict[str, tuple[str, float]] | None, fd: int) -> None:
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's
         sender = _Sender(fd)
-        memo = _CopiedMemo(known, sender) if known is not None else None
+        walker.on_limit = lambda hit: sender.add(("limit", hit))
+        walker.kinds = _CopiedMemo(known, sender) if known is not None else None
         try:
-            for item in iter_inputs(paths, limits, lambda hit: sender.add(("limit", hit)),
-                                    memo):
+            for item in items:
                 if isinstance(item, Skipped):
                     sender.add(("skip", item))
                     continue
