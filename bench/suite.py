@@ -133,6 +133,19 @@ class CellResult:
     bytes: int
     lines: int
     results: dict[str, Measured] = field(default_factory=dict)
+    runs: dict[str, list[Measured]] = field(default_factory=dict)  # every run, in turn
+
+    def ratio(self, tool: str, baseline: str) -> float | None:
+        """``tool``'s seconds over ``baseline``'s: the median of the ratios of the runs made
+        in the same round (each pair close in time, so the machine's drift cancels); the
+        ratio of the figures when either ran once. None unless both ran well."""
+        a, b = self.results.get(tool), self.results.get(baseline)
+        if not (a and b and a.ok and b.ok and a.seconds and b.seconds):
+            return None
+        pairs = list(zip(self.runs.get(tool, []), self.runs.get(baseline, []), strict=False))
+        if len(pairs) < 2:
+            return a.seconds / b.seconds
+        return statistics.median((x.seconds or 0.0) / (y.seconds or 1.0) for x, y in pairs)
 
 
 def _env(cache: Path | None = None) -> dict[str, str]:
@@ -286,6 +299,7 @@ def measure_cell(cell: Cell, size: int, tools: tuple[str, ...], scheduler: str |
                 print(f"  {cell.name}: {tool} ...", file=sys.stderr, flush=True)
                 runs.setdefault(tool, []).append(run_tool(tool, tree, work, scheduler))
         result.results = {tool: combined(measured) for tool, measured in runs.items()}
+        result.runs = runs
         for tool, same in _same_findings(work).items():
             result.results[tool].note = ("same findings and accounting" if same
                                          else "DIFFERENT findings or accounting")
@@ -311,9 +325,12 @@ def targets(cells: dict[str, CellResult]) -> list[tuple[str, str, bool | None]]:
 
     for name in ("512m", "2g", "1024r", "files", "pids"):
         d, k = sec(name, "diagnose"), sec(name, "keyword")
-        if d and k:
+        ratio = cells[name].ratio("diagnose", "keyword") if name in cells else None
+        if d and k and ratio:
+            rounds = min(len(cells[name].runs.get(t, [])) for t in ("diagnose", "keyword"))
+            how = f" (the median of {rounds} rounds' ratios)" if rounds > 1 else ""
             out.append((f"diagnose <= 3x keyword grep ({cells[name].cell.title})",
-                        f"{d:.2f} s vs {k:.2f} s = {d / k:.1f}x", d / k <= 3))
+                        f"{d:.2f} s vs {k:.2f} s: {ratio:.1f}x{how}", ratio <= 3))
     for name in ("512m", "2g", "10g"):
         i = sec(name, "ingest")
         if i:
@@ -351,7 +368,8 @@ def render_markdown(cells: list[CellResult], facts: dict[str, str], quick: bool,
              f"{f' --repeat {repeat}' if repeat != 1 else ''}` on {started} (UTC). Each run "
              "is the tool in its own process, on a warm page cache. "
              + (f"Keyword grep, `ingest` and `diagnose` ran {repeat} times in turn: their "
-                "seconds are the median of the runs, their peak RSS the highest; the other "
+                "seconds are the median of the runs, their peak RSS the highest, and a ratio "
+                "of two of them the median of the ratios of the runs of one round; the other "
                 "tools ran once. " if repeat > 1 else "Each figure is one run. ")
              + "The machine is shared, so compare rows of one cell, run at one time.", "",
              f"Machine: {facts['platform']}, {facts['cpu']}, nproc {facts['nproc']}, memory "
@@ -366,10 +384,8 @@ def render_markdown(cells: list[CellResult], facts: dict[str, str], quick: bool,
                   f"{c.files:,} files, {c.bytes / MB:,.1f} MB, {c.lines:,} lines.", "",
                   "| tool | seconds | MB/s | peak RSS MB | vs keyword grep | note |",
                   "|---|---|---|---|---|---|"]
-        keyword = c.results.get("keyword")
         for tool, m in c.results.items():
-            ratio = (m.seconds / keyword.seconds if m.ok and keyword and keyword.ok
-                     and m.seconds and keyword.seconds else None)
+            ratio = c.ratio(tool, "keyword")
             rate = c.bytes / m.seconds / MB if m.ok and m.seconds else None
             lines.append(f"| {LABELS[tool]} | {_fmt(m.seconds if m.ok else None, '.2f')} | "
                          f"{_fmt(rate, '.0f')} | {_fmt(m.rss_mb if m.ok else None, '.0f')} | "

@@ -286,6 +286,26 @@ def test_the_suite_shows_the_median_time_and_the_highest_peak_of_repeated_runs()
     assert suite.combined([runs[1]]) is runs[1]
 
 
+def test_a_ratio_of_repeated_tools_is_the_median_of_the_ratios_of_each_round():
+    import suite
+
+    def runs(tool: str, seconds: tuple[float, ...]) -> list:
+        return [suite.Measured(tool, s, 100, True) for s in seconds]
+
+    cell = suite.CellResult(suite.Cell("512m", "8 ranks", 1, ()), 1, 1, 1)
+    # the machine slowed down in the second round: each pair still says 4x, 4x, 5x
+    cell.runs = {"diagnose": runs("diagnose", (4.0, 8.0, 5.0)),
+                 "keyword": runs("keyword", (1.0, 2.0, 1.0)),
+                 "grep": runs("grep", (0.5,))}
+    cell.results = {tool: suite.combined(measured) for tool, measured in cell.runs.items()}
+    assert cell.ratio("diagnose", "keyword") == 4.0  # the medians alone would give 5.0
+    assert cell.ratio("grep", "keyword") == 0.5  # one run: the ratio of the figures
+    assert cell.ratio("naive", "keyword") is None
+    (_, measured, met), = suite.targets({"512m": cell})[:1]
+    assert measured == "5.00 s vs 1.00 s: 4.0x (the median of 3 rounds' ratios)"
+    assert met is False
+
+
 def test_the_suite_repeats_the_compared_tools(tmp_path, monkeypatch):
     import suite
 
