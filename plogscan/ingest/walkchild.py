@@ -44,6 +44,7 @@ import signal
 import sys
 import time
 import traceback
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, BinaryIO, Protocol, cast
 
@@ -140,7 +141,11 @@ def _fork(walker: Walker, items: Iterator[_Item], block: int
     except OSError:
         return None
     try:
-        pid = os.fork()
+        with warnings.catch_warnings():
+            # Python 3.12+ warns of a fork with threads running: the child runs only the walk
+            # (no lock of the other threads is taken there), and leaves with os._exit.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
     except OSError:
         os.close(read_fd)
         os.close(write_fd)
