@@ -367,9 +367,6 @@ class Piped(io.RawIOBase):
             return b"".join(parts)
         return self._take(size) if self._fill() else b""
 
-    def readall(self) -> bytes:
-        return self.read(-1)
-
     def readinto(self, buffer: Any) -> int:
         data = self.read(len(buffer))
         buffer[: len(data)] = data
