@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -37,20 +38,30 @@ class GroupOutcome:
     facts: pa.Table | None
     files: list[FileOutcome]
 
-    def file_records(self) -> list[pa.Table]:
-        """Each file's records: slices of the group's table, in file order."""
-        return _cut(self.records, [f.records for f in self.files])
+    def file_records(self, index: int) -> pa.Table:
+        """File ``index``'s records: a slice of the group's table. Only the files whose
+        extraction the cache keeps ask, so only theirs are cut (cutting every file of every
+        group made a first run with the cache over 20,000 small files a quarter longer)."""
+        return self.records.slice(int(self._record_starts[index]), self.files[index].records)
 
-    def file_facts(self) -> list[pa.Table]:
-        """Each file's facts (empty without a reducer)."""
+    def file_facts(self, index: int) -> pa.Table:
+        """File ``index``'s facts (empty without a reducer)."""
         if self.facts is None:
-            return [FACTS_SCHEMA.empty_table()] * len(self.files)
-        return _cut(self.facts, [f.fact_rows for f in self.files])
+            return FACTS_SCHEMA.empty_table()
+        return self.facts.slice(int(self._fact_starts[index]), self.files[index].fact_rows)
+
+    @cached_property
+    def _record_starts(self) -> np.ndarray:
+        return _starts([f.records for f in self.files])
+
+    @cached_property
+    def _fact_starts(self) -> np.ndarray:
+        return _starts([f.fact_rows for f in self.files])
 
 
-def _cut(table: pa.Table, counts: list[int]) -> list[pa.Table]:
-    starts = np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
-    return [table.slice(int(starts[i]), counts[i]) for i in range(len(counts))]
+def _starts(counts: list[int]) -> np.ndarray:
+    """Where each file's rows start in a group's table: the sums of the counts before it."""
+    return np.concatenate(([0], np.cumsum(counts, dtype=np.int64)))
 
 
 @dataclass

@@ -365,20 +365,16 @@ class Ingest:
         group = item.future.result()
         if group.facts is not None and group.facts.num_rows and self.on_facts is not None:
             self.on_facts(group.facts)  # the group's facts at once, not file by file
-        saving = any(state.saving is not None for state in item.states)
-        records = group.file_records() if saving else None
-        facts = group.file_facts() if saving else None
         for i, (state, outcome) in enumerate(zip(item.states, group.files, strict=True)):
             if self.on_progress:
                 self.on_progress("bytes", outcome.stats.get("bytes", 0))
             for name, value in outcome.stats.items():
                 state.add(name, value)
             state.problems.extend(outcome.problems)
-            if state.saving is not None:
-                assert records is not None and facts is not None
-                state.kept.append(records[i])
+            if state.saving is not None:  # cut from the group's tables for this file only
+                state.kept.append(group.file_records(i))
                 if group.facts is not None:
-                    state.facts.append(facts[i])
+                    state.facts.append(group.file_facts(i))
                 state.saving = (state.saving[0], outcome.digest)
             self._finish(state)
         if group.records.num_rows:  # the group's records as one batch (see coalesced)
