@@ -24,9 +24,10 @@ import pyarrow.compute as pc
 from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, facts_of, in_line_order, merged_facts
 from plogscan.ingest.groups import FileOutcome, GroupOutcome, Piece
 from plogscan.ingest.skimming import skim_and_parse, skipped_facts
+from plogscan.parse.arrowtext import split_lines
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.lineformats import FormatSet
-from plogscan.parse.messages import TRUNCATION_CHARS
+from plogscan.parse.messages import long_lines
 from plogscan.parse.pasted import strip_text
 from plogscan.parse.results import TEXT_KINDS, FileContext
 from plogscan.parse.skim import Skimmed
@@ -52,7 +53,8 @@ def parse_joined(pieces: list[Piece], fset: FormatSet, encoded: bool, reducer: R
     # the parser strips terminal colour codes from text kinds first (never a newline)
     seen = (b"\n".join(strip_text(p.data, fset) for p in pieces) if kind in TEXT_KINDS
             else data)
-    truncated = _long_lines(seen, bounds)
+    # the parser's own count of long lines, per file (each has one line at least)
+    truncated = np.add.reduceat(long_lines(split_lines(seen)).astype(np.int64), first)
     if int(truncated.sum()) != result.truncated_lines:
         return None
     records = result.records
@@ -140,24 +142,6 @@ class _Skipped:
         table = skipped_facts(summary, *texts, _file_field(pieces, "rank", take),
                               _file_field(pieces, "device", take))
         return table.append_column("file", summary.column("file"))
-
-
-def _long_lines(data: bytes, bounds: np.ndarray) -> np.ndarray:
-    """Lines of at least ``TRUNCATION_CHARS`` characters, as the parser counts them, in each
-    file (``bounds``: the last line of each, numbered from 1). Only a line with that many
-    bytes can have that many characters, so only those are decoded."""
-    counts = np.zeros(len(bounds), np.int64)
-    if len(data) < TRUNCATION_CHARS:
-        return counts
-    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 10)
-    starts = np.concatenate(([0], ends + 1))
-    stops = np.append(ends, len(data))
-    long = [i for i in np.flatnonzero(stops - starts >= TRUNCATION_CHARS).tolist()
-            if len(data[starts[i]:stops[i]].decode("utf-8", "replace")) >= TRUNCATION_CHARS]
-    if long:
-        files = np.searchsorted(bounds, np.asarray(long, np.int64) + 1, side="left")
-        counts += np.bincount(files, minlength=len(bounds))
-    return counts
 
 
 def _per_file_columns(records: pa.Table, pieces: list[Piece], file_index: np.ndarray,
