@@ -107,7 +107,7 @@ OUTSIDE_REASON = "symlink leads outside the directory given: not followed"
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
-_Item = tuple[Source, BinaryIO] | Skipped
+WalkItem = tuple[Source, BinaryIO] | Skipped  # what a walk yields
 
 
 @dataclass
@@ -130,7 +130,7 @@ class Walker:
             return classify(path, head)
         return remembered_kind(self.kinds, path, head)
 
-    def inputs(self, paths: Sequence[str]) -> Iterator[_Item]:
+    def inputs(self, paths: Sequence[str]) -> Iterator[WalkItem]:
         """What ``iter_inputs`` yields for ``paths``."""
         for arg in paths:
             if self.stopped:
@@ -158,7 +158,7 @@ class Walker:
 
     # -- file system -------------------------------------------------------------------------
 
-    def argument(self, arg: str) -> Iterator[_Item]:
+    def argument(self, arg: str) -> Iterator[WalkItem]:
         if arg == "-" and not os.path.lexists(arg):
             yield from self.stdin()
             return
@@ -179,7 +179,7 @@ class Walker:
             return
         yield from self.path(arg)
 
-    def path(self, path: str) -> Iterator[_Item]:
+    def path(self, path: str) -> Iterator[WalkItem]:
         """A path the user named: read as named (a symlink is followed)."""
         shown = printable(path)
         try:
@@ -196,7 +196,7 @@ class Walker:
         else:
             yield Skipped(shown, "not a regular file")
 
-    def stdin(self) -> Iterator[_Item]:
+    def stdin(self) -> Iterator[WalkItem]:
         """``-``: the standard input, read once as a stream."""
         stream = getattr(sys.stdin, "buffer", None)
         if stream is None:
@@ -208,7 +208,7 @@ class Walker:
             return
         yield from self.stream(STDIN_PATH, stream, None, seekable=False, depth=0)
 
-    def pipe(self, path: str) -> Iterator[_Item]:
+    def pipe(self, path: str) -> Iterator[WalkItem]:
         """A FIFO or character device named on the command line, read once as a stream (a
         directory walk skips them: reading one could block forever)."""
         skipped = self._count(printable(path))
@@ -223,7 +223,7 @@ class Walker:
         with f:
             yield from self.stream(printable(path), f, None, seekable=False, depth=0)
 
-    def walk(self, top: str, top_stat: os.stat_result) -> Iterator[_Item]:
+    def walk(self, top: str, top_stat: os.stat_result) -> Iterator[WalkItem]:
         """Depth first, entries sorted by name; a directory already on the path is a loop.
         Symlinks are followed only to targets inside ``top``; depth is bounded."""
         root = os.path.realpath(top)
@@ -285,7 +285,7 @@ class Walker:
             else:
                 yield Skipped(printable(child), "not a regular file")
 
-    def file(self, path: str, st: os.stat_result, *, follow: bool) -> Iterator[_Item]:
+    def file(self, path: str, st: os.stat_result, *, follow: bool) -> Iterator[WalkItem]:
         shown = printable(path)
         key = (st.st_dev, st.st_ino)
         if key in self.files:
@@ -314,7 +314,7 @@ class Walker:
 
     def stream(
         self, shown: str, stream: BinaryIO, size: int | None, *, seekable: bool, depth: int
-    ) -> Iterator[_Item]:
+    ) -> Iterator[WalkItem]:
         """Sniff ``stream`` and yield what it holds: a log, archive members, or a skip."""
         head, err = read_head(stream, HEAD_BYTES)
         if err is not None and not head:
@@ -360,7 +360,7 @@ class Walker:
         size: int | None,
         *,
         seekable: bool,
-    ) -> Iterator[_Item]:
+    ) -> Iterator[WalkItem]:
         """A text log (in any encoding), or the reason it is skipped.
 
         A binary-looking head (NUL runs, control bytes) skips a file, unless it is named or
@@ -427,7 +427,7 @@ class Walker:
             out = Decoded(out, encoding, bom)  # type: ignore[assignment]
         yield source, out
 
-    def members(self, items: Iterator[Member | Skipped], depth: int) -> Iterator[_Item]:
+    def members(self, items: Iterator[Member | Skipped], depth: int) -> Iterator[WalkItem]:
         """Each archive member, sniffed and read like a file one nesting level deeper."""
         for item in items:
             if self.stopped:
@@ -509,7 +509,7 @@ def _inside(path: str, directories: set[str]) -> bool:
 
 def iter_inputs(paths: Sequence[str], limits: Limits | None = None,
                 on_limit: Callable[[LimitHit], None] | None = None,
-                kinds: KindMemo | None = None) -> Iterator[tuple[Source, BinaryIO] | Skipped]:
+                kinds: KindMemo | None = None) -> Iterator[WalkItem]:
     """Expand files, directories (recursive), globs, .gz, .tar, .tar.gz/.tgz, .zip into a
     deterministic sequence. For each readable log yields (Source, stream) where stream yields
     the DECOMPRESSED bytes from the start of the file; the stream is only valid until the

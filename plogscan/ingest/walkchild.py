@@ -51,9 +51,9 @@ from typing import Any, BinaryIO, Protocol, cast
 from plogscan.ingest.chunks import CHUNK_BYTES
 from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.limits import LimitHit, Limits
-from plogscan.ingest.sources import Skipped, Source
+from plogscan.ingest.sources import Skipped
 from plogscan.ingest.streams import PlainFile, describe
-from plogscan.ingest.walk import Walker, is_pattern, open_checked
+from plogscan.ingest.walk import Walker, WalkItem, is_pattern, open_checked
 
 BATCH_EVENTS = 64  # events pickled together
 BATCH_BYTES = 256 << 10  # ... unless their bytes reach this first
@@ -65,7 +65,6 @@ MEMO_ENTRIES = 100_000  # kinds copied for the child at most (about 30 MB)
 ALONE_SECONDS = 0.05
 
 _Event = tuple[Any, ...]
-_Item = tuple[Source, BinaryIO] | Skipped
 
 
 class WalkFailed(RuntimeError):
@@ -91,7 +90,7 @@ def walk_inputs(paths: Sequence[str], limits: Limits | None = None,
                 on_limit: Callable[[LimitHit], None] | None = None,
                 kinds: KindMemo | None = None, *, block: int = CHUNK_BYTES,
                 apart: bool | None = None, alone_seconds: float | None = None,
-                alone_items: int | None = None) -> Iterator[_Item]:
+                alone_items: int | None = None) -> Iterator[WalkItem]:
     """``walk.iter_inputs(paths, limits, on_limit, kinds)``. When ``apart`` (by default: when
     ``worth_a_child``), the walk goes on in a child process once it has taken
     ``alone_seconds`` of this one's time (by default ``ALONE_SECONDS``) or yielded
@@ -125,7 +124,7 @@ def walk_inputs(paths: Sequence[str], limits: Limits | None = None,
             yield item
 
 
-def _fork(walker: Walker, items: Iterator[_Item], block: int
+def _fork(walker: Walker, items: Iterator[WalkItem], block: int
           ) -> tuple[int, int, dict[str, tuple[str, float]] | None] | None:
     """Fork a child that goes on with ``items`` (``walker``'s walk) and sends what it yields;
     its pid, the read end of its pipe and the kinds copied for it. None when it cannot be
@@ -162,7 +161,7 @@ def _fork(walker: Walker, items: Iterator[_Item], block: int
 
 def _from_child(pid: int, read_fd: int, known: dict[str, tuple[str, float]] | None,
                 on_limit: Callable[[LimitHit], None] | None, kinds: KindMemo | None
-                ) -> Iterator[_Item]:
+                ) -> Iterator[WalkItem]:
     """What the child sends, as the walk's items; the child reaped at the end."""
     done = False
     with os.fdopen(read_fd, "rb", buffering=PIPE_BUFFER) as pipe:
@@ -224,7 +223,7 @@ class _CopiedMemo:
         self._sender.add(("kind", key, kind))
 
 
-def _walk_and_send(walker: Walker, items: Iterator[_Item], block: int,
+def _walk_and_send(walker: Walker, items: Iterator[WalkItem], block: int,
                    known: dict[str, tuple[str, float]] | None, fd: int) -> None:
     code = 1
     try:
@@ -301,7 +300,7 @@ def _events(pipe: io.BufferedReader) -> Iterator[_Event]:
 
 
 def _received(events: Iterator[_Event], on_limit: Callable[[LimitHit], None] | None,
-              kinds: ForkableMemo | None) -> Iterator[_Item]:
+              kinds: ForkableMemo | None) -> Iterator[WalkItem]:
     def control(event: _Event) -> None:
         tag = event[0]
         if tag == "limit":
