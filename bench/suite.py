@@ -50,6 +50,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import NamedTuple
 
 import generate as gen
 import run as single
@@ -62,6 +63,9 @@ REPEATED = ("keyword", "ingest", "diagnose")  # the tools the targets compare, r
 REUSE_SHARE = 0.06  # the flagship's reuse line on every step (about 4% of all records)
 GiB, MiB, MB = 1 << 30, 1 << 20, 10**6
 SMALL_FILES = 27_500  # rotation for about 20,000 files (each holds one or two records)
+# The floor cell's one record: an HCCL error as a host plog writes it (formats.md §1.2).
+FLOOR_RECORD = (b"[ERROR] HCCL(4001,python3):2025-03-14-08:00:00.000.100 [hccl_comm.cc:88] "
+                b"[4001]HcclAllReduce failed, return code 7\n")
 
 
 @dataclass(frozen=True)
@@ -100,10 +104,13 @@ CELLS = (
          under="/".join(["collected-from-the-cluster-node-logs"] * 4)),
     Cell("10g", "8 ranks, 10 GiB (memory flatness)", 10 * GiB, ("keyword", "ingest",
                                                                 "diagnose")),
+    # What every run pays before its input's size counts: the interpreter, the imports, the
+    # line formats' samples, the rules, the report. The targets' gaps are told against it.
+    Cell("floor", "one record (the fixed start)", 0, ("keyword", "diagnose")),
 )
 QUICK = {"512m": 32 * MiB, "2g": 64 * MiB, "1024r": 16 * MiB, "files": 330_000,
          "onefile": 330_000, "100kfiles": 660_000, "pids": 8 * MB, "pidslong": 8 * MB,
-         "10g": 128 * MiB}
+         "10g": 128 * MiB, "floor": 0}
 
 
 @dataclass
@@ -255,6 +262,11 @@ def local_cluster(wanted: bool) -> Iterator[str | None]:
 
 
 def generate_tree(cell: Cell, size: int, where: Path) -> Path:
+    if cell.name == "floor":
+        plogs = where / "worker-0" / "process_log" / "debug" / "plog"
+        plogs.mkdir(parents=True)
+        (plogs / "plog-4001_20250314080000000.log").write_bytes(FLOOR_RECORD)
+        return where
     files = SMALL_FILES if cell.name == "onefile" else cell.files
     rotate = gen.rotate_for_files(size, files) if files else gen.ROTATE_BYTES
     cfg = gen.Config(out=where, size=size, ranks=cell.ranks, seed=1, rotate=rotate,
@@ -309,9 +321,19 @@ def measure_cell(cell: Cell, size: int, tools: tuple[str, ...], scheduler: str |
 # ---------------------------------------------------------------------------------------------
 # Targets and the results file.
 
-def targets(cells: dict[str, CellResult]) -> list[tuple[str, str, bool | None]]:
-    """(target, measured, met) for every target whose cells ran."""
-    out: list[tuple[str, str, bool | None]] = []
+class Target(NamedTuple):
+    """One target as the suite measured it."""
+
+    name: str
+    measured: str
+    met: bool
+    takes: str = ""  # for a missed target: what meeting it would take, from the measurements
+
+
+def targets(cells: dict[str, CellResult]) -> list[Target]:
+    """Every target whose cells ran. A missed speed target says what meeting it would take,
+    against the fixed start (``floor``: a ``diagnose`` of one record) when that cell ran."""
+    out: list[Target] = []
 
     def sec(cell: str, tool: str) -> float | None:
         found = cells.get(cell)
@@ -323,38 +345,60 @@ def targets(cells: dict[str, CellResult]) -> list[tuple[str, str, bool | None]]:
         m = found.results.get(tool) if found else None
         return m.rss_mb if m and m.ok else None
 
+    floor = sec("floor", "diagnose")
     for name in ("512m", "2g", "1024r", "files", "pids"):
         d, k = sec(name, "diagnose"), sec(name, "keyword")
         ratio = cells[name].ratio("diagnose", "keyword") if name in cells else None
         if d and k and ratio:
             rounds = min(len(cells[name].runs.get(t, [])) for t in ("diagnose", "keyword"))
             how = f" (the median of {rounds} rounds' ratios)" if rounds > 1 else ""
-            out.append((f"diagnose <= 3x keyword grep ({cells[name].cell.title})",
-                        f"{d:.2f} s vs {k:.2f} s: {ratio:.1f}x{how}", ratio <= 3))
+            out.append(Target(f"diagnose <= 3x keyword grep ({cells[name].cell.title})",
+                              f"{d:.2f} s vs {k:.2f} s: {ratio:.1f}x{how}", ratio <= 3,
+                              "" if ratio <= 3 else _grep_budget(3 * k, d, floor,
+                                                                 cells[name].bytes)))
     for name in ("512m", "2g", "10g"):
         i = sec(name, "ingest")
         if i:
             rate = cells[name].bytes / i / MB
-            out.append((f"ingest >= 150 MB/s ({cells[name].cell.title})", f"{rate:.0f} MB/s",
-                        rate >= 150))
+            out.append(Target(f"ingest >= 150 MB/s ({cells[name].cell.title})",
+                              f"{rate:.0f} MB/s", rate >= 150))
     for name in ("512m", "2g", "10g", "100kfiles", "pids", "pidslong", "1024r", "files"):
         r = rss(name, "diagnose")
         if r:
-            out.append((f"diagnose peak RSS <= 1 GB ({cells[name].cell.title})",
-                        f"{r:.0f} MB", r <= 1000))
+            out.append(Target(f"diagnose peak RSS <= 1 GB ({cells[name].cell.title})",
+                              f"{r:.0f} MB", r <= 1000))
     small, large = rss("512m", "diagnose"), rss("10g", "diagnose")
     if small and large:
-        out.append(("diagnose peak RSS flat, 10 GiB / 512 MiB", f"{large / small:.2f}",
-                    large / small <= 1.10))
+        out.append(Target("diagnose peak RSS flat, 10 GiB / 512 MiB", f"{large / small:.2f}",
+                          large / small <= 1.10,
+                          f"a peak of at most {1.10 * small:.0f} MB at 10 GiB, "
+                          f"{large - 1.10 * small:.0f} MB below this one"))
     many, one = sec("files", "diagnose"), sec("onefile", "diagnose")
     if many and one:
-        out.append(("20,000 small files within 2x one file of the same bytes (diagnose)",
-                    f"{many:.2f} s vs {one:.2f} s = {many / one:.1f}x", many / one <= 2))
+        files = cells["files"].files
+        out.append(Target("20,000 small files within 2x one file of the same bytes (diagnose)",
+                          f"{many:.2f} s vs {one:.2f} s = {many / one:.1f}x", many / one <= 2,
+                          f"at most {one / files * 1e6:.0f} us a file more than one file's "
+                          f"run, where diagnose spends {(many - one) / files * 1e6:.0f} us"))
     cached = sec("512m", "cached")
     if cached:
-        out.append(("cached rerun of an unchanged 512 MiB tree <= 1.5 s", f"{cached:.2f} s",
-                    cached <= 1.5))
-    return out
+        out.append(Target("cached rerun of an unchanged 512 MiB tree <= 1.5 s",
+                          f"{cached:.2f} s", cached <= 1.5))
+    return [t if not t.met else t._replace(takes="") for t in out]
+
+
+def _grep_budget(budget: float, seconds: float, floor: float | None, nbytes: int) -> str:
+    """What a ``budget`` of seconds leaves for the input's work past the fixed start, beside
+    what ``diagnose`` took (``seconds``)."""
+    if floor is None:
+        return f"{budget:.2f} s in all"
+    if budget <= floor:
+        return (f"{budget:.2f} s in all, less than the fixed start alone ({floor:.2f} s: "
+                "interpreter, imports, formats, rules, report)")
+    need = nbytes / (budget - floor) / MB
+    now = f"{nbytes / (seconds - floor) / MB:.0f} MB/s" if seconds > floor else "-"
+    return (f"{budget:.2f} s in all: past the fixed start ({floor:.2f} s), {need:.0f} MB/s "
+            f"of input, where diagnose does {now}")
 
 
 def _fmt(value: float | None, spec: str) -> str:
@@ -375,9 +419,13 @@ def render_markdown(cells: list[CellResult], facts: dict[str, str], quick: bool,
              f"Machine: {facts['platform']}, {facts['cpu']}, nproc {facts['nproc']}, memory "
              f"{facts['memory']}; python {facts['python']}, pyarrow {facts['pyarrow']}, "
              f"plogscan {facts['plogscan']}; peak RSS from {facts['rss_probe']}.", ""]
-    lines += ["## Targets", "", "| target | measured | met |", "|---|---|---|"]
-    for target, measured, met in targets({c.cell.name: c for c in cells}):
-        lines.append(f"| {target} | {measured} | {'met' if met else 'MISSED'} |")
+    lines += ["## Targets", "",
+              "A missed target says what meeting it would take, from the same run's figures; "
+              "the fixed start is the median `diagnose` of the one-record cell.", "",
+              "| target | measured | met | what meeting it would take |", "|---|---|---|---|"]
+    for t in targets({c.cell.name: c for c in cells}):
+        lines.append(f"| {t.name} | {t.measured} | {'met' if t.met else 'MISSED'} | "
+                     f"{t.takes} |")
     lines += ["", "## Cells", ""]
     for c in cells:
         lines += [f"### {c.cell.title}", "",

@@ -301,9 +301,45 @@ def test_a_ratio_of_repeated_tools_is_the_median_of_the_ratios_of_each_round():
     assert cell.ratio("diagnose", "keyword") == 4.0  # the medians alone would give 5.0
     assert cell.ratio("grep", "keyword") == 0.5  # one run: the ratio of the figures
     assert cell.ratio("naive", "keyword") is None
-    (_, measured, met), = suite.targets({"512m": cell})[:1]
-    assert measured == "5.00 s vs 1.00 s: 4.0x (the median of 3 rounds' ratios)"
-    assert met is False
+    target, = suite.targets({"512m": cell})[:1]
+    assert target.measured == "5.00 s vs 1.00 s: 4.0x (the median of 3 rounds' ratios)"
+    assert target.met is False
+    assert target.takes == "3.00 s in all"  # no fixed start measured to tell it against
+
+
+def _cell(name: str, nbytes: int, files: int = 1, **seconds: float):
+    import suite
+
+    cell = suite.CellResult(suite.Cell(name, name, nbytes, ()), files, nbytes, 1)
+    cell.results = {tool: suite.Measured(tool, s, 100, True) for tool, s in seconds.items()}
+    return cell
+
+
+def test_a_missed_target_says_what_meeting_it_would_take_from_the_fixed_start():
+    import suite
+
+    floor = _cell("floor", 0, diagnose=0.5, keyword=0.01)
+    cells = {"floor": floor,
+             # 3 x 1 s leaves 2.5 s past the fixed start for 500 MB: 200 MB/s; diagnose did
+             # 500 MB in 5.5 - 0.5 s
+             "512m": _cell("512m", 500 * suite.MB, diagnose=5.5, keyword=1.0),
+             # 3 x 0.1 s is less than the fixed start
+             "pids": _cell("pids", 70 * suite.MB, diagnose=4.0, keyword=0.1),
+             # met: nothing to say
+             "2g": _cell("2g", 2000 * suite.MB, diagnose=2.5, keyword=1.0),
+             "files": _cell("files", 3 * suite.MB, files=20_000, diagnose=3.0),
+             "onefile": _cell("onefile", 3 * suite.MB, diagnose=1.0)}
+    found = {t.name: t for t in suite.targets(cells)}
+    t = found["diagnose <= 3x keyword grep (512m)"]
+    assert not t.met and t.takes == ("3.00 s in all: past the fixed start (0.50 s), 200 MB/s "
+                                     "of input, where diagnose does 100 MB/s")
+    t = found["diagnose <= 3x keyword grep (pids)"]
+    assert not t.met and t.takes.startswith("0.30 s in all, less than the fixed start alone")
+    t = found["diagnose <= 3x keyword grep (2g)"]
+    assert t.met and t.takes == ""
+    t = found["20,000 small files within 2x one file of the same bytes (diagnose)"]
+    assert not t.met and t.takes == ("at most 50 us a file more than one file's run, where "
+                                     "diagnose spends 100 us")
 
 
 def test_the_suite_repeats_the_compared_tools(tmp_path, monkeypatch):
