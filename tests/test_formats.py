@@ -8,6 +8,7 @@ import pytest
 
 from plogscan.errors import ErrorGroup
 from plogscan.parse.formatcheck import builtin_formats, load_formats
+from plogscan.schema import SourceKind
 
 
 def test_builtin_formats_load_and_every_sample_parses() -> None:
@@ -82,8 +83,15 @@ def test_samples_parsed_together_equal_samples_parsed_one_by_one() -> None:
 
     fset = builtin_formats()
     lines = [line for fmt in fset.formats if not fmt.alone for line, _, _ in fmt.samples]
-    together = parse_samples(lines, fset)
-    assert together is not None
-    assert together == [parse_sample(line, fset) for line in lines]
-    # A line that continues the one before cannot be checked in the batch: one by one then.
-    assert parse_samples([lines[0], "    continued"], fset) is None
+    assert parse_samples(lines, fset) == [parse_sample(line, fset) for line in lines]
+    # The job stdout samples (of the formats found only in pastes, and of the prefixes)
+    # hold a line that continues the one before in a batch: those two are parsed alone.
+    stdout = [line for fmt in fset.formats if fmt.alone for line, _, _ in fmt.samples]
+    stdout += [line for prefix in fset.prefixes for line, _, _ in prefix.samples]
+    assert parse_samples(stdout, fset, SourceKind.STDOUT) == [
+        parse_sample(line, fset, SourceKind.STDOUT) for line in stdout]
+    # A line that continues the one before, a line that is no record, a blank line and a
+    # line break inside a sample: each comes out as parsed alone.
+    for odd in (["    continued"], ["", lines[1]], ["a\nb"], []):
+        mixed = [lines[0], *odd, lines[2]]
+        assert parse_samples(mixed, fset) == [parse_sample(line, fset) for line in mixed]

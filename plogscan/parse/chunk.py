@@ -149,22 +149,28 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
 
 
 def parse_samples(lines: list[str], fset: FormatSet, kind: SourceKind = SourceKind.PLOG
-                  ) -> list[dict[str, object]] | None:
-    """``parse_sample`` of many lines in one chunk (one parse instead of one per line);
-    None when the lines do not come out as one record each (then parse them one by one)."""
+                  ) -> list[dict[str, object]]:
+    """``parse_sample`` of every line, in as few parses as it takes: one chunk of them all,
+    then alone each line that did not come out there as a record of its own (a line that
+    continues the one before, and that one). Each parse of a chunk costs milliseconds, so the
+    samples checked at every start are parsed together."""
     ctx = FileContext(path="<sample>", kind=kind.value)
-    text = "\n".join(lines).encode("utf-8")
-    if any("\n" in line or "\r" in line or not line.strip() for line in lines):
-        return None
-    records = parse_chunk(text, 1, ctx, fset, open_record=False).records
-    if records.column("line").to_pylist() != list(range(1, len(lines) + 1)):
-        return None
-    rows = records.to_pylist()
-    for row in rows:
-        row["line"] = 1
-        if row.get("ts") is not None:
-            row["ts"] = str(row["ts"])
-    return rows
+    joinable = not any("\n" in line or "\r" in line or not line.strip() for line in lines)
+    rows: dict[int, dict[str, object]] = {}
+    if joinable and lines:
+        records = parse_chunk("\n".join(lines).encode("utf-8"), 1, ctx, fset,
+                              open_record=False).records
+        starts = records.column("line").to_pylist()
+        for i, row in enumerate(records.to_pylist()):
+            line = starts[i]
+            following = starts[i + 1] if i + 1 < len(starts) else len(lines) + 1
+            if following == line + 1 and 1 <= line <= len(lines):  # it stands alone
+                row["line"] = 1
+                if row.get("ts") is not None:
+                    row["ts"] = str(row["ts"])
+                rows[line] = row
+    return [rows[n] if n in rows else parse_sample(line, fset, kind)
+            for n, line in enumerate(lines, 1)]
 
 
 def parse_sample(line: str, fset: FormatSet, kind: SourceKind = SourceKind.PLOG

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from plogscan.errors import ErrorGroup, FormatError, Location
-from plogscan.parse.chunk import parse_chunk, parse_sample, parse_samples
+from plogscan.parse.chunk import parse_chunk, parse_samples
 from plogscan.parse.lineformats import FormatSet, read_formats
 from plogscan.parse.results import FileContext
 from plogscan.schema import SourceKind
@@ -35,12 +35,16 @@ def check_samples(fset: FormatSet) -> None:
     line inside); strip samples must come out as stated; continuation samples must make one
     record with the stated message."""
     errors: list[FormatError] = []
-    every = [line for fmt in fset.formats if not fmt.alone for line, _, _ in fmt.samples]
-    parsed = iter(parse_samples(every, fset) or [parse_sample(line, fset) for line in every])
+    plog = [line for fmt in fset.formats if not fmt.alone for line, _, _ in fmt.samples]
+    # markdown structure exists only in pasted text: those samples are job stdout, as are
+    # the prefixes'
+    stdout = [line for fmt in fset.formats if fmt.alone for line, _, _ in fmt.samples]
+    stdout += [line for prefix in fset.prefixes for line, _, _ in prefix.samples]
+    parsed = iter(parse_samples(plog, fset))
+    parsed_stdout = iter(parse_samples(stdout, fset, SourceKind.STDOUT))
     for fmt in fset.formats:
         for line, expected, where in fmt.samples:
-            # markdown structure exists only in pasted text: those samples are job stdout
-            got = parse_sample(line, fset, SourceKind.STDOUT) if fmt.alone else next(parsed)
+            got = next(parsed_stdout) if fmt.alone else next(parsed)
             if got.get("fmt") != fmt.name:
                 errors.append(FormatError(
                     f"sample is parsed by format '{got.get('fmt')}', not '{fmt.name}'",
@@ -49,7 +53,7 @@ def check_samples(fset: FormatSet) -> None:
             _compare(got, expected, line, where, errors)
     for prefix in fset.prefixes:
         for line, expected, where in prefix.samples:
-            _compare(parse_sample(line, fset, SourceKind.STDOUT), expected, line, where, errors)
+            _compare(next(parsed_stdout), expected, line, where, errors)
     for strip in fset.strips:
         for line, want, where in strip.samples:
             have = strip.apply(line.encode("utf-8")).decode("utf-8", "replace")
