@@ -74,23 +74,28 @@ class Attempts:
         cuts = _cuts(summary, ids, clock)
         pieces: list[Piece] = []
         untimed: list[ProcessKey] = []
-        for key, ident in sorted(ids.processes.items()):
+        for key, ident in sorted(ids.processes.items(), key=lambda kv: _sort_key(kv[0])):
             if ident.pid is not None and ident.pid < 1:
                 continue
             start, end = clock.align(ident, ident.first_ts), clock.align(ident, ident.last_ts)
             if start is None or end is None:
                 untimed.append(key)
                 continue
-            bounds = [start, *[c for c in cuts.get(key, []) if start < c <= end], end]
+            inside = [c for c in cuts[key] if start < c <= end] if key in cuts else ()
+            if not inside:  # one run: most processes
+                pieces.append(Piece(key, start, end))
+                continue
+            bounds = [start, *inside, end]
             for i in range(len(bounds) - 1):
                 pieces.append(Piece(key, bounds[i], bounds[i + 1] if i + 2 < len(bounds)
                                     else end))
-        pieces.sort(key=lambda p: (p.start, p.key))
+        pieces.sort(key=lambda p: (p.start, *_sort_key(p.key)))
         groups: list[list[Piece]] = []
         end = 0
         taken: set = set()  # processes and device slots of the latest attempt
+        processes = ids.processes
         for piece in pieces:
-            slot = _slot(ids.processes[piece.key])
+            slot = _slot(processes[piece.key])
             busy = piece.key in taken or (slot is not None and slot in taken)
             if groups and piece.start is not None and piece.start <= end and not busy:
                 groups[-1].append(piece)
@@ -106,16 +111,14 @@ class Attempts:
                 groups[-1].extend(Piece(k, None, None) for k in untimed)
             else:
                 groups.append([Piece(k, None, None) for k in untimed])
-        self.list: tuple[Attempt, ...] = tuple(
-            Attempt(n + 1, tuple(g), _first(g), _last(g), frozenset(p.key for p in g))
-            for n, g in enumerate(groups))
+        self.list: tuple[Attempt, ...] = tuple(_attempt(n + 1, g) for n, g in enumerate(groups))
         self._index()
 
     def _index(self) -> None:
         """The lookups ``of`` uses, built from ``self.list``."""
         self._owned: dict[ProcessKey, list[Attempt]] = {}
         for attempt in self.list:
-            for key in sorted(attempt.keys):
+            for key in sorted(attempt.keys, key=_sort_key):
                 self._owned.setdefault(key, []).append(attempt)
         # The timed attempts in order (their first times ascend, as groups open in start
         # order), with the running maximum of their last times: ``of`` finds a record's
@@ -164,6 +167,20 @@ class Attempts:
         if holding < begun:
             return self._spans[holding].id
         return self._spans[begun - 1 if begun else 0].id
+
+
+def _sort_key(key: ProcessKey) -> tuple[str, int, str]:
+    """``key``'s own order (its fields in turn), as a tuple built once for a sort instead of
+    at every comparison."""
+    return key.host, key.pid, key.file
+
+
+def _attempt(number: int, pieces: list[Piece]) -> Attempt:
+    if len(pieces) == 1:  # a process alone (a job of many short processes has many)
+        piece = pieces[0]
+        return Attempt(number, (piece,), piece.start, piece.end, frozenset((piece.key,)))
+    return Attempt(number, tuple(pieces), _first(pieces), _last(pieces),
+                   frozenset(p.key for p in pieces))
 
 
 def _first(pieces: list[Piece]) -> int | None:

@@ -117,18 +117,19 @@ class Identities:
         self.of_stream: dict[StreamKey, ProcessKey] = {}
         self.processes: dict[ProcessKey, Identity] = {}
         self._build(summary)
-        # (path, section) -> the clock host of its processes; path -> its section header lines
+        # (path, section) -> the clock host of its processes (the first stream's, in the
+        # summary's order); path -> its section header lines
         self.file_host: dict[tuple[str, int], str] = {}
-        for stream, key in sorted(self.of_stream.items(), key=lambda kv: kv[0].order()):
-            self.file_host.setdefault((stream.path, stream.segment),
-                                      self.processes[key].clock_host)
         self.segmented: dict[str, list[int]] = self._headers
         # (host as the table names it, pid as the records carry it) -> process
         self.by_record_pid: dict[tuple[str, int], ProcessKey] = {}
         for stream in summary.streams:
-            if stream.key.pid is not None and stream.key in self.of_stream:
-                self.by_record_pid.setdefault((stream.host or "", stream.key.pid),
-                                              self.of_stream[stream.key])
+            k = stream.key
+            key = self.of_stream[k]
+            if (k.path, k.segment) not in self.file_host:
+                self.file_host[(k.path, k.segment)] = self.processes[key].clock_host
+            if k.pid is not None:
+                self.by_record_pid.setdefault((stream.host or "", k.pid), key)
 
     def hints(self, path: str, segment: int) -> _Hints:
         key = (path, segment)
@@ -164,7 +165,7 @@ class Identities:
                 self.of_stream[stream.key] = key
                 members.setdefault(key, []).append(stream)
         owners_of: dict[tuple[str, int], set[ProcessKey]] = {}
-        for stream in summary.streams:
+        for stream in summary.streams if pidless else ():
             if stream.key.pid is not None and stream.key in self.of_stream:
                 owners_of.setdefault((stream.key.path, stream.key.segment), set()).add(
                     self.of_stream[stream.key])
@@ -179,7 +180,8 @@ class Identities:
             self.of_stream[k] = key
             members.setdefault(key, []).append(stream)
         for key, streams in members.items():
-            announces = [a for s in streams for a in by_stream.get(s.key, ())]
+            announces = [a for s in streams for a in by_stream.get(s.key, ())] \
+                if by_stream else []
             self.processes[key] = self._identity(key, streams, announces)
 
     def _process_key(self, stream: StreamStats) -> ProcessKey | None:
@@ -192,6 +194,8 @@ class Identities:
 
     def _identity(self, key: ProcessKey, streams: list[StreamStats],
                   announces: list[Announce]) -> Identity:
+        if len(streams) == 1 and not announces:  # most processes of a big job
+            return self._quiet_identity(key, streams[0])
         hints = [self.hints(s.key.path, s.key.segment) for s in streams]
         comms: tuple[Membership, ...] = ()
         world = rank = device = phy_device = device_ip = host_ip = None
@@ -227,6 +231,26 @@ class Identities:
                 sorted((s.key for s in streams), key=StreamKey.order)),
             first_ts=min(times) if times else None, last_ts=max(times) if times else None,
             records=sum(s.records for s in streams), errors=sum(s.errors for s in streams))
+
+    def _quiet_identity(self, key: ProcessKey, stream: StreamStats) -> Identity:
+        """``_identity`` of a process that announces nothing and wrote one stream: its rank
+        and device are the stream's (from content where they differ from the path's), else
+        the path's."""
+        hint = self.hints(stream.key.path, stream.key.segment)
+        rank = stream.rank if stream.rank is not None else hint.rank
+        device = stream.device if stream.device is not None else hint.device
+        content = ((stream.rank is not None and stream.rank != hint.rank)
+                   or (stream.device is not None and stream.device != hint.device))
+        first, last = stream.first_ts, stream.last_ts
+        times = (first, last) if first is not None and last is not None else \
+            tuple(t for t in (first, last) if t is not None)
+        return Identity(
+            key=key, host=key.host or None, host_ip=None, rank=rank, device=device,
+            phy_device=None, device_ip=None, pid=None if key.assumed else key.pid,
+            source="assumed" if key.assumed else "content" if content else "path", comms=(),
+            world=None, streams=(stream.key,), first_ts=min(times) if times else None,
+            last_ts=max(times) if times else None, records=stream.records,
+            errors=stream.errors)
 
 
 def _ordered(announces: Iterable[Announce]) -> list[Announce]:
