@@ -75,3 +75,13 @@ def test_many_processes_past_the_cap_are_counted_in_one_table() -> None:
     assert len(overview.processes()) == 1000
     assert overview.processes_omitted == 29_000
     assert {p.levels for p in overview.processes()[500:]} == {("INFO", "WARNING")}
+
+
+def test_the_summary_lists_its_streams_in_their_order() -> None:
+    """Identities take each file's clock host from its first stream in this order."""
+    from plogscan.crossrank.summary import StreamKey
+
+    gatherer = Gatherer()
+    gatherer.consume_facts(facts([("w0", pid, "INFO", 1) for pid in (7, 3, 12, 5, 1)]))
+    keys = [s.key for s in gatherer.summary().streams]
+    assert len(keys) == 5 and keys == sorted(keys, key=StreamKey.order)

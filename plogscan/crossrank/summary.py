@@ -169,7 +169,7 @@ class Fault:
 class Summary:
     """Everything the cross-rank stage knows about the input."""
 
-    streams: tuple[StreamStats, ...] = ()
+    streams: tuple[StreamStats, ...] = ()  # in ``StreamKey.order`` (identities rely on it)
     segments: tuple[Segment, ...] = ()
     announces: tuple[Announce, ...] = ()
     waits: tuple[Wait, ...] = ()
