@@ -165,10 +165,7 @@ def parse_samples(lines: list[str], fset: FormatSet, kind: SourceKind = SourceKi
             line = starts[i]
             following = starts[i + 1] if i + 1 < len(starts) else len(lines) + 1
             if following == line + 1 and 1 <= line <= len(lines):  # it stands alone
-                row["line"] = 1
-                if row.get("ts") is not None:
-                    row["ts"] = str(row["ts"])
-                rows[line] = row
+                rows[line] = _sample_row(row)
     return [rows[n] if n in rows else parse_sample(line, fset, kind)
             for n, line in enumerate(lines, 1)]
 
@@ -181,7 +178,13 @@ def parse_sample(line: str, fset: FormatSet, kind: SourceKind = SourceKind.PLOG
     result = parse_chunk(line.encode("utf-8"), 1, ctx, fset, open_record=False)
     if result.records.num_rows == 0:
         return {}
-    row = result.records.slice(0, 1).to_pylist()[0]
+    return _sample_row(result.records.slice(0, 1).to_pylist()[0])
+
+
+def _sample_row(row: dict[str, object]) -> dict[str, object]:
+    """A parsed sample's record as a format file states its fields: on line 1, its time as
+    text."""
+    row["line"] = 1
     if row.get("ts") is not None:
         row["ts"] = str(row["ts"])
     return row
