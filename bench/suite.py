@@ -22,7 +22,9 @@ then each tool runs in its own child process (wall time around it, peak RSS from
   two worker processes on loopback, started by this script (its workers' memory is theirs,
   not the client's).
 
-It prints each cell and the targets (met or missed, with the measured value), and writes
+A last cell times ``diagnose`` of a plog of one record: the fixed start every run pays. It
+prints each cell and the targets (met or missed, with the measured value, and for a missed
+one what meeting it would take, told against that fixed start), and writes
 ``bench/results.md``. Timings live there, never in tests.
 
     python bench/suite.py                      # every cell (about 20 minutes, 15 GB of disk)
