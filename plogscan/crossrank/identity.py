@@ -236,14 +236,11 @@ class Identities:
         """``_identity`` of a process that announces nothing and wrote one stream: its rank
         and device are the stream's (from content where they differ from the path's), else
         the path's."""
-        hint = self.hints(stream.key.path, stream.key.segment)
-        rank = stream.rank if stream.rank is not None else hint.rank
-        device = stream.device if stream.device is not None else hint.device
-        content = ((stream.rank is not None and stream.rank != hint.rank)
-                   or (stream.device is not None and stream.device != hint.device))
-        first, last = stream.first_ts, stream.last_ts
-        times = (first, last) if first is not None and last is not None else \
-            tuple(t for t in (first, last) if t is not None)
+        streams, hints = [stream], [self.hints(stream.key.path, stream.key.segment)]
+        rank, rank_content = _column(streams, hints, "rank")
+        device, device_content = _column(streams, hints, "device")
+        content = rank_content or device_content
+        times = [t for t in (stream.first_ts, stream.last_ts) if t is not None]
         return Identity(
             key=key, host=key.host or None, host_ip=None, rank=rank, device=device,
             phy_device=None, device_ip=None, pid=None if key.assumed else key.pid,
