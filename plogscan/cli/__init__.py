@@ -20,6 +20,7 @@ import click
 from plogscan import __version__
 from plogscan.cli.arrow_pool import use_lean_pool
 from plogscan.cli.collector import collect_less
+from plogscan.cli.helptext import HelpContext, with_window_help
 from plogscan.cli.lean_imports import keep_pandas_out
 from plogscan.errors import PlogscanError
 from plogscan.textsafe import neutralize
@@ -36,8 +37,11 @@ class PlogscanGroup(click.Group):
     """A click group that renders ``PlogscanError`` as a located message and exits 2.
 
     Command modules are imported when their command runs (or when help lists them), so that
-    ``plogscan ingest`` does not pay for importing the reporters.
+    ``plogscan ingest`` does not pay for importing the reporters. Help fits the terminal
+    (``helptext``).
     """
+
+    context_class = HelpContext
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -49,7 +53,7 @@ class PlogscanGroup(click.Group):
 
         command = import_module(f"plogscan.cli.{cmd_name}").command
         use_lean_pool()  # the commands that read logs or tables have imported pyarrow by now
-        return command
+        return with_window_help(command)
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
