@@ -91,8 +91,13 @@ def coalesced(batches: Iterable[pa.RecordBatch], rows: int = COALESCE_ROWS,
         yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
 
 
-def exit_code(findings: Sequence[Finding], fail_on: str) -> int:
-    """1 when a finding is at or above ``fail_on`` (see ``baseline.exit_code_for``)."""
+def exit_code(findings: Sequence[Finding], fail_on: str, inputs: IngestSummary | None = None
+              ) -> int:
+    """2 when a path named on the command line could not be read (``inputs.errors``: the run
+    is incomplete, whatever ``fail_on`` says), else 1 when a finding is at or above
+    ``fail_on`` (see ``baseline.exit_code_for``)."""
+    if inputs is not None and inputs.errors:
+        return 2
     return exit_code_for(tuple(findings), fail_on)
 
 
@@ -333,7 +338,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     diagnosis = Diagnosis(
         inputs=summary, findings=tuple(findings), rules_evaluated=rule_infos(ruleset),
         processes=tuple(_identified_process(p, ctx) for p in overview.processes()),
-        events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on),
+        events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on, summary),
         fail_on=fail_on, extra=extra, lang=lang, crossrank=crossrank)
     diagnosis = with_incidents(diagnosis)
     if memo is not None:

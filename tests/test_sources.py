@@ -396,7 +396,7 @@ def test_globs(tmp_path: Path) -> None:
     assert [(p, k) for p, k, _, _ in items] == [
         (str(tmp_path / "a/debug/plog/plog-1_20250101010101010.log"), K.PLOG_DEBUG),
         (str(tmp_path / "b/run/plog/plog-2_20250101010101010.log"), K.PLOG_RUN),
-        (str(tmp_path / "missing-*.log"), "not found: the pattern matches nothing"),
+        (str(tmp_path / "missing-*.log"), "no file matches this pattern"),
     ]
 
 
@@ -408,7 +408,7 @@ def test_glob_matching_a_directory_walks_it_once(tmp_path: Path) -> None:
 
 def test_missing_path(tmp_path: Path) -> None:
     assert collect([str(tmp_path / "nope.log")]) == [
-        (str(tmp_path / "nope.log"), "not found", None, None)
+        (str(tmp_path / "nope.log"), "No such file or directory", None, None)
     ]
 
 

@@ -1,7 +1,8 @@
 """The ``plogscan`` command line: one click group, one module per command.
 
 This package is the only place that turns errors into exit codes:
-0 = ran clean, 1 = findings at or above ``--fail-on``, 2 = could not run.
+0 = ran clean, 1 = findings at or above ``--fail-on``, 2 = could not run, or a path named on
+the command line could not be read (after the output of the others is written).
 
 In: the command line and the environment. Out: reports on stdout or in files, progress and
 messages on stderr, the exit code. It sits on top of every stage and is imported by none.
@@ -135,7 +136,8 @@ def cli() -> None:
       plogscan events events.parquet --level ERROR --limit 20
       plogscan rules list                      the built-in rule catalog
 
-    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not run.
+    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not run or a
+    named PATH could not be read.
     """
 
 

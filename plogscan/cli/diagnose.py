@@ -108,7 +108,9 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     Exit codes:
       0  nothing at or above --fail-on
       1  findings at or above --fail-on (a CI hook fails the job on this)
-      2  could not run: bad rule file, unreadable input, bad option
+      2  could not run (bad rule file, bad option, nothing readable), or a
+         PATH could not be read: it is named on stderr and in the report,
+         which covers the other paths (2 wins over 1 and --fail-on never)
     """
     # Everything that can be checked before the (possibly long) run is checked first.
     lang = speak(lang)

@@ -54,10 +54,16 @@ class Source:
 
 @dataclass(frozen=True)
 class Skipped:
-    """An input that is not read, with a short human reason."""
+    """An input that is not read, with a short human reason.
+
+    ``named``: the path was named on the command line (or is what a pattern named there
+    matched) and could not be read at all: it does not exist, cannot be opened or listed, or
+    is not a file. That is an input error (``IngestSummary.errors``, exit code 2), not a skip;
+    its reason is the operating system's (``No such file or directory``)."""
 
     path: str
     reason: str
+    named: bool = False
 
 
 NOISE_FILES = frozenset({".ds_store", "thumbs.db", "desktop.ini"})

@@ -102,6 +102,7 @@ EXTENDED_HEAD_BYTES = 1024 * 1024  # non-seekable text whose head matched nothin
 TAIL_BYTES = 64 * 1024  # seekable text whose head matched nothing: also sniff its tail
 _GLOB_CHARS = re.compile(r"[*?\[]")
 OUTSIDE_REASON = "symlink leads outside the directory given: not followed"
+NO_MATCH_REASON = "no file matches this pattern"
 # Opened without blocking (a FIFO swapped in cannot hang the run) and, in a walk, without
 # following a symlink swapped in after the check.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -165,7 +166,7 @@ class Walker:
         if is_pattern(arg):
             matches = sorted(glob.glob(arg, recursive=True))
             if not matches:
-                yield Skipped(printable(arg), "not found: the pattern matches nothing")
+                yield Skipped(printable(arg), NO_MATCH_REASON, named=True)
                 return
             walked: set[str] = set()
             for match in matches:
@@ -185,16 +186,16 @@ class Walker:
         try:
             st = os.stat(path)
         except OSError as exc:
-            yield Skipped(shown, _stat_failure(path, exc))
+            yield Skipped(shown, _named_failure(path, exc), named=True)
             return
         if stat.S_ISDIR(st.st_mode):
             yield from self.walk(path, st)
         elif stat.S_ISREG(st.st_mode):
-            yield from self.file(path, st, follow=True)
+            yield from self.file(path, st, follow=True, named=True)
         elif stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode):
             yield from self.pipe(path)  # named by the user: <(zcat x.gz), /dev/stdin
         else:
-            yield Skipped(shown, "not a regular file")
+            yield Skipped(shown, "not a regular file", named=True)
 
     def stdin(self) -> Iterator[WalkItem]:
         """``-``: the standard input, read once as a stream."""
@@ -218,7 +219,7 @@ class Walker:
         try:
             f = open(path, "rb")  # noqa: SIM115 - closed by the with below, after the yield
         except OSError as exc:
-            yield Skipped(printable(path), f"unreadable: {describe(exc)}")
+            yield Skipped(printable(path), describe(exc), named=True)
             return
         with f:
             yield from self.stream(printable(path), f, None, seekable=False, depth=0)
@@ -231,6 +232,7 @@ class Walker:
         stack: list[tuple[Iterator[str], tuple[int, int], str]] = []
 
         def enter(path: str, st: os.stat_result) -> Skipped | None:
+            top_named = not stack  # the directory named itself, not one found in it
             key = (st.st_dev, st.st_ino)
             if key in ancestors:
                 return Skipped(printable(path), "symlink loop")
@@ -245,6 +247,8 @@ class Walker:
                 with os.scandir(path) as it:
                     names = sorted(e.name for e in it)
             except OSError as exc:
+                if top_named:
+                    return Skipped(printable(path), describe(exc), named=True)
                 return Skipped(printable(path), f"unreadable: {describe(exc)}")
             self.dirs[key] = printable(path)
             ancestors.append(key)
@@ -285,7 +289,8 @@ class Walker:
             else:
                 yield Skipped(printable(child), "not a regular file")
 
-    def file(self, path: str, st: os.stat_result, *, follow: bool) -> Iterator[WalkItem]:
+    def file(self, path: str, st: os.stat_result, *, follow: bool, named: bool = False
+             ) -> Iterator[WalkItem]:
         shown = printable(path)
         key = (st.st_dev, st.st_ino)
         if key in self.files:
@@ -302,7 +307,8 @@ class Walker:
         try:
             f = open_checked(path, key, follow=follow)
         except OSError as exc:
-            yield Skipped(shown, f"unreadable: {describe(exc)}")
+            yield Skipped(shown, describe(exc) if named else f"unreadable: {describe(exc)}",
+                          named=named)
             return
         except ValueError as exc:
             yield Skipped(shown, str(exc))
@@ -487,6 +493,14 @@ def _binary_reason(shown: str, nul_only: bool) -> str:
         return "binary file"
     empty_tar = TAR_NAME.search(shown) is not None  # a tar of no member is all zeros
     return "empty archive" if empty_tar else "binary file (only NUL bytes)"
+
+
+def _named_failure(path: str, exc: OSError) -> str:
+    """Why a path named on the command line cannot be read, in the system's words."""
+    reason = describe(exc)
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return f"{reason} (broken symlink)"
+    return reason
 
 
 def _stat_failure(path: str, exc: OSError) -> str:

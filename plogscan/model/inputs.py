@@ -57,6 +57,10 @@ class IngestSummary:
     files: tuple[FileStats, ...]
     skipped: tuple[SkippedFile, ...]
     limits: tuple[LimitHit, ...] = ()  # every limit that bit, in input order
+    # Paths named on the command line that could not be read at all (they do not exist,
+    # cannot be opened or listed), in the order given, each with the system's reason: the
+    # run is incomplete, and the command line exits 2 after writing its reports.
+    errors: tuple[SkippedFile, ...] = ()
 
     @property
     def lines(self) -> int:

@@ -115,6 +115,7 @@ def _inputs(diagnosis: Diagnosis) -> dict:
         "lines": inputs.lines,
         "records": inputs.records,
         "unparsed_lines": inputs.unparsed_lines,
+        "errors": [{"path": e.path, "reason": e.reason} for e in inputs.errors],
         "skipped_files": [{"path": s.path, "reason": s.reason} for s in inputs.skipped],
         "file_stats": [_file(f) for f in listed],
         **omitted,
