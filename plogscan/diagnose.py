@@ -24,6 +24,8 @@ import pyarrow as pa
 from plogscan.analysis.context import add_context
 from plogscan.analysis.overview import Overview
 from plogscan.analysis.unexplained import Unexplained
+from plogscan.analysis.unreadable import rule_info as unreadable_rule
+from plogscan.analysis.unreadable import unreadable_finding
 from plogscan.baseline import exit_code_for
 from plogscan.codes import describe
 from plogscan.crossrank.analyze import Context, Options
@@ -325,6 +327,9 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
                                         executor.submit if executor is not None else None,
                                         limits=ingest.limits, marks=store))
     findings = [_aligned_finding(f, ctx) for f in findings]
+    gap = unreadable_finding(summary, lang, _reason_words(lang))
+    if gap is not None:  # after the context lines: it has no record to read around
+        findings.append(gap)
     events, truncated = overview.events(_evidence_rows(findings))
     events = tuple(_aligned_event(e, ctx) for e in events)
     extra: dict[str, object] = {
@@ -336,7 +341,9 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         "processes_omitted": overview.processes_omitted,  # past the overview's cap
     }
     diagnosis = Diagnosis(
-        inputs=summary, findings=tuple(findings), rules_evaluated=rule_infos(ruleset),
+        inputs=summary, findings=tuple(findings),
+        rules_evaluated=tuple(sorted((*rule_infos(ruleset), unreadable_rule(lang)),
+                                     key=lambda r: r.id)),
         processes=tuple(_identified_process(p, ctx) for p in overview.processes()),
         events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on, summary),
         fail_on=fail_on, extra=extra, lang=lang, crossrank=crossrank)
@@ -345,6 +352,15 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         memo.save(diagnosis)
     timings["total"] = time.perf_counter() - started
     return diagnosis
+
+
+def _reason_words(lang: str) -> Callable[[str], str]:
+    """Ingest's reasons for a file it could not read, in ``lang``."""
+    if lang == "en":
+        return lambda text: text
+    from plogscan.report.i18n import ingest_text
+
+    return lambda text: ingest_text(lang, text)
 
 
 def _reused(diagnosis: Diagnosis, on_progress: Callable[[str, int], None] | None

@@ -12,12 +12,14 @@ bounded memory. A worker reading a range checks that the file is still the one p
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import itertools
 import multiprocessing
 import os
 import tarfile
+import threading
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -72,6 +74,7 @@ class Cleaned:
     result: ChunkResult
     nul_bytes: int
     decode_errors: int
+    control_bytes: int = 0
     relative_lines: bool = False  # lines numbered from 1: shift by the lines before the chunk
     problem: str | None = None
     records_file: str | None = None  # the records, in shared memory (see ``handoff``)
@@ -141,23 +144,82 @@ def cut_long_lines(data: bytes, bound: int) -> tuple[bytes, int, int, int]:
     return b"".join(parts), cuts, dropped, first
 
 
-def clean(data: bytes) -> tuple[bytes, int, int]:
-    """Drop NUL bytes and CRs before newlines; replace invalid UTF-8. Returns counts too.
+# Bytes that are not text in a log: C0 controls other than tab, newline, vertical tab, form
+# feed, carriage return and escape (ANSI colours), and DEL. NUL is counted on its own.
+CONTROL_BYTES = bytes(b for b in range(1, 32) if b not in b"\t\n\v\f\r\x1b") + b"\x7f"
+_CONTROL_CLASS = b"[\\x01-\\x08\\x0e-\\x1a\\x1c-\\x1f\\x7f]"
+_control_scan = threading.local()
+
+
+def control_bytes(data: bytes) -> int:
+    """How many ``CONTROL_BYTES`` ``data`` holds. A text chunk has none, and one Hyperscan
+    pass that stops at the first finds that out at about 7 GB/s (about 1 ms of the 45 ms an
+    8 MiB chunk takes to parse); only a chunk that has one is counted byte by byte."""
+    scan = _control_scanner()
+    if scan is not None and not scan(data):
+        return 0
+    return len(data) - len(data.translate(None, CONTROL_BYTES))
+
+
+def _control_scanner():  # type: ignore[no-untyped-def]
+    """``has_control(data)`` for this thread (Hyperscan scratch spaces are not shared), or
+    None without Hyperscan."""
+    found = getattr(_control_scan, "scan", False)
+    if found is not False:
+        return found
+    try:
+        import hyperscan
+
+        database = _control_database()
+        scratch = hyperscan.Scratch(database)
+    except Exception:  # no Hyperscan here: count every chunk
+        _control_scan.scan = None
+        return None
+
+    def has_control(data: bytes) -> bool:
+        try:
+            database.scan(data, match_event_handler=_stop, scratch=scratch)
+        except hyperscan.ScanTerminated:
+            return True
+        return False
+
+    _control_scan.scan = has_control
+    return has_control
+
+
+@functools.lru_cache(maxsize=1)
+def _control_database():  # type: ignore[no-untyped-def]
+    import hyperscan
+
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(expressions=[_CONTROL_CLASS], ids=[0],
+                     flags=[hyperscan.HS_FLAG_SINGLEMATCH])
+    return database
+
+
+def _stop(*_args: object) -> bool:
+    return True  # the first control byte answers the question
+
+
+def clean(data: bytes) -> tuple[bytes, int, int, int]:
+    """Drop NUL bytes and CRs before newlines; replace invalid UTF-8. Returns the counts too:
+    NUL bytes, replaced sequences, control bytes (``control_bytes``).
 
     A chunk ends just before a newline (it was cut there), so a CR at its very end is the CR
     of a CRLF too, wherever the chunk boundaries fall."""
     nul = data.count(b"\x00") if b"\x00" in data else 0
     if nul:
         data = data.translate(None, b"\x00")
+    control = control_bytes(data)
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
         if data.endswith(b"\r"):
             data = data[:-1]
     if valid_utf8(data):
-        return data, nul, 0
+        return data, nul, 0, control
     text = data.decode("utf-8", errors="replace")
     already = data.count("\ufffd".encode())
-    return text.encode("utf-8"), nul, text.count("\ufffd") - already
+    return text.encode("utf-8"), nul, text.count("\ufffd") - already, control
 
 
 SMALL_UTF8_CHECK = 64 << 10  # below this, Arrow's fixed cost per call outweighs its speed
@@ -194,7 +256,7 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
     ``skimming``). Lines past ``line_bytes`` are cut first."""
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
     data, cuts, dropped, first = cut_long_lines(chunk.data, line_bytes)
-    data, nul, bad = clean(data)
+    data, nul, bad, control = clean(data)
     facts, dropped_records, dropped_lines = None, 0, 0
     if reducer is None:
         result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record, encoded)
@@ -206,7 +268,8 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
     records_file = handoff.put(result.records, shared)
     if records_file is not None:
         result.records = result.records.slice(0, 0)
-    return Cleaned(result, nul, bad, records_file=records_file, cut_lines=cuts,
+    return Cleaned(result, nul, bad, control_bytes=control, records_file=records_file,
+                   cut_lines=cuts,
                    cut_bytes=dropped, first_cut=chunk.first_line + first if cuts else 0,
                    facts=facts, dropped_records=dropped_records, dropped_lines=dropped_lines)
 

@@ -417,6 +417,7 @@ class Ingest:
                            ("invalid_timestamps", result.invalid_timestamps),
                            ("epoch_clock_records", result.epoch_records),
                            ("nul_bytes", cleaned.nul_bytes),
+                           ("control_bytes", cleaned.control_bytes),
                            ("decode_errors", cleaned.decode_errors)):
             state.add(key, value)
         head = result.head
@@ -470,7 +471,8 @@ class Ingest:
             lines=s.get("lines", 0), records=s.get("records", 0),
             record_lines=s.get("record_lines", 0), blank_lines=s.get("blank_lines", 0),
             unparsed_lines=s.get("unparsed_lines", 0), decode_errors=s.get("decode_errors", 0),
-            nul_bytes=s.get("nul_bytes", 0), truncated_lines=s.get("truncated_lines", 0),
+            nul_bytes=s.get("nul_bytes", 0), control_bytes=s.get("control_bytes", 0),
+            truncated_lines=s.get("truncated_lines", 0),
             invalid_timestamps=s.get("invalid_timestamps", 0),
             epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems),
             encoding=state.ctx.encoding))

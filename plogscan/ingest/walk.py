@@ -207,7 +207,7 @@ class Walker:
         if skipped is not None:
             yield skipped
             return
-        yield from self.stream(STDIN_PATH, stream, None, seekable=False, depth=0)
+        yield from self.stream(STDIN_PATH, stream, None, seekable=False, depth=0, named=True)
 
     def pipe(self, path: str) -> Iterator[WalkItem]:
         """A FIFO or character device named on the command line, read once as a stream (a
@@ -222,7 +222,8 @@ class Walker:
             yield Skipped(printable(path), describe(exc), named=True)
             return
         with f:
-            yield from self.stream(printable(path), f, None, seekable=False, depth=0)
+            yield from self.stream(printable(path), f, None, seekable=False, depth=0,
+                                   named=True)
 
     def walk(self, top: str, top_stat: os.stat_result) -> Iterator[WalkItem]:
         """Depth first, entries sorted by name; a directory already on the path is a loop.
@@ -314,14 +315,17 @@ class Walker:
             yield Skipped(shown, str(exc))
             return
         with f:
-            yield from self.stream(shown, f, st.st_size, seekable=True, depth=0)
+            yield from self.stream(shown, f, st.st_size, seekable=True, depth=0, named=named)
 
     # -- streams -----------------------------------------------------------------------------
 
     def stream(
-        self, shown: str, stream: BinaryIO, size: int | None, *, seekable: bool, depth: int
+        self, shown: str, stream: BinaryIO, size: int | None, *, seekable: bool, depth: int,
+        named: bool = False,
     ) -> Iterator[WalkItem]:
-        """Sniff ``stream`` and yield what it holds: a log, archive members, or a skip."""
+        """Sniff ``stream`` and yield what it holds: a log, archive members, or a skip.
+        ``named``: the stream is a file named on the command line, not one found in a walk or
+        an archive."""
         head, err = read_head(stream, HEAD_BYTES)
         if err is not None and not head:
             yield Skipped(shown, failure(err))
@@ -343,7 +347,8 @@ class Walker:
             inner = Bounded(DECOMPRESSORS[fmt](packed), lambda: packed.count, self.limits,
                             shown, self.relay)
             with contextlib.closing(inner):
-                yield from self.stream(shown, inner, size, seekable=False, depth=depth + 1)
+                yield from self.stream(shown, inner, size, seekable=False, depth=depth + 1,
+                                       named=named)
             return
         if fmt == "zip":
             yield from self.members(
@@ -355,7 +360,7 @@ class Walker:
         if not head:
             yield Skipped(shown, "empty file")
             return
-        yield from self.text(shown, stream, head, err, size, seekable=seekable)
+        yield from self.text(shown, stream, head, err, size, seekable=seekable, named=named)
 
     def text(
         self,
@@ -366,14 +371,19 @@ class Walker:
         size: int | None,
         *,
         seekable: bool,
+        named: bool = False,
     ) -> Iterator[WalkItem]:
         """A text log (in any encoding), or the reason it is skipped.
 
-        A binary-looking head (NUL runs, control bytes) skips a file, unless it is named or
-        placed like a log and either known lines follow the junk or part of the file was not
-        sniffed: then the junk is read as unparsed lines and the records after it are found.
+        A binary-looking head (NUL runs, control bytes) skips a file, unless it is named on
+        the command line or named or placed like a log (``*.log``, ``plog-*``, under
+        ``debug/``...): such a file is read whatever its bytes, the junk as unparsed lines
+        and the records after it as records, and what is not text in it is counted
+        (``FileStats.nul_bytes``, ``control_bytes``, ``decode_errors``), so that a log that
+        turned into binary garbage is reported as unreadable (``analysis.unreadable``),
+        never silently dropped. Only an all-NUL file named like a tar is an empty archive.
         """
-        log_like = placed_like_a_log(shown, NOT_LOG_SUFFIXES)
+        log_like = named or placed_like_a_log(shown, NOT_LOG_SUFFIXES)
         encoding, bom = detect(head)
         seen = decode_head(head, encoding, bom)
         ratio = non_text_ratio(seen)
@@ -404,11 +414,15 @@ class Walker:
         if content is None and more:
             kind = self._classify(shown, seen)
             content = self._classify("", seen) if binary else kind
-        if binary and content is None and not unseen:
+        if binary and content is None and not unseen and (
+                not log_like or (nul_only and TAR_NAME.search(shown) is not None)):
             yield Skipped(shown, _binary_reason(shown, nul_only))
             return
-        if kind is None and log_like and (unseen or binary):
-            kind = log_kind_by_place(shown)
+        if kind is None and log_like and (unseen or binary or ratio > SUSPECT_RATIO):
+            kind = log_kind_by_place(shown)  # read: its junk is counted, not dropped
+        if kind is None and err is not None:  # its read failed before it could be told
+            yield Skipped(shown, failure(err))
+            return
         if kind is None:
             suffix = PurePosixPath(shown).suffix.lower()
             if suffix in NOT_LOG_SUFFIXES:

@@ -30,6 +30,7 @@ class FileStats:
     unparsed_lines: int = 0  # lines kept as records with a null level
     decode_errors: int = 0  # invalid UTF-8 sequences replaced
     nul_bytes: int = 0
+    control_bytes: int = 0  # C0 controls other than whitespace and escape, and DEL
     truncated_lines: int = 0  # physical lines of 1022+ characters
     invalid_timestamps: int = 0
     epoch_clock_records: int = 0

@@ -196,6 +196,8 @@ UI_ZH: dict[str, str] = {
     "{n} records with an unsynchronised 1970 clock": "{n} 条记录的时钟未同步（1970 年）",
     "Skipped files": "跳过的文件",
     "Not read": "未能读取",
+    "{n} control byte": "{n} 个控制字符字节",
+    "{n} control bytes": "{n} 个控制字符字节",
     "Named paths that could not be read": "无法读取的指定路径",
     " ({n} named path could not be read)": "（{n} 个指定路径无法读取）",
     " ({n} named paths could not be read)": "（{n} 个指定路径无法读取）",

@@ -72,6 +72,7 @@ def file_problems(stats: FileStats, lang: str = "en") -> list[str]:
         (stats.unparsed_lines, "{n} unparsed line", "{n} unparsed lines"),
         (stats.decode_errors, "{n} invalid UTF-8 sequence", "{n} invalid UTF-8 sequences"),
         (stats.nul_bytes, "{n} NUL byte", "{n} NUL bytes"),
+        (stats.control_bytes, "{n} control byte", "{n} control bytes"),
         (stats.truncated_lines, "{n} line cut at 1022+ chars", "{n} line cut at 1022+ chars"),
         (stats.invalid_timestamps, "{n} invalid timestamp", "{n} invalid timestamps"),
         (stats.epoch_clock_records, "{n} record with an unsynchronised 1970 clock",
