@@ -93,7 +93,13 @@ def test_alone_it_still_says_nothing_could_be_read(tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
     other = run("diagnose", empty)  # an empty directory is readable: no path error
-    assert other.exit_code == 2 and str(empty) not in other.stderr
+    assert other.exit_code == 2
+    assert f"plogscan: skipped {empty}: empty directory" in other.stderr.splitlines()
+    beside = run("diagnose", empty, SAMPLE, "--quiet", "--format", "json")
+    assert beside.exit_code == 1  # said on stderr and in the report, not an error
+    assert f"plogscan: skipped {empty}: empty directory" in beside.stderr.splitlines()
+    assert {"path": str(empty), "reason": "empty directory"} in \
+        json.loads(beside.stdout)["inputs"]["skipped_files"]
 
 
 def test_other_commands_write_their_output_then_exit_2(tmp_path: Path) -> None:

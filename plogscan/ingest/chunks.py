@@ -153,8 +153,9 @@ _control_scan = threading.local()
 
 def control_bytes(data: bytes) -> int:
     """How many ``CONTROL_BYTES`` ``data`` holds. A text chunk has none, and one Hyperscan
-    pass that stops at the first finds that out at about 7 GB/s (about 1 ms of the 45 ms an
-    8 MiB chunk takes to parse); only a chunk that has one is counted byte by byte."""
+    pass that stops at the first one finds that out in under a millisecond for an 8 MiB chunk
+    (which takes some 45 ms to parse; counting with ``bytes.translate`` alone took 4 to 15);
+    only a chunk that has one is counted byte by byte."""
     scan = _control_scanner()
     if scan is not None and not scan(data):
         return 0

@@ -7,7 +7,9 @@ walk or an archive, because it never holds logs and would drown the real skip re
 file named explicitly by the user is treated like any other file. Everything else that is not
 read becomes a ``Skipped`` with a short reason: ``not found``, ``empty file``, ``binary file``,
 ``unreadable: <OS reason>``, ``symlink loop``, ``duplicate: same file as <path>``, ``not a regular
-file``, ``corrupt archive: <reason>``, ``unknown format: ...`` and a few more.
+file``, ``corrupt archive: <reason>``, ``unknown format: ...``, ``empty directory`` (a directory
+named on the command line that holds no file) and a few more. A path named on the command line
+that cannot be read at all is a ``Skipped`` marked ``named``, with the system's reason.
 
 Paths are shown through ``printable``: a file name is text from the input too.
 """

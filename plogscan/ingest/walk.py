@@ -103,6 +103,7 @@ TAIL_BYTES = 64 * 1024  # seekable text whose head matched nothing: also sniff i
 _GLOB_CHARS = re.compile(r"[*?\[]")
 OUTSIDE_REASON = "symlink leads outside the directory given: not followed"
 NO_MATCH_REASON = "no file matches this pattern"
+EMPTY_DIR_REASON = "empty directory"
 # Opened without blocking (a FIFO swapped in cannot hang the run) and, in a walk, without
 # following a symlink swapped in after the check.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -189,7 +190,12 @@ class Walker:
             yield Skipped(shown, _named_failure(path, exc), named=True)
             return
         if stat.S_ISDIR(st.st_mode):
-            yield from self.walk(path, st)
+            empty = True
+            for item in self.walk(path, st):
+                empty = False
+                yield item
+            if empty and not self.stopped:  # said, so that it is not taken for read
+                yield Skipped(shown, EMPTY_DIR_REASON)
         elif stat.S_ISREG(st.st_mode):
             yield from self.file(path, st, follow=True, named=True)
         elif stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode):
@@ -328,7 +334,11 @@ class Walker:
         an archive."""
         head, err = read_head(stream, HEAD_BYTES)
         if err is not None and not head:
-            yield Skipped(shown, failure(err))
+            os_error = isinstance(err, OSError) and err.errno is not None
+            if named and depth == 0 and os_error:  # a named file the system will not read
+                yield Skipped(shown, describe(err), named=True)
+            else:
+                yield Skipped(shown, failure(err))
             return
         fmt = container(head)
         if fmt == "parquet" or shown.lower().endswith(".parquet"):

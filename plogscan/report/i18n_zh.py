@@ -284,6 +284,7 @@ INGEST_ZH: tuple[tuple[str, str], ...] = (
     (r"not found: the pattern matches nothing", "未找到：该通配模式没有匹配到任何文件"),
     # a path named on the command line, in the system's words (``walk._named_failure``)
     (r"no file matches this pattern", "没有文件匹配此通配模式"),
+    (r"empty directory", "空目录"),
     (r"(?P<detail>.+) \(broken symlink\)", "{detail}（符号链接已失效）"),
     (r"No such file or directory", "没有那个文件或目录"),
     (r"Permission denied", "权限不够"),
