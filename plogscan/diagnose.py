@@ -21,11 +21,10 @@ from typing import Any
 
 import pyarrow as pa
 
+from plogscan.analysis import unreadable
 from plogscan.analysis.context import add_context
 from plogscan.analysis.overview import Overview
 from plogscan.analysis.unexplained import Unexplained
-from plogscan.analysis.unreadable import rule_info as unreadable_rule
-from plogscan.analysis.unreadable import unreadable_finding
 from plogscan.baseline import exit_code_for
 from plogscan.codes import describe
 from plogscan.crossrank.analyze import Context, Options
@@ -327,7 +326,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
                                         executor.submit if executor is not None else None,
                                         limits=ingest.limits, marks=store))
     findings = [_aligned_finding(f, ctx) for f in findings]
-    gap = unreadable_finding(summary, lang, _reason_words(lang))
+    gap = unreadable.unreadable_finding(summary, lang, _reason_words(lang))
     if gap is not None:  # after the context lines: it has no record to read around
         findings.append(gap)
     events, truncated = overview.events(_evidence_rows(findings))
@@ -342,7 +341,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
     }
     diagnosis = Diagnosis(
         inputs=summary, findings=tuple(findings),
-        rules_evaluated=tuple(sorted((*rule_infos(ruleset), unreadable_rule(lang)),
+        rules_evaluated=tuple(sorted((*rule_infos(ruleset), unreadable.rule_info(lang)),
                                      key=lambda r: r.id)),
         processes=tuple(_identified_process(p, ctx) for p in overview.processes()),
         events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on, summary),

@@ -142,3 +142,13 @@ def test_no_color_turns_colour_off_on_a_terminal() -> None:
     _fits(ran.stdout)
     helped = run_plogscan(["--help"], env={"NO_COLOR": "1"})
     assert "\x1b" not in helped.stdout
+
+
+@pytest.mark.parametrize("args", [["rules", "show", "CCU001"], ["rules", "check"],
+                                  ["cache", "info"], ["--version"],
+                                  ["baseline", "create", SAMPLE, "-o", "{tmp}/b.json"]],
+                         ids=lambda a: " ".join(a[:2]))
+def test_the_other_commands_on_a_terminal(args: list[str], tmp_path: Path) -> None:
+    ran = run_plogscan([a.replace("{tmp}", str(tmp_path)) for a in args])
+    _clean(ran, 0)
+    assert ran.stdout or ran.stderr

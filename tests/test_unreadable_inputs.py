@@ -22,7 +22,8 @@ from plogscan.analysis.unreadable import (
 )
 from plogscan.cli import cli
 from plogscan.diagnose import run as diagnose
-from plogscan.ingest.chunks import CONTROL_BYTES, clean, control_bytes
+from plogscan.ingest.chunks import clean
+from plogscan.ingest.textbytes import CONTROL_BYTES, control_bytes
 from plogscan.lang import missing_translations
 from plogscan.report import render
 

@@ -9,7 +9,7 @@ Two kinds of file make it, from ingest's accounting alone (``IngestSummary``):
   compressed data, a compression plogscan does not read, or a compressed stream that stopped
   before its end (``read stopped after N bytes``);
 * a file read as a log (named on the command line, or named or placed like one) that is not
-  text, measured in bytes: NUL bytes, control bytes (``chunks.CONTROL_BYTES``) and bytes that
+  text, measured in bytes: NUL bytes, control bytes (``textbytes.CONTROL_BYTES``) and bytes that
   are not UTF-8 (counted as replaced sequences, about one per byte of binary data). The file
   is unreadable when ``NOT_TEXT_SHARE`` of its bytes are such bytes and at least
   ``NOT_TEXT_MIN_BYTES`` of them. Random binary data is about 60% such bytes (a NUL in 256,
