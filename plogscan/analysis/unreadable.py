@@ -115,7 +115,7 @@ class Unreadable:
 
     @property
     def not_text(self) -> int:
-        return self.nul + self.control + self.undecodable
+        return not_text_bytes(self.nul, self.control, self.undecodable)
 
 
 def not_text_bytes(nul: int, control: int, undecodable: int) -> int:
@@ -151,14 +151,13 @@ def rule_info(lang: str = "en") -> RuleInfo:
                     remediation=tuple(words(lang, r) for r in REMEDIATION))
 
 
-def _what(item: Unreadable, lang: str, reason: str,
-          reason_words: Callable[[str], str]) -> str:
-    if item.reason:
-        if item.reason.startswith(STOPPED):
-            return words(lang, "not read to its end: {reason}", reason=reason)
-        detail = item.reason.removeprefix("unreadable: ")
+def _what(item: Unreadable, lang: str, reason_words: Callable[[str], str]) -> str:
+    """What is wrong with one file, in ``lang``."""
+    if item.reason.startswith(STOPPED):
+        return words(lang, "not read to its end: {reason}", reason=reason_words(item.reason))
+    if item.reason:  # "unreadable: Permission denied" says "could not be opened" twice
         return words(lang, "could not be opened: {reason}",
-                     reason=reason_words(detail) if detail != item.reason else reason)
+                     reason=reason_words(item.reason.removeprefix("unreadable: ")))
     parts = [words(lang, key, n=n) for key, n in (
         ("{n:,} NUL", item.nul), ("{n:,} control", item.control),
         ("{n:,} not UTF-8", item.undecodable)) if n]
@@ -176,11 +175,11 @@ def unreadable_finding(inputs: IngestSummary, lang: str = "en",
     if not found:
         return None
     listed = [words(lang, "{path}: {what}", path=u.path,
-                    what=_what(u, lang, reason_words(u.reason), reason_words))
+                    what=_what(u, lang, reason_words))
               for u in found[:MAX_NAMED]]
     if len(found) > MAX_NAMED:
         listed.append(words(lang, "and {n} more (the inputs section lists them)",
-                            n=len(found) - MAX_NAMED))
+                            n=f"{len(found) - MAX_NAMED:,}"))
     separator = "；" if lang == "zh" else "; "
     key = json.dumps([RULE_ID, [u.path for u in found]], ensure_ascii=True).encode()
     return Finding(
