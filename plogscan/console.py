@@ -8,6 +8,7 @@ text is never interpreted and output stays byte-stable.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,6 +23,12 @@ def color_wanted(stream) -> bool:
     if os.environ.get("NO_COLOR", "") != "":
         return False
     return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def terminal_width() -> int:
+    """Columns of the terminal standard output is on (``COLUMNS`` first, as
+    ``shutil.get_terminal_size`` reads it; 80 when neither says)."""
+    return shutil.get_terminal_size().columns
 
 
 def err_console() -> Console:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from plogscan.analysis import unreadable
 from plogscan.analysis.context import add_context
 from plogscan.analysis.overview import Overview
 from plogscan.analysis.unexplained import Unexplained
@@ -91,8 +92,13 @@ def coalesced(batches: Iterable[pa.RecordBatch], rows: int = COALESCE_ROWS,
         yield pending[0] if len(pending) == 1 else pa.concat_batches(pending)
 
 
-def exit_code(findings: Sequence[Finding], fail_on: str) -> int:
-    """1 when a finding is at or above ``fail_on`` (see ``baseline.exit_code_for``)."""
+def exit_code(findings: Sequence[Finding], fail_on: str, inputs: IngestSummary | None = None
+              ) -> int:
+    """2 when a path named on the command line could not be read (``inputs.errors``: the run
+    is incomplete, whatever ``fail_on`` says), else 1 when a finding is at or above
+    ``fail_on`` (see ``baseline.exit_code_for``)."""
+    if inputs is not None and inputs.errors:
+        return 2
     return exit_code_for(tuple(findings), fail_on)
 
 
@@ -320,6 +326,9 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
                                         executor.submit if executor is not None else None,
                                         limits=ingest.limits, marks=store))
     findings = [_aligned_finding(f, ctx) for f in findings]
+    gap = unreadable.unreadable_finding(summary, lang, _reason_words(lang))
+    if gap is not None:  # after the context lines: it has no record to read around
+        findings.append(gap)
     events, truncated = overview.events(_evidence_rows(findings))
     events = tuple(_aligned_event(e, ctx) for e in events)
     extra: dict[str, object] = {
@@ -331,15 +340,26 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         "processes_omitted": overview.processes_omitted,  # past the overview's cap
     }
     diagnosis = Diagnosis(
-        inputs=summary, findings=tuple(findings), rules_evaluated=rule_infos(ruleset),
+        inputs=summary, findings=tuple(findings),
+        rules_evaluated=tuple(sorted((*rule_infos(ruleset), unreadable.rule_info(lang)),
+                                     key=lambda r: r.id)),
         processes=tuple(_identified_process(p, ctx) for p in overview.processes()),
-        events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on),
+        events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on, summary),
         fail_on=fail_on, extra=extra, lang=lang, crossrank=crossrank)
     diagnosis = with_incidents(diagnosis)
     if memo is not None:
         memo.save(diagnosis)
     timings["total"] = time.perf_counter() - started
     return diagnosis
+
+
+def _reason_words(lang: str) -> Callable[[str], str]:
+    """Ingest's reasons for a file it could not read, in ``lang``."""
+    if lang == "en":
+        return lambda text: text
+    from plogscan.report.i18n import ingest_text
+
+    return lambda text: ingest_text(lang, text)
 
 
 def _reused(diagnosis: Diagnosis, on_progress: Callable[[str, int], None] | None

@@ -197,7 +197,7 @@ def test_an_event_table_without_stored_accounting_still_reads(logs: Path, tmp_pa
                            ("foreign.parquet", {INPUTS_KEY: b'{"files": [{"x": 1}]}'})):
         copy = tmp_path / name
         pq.write_table(rows.replace_schema_metadata(metadata), copy)
-        assert stored_inputs(pq.ParquetFile(copy)) == ([], [], [])
+        assert stored_inputs(pq.ParquetFile(copy)) == ([], [], [], [])
         result = invoke("diagnose", str(copy), "--format", "json", "--quiet")
         assert json.loads(result.stdout)["inputs"]["records"] == 0  # nothing stored, no crash
 

@@ -2,8 +2,9 @@
 
 In: the record batches the engine scans, and the engine's findings. Out: the per-process
 overview of the run (``overview``), the error records no rule explains, clustered into
-templates (``unexplained``), and context lines around each finding's evidence (``context``,
-which reads the named inputs again, only around the evidence lines).
+templates (``unexplained``), context lines around each finding's evidence (``context``,
+which reads the named inputs again, only around the evidence lines), and the finding of the
+input files that could not be read as logs (``unreadable``, from ingest's accounting).
 
 Must not import: ``report``, ``cli``, ``diagnose``, ``baseline``.
 """

@@ -1,7 +1,8 @@
 """The ``plogscan`` command line: one click group, one module per command.
 
 This package is the only place that turns errors into exit codes:
-0 = ran clean, 1 = findings at or above ``--fail-on``, 2 = could not run.
+0 = ran clean, 1 = findings at or above ``--fail-on``, 2 = could not run, or a path named on
+the command line could not be read (after the output of the others is written).
 
 In: the command line and the environment. Out: reports on stdout or in files, progress and
 messages on stderr, the exit code. It sits on top of every stage and is imported by none.
@@ -20,6 +21,7 @@ import click
 from plogscan import __version__
 from plogscan.cli.arrow_pool import use_lean_pool
 from plogscan.cli.collector import collect_less
+from plogscan.cli.helptext import HelpContext, with_window_help
 from plogscan.cli.lean_imports import keep_pandas_out
 from plogscan.errors import PlogscanError
 from plogscan.textsafe import neutralize
@@ -36,8 +38,11 @@ class PlogscanGroup(click.Group):
     """A click group that renders ``PlogscanError`` as a located message and exits 2.
 
     Command modules are imported when their command runs (or when help lists them), so that
-    ``plogscan ingest`` does not pay for importing the reporters.
+    ``plogscan ingest`` does not pay for importing the reporters. Help fits the terminal
+    (``helptext``).
     """
+
+    context_class = HelpContext
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -49,7 +54,7 @@ class PlogscanGroup(click.Group):
 
         command = import_module(f"plogscan.cli.{cmd_name}").command
         use_lean_pool()  # the commands that read logs or tables have imported pyarrow by now
-        return command
+        return with_window_help(command)
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
@@ -131,7 +136,8 @@ def cli() -> None:
       plogscan events events.parquet --level ERROR --limit 20
       plogscan rules list                      the built-in rule catalog
 
-    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not run.
+    Exit codes: 0 clean, 1 findings at or above --fail-on, 2 could not run or a
+    named PATH could not be read.
     """
 
 

@@ -12,6 +12,7 @@ import click
 
 from plogscan.baseline import create_baseline, write_baseline
 from plogscan.cli.common import (
+    exit_if_incomplete,
     input_size,
     limit_options,
     limits_from,
@@ -86,3 +87,4 @@ def create(paths: tuple[str, ...], output: Path, reason: str | None,
         warn(f"no findings: wrote an empty baseline to {output}")
     else:
         warn(f"recorded {len(baseline.entries)} finding(s) in {output}")
+    exit_if_incomplete(diagnosis.inputs)

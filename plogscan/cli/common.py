@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -40,12 +41,16 @@ REPORT_LISTED = "the report's inputs section lists them"
 
 def report_problems(summary: IngestSummary, listed: str = REPORT_LISTED,
                     lang: str = "en") -> None:
-    """What ingest could not read, grouped: one stderr line per reason, with its count and one
-    example, so a tree of a thousand unknown files gives one line, not a thousand. A reason
+    """What ingest could not read. First each path named on the command line that could not
+    be read at all, as ``PATH: reason``; then the rest grouped: one stderr line per reason,
+    with its count and one example, so a tree of a thousand unknown files gives one line, not
+    a thousand. A reason
     that only one file has names that file. Files that are plainly not logs (notes, scripts,
     pictures) share one line whatever their suffix. ``listed`` says where the command shows
     every file; the lines are in ``lang``."""
     listed = tr(lang, listed)
+    for error in summary.errors:  # as grep says it: the path, then the system's reason
+        warn(f"{error.path}: {ingest_text(lang, error.reason)}")
     groups: dict[str, list[str]] = {}
     for skipped in summary.skipped:
         reason = (NOT_A_LOG_REASON if skipped.reason.startswith(NOT_A_LOG_REASON)
@@ -92,6 +97,16 @@ def _grouped(problems: Iterable[tuple[str, str]], listed: str, lang: str,
 
 def nothing_read(summary: IngestSummary) -> bool:
     return not summary.files
+
+
+def exit_if_incomplete(summary: IngestSummary) -> None:
+    """Exit 2 when a path named on the command line could not be read (its output is written
+    by then): a CI hook must see that the collection is incomplete, whatever was found in the
+    rest (as grep exits 2 for a missing file even when other files match)."""
+    if summary.errors:
+        from plogscan.cli import EXIT_ERROR
+
+        sys.exit(EXIT_ERROR)
 
 
 def cannot_write(what: str, path: str | Path, err: OSError) -> PlogscanError:

@@ -28,11 +28,18 @@ from plogscan.cli.common import (
     write_output,
 )
 from plogscan.cli.redaction import redact_options
-from plogscan.console import color_wanted, progress_bar, warn
+from plogscan.console import color_wanted, progress_bar, terminal_width, warn
 from plogscan.diagnose import FAIL_ON, NothingRead, run
 from plogscan.lang import ENV_VAR, LANGS
 from plogscan.report import Format, render, write_all
 from plogscan.report.i18n import tr
+
+WIDTHS = (40, 400)  # the narrowest and widest terminal report
+
+
+def _fitted(columns: int) -> int:
+    """The terminal's width, within what the report can be laid out in."""
+    return min(max(columns, WIDTHS[0]), WIDTHS[1])
 
 
 @click.command("diagnose")
@@ -61,7 +68,7 @@ from plogscan.report.i18n import tr
 @click.option("--all", "show_all", is_flag=True,
               help="Terminal report: every finding unfolded, by level, instead of the "
                    "answer-first view that folds each incident's symptoms and evidence.")
-@click.option("--width", type=click.IntRange(40, 400), default=None,
+@click.option("--width", type=click.IntRange(*WIDTHS), default=None,
               help="Terminal report width (default: the terminal's, 80 when piped).")
 @cache_options
 @scheduler_options
@@ -101,7 +108,9 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     Exit codes:
       0  nothing at or above --fail-on
       1  findings at or above --fail-on (a CI hook fails the job on this)
-      2  could not run: bad rule file, unreadable input, bad option
+      2  could not run (bad rule file, bad option, nothing readable), or a
+         PATH could not be read: it is named on stderr and in the report,
+         which covers the other paths (2 wins over 1 and --fail-on never)
     """
     # Everything that can be checked before the (possibly long) run is checked first.
     lang = speak(lang)
@@ -157,7 +166,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
             click.echo(tr(lang, "wrote {path}", path=path), err=True)
     to_terminal = output is None and sys.stdout.isatty()
     text = render(diagnosis, fmt, verbose=verbose, show_all=show_all,
-                  width=width or (None if not to_terminal else click.get_terminal_size()[0]),
+                  width=width or (_fitted(terminal_width()) if to_terminal else None),
                   color=to_terminal and color_wanted(sys.stdout))
     if redactor is not None:
         text = redactor.known_text(text)

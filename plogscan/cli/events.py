@@ -6,6 +6,7 @@ import click
 
 from plogscan.cli import redaction
 from plogscan.cli.common import (
+    exit_if_incomplete,
     input_size,
     limit_options,
     limits_from,
@@ -61,6 +62,8 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
       plogscan events ./logs --level ERROR --format csv --redact > errors.csv
 
     Filters see the original records; --redact changes only what is printed.
+    A PATH that cannot be read is named on stderr; the others are printed, then
+    the exit code is 2.
     """
     redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
     selector = EventFilter(levels, modules, pids, ranks, grep,
@@ -94,3 +97,4 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
         report_problems(ingest.summary, listed="plogscan ingest --stats lists them")
         if nothing_read(ingest.summary) and len(log_paths) == len(paths):
             raise InputError("nothing could be read from the given paths")
+    exit_if_incomplete(ingest.summary)

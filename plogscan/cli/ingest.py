@@ -12,6 +12,7 @@ from plogscan.cli.common import (
     clock_offset_option,
     clock_reference_option,
     cluster_executor,
+    exit_if_incomplete,
     input_size,
     limit_options,
     limits_from,
@@ -62,6 +63,8 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
     .tar/.tar.gz/.tgz/.zip collections (read in place, never extracted).
     The table's ts_aligned column holds each record's time on the reference
     host's clock (offsets estimated from the logs, or given with --clock-offset).
+    A PATH that cannot be read is named on stderr; the table of the others is
+    written, then the exit code is 2.
 
     \b
     Examples:
@@ -123,6 +126,7 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
         click.echo(render_stats(summary), nl=False)
     records = summary.records
     click.echo(f"wrote {records} records from {len(summary.files)} files to {output}", err=True)
+    exit_if_incomplete(summary)
 
 
 def _ingest_dataset(paths: tuple[str, ...], directory: Path, overwrite: bool, stats: bool,
@@ -163,3 +167,4 @@ def _ingest_dataset(paths: tuple[str, ...], directory: Path, overwrite: bool, st
         click.echo(render_stats(summary), nl=False)
     click.echo(f"wrote {summary.records} records from {len(summary.files)} files to the "
                f"dataset {directory}", err=True)
+    exit_if_incomplete(summary)

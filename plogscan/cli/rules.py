@@ -8,12 +8,14 @@ case next to the rules and exits 1 if one fails (2 when a rule or case file is b
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
 import click
 
 from plogscan.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, speak
+from plogscan.console import terminal_width
 from plogscan.engine import builtin_rules_dir, load_rules
 from plogscan.engine.checks import check
 from plogscan.engine.rule import Rule
@@ -52,9 +54,14 @@ def list_rules(rule_dirs: tuple[str, ...]) -> None:
     rows += [(r.id, r.level.value, r.category, r.status, r.name, r.title)
              for r in load_rules(rule_dirs)]
     widths = [max(len(row[i]) for row in rows) for i in range(5)]
+    # On a terminal a title is cut to the window (a pipe or a file gets it whole).
+    room = (terminal_width() - sum(widths) - 2 * len(widths)) if sys.stdout.isatty() else None
     for row in rows:
         cells = [cell.ljust(w) for cell, w in zip(row[:5], widths, strict=True)]
-        click.echo("  ".join([*cells, row[5]]).rstrip())
+        title = row[5]
+        if room is not None and len(title) > room:
+            title = title[:max(room - 1, 0)] + "…"
+        click.echo("  ".join([*cells, title]).rstrip())
 
 
 @command.command("show")

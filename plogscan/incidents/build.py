@@ -19,8 +19,11 @@ exactly one incident. In an incident, the findings of the root's rule on other p
 ranks are ``same_rule``, all others ``symptoms``.
 
 Incidents come in the order to fix them: a root that is itself a symptom (a wrapper whose
-cause the logs do not show) or could not be checked comes after the other roots; then level,
-then time (``model.finding_order``). A rank that only waited is folded into its root's
+cause the logs do not show) comes after the other roots, a root that says what the logs lack
+(category ``evidence-gap``: files that could not be read, an incomplete dump) after every
+fault they show, and one that could not be checked last; then level, then time
+(``model.finding_order``). A finding about no rank, process or record (the inputs as a whole)
+is never folded into another rank's incident. A rank that only waited is folded into its root's
 incident when the logs show one; when they do not, its finding is the best account of the
 failure there is, and ranks by level and time like any root. Findings come incident by
 incident: root, same rule, symptoms.
@@ -202,7 +205,8 @@ def _causes(findings: Sequence[Finding], crossrank: CrossRank | None = None
             if found is None:
                 found = places.first_match(index, causes)
         root = localized.get(f.attempt)
-        if found is None and root is not None and not _on_same_rank(places, index, root):
+        if (found is None and root is not None and _has_place(f)
+                and not _on_same_rank(places, index, root)):
             found = root
         if found is None and root is None and f.rank_role == "victim":
             root = first_root_rank.get(f.attempt)
@@ -221,8 +225,21 @@ def _root_of(index: int, parents: list[int | None]) -> int:
     return min(seen)  # a circle (rules check rejects them in rule data): its first finding
 
 
+EVIDENCE_GAP = "evidence-gap"  # what the logs lack: never the answer over what they show
+
+
 def _incident_key(root: Finding) -> tuple:
-    return (root.verdict is not Verdict.MATCH, root.role == "symptom", *finding_order(root))
+    """Faults the logs show first (root causes, then symptoms whose cause they lack), then
+    what they lack (``evidence-gap``: files that could not be read...), then checks that
+    could not run; within each, ``finding_order``."""
+    return (root.verdict is not Verdict.MATCH, root.category == EVIDENCE_GAP,
+            root.role == "symptom", *finding_order(root))
+
+
+def _has_place(finding: Finding) -> bool:
+    """Whether a finding is about a rank, a process or a file's records (one about the inputs
+    as a whole is on no rank, so no rank's root explains it)."""
+    return bool(finding.scope.ranks or finding.scope.pids or finding.evidence)
 
 
 def _union_scope(members: Iterable[Finding]) -> Scope:

@@ -10,7 +10,8 @@ its reason).
 sniffs each one's kind from its name, path and first bytes; ``streams`` and ``archives`` read
 compressed files and archive members in place; ``pathhints`` reads host, rank and device from
 paths; ``sources`` holds what is handed on (``Source``, ``Skipped`` and the skip reasons);
-``chunks`` cuts a file into newline-aligned ranges or chunks and parses one in a worker;
+``chunks`` cuts a file into newline-aligned ranges or chunks and parses one in a worker
+(``textbytes`` counts what of its bytes is not text);
 ``pipeline`` (the ``Ingest`` class) runs the workers and stitches their records back in order
 (``handoff`` carries tables back from worker processes); ``smallfiles`` parses a group of
 small files as one task (``joined``: as one buffer, where that is exact; ``groups``: what a

@@ -31,6 +31,7 @@ from plogscan.ingest.facts import Reducer
 from plogscan.ingest.reuse import absolute
 from plogscan.ingest.skimming import reduced_parse
 from plogscan.ingest.streams import LimitReached
+from plogscan.ingest.textbytes import control_bytes
 from plogscan.parse.arrowtext import as_one_value
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.formatcheck import builtin_formats
@@ -72,6 +73,7 @@ class Cleaned:
     result: ChunkResult
     nul_bytes: int
     decode_errors: int
+    control_bytes: int = 0
     relative_lines: bool = False  # lines numbered from 1: shift by the lines before the chunk
     problem: str | None = None
     records_file: str | None = None  # the records, in shared memory (see ``handoff``)
@@ -141,23 +143,25 @@ def cut_long_lines(data: bytes, bound: int) -> tuple[bytes, int, int, int]:
     return b"".join(parts), cuts, dropped, first
 
 
-def clean(data: bytes) -> tuple[bytes, int, int]:
-    """Drop NUL bytes and CRs before newlines; replace invalid UTF-8. Returns counts too.
+def clean(data: bytes) -> tuple[bytes, int, int, int]:
+    """Drop NUL bytes and CRs before newlines; replace invalid UTF-8. Returns the counts too:
+    NUL bytes, replaced sequences, control bytes (``textbytes.control_bytes``).
 
     A chunk ends just before a newline (it was cut there), so a CR at its very end is the CR
     of a CRLF too, wherever the chunk boundaries fall."""
     nul = data.count(b"\x00") if b"\x00" in data else 0
     if nul:
         data = data.translate(None, b"\x00")
+    control = control_bytes(data)
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n")
         if data.endswith(b"\r"):
             data = data[:-1]
     if valid_utf8(data):
-        return data, nul, 0
+        return data, nul, 0, control
     text = data.decode("utf-8", errors="replace")
     already = data.count("\ufffd".encode())
-    return text.encode("utf-8"), nul, text.count("\ufffd") - already
+    return text.encode("utf-8"), nul, text.count("\ufffd") - already, control
 
 
 SMALL_UTF8_CHECK = 64 << 10  # below this, Arrow's fixed cost per call outweighs its speed
@@ -194,7 +198,7 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
     ``skimming``). Lines past ``line_bytes`` are cut first."""
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
     data, cuts, dropped, first = cut_long_lines(chunk.data, line_bytes)
-    data, nul, bad = clean(data)
+    data, nul, bad, control = clean(data)
     facts, dropped_records, dropped_lines = None, 0, 0
     if reducer is None:
         result = parse_chunk(data, chunk.first_line, ctx, fset, chunk.open_record, encoded)
@@ -206,7 +210,8 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
     records_file = handoff.put(result.records, shared)
     if records_file is not None:
         result.records = result.records.slice(0, 0)
-    return Cleaned(result, nul, bad, records_file=records_file, cut_lines=cuts,
+    return Cleaned(result, nul, bad, control_bytes=control, records_file=records_file,
+                   cut_lines=cuts,
                    cut_bytes=dropped, first_cut=chunk.first_line + first if cuts else 0,
                    facts=facts, dropped_records=dropped_records, dropped_lines=dropped_lines)
 

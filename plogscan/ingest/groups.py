@@ -76,3 +76,4 @@ class Piece:
     size: int
     problem: str | None
     digest: str | None = None
+    control: int = 0  # control bytes (``chunks.control_bytes``)

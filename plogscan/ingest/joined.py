@@ -92,6 +92,7 @@ def parse_joined(pieces: list[Piece], fset: FormatSet, encoded: bool, reducer: R
     outcomes = []
     for i, piece in enumerate(pieces):
         stats = {"bytes": piece.size, "nul_bytes": piece.nul, "decode_errors": piece.bad,
+                 "control_bytes": piece.control,
                  "lines": int(lines[i]), "records": int(per[i]),
                  "record_lines": int(record_lines[i]),
                  "blank_lines": int(lines[i] - record_lines[i]),

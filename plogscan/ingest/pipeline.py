@@ -112,6 +112,7 @@ class Ingest:
         self.on_progress = on_progress
         self.files: list[FileStats] = []
         self.skipped: list[SkippedFile] = []
+        self.errors: list[SkippedFile] = []  # named paths that could not be read at all
         self.paths: tuple[str, ...] = ()
         self._shared: str | None = None  # shared-memory directory of the running pool
 
@@ -126,13 +127,14 @@ class Ingest:
                               f"and {self.more_limit_hits:,} more limit hits not listed"),)
         return IngestSummary(self.paths, tuple(self.files),
                              tuple(sorted(self.skipped, key=lambda s: s.path.split("/"))),
-                             hits)
+                             hits, tuple(self.errors))
 
     def absorb(self, files: Iterable[FileStats], skipped: Iterable[SkippedFile],
-               limits: Iterable[LimitHit] = ()) -> None:
+               limits: Iterable[LimitHit] = (), errors: Iterable[SkippedFile] = ()) -> None:
         """Add accounting made by an earlier run (stored in an event table)."""
         self.files.extend(files)
         self.skipped.extend(skipped)
+        self.errors.extend(errors)
         for hit in limits:
             self.record_limit(hit)
 
@@ -154,7 +156,8 @@ class Ingest:
             for item in walk_inputs(list(paths), self.limits, self.record_limit, self.kinds,
                                     block=self.chunk_bytes):
                 if isinstance(item, Skipped):
-                    self.skipped.append(SkippedFile(item.path, item.reason))
+                    kept = self.errors if item.named else self.skipped
+                    kept.append(SkippedFile(item.path, item.reason))
                     if self.on_progress:
                         self.on_progress("skipped", 0)
                     continue
@@ -414,6 +417,7 @@ class Ingest:
                            ("invalid_timestamps", result.invalid_timestamps),
                            ("epoch_clock_records", result.epoch_records),
                            ("nul_bytes", cleaned.nul_bytes),
+                           ("control_bytes", cleaned.control_bytes),
                            ("decode_errors", cleaned.decode_errors)):
             state.add(key, value)
         head = result.head
@@ -467,7 +471,8 @@ class Ingest:
             lines=s.get("lines", 0), records=s.get("records", 0),
             record_lines=s.get("record_lines", 0), blank_lines=s.get("blank_lines", 0),
             unparsed_lines=s.get("unparsed_lines", 0), decode_errors=s.get("decode_errors", 0),
-            nul_bytes=s.get("nul_bytes", 0), truncated_lines=s.get("truncated_lines", 0),
+            nul_bytes=s.get("nul_bytes", 0), control_bytes=s.get("control_bytes", 0),
+            truncated_lines=s.get("truncated_lines", 0),
             invalid_timestamps=s.get("invalid_timestamps", 0),
             epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems),
             encoding=state.ctx.encoding))

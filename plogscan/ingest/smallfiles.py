@@ -60,9 +60,9 @@ def _piece(ctx: FileContext, raw: bytes, digest: bool) -> Piece:
     bytes counted and replaced (``chunks.clean``)."""
     size = len(raw)
     data = raw[:-1] if raw.endswith(b"\n") else raw  # the final newline ends the last line
-    data, nul, bad = clean(data)
+    data, nul, bad, control = clean(data)
     return Piece(ctx, data, nul, bad, size, None,
-                  content_digest(raw).hexdigest() if digest else None)
+                 content_digest(raw).hexdigest() if digest else None, control)
 
 
 def parse_files(files: list[tuple[FileContext, str, bytes | None]], fset: FormatSet | None,
@@ -150,7 +150,8 @@ def _each_alone(pieces: list[Piece], fset: FormatSet, encoded: bool,
 def _alone(piece: Piece, fset: FormatSet, encoded: bool, reducer: Reducer | None
            ) -> tuple[pa.Table, pa.Table | None, FileOutcome]:
     """One file's records, facts and outcome."""
-    stats = {"bytes": piece.size, "nul_bytes": piece.nul, "decode_errors": piece.bad}
+    stats = {"bytes": piece.size, "nul_bytes": piece.nul, "decode_errors": piece.bad,
+             "control_bytes": piece.control}
     problems = [piece.problem] if piece.problem else []
     if not piece.size:
         return table_schema(encoded).empty_table(), None, FileOutcome(0, 0, stats, problems)

@@ -7,7 +7,9 @@ walk or an archive, because it never holds logs and would drown the real skip re
 file named explicitly by the user is treated like any other file. Everything else that is not
 read becomes a ``Skipped`` with a short reason: ``not found``, ``empty file``, ``binary file``,
 ``unreadable: <OS reason>``, ``symlink loop``, ``duplicate: same file as <path>``, ``not a regular
-file``, ``corrupt archive: <reason>``, ``unknown format: ...`` and a few more.
+file``, ``corrupt archive: <reason>``, ``unknown format: ...``, ``empty directory`` (a directory
+named on the command line that holds no file) and a few more. A path named on the command line
+that cannot be read at all is a ``Skipped`` marked ``named``, with the system's reason.
 
 Paths are shown through ``printable``: a file name is text from the input too.
 """
@@ -54,10 +56,16 @@ class Source:
 
 @dataclass(frozen=True)
 class Skipped:
-    """An input that is not read, with a short human reason."""
+    """An input that is not read, with a short human reason.
+
+    ``named``: the path was named on the command line (or is what a pattern named there
+    matched) and could not be read at all: it does not exist, cannot be opened or listed, or
+    is not a file. That is an input error (``IngestSummary.errors``, exit code 2), not a skip;
+    its reason is the operating system's (``No such file or directory``)."""
 
     path: str
     reason: str
+    named: bool = False
 
 
 NOISE_FILES = frozenset({".ds_store", "thumbs.db", "desktop.ini"})

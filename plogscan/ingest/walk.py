@@ -102,6 +102,8 @@ EXTENDED_HEAD_BYTES = 1024 * 1024  # non-seekable text whose head matched nothin
 TAIL_BYTES = 64 * 1024  # seekable text whose head matched nothing: also sniff its tail
 _GLOB_CHARS = re.compile(r"[*?\[]")
 OUTSIDE_REASON = "symlink leads outside the directory given: not followed"
+NO_MATCH_REASON = "no file matches this pattern"
+EMPTY_DIR_REASON = "empty directory"
 # Opened without blocking (a FIFO swapped in cannot hang the run) and, in a walk, without
 # following a symlink swapped in after the check.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -165,7 +167,7 @@ class Walker:
         if is_pattern(arg):
             matches = sorted(glob.glob(arg, recursive=True))
             if not matches:
-                yield Skipped(printable(arg), "not found: the pattern matches nothing")
+                yield Skipped(printable(arg), NO_MATCH_REASON, named=True)
                 return
             walked: set[str] = set()
             for match in matches:
@@ -185,16 +187,21 @@ class Walker:
         try:
             st = os.stat(path)
         except OSError as exc:
-            yield Skipped(shown, _stat_failure(path, exc))
+            yield Skipped(shown, _named_failure(path, exc), named=True)
             return
         if stat.S_ISDIR(st.st_mode):
-            yield from self.walk(path, st)
+            empty = True
+            for item in self.walk(path, st):
+                empty = False
+                yield item
+            if empty and not self.stopped:  # said, so that it is not taken for read
+                yield Skipped(shown, EMPTY_DIR_REASON)
         elif stat.S_ISREG(st.st_mode):
-            yield from self.file(path, st, follow=True)
+            yield from self.file(path, st, follow=True, named=True)
         elif stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode):
             yield from self.pipe(path)  # named by the user: <(zcat x.gz), /dev/stdin
         else:
-            yield Skipped(shown, "not a regular file")
+            yield Skipped(shown, "not a regular file", named=True)
 
     def stdin(self) -> Iterator[WalkItem]:
         """``-``: the standard input, read once as a stream."""
@@ -206,7 +213,7 @@ class Walker:
         if skipped is not None:
             yield skipped
             return
-        yield from self.stream(STDIN_PATH, stream, None, seekable=False, depth=0)
+        yield from self.stream(STDIN_PATH, stream, None, seekable=False, depth=0, named=True)
 
     def pipe(self, path: str) -> Iterator[WalkItem]:
         """A FIFO or character device named on the command line, read once as a stream (a
@@ -218,10 +225,11 @@ class Walker:
         try:
             f = open(path, "rb")  # noqa: SIM115 - closed by the with below, after the yield
         except OSError as exc:
-            yield Skipped(printable(path), f"unreadable: {describe(exc)}")
+            yield Skipped(printable(path), describe(exc), named=True)
             return
         with f:
-            yield from self.stream(printable(path), f, None, seekable=False, depth=0)
+            yield from self.stream(printable(path), f, None, seekable=False, depth=0,
+                                   named=True)
 
     def walk(self, top: str, top_stat: os.stat_result) -> Iterator[WalkItem]:
         """Depth first, entries sorted by name; a directory already on the path is a loop.
@@ -231,6 +239,7 @@ class Walker:
         stack: list[tuple[Iterator[str], tuple[int, int], str]] = []
 
         def enter(path: str, st: os.stat_result) -> Skipped | None:
+            top_named = not stack  # the directory named itself, not one found in it
             key = (st.st_dev, st.st_ino)
             if key in ancestors:
                 return Skipped(printable(path), "symlink loop")
@@ -245,6 +254,8 @@ class Walker:
                 with os.scandir(path) as it:
                     names = sorted(e.name for e in it)
             except OSError as exc:
+                if top_named:
+                    return Skipped(printable(path), describe(exc), named=True)
                 return Skipped(printable(path), f"unreadable: {describe(exc)}")
             self.dirs[key] = printable(path)
             ancestors.append(key)
@@ -285,7 +296,8 @@ class Walker:
             else:
                 yield Skipped(printable(child), "not a regular file")
 
-    def file(self, path: str, st: os.stat_result, *, follow: bool) -> Iterator[WalkItem]:
+    def file(self, path: str, st: os.stat_result, *, follow: bool, named: bool = False
+             ) -> Iterator[WalkItem]:
         shown = printable(path)
         key = (st.st_dev, st.st_ino)
         if key in self.files:
@@ -302,23 +314,31 @@ class Walker:
         try:
             f = open_checked(path, key, follow=follow)
         except OSError as exc:
-            yield Skipped(shown, f"unreadable: {describe(exc)}")
+            yield Skipped(shown, describe(exc) if named else f"unreadable: {describe(exc)}",
+                          named=named)
             return
         except ValueError as exc:
             yield Skipped(shown, str(exc))
             return
         with f:
-            yield from self.stream(shown, f, st.st_size, seekable=True, depth=0)
+            yield from self.stream(shown, f, st.st_size, seekable=True, depth=0, named=named)
 
     # -- streams -----------------------------------------------------------------------------
 
     def stream(
-        self, shown: str, stream: BinaryIO, size: int | None, *, seekable: bool, depth: int
+        self, shown: str, stream: BinaryIO, size: int | None, *, seekable: bool, depth: int,
+        named: bool = False,
     ) -> Iterator[WalkItem]:
-        """Sniff ``stream`` and yield what it holds: a log, archive members, or a skip."""
+        """Sniff ``stream`` and yield what it holds: a log, archive members, or a skip.
+        ``named``: the stream is a file named on the command line, not one found in a walk or
+        an archive."""
         head, err = read_head(stream, HEAD_BYTES)
         if err is not None and not head:
-            yield Skipped(shown, failure(err))
+            os_error = isinstance(err, OSError) and err.errno is not None
+            if named and depth == 0 and os_error:  # a named file the system will not read
+                yield Skipped(shown, describe(err), named=True)
+            else:
+                yield Skipped(shown, failure(err))
             return
         fmt = container(head)
         if fmt == "parquet" or shown.lower().endswith(".parquet"):
@@ -337,7 +357,8 @@ class Walker:
             inner = Bounded(DECOMPRESSORS[fmt](packed), lambda: packed.count, self.limits,
                             shown, self.relay)
             with contextlib.closing(inner):
-                yield from self.stream(shown, inner, size, seekable=False, depth=depth + 1)
+                yield from self.stream(shown, inner, size, seekable=False, depth=depth + 1,
+                                       named=named)
             return
         if fmt == "zip":
             yield from self.members(
@@ -349,7 +370,7 @@ class Walker:
         if not head:
             yield Skipped(shown, "empty file")
             return
-        yield from self.text(shown, stream, head, err, size, seekable=seekable)
+        yield from self.text(shown, stream, head, err, size, seekable=seekable, named=named)
 
     def text(
         self,
@@ -360,14 +381,19 @@ class Walker:
         size: int | None,
         *,
         seekable: bool,
+        named: bool = False,
     ) -> Iterator[WalkItem]:
         """A text log (in any encoding), or the reason it is skipped.
 
-        A binary-looking head (NUL runs, control bytes) skips a file, unless it is named or
-        placed like a log and either known lines follow the junk or part of the file was not
-        sniffed: then the junk is read as unparsed lines and the records after it are found.
+        A binary-looking head (NUL runs, control bytes) skips a file, unless it is named on
+        the command line or named or placed like a log (``*.log``, ``plog-*``, under
+        ``debug/``...): such a file is read whatever its bytes, the junk as unparsed lines
+        and the records after it as records, and what is not text in it is counted
+        (``FileStats.nul_bytes``, ``control_bytes``, ``decode_errors``), so that a log that
+        turned into binary garbage is reported as unreadable (``analysis.unreadable``),
+        never silently dropped. Only an all-NUL file named like a tar is an empty archive.
         """
-        log_like = placed_like_a_log(shown, NOT_LOG_SUFFIXES)
+        log_like = named or placed_like_a_log(shown, NOT_LOG_SUFFIXES)
         encoding, bom = detect(head)
         seen = decode_head(head, encoding, bom)
         ratio = non_text_ratio(seen)
@@ -398,11 +424,15 @@ class Walker:
         if content is None and more:
             kind = self._classify(shown, seen)
             content = self._classify("", seen) if binary else kind
-        if binary and content is None and not unseen:
+        if binary and content is None and not unseen and (
+                not log_like or (nul_only and TAR_NAME.search(shown) is not None)):
             yield Skipped(shown, _binary_reason(shown, nul_only))
             return
-        if kind is None and log_like and (unseen or binary):
-            kind = log_kind_by_place(shown)
+        if kind is None and log_like and (unseen or binary or ratio > SUSPECT_RATIO):
+            kind = log_kind_by_place(shown)  # read: its junk is counted, not dropped
+        if kind is None and err is not None:  # its read failed before it could be told
+            yield Skipped(shown, failure(err))
+            return
         if kind is None:
             suffix = PurePosixPath(shown).suffix.lower()
             if suffix in NOT_LOG_SUFFIXES:
@@ -487,6 +517,14 @@ def _binary_reason(shown: str, nul_only: bool) -> str:
         return "binary file"
     empty_tar = TAR_NAME.search(shown) is not None  # a tar of no member is all zeros
     return "empty archive" if empty_tar else "binary file (only NUL bytes)"
+
+
+def _named_failure(path: str, exc: OSError) -> str:
+    """Why a path named on the command line cannot be read, in the system's words."""
+    reason = describe(exc)
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return f"{reason} (broken symlink)"
+    return reason
 
 
 def _stat_failure(path: str, exc: OSError) -> str:

@@ -30,6 +30,7 @@ class FileStats:
     unparsed_lines: int = 0  # lines kept as records with a null level
     decode_errors: int = 0  # invalid UTF-8 sequences replaced
     nul_bytes: int = 0
+    control_bytes: int = 0  # C0 controls other than whitespace and escape, and DEL
     truncated_lines: int = 0  # physical lines of 1022+ characters
     invalid_timestamps: int = 0
     epoch_clock_records: int = 0
@@ -57,6 +58,10 @@ class IngestSummary:
     files: tuple[FileStats, ...]
     skipped: tuple[SkippedFile, ...]
     limits: tuple[LimitHit, ...] = ()  # every limit that bit, in input order
+    # Paths named on the command line that could not be read at all (they do not exist,
+    # cannot be opened or listed), in the order given, each with the system's reason: the
+    # run is incomplete, and the command line exits 2 after writing its reports.
+    errors: tuple[SkippedFile, ...] = ()
 
     @property
     def lines(self) -> int:

@@ -285,6 +285,7 @@ def _ingest_view(diagnosis: Diagnosis) -> dict:
         "files": files[:MAX_FILE_ROWS],
         "files_dropped": max(0, len(files) - MAX_FILE_ROWS),
         "skipped": sorted(inputs.skipped, key=lambda s: (s.path, s.reason)),
+        "errors": list(inputs.errors),
         "lines": inputs.lines, "records": inputs.records, "unparsed": inputs.unparsed_lines,
         "clock": [f for f in files if f.invalid_timestamps or f.epoch_clock_records],
         "problems": [(f.path, p) for f in files for p in f.problems],

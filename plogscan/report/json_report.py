@@ -115,6 +115,7 @@ def _inputs(diagnosis: Diagnosis) -> dict:
         "lines": inputs.lines,
         "records": inputs.records,
         "unparsed_lines": inputs.unparsed_lines,
+        "errors": [{"path": e.path, "reason": e.reason} for e in inputs.errors],
         "skipped_files": [{"path": s.path, "reason": s.reason} for s in inputs.skipped],
         "file_stats": [_file(f) for f in listed],
         **omitted,
@@ -140,6 +141,7 @@ def listed_files(files: Sequence[FileStats], cap: int | None = None) -> list[Fil
 
 def _notable(f: FileStats) -> bool:
     return bool(f.problems or f.unparsed_lines or f.decode_errors or f.nul_bytes
+                or f.control_bytes
                 or f.truncated_lines or f.invalid_timestamps or f.epoch_clock_records)
 
 
@@ -149,6 +151,7 @@ def _file(stats: FileStats) -> dict:
         "records": stats.records, "record_lines": stats.record_lines,
         "blank_lines": stats.blank_lines, "unparsed_lines": stats.unparsed_lines,
         "decode_errors": stats.decode_errors, "nul_bytes": stats.nul_bytes,
+        "control_bytes": stats.control_bytes,
         "truncated_lines": stats.truncated_lines,
         "invalid_timestamps": stats.invalid_timestamps,
         "epoch_clock_records": stats.epoch_clock_records, "problems": list(stats.problems),

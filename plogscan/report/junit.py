@@ -23,7 +23,15 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from plogscan.model import Diagnosis, Finding, RuleInfo, Verdict
-from plogscan.report.i18n import level_word, listing, step_word, tr, verdict_word
+from plogscan.report.i18n import (
+    count,
+    ingest_text,
+    level_word,
+    listing,
+    step_word,
+    tr,
+    verdict_word,
+)
 from plogscan.report.view import (
     clip,
     complete,
@@ -122,7 +130,20 @@ def render(diagnosis: Diagnosis) -> str:
                         else tr(lang, "suppressed by baseline: ")) + _finding_text(finding, lang))
         if out:
             ET.SubElement(case, "system-out").text = _clean("\n\n".join(out))
-    counts = {"tests": tests, "failures": failed, "errors": 0, "skipped": skipped,
+    errors = 0
+    if diagnosis.inputs.errors:  # the run is incomplete: an error, as a test that could not run
+        errors = 1
+        tests += 1
+        case = ET.SubElement(suite, "testcase", classname="inputs",
+                             name=_clean(tr(lang, "Named paths that could not be read")),
+                             time="0")
+        error = ET.SubElement(case, "error", type="input", message=_clean(count(
+            lang, len(diagnosis.inputs.errors), "{n} named path could not be read",
+            "{n} named paths could not be read")))
+        error.text = _clean("\n".join(tr(lang, "{path}: {reason}", path=e.path,
+                                          reason=ingest_text(lang, e.reason))
+                                       for e in diagnosis.inputs.errors))
+    counts = {"tests": tests, "failures": failed, "errors": errors, "skipped": skipped,
               "time": "0"}
     suite.attrib.update({k: str(v) for k, v in counts.items()})
     root = ET.Element("testsuites", name="plogscan",

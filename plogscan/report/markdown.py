@@ -21,7 +21,7 @@ import re
 
 from plogscan import __version__
 from plogscan.model import Diagnosis, Finding, Incident, Verdict
-from plogscan.report.i18n import level_word, listing, step_word, tr, verdict_word
+from plogscan.report.i18n import ingest_text, level_word, listing, step_word, tr, verdict_word
 from plogscan.report.text_finding import role_line
 from plogscan.report.view import (
     complete,
@@ -93,6 +93,11 @@ def render(diagnosis: Diagnosis) -> str:
     out += _suppressed(diagnosis)
     out += _unexplained(diagnosis)
     inputs = diagnosis.inputs
+    if inputs.errors:
+        out += [f"**{tr(lang, 'Named paths that could not be read')}**", ""]
+        out += [f"- `{_code_span(e.path)}`: {text(ingest_text(lang, e.reason))}"
+                for e in inputs.errors]
+        out.append("")
     out.append("<sub>" + tr(lang, "plogscan {version} read {files} file(s), {lines} lines "
                             "({unparsed} unparsed); skipped {skipped} file(s).",
                             version=__version__, files=len(inputs.files),

@@ -73,6 +73,11 @@ def sarif_log(diagnosis: Diagnosis) -> dict:
     results += [_result(f, index, suppression_reason(diagnosis, f.fingerprint) or "", lang)
                 for f in suppressed(diagnosis)]
     notifications = [
+        {"level": "error", "message": {"text": neutralize(tr(
+            lang, "{path}: {reason}", path=e.path, reason=ingest_text(lang, e.reason)))},
+         "locations": [{"physicalLocation": {"artifactLocation": _artifact(e.path)}}]}
+        for e in diagnosis.inputs.errors
+    ] + [
         {"level": "warning", "message": {"text": neutralize(tr(
             lang, "skipped {path}: {reason}", path=s.path, reason=ingest_text(lang, s.reason)))},
          "locations": [{"physicalLocation": {"artifactLocation": _artifact(s.path)}}]}

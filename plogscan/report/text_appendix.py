@@ -72,6 +72,7 @@ def file_problems(stats: FileStats, lang: str = "en") -> list[str]:
         (stats.unparsed_lines, "{n} unparsed line", "{n} unparsed lines"),
         (stats.decode_errors, "{n} invalid UTF-8 sequence", "{n} invalid UTF-8 sequences"),
         (stats.nul_bytes, "{n} NUL byte", "{n} NUL bytes"),
+        (stats.control_bytes, "{n} control byte", "{n} control bytes"),
         (stats.truncated_lines, "{n} line cut at 1022+ chars", "{n} line cut at 1022+ chars"),
         (stats.invalid_timestamps, "{n} invalid timestamp", "{n} invalid timestamps"),
         (stats.epoch_clock_records, "{n} record with an unsynchronised 1970 clock",
@@ -92,6 +93,11 @@ def ingest_health(diagnosis: Diagnosis) -> Iterator[RenderableType]:
         count(lang, inputs.records, "{n} record", "{n} records"),
         count(lang, inputs.unparsed_lines, "{n} unparsed line", "{n} unparsed lines"),
         tr(lang, "{n} skipped", n=len(inputs.skipped)))))
+    if inputs.errors:
+        yield Text(tr(lang, "Named paths that could not be read"), style="bold red")
+        yield Padding(numbered([tr(lang, "{path}: {reason}", path=e.path,
+                                   reason=ingest_text(lang, e.reason))
+                                for e in inputs.errors], bullet="-"), (0, 0, 0, 2))
     if inputs.skipped:
         yield Text(tr(lang, "Skipped files"), style="bold")
         yield Padding(numbered([tr(lang, "{path}: {reason}", path=s.path,
@@ -108,7 +114,7 @@ def ingest_health(diagnosis: Diagnosis) -> Iterator[RenderableType]:
         if len(troubled) > MAX_FILES:
             yield Text(tr(lang, "  … and {n} more files", n=len(troubled) - MAX_FILES),
                        style=DIM)
-    if not inputs.skipped and not troubled:
+    if not inputs.skipped and not troubled and not inputs.errors:
         yield Text(tr(lang, "every line of every file was read and parsed"), style=DIM)
 
 

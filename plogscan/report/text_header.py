@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from plogscan.model import Diagnosis, ProcessInfo
-from plogscan.report.i18n import count, tr
+from plogscan.report.i18n import count, ingest_text, tr
 from plogscan.report.text_finding import DIM
 from plogscan.report.view import fmt_duration, fmt_ts, int_ranges, seconds_between, time_span
 from plogscan.textsafe import neutralize
@@ -59,6 +59,11 @@ def header(diagnosis: Diagnosis, show_all: bool = False) -> RenderableType:
     lang = diagnosis.lang
     _kv(grid, tr(lang, "Inputs"),
         ", ".join(neutralize(p, keep_newlines=False) for p in inputs.paths))
+    if inputs.errors:
+        _kv(grid, tr(lang, "Not read"), Text("; ".join(
+            tr(lang, "{path}: {reason}", path=neutralize(e.path, keep_newlines=False),
+               reason=ingest_text(lang, e.reason)) for e in inputs.errors),
+            style="bold red", overflow="fold"))
     _kv(grid, tr(lang, "Files"), " · ".join((
         tr(lang, "{n} read", n=len(inputs.files)), tr(lang, "{n} skipped", n=len(inputs.skipped)),
         count(lang, inputs.lines, "{n} line", "{n} lines"),

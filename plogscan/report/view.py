@@ -22,7 +22,7 @@ from plogscan.model import (
     finding_order,
     order_findings,
 )
-from plogscan.report.i18n import level_word, listing, tr
+from plogscan.report.i18n import count, level_word, listing, tr
 
 # Keys of Diagnosis.extra written by plogscan.baseline.apply_baseline.
 EXTRA_SUPPRESSED = "suppressed"  # list[Finding] removed from findings by the baseline
@@ -109,8 +109,13 @@ def verdict_line(diagnosis: Diagnosis) -> str:
     if not_evaluable:
         what += tr(lang, " ({n} not evaluable)", n=not_evaluable)
     word = "FAIL" if diagnosis.exit_code == 1 else "ERROR" if diagnosis.exit_code >= 2 else "PASS"
-    return tr(lang, "{word}: {what}; --fail-on {fail_on}, exit code {code}", word=tr(lang, word),
+    line = tr(lang, "{word}: {what}; --fail-on {fail_on}, exit code {code}", word=tr(lang, word),
               what=what, fail_on=diagnosis.fail_on, code=diagnosis.exit_code)
+    errors = len(diagnosis.inputs.errors)
+    if errors:
+        line += count(lang, errors, " ({n} named path could not be read)",
+                      " ({n} named paths could not be read)")
+    return line
 
 
 def fmt_ts(ts: datetime | None) -> str:

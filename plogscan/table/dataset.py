@@ -33,8 +33,12 @@ READ_BATCH_ROWS = 65536
 
 
 def is_dataset(path: str) -> bool:
-    """A directory written by ``ingest --dataset``."""
-    return (Path(path) / INPUTS_FILE).is_file()
+    """A directory written by ``ingest --dataset`` (not one that cannot be looked into: the
+    walk reports that)."""
+    try:
+        return (Path(path) / INPUTS_FILE).is_file()
+    except OSError:
+        return False
 
 
 def check_target(directory: Path, overwrite: bool) -> None:
@@ -121,16 +125,19 @@ def _typed(column: pa.Array, kind: pa.DataType) -> pa.Array:
     return column if column.type == kind else column.cast(kind)
 
 
-def stored_dataset_inputs(path: str) -> tuple[list[FileStats], list[SkippedFile]]:
-    """The accounting ``ingest --dataset`` wrote beside the dataset."""
+def stored_dataset_inputs(path: str) -> tuple[list[FileStats], list[SkippedFile], list,
+                                               list[SkippedFile]]:
+    """The accounting ``ingest --dataset`` wrote beside the dataset (files, skipped files,
+    no limit hits, input errors)."""
     try:
         document = json.loads((Path(path) / INPUTS_FILE).read_text("utf-8"))
         files = [FileStats(**{**f, "problems": tuple(f.get("problems", ()))})
                  for f in document.get("files", [])]
         skipped = [SkippedFile(**s) for s in document.get("skipped", [])]
+        errors = [SkippedFile(**e) for e in document.get("errors", [])]
     except (OSError, ValueError, TypeError):
-        return [], []
-    return files, skipped
+        return [], [], [], []
+    return files, skipped, [], errors
 
 
 def parquet_rows(path: str) -> int:

@@ -42,7 +42,10 @@ DELTA_ENCODED = {"ts": "DELTA_BINARY_PACKED", "line": "DELTA_BINARY_PACKED"}
 
 
 def is_parquet(path: str) -> bool:
-    return path.endswith(".parquet") and Path(path).is_file()
+    try:
+        return path.endswith(".parquet") and Path(path).is_file()
+    except OSError:  # not to be looked at: the walk reports why
+        return False
 
 
 def is_table(path: str) -> bool:
@@ -92,12 +95,14 @@ def inputs_json(summary: IngestSummary) -> str:
     """The per-file accounting of an ingest run, for the Parquet footer (deterministic)."""
     return json.dumps({"files": [dataclasses.asdict(f) for f in summary.files],
                        "skipped": [dataclasses.asdict(s) for s in summary.skipped],
-                       "limits": [dataclasses.asdict(h) for h in summary.limits]},
+                       "limits": [dataclasses.asdict(h) for h in summary.limits],
+                       "errors": [dataclasses.asdict(e) for e in summary.errors]},
                       sort_keys=True, separators=(",", ":"))
 
 
 def stored_inputs(handle: pq.ParquetFile
-                  ) -> tuple[list[FileStats], list[SkippedFile], list[LimitHit]]:
+                  ) -> tuple[list[FileStats], list[SkippedFile], list[LimitHit],
+                             list[SkippedFile]]:
     """The accounting ``ingest`` stored in an event table (none for tables without it)."""
     try:
         metadata = handle.metadata.metadata or {}
@@ -106,9 +111,10 @@ def stored_inputs(handle: pq.ParquetFile
                  for f in document.get("files", [])]
         skipped = [SkippedFile(**s) for s in document.get("skipped", [])]
         limits = [LimitHit(**h) for h in document.get("limits", [])]
+        errors = [SkippedFile(**e) for e in document.get("errors", [])]
     except (OSError, pa.ArrowInvalid, ValueError, TypeError, AttributeError):
-        return [], [], []  # unreadable or foreign accounting: the table's rows still count
-    return files, skipped, limits
+        return [], [], [], []  # unreadable or foreign accounting: the table's rows still count
+    return files, skipped, limits, errors
 
 
 def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBatch]:

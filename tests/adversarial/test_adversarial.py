@@ -90,13 +90,31 @@ def test_case(case: Case, tmp_path: Path) -> None:
         else:
             assert any(re.search(case.message, line) for line in warnings), err
         if case.exit != 2:
-            case.check(json.loads(out), base)
+            doc = json.loads(out)
+            case.check(doc, base)
+            _unreadable_as_expected(case, doc)
     finally:
         if base is not tmp_path:
             for path in base.rglob("*"):
                 if path.is_dir() and not path.is_symlink():
                     path.chmod(0o755)
             shutil.rmtree(base, ignore_errors=True)
+
+
+# The cases whose input holds a file that cannot be read as a log (not opened, not read to
+# its end, or mostly not text): they add the INPUT001 finding, after the good log's fault.
+UNREADABLE = frozenset({
+    "nul-runs", "binary-head", "sparse-2gib", "truncated-gz", "truncated-bz2", "truncated-xz",
+    "corrupt-gz", "corrupt-bz2", "corrupt-xz", "truncated-tar", "corrupt-tar", "truncated-zip",
+    "corrupt-zip", "zip-bomb", "gzip-bomb", "unreadable"})
+
+
+def _unreadable_as_expected(case: Case, doc: dict) -> None:
+    """INPUT001 where a file cannot be read as a log, nowhere else; never the top incident
+    over the good log's fault."""
+    gaps = [f for f in doc["findings"] if f["rule"] == "INPUT001"]
+    assert bool(gaps) == (case.name in UNREADABLE), [g["description"] for g in gaps]
+    assert doc["incidents"][0]["rule"] == "HCCL002", doc["incidents"][0]
 
 
 def test_readme_lists_every_case() -> None:
