@@ -91,10 +91,12 @@ def test_address_needs_a_scheme() -> None:
     assert result.exit_code == 2 and "has no scheme" in result.stderr
 
 
-def test_missing_extra_exits_2(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_extra_exits_2(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "distributed", None)
+    # The output's directory is created before the run, so it lies under tmp_path: a test
+    # never writes outside its own temporary directory.
     result = CliRunner().invoke(cli, ["ingest", str(SAMPLES / "ccu-reuse-before-mc2"),
-                                      "-o", "/nonexistent/never.parquet",
+                                      "-o", str(tmp_path / "out" / "never.parquet"),
                                       "--scheduler", "tcp://127.0.0.1:9", "--quiet"])
     assert result.exit_code == 2
     assert "plogscan[distributed]" in result.stderr
