@@ -8,6 +8,14 @@ from __future__ import annotations
 
 LEVELS_ZH: dict[str, str] = {"critical": "严重", "error": "错误", "warning": "警告", "info": "提示"}
 
+# The cross-rank signals (``plogscan.crossrank.signals``), named by what they found.
+SIGNALS_ZH: dict[str, str] = {
+    "error-vs-timeout": "错误而非超时", "earliest-error": "最早的错误", "heartbeat": "集群心跳",
+    "wait-chain": "等待链末端", "cycle": "相互等待", "index-mismatch": "算子序号落后",
+    "tag-mismatch": "标签不一致", "own-stream": "等待自身从流", "silent-rank": "静默的 rank",
+    "collective-mismatch": "集合通信不一致", "config-mismatch": "配置不一致",
+}
+
 UI_ZH: dict[str, str] = {
     # terminal report
     "plogscan report": "plogscan 诊断报告",
@@ -53,7 +61,8 @@ UI_ZH: dict[str, str] = {
     "Victims": "受害者",
     " and {n} more": " 等另外 {n} 个",
     "reference {host}": "基准主机 {host}",
-    "{n} pair(s)": "{n} 组配对",
+    "{n} pair": "{n} 组配对",
+    "{n} pairs": "{n} 组配对",
     "Clock": "时钟",
     "no failure": "无故障",
     "Attempts": "运行批次",
@@ -84,7 +93,22 @@ UI_ZH: dict[str, str] = {
     "also": "另见",
     "could not check": "无法判定",
     "{who} · {verdict} · confidence {value}": "{who} · {verdict} · 置信度 {value}",
-    "{n} ranks only waited ({ranks})": "{n} 个 rank 仅在等待（{ranks}）",
+    "{n} rank only waited": "{n} 个 rank 仅在等待",
+    "{n} ranks only waited": "{n} 个 rank 仅在等待",
+    "{text} ({ranks})": "{text}（{ranks}）",
+    "{label} (rank {rank})": "{label}（rank {rank}）",
+    "root cause {who} · {verdict}": "根因 {who} · {verdict}",
+    "root cause {verdict}": "根因{verdict}",
+    # the last lines and the appendix summary (terminal)
+    "Answer": "结论",
+    "DETAILS (--details shows each in full)": "更多信息（--details 显示完整内容）",
+    "{templates} ({records})": "{templates}（{records}）",
+    "{n} template": "{n} 个模板",
+    "{n} templates": "{n} 个模板",
+    "{n} file with problems": "{n} 个文件有问题",
+    "{n} files with problems": "{n} 个文件有问题",
+    "Codes": "错误码",
+    "{codes}: their meanings with --details": "{codes}：含义见 --details",
     "rank {ranks}": "rank {ranks}",
     "pid {pids}": "进程 {pids}",
     "device {devices}": "设备 {devices}",
