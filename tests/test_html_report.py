@@ -30,7 +30,7 @@ from plogscan.model import (
     Verdict,
 )
 from plogscan.report import html as html_report
-from plogscan.report import swimlane
+from plogscan.report import ranks, swimlane
 from tests.report_fixtures import (
     FIXTURES,
     HOSTILE_MESSAGES,
@@ -190,13 +190,16 @@ def test_size_limit_and_row_cap_on_a_large_job():
     assert document.count("data-lane-kind=\"rank\"") == 16
 
 
-def test_summary_verdict_top_finding_and_root_cause_rank():
+def test_summary_verdict_answer_and_first_failing_rank():
     document = html_report.render(flagship_diagnosis())
     assert "4 findings: 2 critical, 2 error" in document
-    assert "<strong>rank 0</strong>" in document
+    assert '<code>CCU001</code> <a href="#finding-1">Cached CCU context reused' in document
+    assert "<strong>ranks 0, 1 · devices 0, 1 · host node-a</strong>" in document
+    assert "Root-cause rank" not in document  # one verdict: the answer, no second sentence
     clean = html_report.render(FIXTURES["clean"]())
     assert '<p class="verdict">clean</p>' in clean
-    # rank 3 fails first: it becomes the root-cause rank, and spread arrows leave its lane
+    assert 'class="answer"' not in clean
+    # rank 3 fails first: without a cross-rank verdict the spread arrows leave its lane
     d = big_diagnosis(ranks=4, events=40)
     later = timedelta(seconds=5)
     late = [replace(f, first_ts=f.first_ts + later, evidence=tuple(
@@ -204,7 +207,7 @@ def test_summary_verdict_top_finding_and_root_cause_rank():
         for f in d.findings]
     events = [replace(e, ts=e.ts + later) if e.rank != 3 else e for e in d.events]
     d = replace(d, findings=tuple(late), events=tuple(events))
-    assert "<strong>rank 3</strong>" in html_report.render(d)
+    assert ranks.root_cause(d)[0] == 3
     chart = swimlane.layout(d, (3, d.findings[3].evidence[0].ts))
     spread = [a for a in chart.arrows if a.kind == "spread"]
     assert {a.y1 for a in spread} == {chart.lanes[3].y} and len(spread) == 3

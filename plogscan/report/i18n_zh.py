@@ -117,6 +117,7 @@ UI_ZH: dict[str, str] = {
     "hosts {hosts}": "主机 {hosts}",
     "+{n} more evidence records (--all shows them)": "另有 {n} 条证据记录（--all 显示全部）",
     "… {n} more rules (--all lists them)": "… 另有 {n} 条规则（--all 列出全部）",
+    "  … {n} more key event": "  … 另有 {n} 个关键事件",
     "  … {n} more key events": "  … 另有 {n} 个关键事件",
     "… {n} more ranks (--all shows every rank)": "… 另有 {n} 个 rank（--all 显示全部）",
     # incidents (Markdown)
@@ -124,10 +125,8 @@ UI_ZH: dict[str, str] = {
         "| 事件 | 级别 | 规则 | 标题 | 范围 | 结论数 | 首次出现 |",
     "| Finding | Level | Rule | Title | Verdict | Scope |":
         "| 结论 | 级别 | 规则 | 标题 | 判定 | 范围 |",
-    "**Only waited:** {n} ranks ({ranks})": "**仅在等待：** {n} 个 rank（{ranks}）",
     "_{n} more incidents: see the full report._": "_另有 {n} 个事件：请查看完整报告。_",
     # Markdown report
-    "Top finding:": "首要结论：",
     "| # | Level | Rule | Title | Verdict | Scope | First seen |":
         "| # | 级别 | 规则 | 标题 | 判定 | 范围 | 首次出现 |",
     "**Evidence**": "**证据**",
@@ -233,12 +232,11 @@ UI_ZH: dict[str, str] = {
     "(empty)": "（空）",
     "#{id} pids {n} · {state} · {who}": "#{id} 进程 {n} 个 · {state} · {who}",
     # Markdown
-    "plogscan {version} read {files} file(s), {lines} lines ({unparsed} unparsed); skipped "
-    "{skipped} file(s).":
-        "plogscan {version} 读取了 {files} 个文件，共 {lines} 行（{unparsed} 行未解析）；"
-        "跳过 {skipped} 个文件。",
-    "{count}× (ranks {ranks}) first {ts}, e.g. {where}":
-        "{count}×（rank {ranks}），首次 {ts}，示例 {where}",
+    "plogscan {version} read {files}, {lines} ({unparsed} unparsed); skipped {skipped}.":
+        "plogscan {version} 读取了 {files}，共 {lines}（{unparsed} 行未解析）；跳过 {skipped}。",
+    "{count}× ({spread}) first {ts}, e.g. {where}": "{count}×（{spread}），首次 {ts}，示例 {where}",
+    "Answer:": "结论：",
+    "{text}: {names}": "{text}：{names}",
     "… {n} more evidence records": "… 另有 {n} 条证据记录",
     "({level}; {scope}) fingerprint {fingerprint}": "（{level}；{scope}）指纹 {fingerprint}",
     "**expired** baseline entry {fingerprint} ({rule}) on {date}: it no longer suppresses "

@@ -28,7 +28,7 @@ from rich.console import Console, RenderableType
 from rich.rule import Rule
 
 from plogscan.model import Diagnosis, Finding
-from plogscan.report.i18n import level_heading, listing, tr
+from plogscan.report.i18n import count, level_heading, listing, tr
 from plogscan.report.text_appendix import (
     MAX_UNEXPLAINED,
     appendix_summary,
@@ -238,7 +238,8 @@ def _timeline(diagnosis: Diagnosis, width: int, folded: bool = False
             line.append(fit(event.message, room))
             yield line
         if lane.more:
-            yield Text(tr(diagnosis.lang, "  … {n} more key events", n=lane.more), style=DIM)
+            yield Text(count(diagnosis.lang, lane.more, "  … {n} more key event",
+                             "  … {n} more key events"), style=DIM)
     if hidden_lanes:
         yield Text(tr(diagnosis.lang, "… {n} more ranks (--all shows every rank)",
                       n=hidden_lanes), style=DIM)

@@ -19,6 +19,7 @@ from plogscan.report.i18n import count, signal_word, tr, verdict_word
 from plogscan.report.view import complete, int_ranges
 
 MAX_HOPS = 8  # a longer chain shows its first and last hops (the JSON report has them all)
+MAX_VICTIMS_SHOWN = 16  # victims named in a report; the rest are counted
 
 
 def party_name(label: str, rank: int | None, lang: str) -> str:
