@@ -423,3 +423,35 @@ def test_bundled_samples_render_small_and_clean_in_the_browser(browser, tmp_path
             assert "<script>alert(1)</script>" in text, sample.name
             assert '"><img src=x onerror=alert(1)>' in text, sample.name
         page.close()
+
+
+def test_browser_chart_marks_match_the_legend_and_labels_never_overlap(browser, tmp_path):
+    """The densest sample's chart: every kind of mark drawn has its legend key drawn the same
+    way, step marks are labelled by rule id, no two visible labels overlap, and a label left
+    out for room shows while its mark is pointed at."""
+    from plogscan import diagnose
+
+    diagnosis = diagnose.run([str(SAMPLES / "link-chain-silent-rank")])
+    page = open_report(browser, tmp_path, diagnosis).page
+    drawn = set(page.eval_on_selector_all(
+        "svg.swimlane .m", "els => els.map(e => e.tagName + '.' + e.classList[1])"))
+    legend = set(page.eval_on_selector_all(
+        ".legend .m", "els => els.map(e => e.tagName + '.' + e.classList[1])"))
+    assert drawn and drawn <= legend, (drawn, legend)
+    labels = page.eval_on_selector_all(
+        "svg.swimlane .step-label", "els => els.filter(e => getComputedStyle(e).display !== "
+        "'none').map(e => { const r = e.getBoundingClientRect(); "
+        "return [e.textContent, r.left, r.top, r.right, r.bottom]; })")
+    assert labels and all(re.fullmatch(r"[A-Z]+\d+( \S+)?", text) for text, *_ in labels)
+    for i, (text_a, *a) in enumerate(labels):
+        for text_b, *b in labels[i + 1:]:
+            apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+            assert apart, f"labels overlap: {text_a} {a} / {text_b} {b}"
+    hidden = page.locator("g.mark-hover")
+    if hidden.count():
+        label = hidden.first.locator(".step-label")
+        assert not label.is_visible()
+        hidden.first.locator("path").hover()
+        assert label.is_visible()
+    assert "more characters]" not in page.content()
+    page.close()

@@ -22,6 +22,7 @@ from plogscan import __version__
 from plogscan.model import Diagnosis, EventRow, Evidence, Finding, Verdict
 from plogscan.report import ranks, swimlane, view
 from plogscan.report.i18n import (
+    count,
     ingest_text,
     level_word,
     listing,
@@ -185,9 +186,11 @@ def _summary(diagnosis: Diagnosis, findings: list[Finding]) -> dict:
         "top_anchor": f"finding-{findings.index(found.root) + 1}" if found is not None else "",
         "answer": found,
         "crossrank": _crossrank_view(diagnosis),
-        "files": len(diagnosis.inputs.files),
-        "records": diagnosis.inputs.records,
-        "processes": len(diagnosis.processes),
+        "inputs": tr(lang, "{files}, {records}, {processes}",
+                     files=count(lang, len(diagnosis.inputs.files), "{n} file", "{n} files"),
+                     records=count(lang, diagnosis.inputs.records, "{n} record", "{n} records"),
+                     processes=count(lang, len(diagnosis.processes), "{n} process",
+                                     "{n} processes")),
         "ranks": ranks.distinct_ranks(diagnosis),
         "span": (fmt_ts(first), fmt_ts(last)) if first is not None else None,
     }

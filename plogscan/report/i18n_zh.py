@@ -25,7 +25,7 @@ UI_ZH: dict[str, str] = {
     "Seen": "涉及",
     "TIMELINE (key events per rank)": "时间线（各 rank 的关键事件）",
     "SUPPRESSED BY BASELINE ({n})": "已被基线屏蔽（{n}）",
-    "UNEXPLAINED ERRORS (top {shown} of {total} templates, earliest first)":
+    "UNEXPLAINED ERRORS (top {shown} of {total}, earliest first)":
         "未解释的错误（共 {total} 个模板，按最早出现排序，显示前 {shown} 个）",
     "INGEST HEALTH": "日志读取情况",
     "CODES ({n})": "错误码（{n}）",
@@ -103,6 +103,8 @@ UI_ZH: dict[str, str] = {
     "Answer": "结论",
     "DETAILS (--details shows each in full)": "更多信息（--details 显示完整内容）",
     "{templates} ({records})": "{templates}（{records}）",
+    "{n} pid": "{n} 个进程",
+    "{n} pids": "{n} 个进程",
     "{n} template": "{n} 个模板",
     "{n} templates": "{n} 个模板",
     "{n} file with problems": "{n} 个文件有问题",
@@ -230,7 +232,7 @@ UI_ZH: dict[str, str] = {
     "{key}: {values}": "{key}：{values}",
     "{value} ({ranks})": "{value}（{ranks}）",
     "(empty)": "（空）",
-    "#{id} pids {n} · {state} · {who}": "#{id} 进程 {n} 个 · {state} · {who}",
+    "#{id} · {pids} · {state} · {who}": "#{id} · {pids} · {state} · {who}",
     # Markdown
     "plogscan {version} read {files}, {lines} ({unparsed} unparsed); skipped {skipped}.":
         "plogscan {version} 读取了 {files}，共 {lines}（{unparsed} 行未解析）；跳过 {skipped}。",

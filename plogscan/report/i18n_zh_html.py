@@ -30,8 +30,7 @@ HTML_ZH: dict[str, str] = {
     "{n} runs in the input; the verdict is about the last one that failed":
         "输入中有 {n} 次运行；结论针对最后一次失败的运行",
     "Outcome": "结果",
-    "{files} files, {records} records, {processes} processes":
-        "{files} 个文件，{records} 条记录，{processes} 个进程",
+    "{files}, {records}, {processes}": "{files}，{records}，{processes}",
     ", ranks {ranks}": "，rank {ranks}",
     "Errors, timeouts and finding steps per lane over time":
         "各泳道随时间分布的错误、超时与结论步骤",

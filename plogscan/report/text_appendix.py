@@ -121,8 +121,9 @@ def unexplained_section(diagnosis: Diagnosis, width: int, limit: int = MAX_UNEXP
         return
     yield Text("")
     shown = templates[:limit]
-    yield _heading(tr(lang, "UNEXPLAINED ERRORS (top {shown} of {total} templates, "
-                      "earliest first)", shown=len(shown), total=len(templates)))
+    yield _heading(tr(lang, "UNEXPLAINED ERRORS (top {shown} of {total}, earliest first)",
+                      shown=len(shown), total=count(lang, len(templates), "{n} template",
+                                                    "{n} templates")))
     for index, t in enumerate(shown, 1):
         head = Text(f"{index:>2}. ", style="bold")
         head.append(fit(t["template"], max(width - 4, 10)))

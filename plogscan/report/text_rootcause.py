@@ -144,7 +144,8 @@ def _attempts(xr: CrossRank, lang: str) -> str:
     for a in shown:
         who = ", ".join(_safe(s.label) for s in a.root_cause.suspects[:3]) or "-"
         state = verdict_word(lang, a.root_cause.verdict) if a.failed else tr(lang, "no failure")
-        lines.append(tr(lang, "#{id} pids {n} · {state} · {who}", id=a.id, n=len(a.pids),
+        lines.append(tr(lang, "#{id} · {pids} · {state} · {who}", id=a.id,
+                        pids=count(lang, len(a.pids), "{n} pid", "{n} pids"),
                         state=state, who=who))
     more = len(xr.attempts) - len(shown) + xr.attempts_omitted
     if more:

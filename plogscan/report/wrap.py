@@ -5,9 +5,10 @@ Chinese has no spaces, so a Chinese sentence is one long word to rich, and it br
 Latin terms and codes the sentence holds (``NOTIFY\\nWAIT``, ``ra\\nnk``). Here a line may also
 break between two characters when either is wide (CJK), except before closing punctuation or
 after opening punctuation, and never between two characters of a run of ``[A-Za-z0-9_]``; a
-run longer than the whole line is folded by cells, as rich does. Widths are terminal cells (a
-Chinese character takes two). Text without wide characters is wrapped by rich itself, so
-English output is exactly rich's.
+piece longer than the whole line (a path) is folded after a ``/``, ``-`` or ``.``, else by
+cells, as rich does. Widths are terminal cells (a
+Chinese character takes two). Text without wide characters and without a run longer than the
+line is wrapped by rich itself, so English prose is exactly rich's.
 """
 
 from __future__ import annotations
@@ -59,6 +60,19 @@ def segments(text: str) -> Iterator[tuple[int, int]]:
         yield start, len(text)
 
 
+def _fold(piece: str, width: int) -> list[int]:
+    """Lengths of the lines a piece wider than ``width`` folds into: each ends after the last
+    character outside ``[A-Za-z0-9_]`` that fits (``/``, ``-``, ``.``), else at the width."""
+    lengths = []
+    while cell_len(piece) > width:
+        chunk = chop_cells(piece, width)[0]
+        cut = max((i + 1 for i, ch in enumerate(chunk) if not _WORD.match(ch)), default=0)
+        cut = cut or len(chunk)
+        lengths.append(cut)
+        piece = piece[cut:]
+    return [*lengths, len(piece)]
+
+
 def break_offsets(text: str, width: int) -> list[int]:
     """Where to break one line of ``text`` so that every line fits ``width`` cells: greedy, at
     break opportunities; a piece wider than a line is folded by cells."""
@@ -70,10 +84,10 @@ def break_offsets(text: str, width: int) -> list[int]:
         if used and used + need > width:
             breaks.append(start)
             used = 0
-        if need > width:  # a run longer than a line: fold it
+        if need > width:  # longer than a line (a path, say): fold it between terms
             offset = start
-            for chunk in chop_cells(piece, width)[:-1]:
-                offset += len(chunk)
+            for cut in _fold(piece, width)[:-1]:
+                offset += cut
                 breaks.append(offset)
             used = cell_len(text[offset:end])
             continue
@@ -86,7 +100,9 @@ class Text(rich_text.Text):
     term or code (see the module docstring)."""
 
     def wrap(self, console: Console, width: int, **kwargs) -> Lines:  # type: ignore[override]
-        if not has_wide(self.plain) or self.no_wrap or kwargs.get("no_wrap"):
+        plain = self.plain
+        if self.no_wrap or kwargs.get("no_wrap") or not (
+                has_wide(plain) or any(cell_len(run) > width for run in plain.split())):
             return super().wrap(console, width, **kwargs)
         lines = Lines()
         for line in self.split(allow_blank=True):
