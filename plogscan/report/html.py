@@ -86,7 +86,7 @@ def _words(lang: str) -> dict:
     """What the template calls for its fixed words, bound to the report language. ``t`` gives
     our own text as markup (written as it is, like the template's own words) with its values
     neutralized and escaped."""
-    def t(text: str, **values: object) -> Markup:
+    def t(text: str, /, **values: object) -> Markup:
         safe = {k: neutralize(v) if isinstance(v, str) and not isinstance(v, Markup) else v
                 for k, v in values.items()}
         return Markup(tr(lang, text)).format(**safe) if safe else Markup(tr(lang, text))
