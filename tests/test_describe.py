@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from plogscan.engine.describe import fill
+from plogscan.engine.describe import as_written, fill
 
 TEMPLATE = ("In {scope}, the allocation failed ({count} record(s); code {error_code}, requested "
             "{requested}) after {stuck} notify(ies).")
@@ -29,4 +29,11 @@ def test_a_parenthesis_of_unknown_facts_goes_whole_and_chinese_lists_too():
     # text without placeholders and a value holding parentheses stay as they are
     assert fill("HCCL_CONNECT_TIMEOUT (default 120 s, +20 s) {ip}", {"ip": "a(1), b"}.get) == \
         "HCCL_CONNECT_TIMEOUT (default 120 s, +20 s) a(1), b"
-    assert fill("value {missing} here", {}.get) == "value ? here"
+    assert fill("value {missing} here", {}.get) == "value here"  # never a "?"
+
+
+def test_a_marked_clause_goes_with_its_unknown_value_and_shows_as_written():
+    template = "[[On communicator {group}, ]]a stream[[ on device {device}]] waited."
+    assert fill(template, {"device": "3"}.get) == "a stream on device 3 waited."
+    assert fill(template, {"group": "g"}.get) == "On communicator g, a stream waited."
+    assert as_written(template) == "On communicator {group}, a stream on device {device} waited."
