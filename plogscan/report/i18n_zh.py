@@ -8,7 +8,6 @@ from __future__ import annotations
 
 LEVELS_ZH: dict[str, str] = {"critical": "严重", "error": "错误", "warning": "警告", "info": "提示"}
 
-# The cross-rank signals (``plogscan.crossrank.signals``), named by what they found.
 SIGNALS_ZH: dict[str, str] = {
     "error-vs-timeout": "错误而非超时", "earliest-error": "最早的错误", "heartbeat": "集群心跳",
     "wait-chain": "等待链末端", "cycle": "相互等待", "index-mismatch": "算子序号落后",
@@ -103,8 +102,7 @@ UI_ZH: dict[str, str] = {
     "Answer": "结论",
     "DETAILS (--details shows each in full)": "更多信息（--details 显示完整内容）",
     "{templates} ({records})": "{templates}（{records}）",
-    "{n} pid": "{n} 个进程",
-    "{n} pids": "{n} 个进程",
+    "{n} pid": "{n} 个进程", "{n} pids": "{n} 个进程",
     "{n} template": "{n} 个模板",
     "{n} templates": "{n} 个模板",
     "{n} file with problems": "{n} 个文件有问题",
@@ -232,7 +230,7 @@ UI_ZH: dict[str, str] = {
     "{key}: {values}": "{key}：{values}",
     "{value} ({ranks})": "{value}（{ranks}）",
     "(empty)": "（空）",
-    "#{id} · {pids} · {state} · {who}": "#{id} · {pids} · {state} · {who}",
+    "#{id} · {pids} · {state} · {who}": "第 {id} 次 · {pids} · {state} · {who}",
     # Markdown
     "plogscan {version} read {files}, {lines} ({unparsed} unparsed); skipped {skipped}.":
         "plogscan {version} 读取了 {files}，共 {lines}（{unparsed} 行未解析）；跳过 {skipped}。",
