@@ -31,6 +31,7 @@ from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
 from plogscan.crossrank.patterns import PREFILTER as GATHER_PATTERN
 from plogscan.engine import RuleSet, load_rules, scan
+from plogscan.engine.describe import as_written
 from plogscan.engine.presence import Presence
 from plogscan.engine.selector import Selector
 from plogscan.errors import InputError, Location, PlogscanError
@@ -104,7 +105,7 @@ def exit_code(findings: Sequence[Finding], fail_on: str, inputs: IngestSummary |
 
 def rule_infos(rules: RuleSet) -> tuple[RuleInfo, ...]:
     return tuple(RuleInfo(id=r.id, name=r.name, title=r.title, category=r.category,
-                          level=r.level, description=r.description,
+                          level=r.level, description=as_written(r.description),
                           remediation=tuple(r.remediation), references=tuple(r.references))
                  for r in sorted(rules, key=lambda r: r.id))
 

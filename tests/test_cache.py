@@ -125,6 +125,8 @@ def test_cli_cache_info_clear_and_no_cache(logs: Path, tmp_path: Path) -> None:
     shown = runner.invoke(cli, ["cache", "info", "--cache", str(cache)])
     assert shown.exit_code == 0
     assert f"entries:   {len(_files(logs))} files" in shown.output
+    assert "of at most 2 GiB (PLOGSCAN_CACHE_MAX" in shown.output  # the cap in binary units
+    assert "MB" not in shown.output
     cleared = runner.invoke(cli, ["cache", "clear", "--cache", str(cache)])
     assert cleared.exit_code == 0 and f"removed {len(_files(logs))} entries" in cleared.output
     assert "entries:   0 files" in runner.invoke(cli, ["cache", "info", "--cache",

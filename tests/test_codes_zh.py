@@ -315,7 +315,7 @@ def test_explain_json_keeps_english_keys_in_chinese() -> None:
 
 def test_diagnose_in_chinese_shows_chinese_code_meanings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
-    base = ("diagnose", "samples/ccu-reuse-before-mc2", "--quiet", "--width", "200")
+    base = ("diagnose", "samples/ccu-reuse-before-mc2", "--quiet", "--width", "200", "--details")
     text = _cli(*base, "--lang", "zh").stdout
     section = text[re.search(r"^错误码（\d+）", text, re.MULTILINE).start():]
     row = next(line for line in section.splitlines() if line.strip().startswith("507916"))

@@ -239,10 +239,13 @@ def test_sequence_finding_fields_are_filled() -> None:
     assert f.remediation == ("Nothing to do.",) and f.missing == ()
 
 
-def test_unknown_placeholder_value_prints_a_question_mark() -> None:
-    r = rule("match: {message|re: 'step-a(?: n=(?P<n>\\d+))?'}\n", description="n={n} d={device}")
+def test_unknown_placeholder_value_is_left_out_never_a_question_mark() -> None:
+    r = rule("match: {message|re: 'step-a(?: n=(?P<n>\\d+))?'}\n",
+             description="A step ran (n {n}, device {device}) on {device}.")
     (f,) = scan(make_events([E(0, "step-a")]), RuleSet((r,)))
-    assert f.description == "n=? d=?"
+    assert f.description == "A step ran on."  # the facts go; an unmarked value goes alone
+    (f,) = scan(make_events([E(0, "step-a n=3")]), RuleSet((r,)))
+    assert f.description == "A step ran (n 3) on."
 
 
 REQ = """\
@@ -325,7 +328,7 @@ def test_single_rule_by_groups_and_null_is_a_group() -> None:
             E(None, "step-a", pid=None)]
     findings = scan(make_events(rows), RuleSet((r,)))
     assert sorted(sorted(e.line for e in f.evidence) for f in findings) == [[1, 3], [2], [4, 5]]
-    assert sorted(f.description for f in findings) == ["1 in 2", "2 in 1", "2 in ?"]
+    assert sorted(f.description for f in findings) == ["1 in 2", "2 in", "2 in 1"]
 
 
 @pytest.mark.parametrize(("events", "expected"), [

@@ -30,7 +30,7 @@ from plogscan.model import (
     Verdict,
 )
 from plogscan.report import html as html_report
-from plogscan.report import swimlane
+from plogscan.report import ranks, swimlane
 from tests.report_fixtures import (
     FIXTURES,
     HOSTILE_MESSAGES,
@@ -190,13 +190,16 @@ def test_size_limit_and_row_cap_on_a_large_job():
     assert document.count("data-lane-kind=\"rank\"") == 16
 
 
-def test_summary_verdict_top_finding_and_root_cause_rank():
+def test_summary_verdict_answer_and_first_failing_rank():
     document = html_report.render(flagship_diagnosis())
     assert "4 findings: 2 critical, 2 error" in document
-    assert "<strong>rank 0</strong>" in document
+    assert '<code>CCU001</code> <a href="#finding-1">Cached CCU context reused' in document
+    assert "<strong>ranks 0, 1 · devices 0, 1 · host node-a</strong>" in document
+    assert "Root-cause rank" not in document  # one verdict: the answer, no second sentence
     clean = html_report.render(FIXTURES["clean"]())
     assert '<p class="verdict">clean</p>' in clean
-    # rank 3 fails first: it becomes the root-cause rank, and spread arrows leave its lane
+    assert 'class="answer"' not in clean
+    # rank 3 fails first: without a cross-rank verdict the spread arrows leave its lane
     d = big_diagnosis(ranks=4, events=40)
     later = timedelta(seconds=5)
     late = [replace(f, first_ts=f.first_ts + later, evidence=tuple(
@@ -204,7 +207,7 @@ def test_summary_verdict_top_finding_and_root_cause_rank():
         for f in d.findings]
     events = [replace(e, ts=e.ts + later) if e.rank != 3 else e for e in d.events]
     d = replace(d, findings=tuple(late), events=tuple(events))
-    assert "<strong>rank 3</strong>" in html_report.render(d)
+    assert ranks.root_cause(d)[0] == 3
     chart = swimlane.layout(d, (3, d.findings[3].evidence[0].ts))
     spread = [a for a in chart.arrows if a.kind == "spread"]
     assert {a.y1 for a in spread} == {chart.lanes[3].y} and len(spread) == 3
@@ -420,3 +423,35 @@ def test_bundled_samples_render_small_and_clean_in_the_browser(browser, tmp_path
             assert "<script>alert(1)</script>" in text, sample.name
             assert '"><img src=x onerror=alert(1)>' in text, sample.name
         page.close()
+
+
+def test_browser_chart_marks_match_the_legend_and_labels_never_overlap(browser, tmp_path):
+    """The densest sample's chart: every kind of mark drawn has its legend key drawn the same
+    way, step marks are labelled by rule id, no two visible labels overlap, and a label left
+    out for room shows while its mark is pointed at."""
+    from plogscan import diagnose
+
+    diagnosis = diagnose.run([str(SAMPLES / "link-chain-silent-rank")])
+    page = open_report(browser, tmp_path, diagnosis).page
+    drawn = set(page.eval_on_selector_all(
+        "svg.swimlane .m", "els => els.map(e => e.tagName + '.' + e.classList[1])"))
+    legend = set(page.eval_on_selector_all(
+        ".legend .m", "els => els.map(e => e.tagName + '.' + e.classList[1])"))
+    assert drawn and drawn <= legend, (drawn, legend)
+    labels = page.eval_on_selector_all(
+        "svg.swimlane .step-label", "els => els.filter(e => getComputedStyle(e).display !== "
+        "'none').map(e => { const r = e.getBoundingClientRect(); "
+        "return [e.textContent, r.left, r.top, r.right, r.bottom]; })")
+    assert labels and all(re.fullmatch(r"[A-Z]+\d+( \S+)?", text) for text, *_ in labels)
+    for i, (text_a, *a) in enumerate(labels):
+        for text_b, *b in labels[i + 1:]:
+            apart = a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+            assert apart, f"labels overlap: {text_a} {a} / {text_b} {b}"
+    hidden = page.locator("g.mark-hover")
+    if hidden.count():
+        label = hidden.first.locator(".step-label")
+        assert not label.is_visible()
+        hidden.first.locator("path").hover()
+        assert label.is_visible()
+    assert "more characters]" not in page.content()
+    page.close()

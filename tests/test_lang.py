@@ -105,7 +105,7 @@ def test_zh_reports_translate_headings_and_rule_texts(tmp_path: Path) -> None:
     assert "证据" in text and "处置建议" in text and "AI Core 算子执行异常" in text
     assert "Evidence" not in text and "Remediation" not in text
     markdown = render(diagnosis, "markdown")
-    assert "**首要结论：**" in markdown and "| 事件 | 级别 | 规则 |" in markdown
+    assert "**结论：** I1 `TST400`" in markdown and "| 事件 | 级别 | 规则 |" in markdown
     assert "**处置建议**" in markdown and "1. 查看紧随其后的 errcode 记录。" in markdown
 
 
@@ -160,7 +160,7 @@ def _sample(name: str, lang: str):
 
 
 def test_zh_verdict_inputs_and_level_words() -> None:
-    text = render(_sample("ccu-reuse-no-debug", "zh"), "text", width=400)
+    text = render(_sample("ccu-reuse-no-debug", "zh"), "text", width=400, details=True)
     assert "失败：严重 2、错误 4、警告 2、提示 4（2 条无法判定）；--fail-on error，退出码 1" in text
     assert "文件      已读取 8 个 · 跳过 1 个 · 242 行 · 212 条记录 · 0 行未解析" in text
     assert "错误 · 命中 · ccu-exception" in text  # level and verdict words

@@ -130,17 +130,26 @@ def test_text_color_styles_but_never_passes_log_escapes():
 def test_text_sections_and_content():
     text = render(flagship_diagnosis(), "text")
     for heading in ("ANSWER · 3 incidents", "INCIDENT I1 · CCU001", "INCIDENT I2 · CCU002",
-                    "TIMELINE (key events per rank)", "INGEST HEALTH"):
+                    "TIMELINE (key events per rank)", "DETAILS (--details shows each in full)"):
         assert heading in text
     assert (text.index("ANSWER") < text.index("INCIDENT I1") < text.index("INCIDENT I2")
-            < text.index("TIMELINE"))
+            < text.index("TIMELINE") < text.index("DETAILS"))
+    # the appendix is one line per section; the answer and the exit code end the report
+    assert "INGEST HEALTH" not in text and "  Ingest health  6 files read · 1 skipped" in text
+    assert text.splitlines()[-3:] == [
+        "Answer  I1 CCU001  Cached CCU context reused, then an MC2 fused-kernel fault ·",
+        "                   ranks 0, 1 · devices 0, 1 · host node-a",
+        "FAIL: 2 critical, 2 error; --fail-on error, exit code 1"]
+    detailed = render(flagship_diagnosis(), "text", details=True)
+    assert "INGEST HEALTH" in detailed and "DETAILS (" not in detailed
+    assert "logs/node-a/core.31207: binary file" in detailed
+    assert detailed.splitlines()[-1] == text.splitlines()[-1]
     assert "CRITICAL (2)" not in text  # the by-level listing is --all's
     every = render(flagship_diagnosis(), "text", show_all=True)
     assert every.index("CRITICAL (2)") < every.index("ERROR (2)") < every.index("TIMELINE")
     assert "DEBUG INFO WARNING ERROR EVENT" in text  # levels per process
     assert "+1.234 s" in text  # Δt from reuse to fault
     assert "1. Workaround: run the MC2 fused operator" in text
-    assert "logs/node-a/core.31207: binary file" in text
     verbose = render(flagship_diagnosis(), "text", verbose=True)
     assert "TryReuseResource algTag" in verbose and "TryReuseResource" not in text
 
@@ -290,7 +299,7 @@ def test_markdown_fence_is_longer_than_any_backtick_run():
 def test_markdown_content():
     markdown = render(flagship_diagnosis(), "markdown")
     assert markdown.startswith("## plogscan: FAIL: 2 critical, 2 error")
-    assert "**Top finding:** `CCU001`" in markdown
+    assert "**Answer:** I1 `CCU001`" in markdown
     assert "Already have context, skip create, ctxSize is 3" in markdown
     assert "1. Workaround: run the MC2 fused operator" in markdown
 

@@ -193,7 +193,7 @@ def test_reports_show_the_chain(tmp_path: Path) -> None:
     assert every.index("[1] TST501") < every.index("[2] TST502")
     markdown = render(diagnosis, "markdown")
     assert "<summary>Follows from it: TST502 (1)</summary>" in markdown
-    assert "**Top finding:** `TST501`" in markdown
+    assert "**Answer:** I1 `TST501`" in markdown
     document = json.loads(render(diagnosis, "json"))
     jsonschema.validate(document, json.loads(schema_path().read_text()))
     assert [(f["rule"], f["role"], f["links"]) for f in document["findings"]] == [

@@ -129,3 +129,19 @@ def test_a_broken_rule_file_is_located_and_exits_2(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert f"{bad}:4" in result.stderr and "category" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_answer_ends_the_terminal_report_and_details_unfold_the_appendix() -> None:
+    """The last lines are the answer and the exit code; the appendix is one line per section
+    until --details, which --help names."""
+    folded = diagnose("link-chain-silent-rank", "--width", "100").stdout.splitlines()
+    assert folded[-1] == "FAIL: 15 error, 15 warning; --fail-on error, exit code 1"
+    assert folded[-3].startswith("Answer  I1 HCCL007  ")
+    assert "worker-1 device-5 (rank 13)" in " ".join(folded[-3:-1])
+    assert "INGEST HEALTH" not in folded and "UNEXPLAINED ERRORS" not in "\n".join(folded)
+    full = diagnose("link-chain-silent-rank", "--width", "100", "--details").stdout
+    assert "INGEST HEALTH" in full and "UNEXPLAINED ERRORS" in full and "CODES (1)" in full
+    assert full.splitlines()[-1] == folded[-1]
+    clean = diagnose("mc2-before-eager", "--width", "100").stdout  # no findings: all in full
+    assert "INGEST HEALTH" in clean and clean.splitlines()[-1].startswith("PASS: ")
+    assert "--details" in CliRunner().invoke(cli, ["diagnose", "--help"]).stdout

@@ -223,8 +223,11 @@ def test_codes_of_evidence_are_decoded_in_the_reports(tmp_path: Path) -> None:
         "QueryLinkState: peer <IP> answered garbage <HEX>"]  # the evidence record is explained
     document = json.loads(render(diagnosis, "json"))
     assert document["codes"]["507916"].startswith("ACL_ERROR_RT_CCU_EXCEPTION")
-    text = render(diagnosis, "text", width=100)
+    text = render(diagnosis, "text", width=100, details=True)
     assert "CODES (2)" in text and "0x7150227  not in the code tables" in text
+    folded = render(diagnosis, "text", width=100)  # one line, naming the codes
+    assert "CODES (2)" not in folded and "0x7150227, 507916: their meanings with --details" in \
+        folded
 
 
 @pytest.mark.parametrize("key", ["codes", "unexplained"])

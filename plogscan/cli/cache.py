@@ -7,6 +7,16 @@ import click
 from plogscan.cache.location import cache_dir, max_bytes
 
 
+def binary_size(value: int) -> str:
+    """``2 GiB``, ``6.4 MiB``, ``512 bytes``: binary units, as the cap is given (2G = 2 GiB);
+    one decimal unless the value is a whole number of its unit."""
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if value >= 1 << shift:
+            amount = value / (1 << shift)
+            return f"{amount:.0f} {unit}" if value % (1 << shift) == 0 else f"{amount:.1f} {unit}"
+    return f"{value} bytes"
+
+
 def _directory(cache: str | None):
     directory = cache_dir(cache)
     if directory is None:
@@ -44,7 +54,7 @@ def info(cache: str | None) -> None:
     click.echo(f"directory: {found.directory}")
     click.echo(f"entries:   {found.entries} files ({found.namespaces} code/rule versions)")
     click.echo(f"results:   {found.results} runs")
-    click.echo(f"size:      {found.bytes / 1e6:.1f} MB of at most {found.max_bytes / 1e6:.0f} MB "
+    click.echo(f"size:      {binary_size(found.bytes)} of at most {binary_size(found.max_bytes)} "
                "(PLOGSCAN_CACHE_MAX; least recently used entries go first)")
 
 

@@ -68,6 +68,9 @@ def _fitted(columns: int) -> int:
 @click.option("--all", "show_all", is_flag=True,
               help="Terminal report: every finding unfolded, by level, instead of the "
                    "answer-first view that folds each incident's symptoms and evidence.")
+@click.option("--details", is_flag=True,
+              help="Terminal report: the unexplained errors, ingest health and codes in full "
+                   "(by default one line each, unless they hold the only findings).")
 @click.option("--width", type=click.IntRange(*WIDTHS), default=None,
               help="Terminal report width (default: the terminal's, 80 when piped).")
 @cache_options
@@ -82,7 +85,7 @@ def _fitted(columns: int) -> int:
 def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, output: str | None,
             output_dir: str | None, events_out: str | None, fail_on: str,
             baseline_path: str | None, lang: str | None, verbose: bool, show_all: bool,
-            width: int | None,
+            details: bool, width: int | None,
             clock_offsets: tuple[tuple[str, float], ...], clock_reference: str | None,
             cache: str | None, no_cache: bool, scheduler: str | None,
             scheduler_file: str | None, quiet: bool, workers: int | None, parallel: str,
@@ -99,6 +102,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
       plogscan diagnose ./logs --output-dir plogscan-report --fail-on critical
       plogscan diagnose events.parquet --rules ./my-rules --verbose
       plogscan diagnose ./logs --lang zh
+      plogscan diagnose ./logs --details
       plogscan diagnose ./logs --no-cache
       plogscan diagnose /shared/job-42 --scheduler tcp://10.0.0.5:8786
       plogscan diagnose ./logs --redact --output-dir ticket --redact-map private.json
@@ -165,7 +169,7 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
         for path in written:
             click.echo(tr(lang, "wrote {path}", path=path), err=True)
     to_terminal = output is None and sys.stdout.isatty()
-    text = render(diagnosis, fmt, verbose=verbose, show_all=show_all,
+    text = render(diagnosis, fmt, verbose=verbose, show_all=show_all, details=details,
                   width=width or (_fitted(terminal_width()) if to_terminal else None),
                   color=to_terminal and color_wanted(sys.stdout))
     if redactor is not None:

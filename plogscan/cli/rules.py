@@ -18,6 +18,7 @@ from plogscan.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, speak
 from plogscan.console import terminal_width
 from plogscan.engine import builtin_rules_dir, load_rules
 from plogscan.engine.checks import check
+from plogscan.engine.describe import as_written
 from plogscan.engine.rule import Rule
 from plogscan.engine.ruleset import display_path, load_partial
 from plogscan.engine.testing import case_files, load_cases, run_case
@@ -90,7 +91,7 @@ def _summary(rule: Rule, lang: str) -> str:
         "",
     ]
     if lang != "en":  # the YAML below holds the English text; show the chosen language's
-        lines[4:4] = ["", *textwrap.wrap(rule.description, 96, initial_indent="  ",
+        lines[4:4] = ["", *textwrap.wrap(as_written(rule.description), 96, initial_indent="  ",
                                          subsequent_indent="  ")]
         lines[-1:-1] = [f"  {n}. {step}" for n, step in enumerate(rule.remediation, 1)]
     try:

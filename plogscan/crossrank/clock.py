@@ -232,9 +232,10 @@ def with_flags(clock: Clock, summary: Summary, ids: Identities,
             host = ident.clock_host if ident else (stream.host or "")
             epoch[host] = epoch.get(host, 0) + stream.epoch_records
     for host, count in sorted(epoch.items()):
-        flags.append(ClockFlag(host, "epoch-1970", say(
-            lang, "{n} record(s) stamped in 1970: a device clock not yet synchronised; they are "
-            "left out of every ordering", n=count)))
+        flags.append(ClockFlag(host, "epoch-1970", say.count(
+            lang, count, "{n} record stamped in 1970: a device clock not yet synchronised; it is "
+            "left out of every ordering", "{n} records stamped in 1970: a device clock not yet "
+            "synchronised; they are left out of every ordering")))
     if timeouts:
         name, limit = min(timeouts.items(), key=lambda kv: (kv[1], kv[0]))
         for o in clock.offsets:

@@ -189,8 +189,9 @@ class Signals:
                            "waits for {peer}, which the input does not contain", peer=peer,
                            rank=missing.rank)
             elif end in self.facts.errors or end not in self.facts.timeouts:
-                text = say(self.lang, "the chain of waits ends here: {n} rank(s) wait for it "
-                           "and it waits for nobody", n=len(victims))
+                text = say.count(self.lang, len(victims), "the chain of waits ends here: {n} "
+                                 "rank waits for it and it waits for nobody", "the chain of "
+                                 "waits ends here: {n} ranks wait for it and it waits for nobody")
             else:
                 continue
             if victims:
@@ -225,12 +226,14 @@ class Signals:
                 for key in sorted(k for k, i in indexed.items() if i == low):
                     t = firsts[key]
                     text = ("its failed task is at op index {low} while {ranks} is at {high}: "
-                            "{behind} collective(s) behind (the smallest index is the likely "
-                            "root)" if len(ahead) == 1 else "its failed task is at op index "
-                            "{low} while {ranks} are at {high}: {behind} collective(s) behind "
-                            "(the smallest index is the likely root)")
+                            "{behind} behind (the smallest index is the likely root)"
+                            if len(ahead) == 1 else "its failed task is at op index {low} while "
+                            "{ranks} are at {high}: {behind} behind (the smallest index is the "
+                            "likely root)")
+                    behind = say.count(self.lang, high - low, "{n} collective",
+                                       "{n} collectives")
                     self.board.add(key, "index-mismatch", say(
-                        self.lang, text, low=low, high=high, behind=high - low,
+                        self.lang, text, low=low, high=high, behind=behind,
                         ranks=", ".join(self.rank_label(k) for k in ahead[:4])),
                         ((t.stream.path, t.line),))
             tags = Counter(t.tag for t in firsts.values())

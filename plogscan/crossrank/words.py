@@ -39,19 +39,23 @@ WORDS: dict[str, dict[str, str]] = {
         "not contain": "等待链止于此：它在等待 {peer}（rank {rank}），而输入中没有该对端",
         "the chain of waits ends here: it waits for {peer}, which the input does not contain":
             "等待链止于此：它在等待 {peer}，而输入中没有该对端",
-        "the chain of waits ends here: {n} rank(s) wait for it and it waits for nobody":
+        "the chain of waits ends here: {n} rank waits for it and it waits for nobody":
+            "等待链止于此：{n} 个 rank 在等待它，而它不等待任何 rank",
+        "the chain of waits ends here: {n} ranks wait for it and it waits for nobody":
             "等待链止于此：{n} 个 rank 在等待它，而它不等待任何 rank",
         "{text} ({labels})": "{text}（{labels}）",
         "{text} ({labels} and {n} more)": "{text}（{labels} 等，另有 {n} 个）",
         # signals: positions
-        "its failed task is at op index {low} while {ranks} is at {high}: {behind} "
-        "collective(s) behind (the smallest index is the likely root)":
-            "其失败任务的算子序号为 {low}，而 {ranks} 已到 {high}：落后 {behind} 个集合通信"
+        "its failed task is at op index {low} while {ranks} is at {high}: {behind} behind "
+        "(the smallest index is the likely root)":
+            "其失败任务的算子序号为 {low}，而 {ranks} 已到 {high}：落后 {behind}"
             "（序号最小者最可能是根因）",
-        "its failed task is at op index {low} while {ranks} are at {high}: {behind} "
-        "collective(s) behind (the smallest index is the likely root)":
-            "其失败任务的算子序号为 {low}，而 {ranks} 已到 {high}：落后 {behind} 个集合通信"
+        "its failed task is at op index {low} while {ranks} are at {high}: {behind} behind "
+        "(the smallest index is the likely root)":
+            "其失败任务的算子序号为 {low}，而 {ranks} 已到 {high}：落后 {behind}"
             "（序号最小者最可能是根因）",
+        "{n} collective": "{n} 个集合通信",
+        "{n} collectives": "{n} 个集合通信",
         "its failed task runs under tag {tag} while the others run {common}: a different "
         "collective": "其失败任务的标签为 {tag}，而其他 rank 为 {common}：执行的是另一个集合通信",
         # signals: silence and odd ranks
@@ -103,7 +107,9 @@ WORDS: dict[str, dict[str, str]] = {
             "{label} 在输入中，但在其对端等待期间没有任何记录：请检查其进程是否挂起或已退出"
             "（py-spy dump --pid、npu-smi info、该 rank 的作业标准输出）",
         # clocks
-        "{n} record(s) stamped in 1970: a device clock not yet synchronised; they are left out "
+        "{n} record stamped in 1970: a device clock not yet synchronised; it is left out of "
+        "every ordering": "{n} 条记录的时间戳在 1970 年：设备时钟尚未同步；这些记录不参与任何排序",
+        "{n} records stamped in 1970: a device clock not yet synchronised; they are left out "
         "of every ordering":
             "{n} 条记录的时间戳在 1970 年：设备时钟尚未同步；这些记录不参与任何排序",
         "offset {offset} s is larger than {name} ({limit} s): the clocks disagree, or the ranks "

@@ -275,9 +275,10 @@ def _not_evaluable(body: Sequence, pending: list[list[Row]], requires: Requires,
             continue
         gap = words(lang, "no {what} were found for {scope}", what=requires.describe(lang),
                     scope=lacking[0][1])
-        text = words(lang, "Step '{last}' of this rule occurred ({n} record(s)), but {gap}, so "
-                     "it cannot be decided whether step '{need}' came before it.", last=last,
-                     n=len(lacking), gap=gap, need=need)
+        text = words(lang, "Step '{last}' of this rule occurred ({n}), but {gap}, so it cannot "
+                     "be decided whether step '{need}' came before it.", last=last,
+                     n=words.count(lang, len(lacking), "{n} record", "{n} records"), gap=gap,
+                     need=need)
         note = words(lang, "{gap}; this rule needs them to see step '{need}' before '{last}'",
                      gap=gap, need=need, last=last)
         items = [(last, r) for r, _ in lacking[:MAX_PER_STEP]]

@@ -5,7 +5,8 @@ Placeholder and ``show`` names resolve in this order: the specials ``count``, ``
 ``scope``; named regex captures (the first non-empty value of the step records in evidence
 order, then of the context records, latest first); columns of the trigger record (the one that
 filled the last step), else of the first evidence record that has one.
-Unknown values print as ``?``. Log text is substituted as it is, never interpreted.
+A parenthesized fact whose value is unknown is left out, and ``record(s)`` agrees with its
+number (``engine.describe``). Log text is substituted as it is, never interpreted.
 
 With an ``Identify`` function (the cross-rank stage's view of the whole input), each record's
 host, rank and device are those of its process (a debug plog line gets the rank its run plog
@@ -14,13 +15,13 @@ announced), its scope names the host process, and the scope says where the ident
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from plogscan.engine.correlate import Occurrence, Row
+from plogscan.engine.describe import fill
 from plogscan.engine.fingerprint import fingerprint
 from plogscan.engine.rule import Rule, Sequence
 from plogscan.engine.words import scope_words, words
@@ -31,7 +32,6 @@ from plogscan.model import Evidence, Finding, Scope
 Identify = Callable[[dict[str, Any]], dict[str, Any] | None]
 _IDENTITY_ORDER = {"content": 0, "path": 1, "assumed": 2}
 MAX_VALUE = 200  # characters of one capture or placeholder value
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def build_finding(rule: Rule, occ: Occurrence, identify: Identify | None = None,
@@ -55,12 +55,12 @@ def build_finding(rule: Rule, occ: Occurrence, identify: Identify | None = None,
     rows = [occ.trigger] + [r for _, r in occ.items]
     values = {**caps, **occ.specials, "scope": _scope(rows, lang)}
 
-    def lookup(name: str) -> str:
+    def lookup(name: str) -> str | None:
         if name in values:
             return values[name]
-        return next((_text(r.cols[name]) for r in rows if r.cols.get(name) is not None), "?")
+        return next((_text(r.cols[name]) for r in rows if r.cols.get(name) is not None), None)
 
-    shown = {n: v for n in rule.show if (v := lookup(n)) != "?"} if rule.show else values
+    shown = {n: v for n in rule.show if (v := lookup(n)) is not None} if rule.show else values
     keys = [(step, row.cols["message"] or "") for step, row in occ.key_steps]
     return Finding(
         fingerprint=fingerprint(rule.id, occ.verdict.value, scope, keys),
@@ -70,8 +70,7 @@ def build_finding(rule: Rule, occ: Occurrence, identify: Identify | None = None,
         category=rule.category,
         level=rule.level,
         verdict=occ.verdict,
-        description=occ.description
-        or _PLACEHOLDER.sub(lambda m: lookup(m.group(1)), rule.description),
+        description=occ.description or fill(rule.description, lookup),
         scope=scope,
         first_ts=min(times) if times else None,
         last_ts=max(times) if times else None,

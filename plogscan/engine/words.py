@@ -38,10 +38,12 @@ WORDS: dict[str, dict[str, str]] = {
         "{records} in {kinds} files": "{kinds} 文件中的 {records}",
         # not_evaluable
         "no {what} were found for {scope}": "{scope} 中没有找到 {what}",
-        "Step '{last}' of this rule occurred ({n} record(s)), but {gap}, so it cannot be decided "
+        "Step '{last}' of this rule occurred ({n}), but {gap}, so it cannot be decided "
         "whether step '{need}' came before it.":
-            "本规则的步骤“{last}”已出现（{n} 条记录），但{gap}，因此无法判断步骤“{need}”"
+            "本规则的步骤“{last}”已出现（{n}），但{gap}，因此无法判断步骤“{need}”"
             "是否发生在它之前。",
+        "{n} record": "{n} 条记录",
+        "{n} records": "{n} 条记录",
         "{gap}; this rule needs them to see step '{need}' before '{last}'":
             "{gap}；本规则需要这些记录才能判断步骤“{need}”是否在“{last}”之前",
     },

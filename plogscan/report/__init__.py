@@ -63,19 +63,21 @@ def _format(fmt: Format | str) -> Format:
 
 
 def render(diagnosis: Diagnosis, fmt: Format | str, *, verbose: bool = False,
-           width: int | None = None, color: bool = False, show_all: bool = False) -> str:
+           width: int | None = None, color: bool = False, show_all: bool = False,
+           details: bool = False) -> str:
     """The report in one format.
 
-    ``verbose`` adds context lines around evidence (text, HTML); ``width``, ``color`` and
-    ``show_all`` (every finding unfolded) apply to the terminal report only (default 80
-    columns, no colour, incidents folded).
+    ``verbose`` adds context lines around evidence (text, HTML); ``width``, ``color``,
+    ``show_all`` (every finding unfolded) and ``details`` (the appendix sections in full)
+    apply to the terminal report only (default 80 columns, no colour, incidents folded,
+    appendix one line per section).
     """
     fmt = _format(fmt)
     diagnosis = complete(diagnosis)
     module = import_module(f"plogscan.report.{_MODULES[fmt]}")
     if fmt is Format.TEXT:
         return module.render(diagnosis, verbose=verbose, width=width, color=color,
-                             show_all=show_all)
+                             show_all=show_all, details=details)
     if fmt is Format.HTML:
         return module.render(diagnosis, verbose=verbose)
     return module.render(diagnosis)

@@ -22,12 +22,22 @@ from plogscan import __version__
 from plogscan.model import Diagnosis, EventRow, Evidence, Finding, Verdict
 from plogscan.report import ranks, swimlane, view
 from plogscan.report.i18n import (
+    count,
     ingest_text,
     level_word,
     listing,
     step_word,
     tr,
     verdict_word,
+)
+from plogscan.report.verdict import (
+    MAX_VICTIMS_SHOWN,
+    CrossRankVerdict,
+    answer,
+    chain_text,
+    crossrank_verdict,
+    party_name,
+    waited_text,
 )
 from plogscan.textsafe import neutralize
 
@@ -53,7 +63,7 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False) -> str:
         "css": Markup(css),
         "version": __version__,
         "verbose": verbose,
-        "summary": _summary(diagnosis, findings, root),
+        "summary": _summary(diagnosis, findings),
         "chart": swimlane.layout(diagnosis, root[:2] if root else None),
         "lane_height": swimlane.LANE_HEIGHT,
         "findings": [_finding_view(i, f, lang) for i, f in enumerate(findings, 1)],
@@ -76,7 +86,7 @@ def _words(lang: str) -> dict:
     """What the template calls for its fixed words, bound to the report language. ``t`` gives
     our own text as markup (written as it is, like the template's own words) with its values
     neutralized and escaped."""
-    def t(text: str, **values: object) -> Markup:
+    def t(text: str, /, **values: object) -> Markup:
         safe = {k: neutralize(v) if isinstance(v, str) and not isinstance(v, Markup) else v
                 for k, v in values.items()}
         return Markup(tr(lang, text)).format(**safe) if safe else Markup(tr(lang, text))
@@ -88,6 +98,10 @@ def _words(lang: str) -> dict:
         "verdict": lambda verdict: verdict_word(lang, verdict),
         "step": lambda name: step_word(lang, name),
         "reason": lambda text: ingest_text(lang, text),
+        "waited": lambda n: waited_text(n, lang),
+        "chain": lambda hops: chain_text(hops, lang),
+        "max_victims": MAX_VICTIMS_SHOWN,
+        "listing": lambda items: listing(lang, list(items)),
     }
 
 
@@ -141,15 +155,15 @@ def _ts_key(ts: datetime | None) -> tuple:
     return (1, datetime.min) if ts is None else (0, ranks.naive_utc(ts))
 
 
-def _summary(diagnosis: Diagnosis, findings: list[Finding], root) -> dict:
-    """The verdict counts matched findings only; the top finding is the first matched one in
-    report order (or, when nothing matched, the first check that could not be evaluated)."""
+def _summary(diagnosis: Diagnosis, findings: list[Finding]) -> dict:
+    """The verdict counts matched findings only; the answer is the first incident, the one to
+    fix first (``report.verdict.answer``), linked to its root finding."""
     lang = diagnosis.lang
     matched = [f for f in findings if f.verdict is Verdict.MATCH]
     pending = [f for f in findings if f.verdict is Verdict.NOT_EVALUABLE]
     by_level = [(lv, sum(1 for f in matched if f.level is lv)) for lv in view.LEVELS_DESC]
     by_level = [(lv, n) for lv, n in by_level if n]
-    top = (matched or pending or [None])[0]
+    found = answer(diagnosis)
     if not matched:
         verdict = tr(lang, "clean")
     elif len(by_level) == 1:
@@ -169,36 +183,23 @@ def _summary(diagnosis: Diagnosis, findings: list[Finding], root) -> dict:
         "status": max(matched, key=lambda f: f.level.rank).level.value if matched else "clean",
         "not_evaluable": tr(lang, "{n} check" if len(pending) == 1 else "{n} checks",
                             n=len(pending)) if pending else "",
-        "top": top,
-        "top_anchor": f"finding-{findings.index(top) + 1}" if top is not None else "",
-        "root": root,
+        "top_anchor": f"finding-{findings.index(found.root) + 1}" if found is not None else "",
+        "answer": found,
         "crossrank": _crossrank_view(diagnosis),
-        "files": len(diagnosis.inputs.files),
-        "records": diagnosis.inputs.records,
-        "processes": len(diagnosis.processes),
+        "inputs": tr(lang, "{files}, {records}, {processes}",
+                     files=count(lang, len(diagnosis.inputs.files), "{n} file", "{n} files"),
+                     records=count(lang, diagnosis.inputs.records, "{n} record", "{n} records"),
+                     processes=count(lang, len(diagnosis.processes), "{n} process",
+                                     "{n} processes")),
         "ranks": ranks.distinct_ranks(diagnosis),
         "span": (fmt_ts(first), fmt_ts(last)) if first is not None else None,
     }
 
 
-def _crossrank_view(diagnosis: Diagnosis) -> dict | None:
-    """The cross-rank verdict for the summary card (None when nothing failed)."""
-    xr = diagnosis.crossrank
-    if xr is None or not any(a.failed for a in xr.attempts):
-        return None
-    rc = xr.root_cause
-    return {
-        "verdict": rc.verdict,
-        "suspects": [{"label": s.label, "rank": s.rank, "confidence": f"{s.confidence:.2f}",
-                      "signals": ", ".join(r.signal for r in s.reasons),
-                      "first": s.reasons[0].text if s.reasons else ""}
-                     for s in rc.suspects[:5]],
-        "chain": " → ".join(h.label for h in rc.chain),
-        "victims": len(rc.victims),
-        "attempts": len(xr.attempts),
-        "missing": list(xr.missing.advice),
-        "notes": list(rc.notes),
-    }
+def _crossrank_view(diagnosis: Diagnosis) -> CrossRankVerdict | None:
+    """The cross-rank verdict for the summary card (None when nothing failed): worded as the
+    terminal and Markdown reports word it (``report.verdict``)."""
+    return crossrank_verdict(diagnosis)
 
 
 def _evidence_view(item: Evidence, delta: float | None, lang: str) -> dict:
@@ -211,7 +212,7 @@ def _evidence_view(item: Evidence, delta: float | None, lang: str) -> dict:
         "item": item, "where": where,
         "delta": "" if delta is None else view.fmt_duration(delta, signed=True),
         "message": _clip(item.message, MAX_EVIDENCE, lang),
-        "headline": _clip(item.message.split("\n", 1)[0], 200, lang),
+        "headline": _clip(item.message.split("\n", 1)[0], MAX_CONTEXT, lang),
         "before": [(n, _clip(t, MAX_CONTEXT, lang)) for n, t in item.context_before],
         "after": [(n, _clip(t, MAX_CONTEXT, lang)) for n, t in item.context_after],
     }
@@ -242,7 +243,7 @@ def _incidents_view(diagnosis: Diagnosis, findings: list[Finding]) -> list[dict]
             "summary": " · ".join(rule + (f" ×{n}" if n > 1 else "")
                                   for rule, n in counts.items()),
             "scope": view.scope_parts(incident.scope, lang),
-            "victims": [v.label for v in incident.victims],
+            "victims": [party_name(v.label, v.rank, lang) for v in incident.victims],
         })
     return out
 

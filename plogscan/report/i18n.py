@@ -8,8 +8,9 @@ Keys with ``{name}`` are format strings. The tables themselves are in ``i18n_zh`
 ``i18n_zh_html`` for the HTML report).
 
 Besides ``tr``, the helpers here give the words of the model's enumerations (levels, verdicts,
-the root-cause verdicts, clock bases), the implicit step name of single-record rules, lists
-joined the way a language joins them, and ingest's reasons for skipping a file.
+the root-cause verdicts, clock bases, the cross-rank signals), the implicit step name of
+single-record rules, lists joined the way a language joins them, and ingest's reasons for
+skipping a file.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from collections.abc import Callable
 
 from plogscan.lang import Catalogue
 from plogscan.model import Level, Verdict
-from plogscan.report.i18n_zh import ERRORS_ZH, INGEST_ZH, LEVELS_ZH, UI_ZH
+from plogscan.report.i18n_zh import ERRORS_ZH, INGEST_ZH, LEVELS_ZH, SIGNALS_ZH, UI_ZH
 from plogscan.report.i18n_zh_html import HTML_ZH
 
 UI: dict[str, dict[str, str]] = {"zh": {**UI_ZH, **HTML_ZH}}
 LEVEL_NAMES: dict[str, dict[Level, str]] = {
     "zh": {Level(name): text for name, text in LEVELS_ZH.items()},
 }
+# The cross-rank signals' names; English names a signal by its id, as the JSON report does.
+SIGNAL_NAMES: dict[str, dict[str, str]] = {"zh": SIGNALS_ZH}
 # How ingest words why it skipped a file or what went wrong reading one (``plogscan.ingest``):
 # (English pattern, template) pairs; the pattern's named groups (an OS error, a path, a
 # number) fill the template as they are.
@@ -57,6 +60,11 @@ def verdict_word(lang: str, verdict: Verdict | str) -> str:
     """A finding's verdict (``match`` / ``not_evaluable``) or a root-cause verdict
     (``localized`` / ``ambiguous`` / ``undetermined``) in words."""
     return tr(lang, verdict.value if isinstance(verdict, Verdict) else verdict)
+
+
+def signal_word(lang: str, signal: str) -> str:
+    """A cross-rank signal in words: ``wait-chain`` / ``等待链末端``."""
+    return SIGNAL_NAMES.get(lang, {}).get(signal, signal)
 
 
 def step_word(lang: str, step: str) -> str:

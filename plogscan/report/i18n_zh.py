@@ -8,6 +8,13 @@ from __future__ import annotations
 
 LEVELS_ZH: dict[str, str] = {"critical": "严重", "error": "错误", "warning": "警告", "info": "提示"}
 
+SIGNALS_ZH: dict[str, str] = {
+    "error-vs-timeout": "错误而非超时", "earliest-error": "最早的错误", "heartbeat": "集群心跳",
+    "wait-chain": "等待链末端", "cycle": "相互等待", "index-mismatch": "算子序号落后",
+    "tag-mismatch": "标签不一致", "own-stream": "等待自身从流", "silent-rank": "静默的 rank",
+    "collective-mismatch": "集合通信不一致", "config-mismatch": "配置不一致",
+}
+
 UI_ZH: dict[str, str] = {
     # terminal report
     "plogscan report": "plogscan 诊断报告",
@@ -17,7 +24,7 @@ UI_ZH: dict[str, str] = {
     "Seen": "涉及",
     "TIMELINE (key events per rank)": "时间线（各 rank 的关键事件）",
     "SUPPRESSED BY BASELINE ({n})": "已被基线屏蔽（{n}）",
-    "UNEXPLAINED ERRORS (top {shown} of {total} templates, earliest first)":
+    "UNEXPLAINED ERRORS (top {shown} of {total}, earliest first)":
         "未解释的错误（共 {total} 个模板，按最早出现排序，显示前 {shown} 个）",
     "INGEST HEALTH": "日志读取情况",
     "CODES ({n})": "错误码（{n}）",
@@ -53,7 +60,8 @@ UI_ZH: dict[str, str] = {
     "Victims": "受害者",
     " and {n} more": " 等另外 {n} 个",
     "reference {host}": "基准主机 {host}",
-    "{n} pair(s)": "{n} 组配对",
+    "{n} pair": "{n} 组配对",
+    "{n} pairs": "{n} 组配对",
     "Clock": "时钟",
     "no failure": "无故障",
     "Attempts": "运行批次",
@@ -84,7 +92,23 @@ UI_ZH: dict[str, str] = {
     "also": "另见",
     "could not check": "无法判定",
     "{who} · {verdict} · confidence {value}": "{who} · {verdict} · 置信度 {value}",
-    "{n} ranks only waited ({ranks})": "{n} 个 rank 仅在等待（{ranks}）",
+    "{n} rank only waited": "{n} 个 rank 仅在等待",
+    "{n} ranks only waited": "{n} 个 rank 仅在等待",
+    "{text} ({ranks})": "{text}（{ranks}）",
+    "{label} (rank {rank})": "{label}（rank {rank}）",
+    "root cause {who} · {verdict}": "根因 {who} · {verdict}",
+    "root cause {verdict}": "根因{verdict}",
+    # the last lines and the appendix summary (terminal)
+    "Answer": "结论",
+    "DETAILS (--details shows each in full)": "更多信息（--details 显示完整内容）",
+    "{templates} ({records})": "{templates}（{records}）",
+    "{n} pid": "{n} 个进程", "{n} pids": "{n} 个进程",
+    "{n} template": "{n} 个模板",
+    "{n} templates": "{n} 个模板",
+    "{n} file with problems": "{n} 个文件有问题",
+    "{n} files with problems": "{n} 个文件有问题",
+    "Codes": "错误码",
+    "{codes}: their meanings with --details": "{codes}：含义见 --details",
     "rank {ranks}": "rank {ranks}",
     "pid {pids}": "进程 {pids}",
     "device {devices}": "设备 {devices}",
@@ -93,6 +117,7 @@ UI_ZH: dict[str, str] = {
     "hosts {hosts}": "主机 {hosts}",
     "+{n} more evidence records (--all shows them)": "另有 {n} 条证据记录（--all 显示全部）",
     "… {n} more rules (--all lists them)": "… 另有 {n} 条规则（--all 列出全部）",
+    "  … {n} more key event": "  … 另有 {n} 个关键事件",
     "  … {n} more key events": "  … 另有 {n} 个关键事件",
     "… {n} more ranks (--all shows every rank)": "… 另有 {n} 个 rank（--all 显示全部）",
     # incidents (Markdown)
@@ -100,10 +125,8 @@ UI_ZH: dict[str, str] = {
         "| 事件 | 级别 | 规则 | 标题 | 范围 | 结论数 | 首次出现 |",
     "| Finding | Level | Rule | Title | Verdict | Scope |":
         "| 结论 | 级别 | 规则 | 标题 | 判定 | 范围 |",
-    "**Only waited:** {n} ranks ({ranks})": "**仅在等待：** {n} 个 rank（{ranks}）",
     "_{n} more incidents: see the full report._": "_另有 {n} 个事件：请查看完整报告。_",
     # Markdown report
-    "Top finding:": "首要结论：",
     "| # | Level | Rule | Title | Verdict | Scope | First seen |":
         "| # | 级别 | 规则 | 标题 | 判定 | 范围 | 首次出现 |",
     "**Evidence**": "**证据**",
@@ -215,14 +238,13 @@ UI_ZH: dict[str, str] = {
     "{key}: {values}": "{key}：{values}",
     "{value} ({ranks})": "{value}（{ranks}）",
     "(empty)": "（空）",
-    "#{id} pids {n} · {state} · {who}": "#{id} 进程 {n} 个 · {state} · {who}",
+    "#{id} · {pids} · {state} · {who}": "第 {id} 次 · {pids} · {state} · {who}",
     # Markdown
-    "plogscan {version} read {files} file(s), {lines} lines ({unparsed} unparsed); skipped "
-    "{skipped} file(s).":
-        "plogscan {version} 读取了 {files} 个文件，共 {lines} 行（{unparsed} 行未解析）；"
-        "跳过 {skipped} 个文件。",
-    "{count}× (ranks {ranks}) first {ts}, e.g. {where}":
-        "{count}×（rank {ranks}），首次 {ts}，示例 {where}",
+    "plogscan {version} read {files}, {lines} ({unparsed} unparsed); skipped {skipped}.":
+        "plogscan {version} 读取了 {files}，共 {lines}（{unparsed} 行未解析）；跳过 {skipped}。",
+    "{count}× ({spread}) first {ts}, e.g. {where}": "{count}×（{spread}），首次 {ts}，示例 {where}",
+    "Answer:": "结论：",
+    "{text}: {names}": "{text}：{names}",
     "… {n} more evidence records": "… 另有 {n} 条证据记录",
     "({level}; {scope}) fingerprint {fingerprint}": "（{level}；{scope}）指纹 {fingerprint}",
     "**expired** baseline entry {fingerprint} ({rule}) on {date}: it no longer suppresses "

@@ -23,30 +23,20 @@ HTML_ZH: dict[str, str] = {
     "{n} checks": "{n} 项检查",
     "{checks} could not be evaluated for lack of evidence: each says below what is missing and "
     "how to get it.": "{checks}因缺少证据而无法判定：下文逐项说明缺少什么以及如何获取。",
-    "Top finding": "首要结论",
     " (not evaluable)": "（无法判定）",
     "Root cause": "根因",
     ": the logs cannot single out a device": "：日志无法确定单个设备",
-    " (rank {rank})": "（rank {rank}）",
-    ", confidence {value}: ": "，置信度 {value}：",
     "Wait chain": "等待链",
-    "{n} rank(s) only waited": "{n} 个 rank 仅在等待",
     "{n} runs in the input; the verdict is about the last one that failed":
         "输入中有 {n} 次运行；结论针对最后一次失败的运行",
-    "Root-cause rank": "根因 rank",
-    ": the earliest evidence of a matched finding, at {ts} ({rule})":
-        "：命中结论中最早的证据，位于 {ts}（{rule}）",
-    "unknown (no matched finding names a rank with a timestamp)":
-        "未知（没有命中的结论给出带时间戳的 rank）",
     "Outcome": "结果",
-    "{files} files, {records} records, {processes} processes":
-        "{files} 个文件，{records} 条记录，{processes} 个进程",
+    "{files}, {records}, {processes}": "{files}，{records}，{processes}",
     ", ranks {ranks}": "，rank {ranks}",
     "Errors, timeouts and finding steps per lane over time":
         "各泳道随时间分布的错误、超时与结论步骤",
     " (suspected root cause)": "（疑似根因）",
     " (victim: it only waited)": "（受害者：仅在等待）",
-    "finding step": "结论步骤",
+    "finding step, labelled by its rule": "结论步骤（标注其规则）",
     "step order": "步骤顺序",
     "first-error rank → later errors": "最先出错的 rank → 之后的错误",
     "wait chain (waiting rank → the rank it waits for); ▶ suspected root, · victim":
@@ -64,7 +54,6 @@ HTML_ZH: dict[str, str] = {
         "没有可绘制的内容：错误、警告和证据记录都没有时间戳。",
     "Incidents ({n}) · findings ({m})": "事件（{n}）· 结论（{m}）",
     " · attempt {n}": " · 运行批次 {n}",
-    " · {n} rank(s) only waited: {victims}": " · {n} 个 rank 仅在等待：{victims}",
     "Follows from it: {summary} ({n})": "由此引发：{summary}（{n}）",
     "No rule matched, and every rule had the evidence it needs.":
         "没有规则命中，且每条规则都具备所需的证据。",

@@ -1,7 +1,9 @@
 """The Markdown report (``--format markdown``): a compact summary for a ticket body or a CI step
 summary (``$GITHUB_STEP_SUMMARY``).
 
-It holds the verdict line, a table of the incidents (one root cause each, in the order to fix
+It holds the verdict line, the answer (the incident to fix first and where it is), the
+cross-rank verdict (suspects with their reasons, chain, victims, missing ranks: the same as the
+terminal, HTML and JSON reports), a table of the incidents (one root cause each, in the order to fix
 them), an incident card each (the root finding's evidence as a code block and its
 remediation; what follows from it collapsed in a ``<details>`` block), and the findings a
 baseline suppressed.
@@ -21,13 +23,29 @@ import re
 
 from plogscan import __version__
 from plogscan.model import Diagnosis, Finding, Incident, Verdict
-from plogscan.report.i18n import ingest_text, level_word, listing, step_word, tr, verdict_word
+from plogscan.report.i18n import (
+    count,
+    ingest_text,
+    level_word,
+    listing,
+    step_word,
+    tr,
+    verdict_word,
+)
 from plogscan.report.text_finding import role_line
+from plogscan.report.verdict import (
+    MAX_VICTIMS_SHOWN,
+    answer,
+    chain_text,
+    crossrank_verdict,
+    waited_text,
+)
 from plogscan.report.view import (
     complete,
     expired_entries,
     fmt_duration,
     fmt_ts,
+    int_ranges,
     report_findings,
     scope_parts,
     step_deltas,
@@ -73,11 +91,14 @@ def render(diagnosis: Diagnosis) -> str:
     findings = report_findings(diagnosis)
     lang = diagnosis.lang
     out = [f"## plogscan: {text(verdict_line(diagnosis))}", ""]
+    found = answer(diagnosis)
+    if found is not None:
+        where = found.where if found.checked else listing(
+            lang, [p for p in (found.where, tr(lang, "could not check")) if p])
+        out += [f"**{tr(lang, 'Answer:')}** {found.incident.id} `{_code_span(found.root.rule)}` "
+                f"{text(found.incident.title)}" + (f" · **{text(where)}**" if where else ""), ""]
+    out += _crossrank(diagnosis)
     if findings:
-        top = findings[0]
-        scope = listing(lang, scope_parts(top.scope, lang))
-        out += [f"**{tr(lang, 'Top finding:')}** `{_code_span(top.rule)}` {text(top.title)}"
-                + (tr(lang, " ({text})", text=text(scope)) if scope else ""), ""]
         diagnosis = complete(diagnosis)
         by_id = {f.id: f for f in diagnosis.findings}
         incidents = diagnosis.incidents
@@ -98,15 +119,49 @@ def render(diagnosis: Diagnosis) -> str:
         out += [f"- `{_code_span(e.path)}`: {text(ingest_text(lang, e.reason))}"
                 for e in inputs.errors]
         out.append("")
-    out.append("<sub>" + tr(lang, "plogscan {version} read {files} file(s), {lines} lines "
-                            "({unparsed} unparsed); skipped {skipped} file(s).",
-                            version=__version__, files=len(inputs.files),
-                            lines=f"{inputs.lines:,}", unparsed=f"{inputs.unparsed_lines:,}",
-                            skipped=len(inputs.skipped)) + "</sub>")
+    out.append("<sub>" + tr(lang, "plogscan {version} read {files}, {lines} ({unparsed} "
+                            "unparsed); skipped {skipped}.", version=__version__,
+                            files=count(lang, len(inputs.files), "{n} file", "{n} files"),
+                            lines=count(lang, inputs.lines, "{n} line", "{n} lines"),
+                            unparsed=f"{inputs.unparsed_lines:,}",
+                            skipped=count(lang, len(inputs.skipped), "{n} file", "{n} files"))
+               + "</sub>")
     return "\n".join(out).rstrip("\n") + "\n"
 
 
 MAX_UNEXPLAINED = 5
+
+
+def _crossrank(diagnosis: Diagnosis) -> list[str]:
+    """The cross-rank verdict: suspects with their reasons, the chain, the victims, the
+    missing ranks and what to collect (as the terminal and HTML reports word it)."""
+    found = crossrank_verdict(diagnosis)
+    if found is None:
+        return []
+    lang = diagnosis.lang
+    out = [f"### {text(tr(lang, 'Root cause'))} · {text(found.verdict_word)}", ""]
+    if found.verdict == "undetermined":
+        out += [text(tr(lang, "The logs cannot single out a device: every rank only waited, "
+                        "and nothing marks one of them as first or odd.")), ""]
+    for index, suspect in enumerate(found.suspects, 1):
+        out.append(f"{index}. **{text(suspect.label)}** · {text(' · '.join(suspect.facts))}")
+        out += [f"   - {text(signal)}: {text(one_line(sentence))}"
+                for signal, sentence in suspect.reasons]
+    if found.suspects:
+        out.append("")
+    facts = []
+    if found.chain:
+        facts.append((tr(lang, "Chain"), chain_text(found.chain, lang)))
+    if found.victims:
+        more = len(found.victims) - MAX_VICTIMS_SHOWN
+        facts.append((tr(lang, "Victims"), tr(
+            lang, "{text}: {names}", text=waited_text(len(found.victims), lang),
+            names=listing(lang, list(found.victims[:MAX_VICTIMS_SHOWN]))
+            + (tr(lang, " and {n} more", n=more) if more > 0 else ""))))
+    facts += [(tr(lang, "Missing"), item) for item in found.collect]
+    facts += [(tr(lang, "Note"), item) for item in found.notes]
+    out += [f"- **{text(key)}:** {text(one_line(value))}" for key, value in facts]
+    return [*out, ""] if facts else out
 
 
 def _unexplained(diagnosis: Diagnosis) -> list[str]:
@@ -118,10 +173,13 @@ def _unexplained(diagnosis: Diagnosis) -> list[str]:
     shown = templates[:MAX_UNEXPLAINED]
     out = [f"### {tr(lang, 'Unexplained errors')}", ""]
     for t in shown:
-        ranks = ", ".join(str(r) for r in t["ranks"]) or "-"
+        ranks = t["ranks"]
         example = t["example"]
-        out.append("- " + tr(lang, "{count}× (ranks {ranks}) first {ts}, e.g. {where}",
-                             count=f"{t['count']:,}", ranks=text(ranks),
+        spread = tr(lang, "ranks {ranks}" if len(ranks) > 1 else "rank {ranks}",
+                    ranks=int_ranges(ranks)) if ranks else count(
+            lang, t["processes"], "{n} process", "{n} processes")
+        out.append("- " + tr(lang, "{count}× ({spread}) first {ts}, e.g. {where}",
+                             count=f"{t['count']:,}", spread=text(spread),
                              ts=text(fmt_ts(t["first_ts"])),
                              where=f"`{_code_span(example['path'])}:{example['line']}`"))
         out += ["", fenced(one_line(t["template"])), ""]
@@ -157,9 +215,10 @@ def _incident(incident: Incident, by_id: dict[str, Finding], lang: str) -> list[
     out = _details(root, incident.id, lang)
     members = [by_id[i] for i in (*incident.same_rule, *incident.symptoms)]
     if incident.victims:
-        ranks = ", ".join(str(v.rank) for v in incident.victims if v.rank is not None) or "-"
-        out += [tr(lang, "**Only waited:** {n} ranks ({ranks})", n=len(incident.victims),
-                   ranks=text(ranks)), ""]
+        ranks = [v.rank for v in incident.victims if v.rank is not None]
+        waited = waited_text(len(incident.victims), lang)
+        out += [f"**{text(waited)}**" + (tr(lang, " ({text})", text=text(int_ranges(ranks)))
+                                          if ranks else ""), ""]
     if not members:
         return out
     counts: dict[str, int] = {}

@@ -3,7 +3,8 @@
 A record's rank comes from its own line when the parser found one, else from the process list
 (same host and pid). The root-cause rank is the rank of the earliest timestamped evidence among
 the matched findings: in a collective, the rank that failed first is usually the cause and the
-others its victims (their timeouts follow it).
+others its victims (their timeouts follow it). When the cross-rank analysis judged a failed
+attempt, its verdict decides: its first suspect's rank, or no rank at all.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ def root_cause(diagnosis: Diagnosis) -> tuple[int, datetime, Finding] | None:
     xr = diagnosis.crossrank
     suspect = next((s.rank for s in xr.root_cause.suspects if s.rank is not None), None) \
         if xr is not None else None
+    if suspect is None and xr is not None and any(a.failed for a in xr.attempts):
+        return None  # the cross-rank verdict names no rank: no report may name one instead
     candidates = []
     for order, finding in enumerate(view.report_findings(diagnosis)):
         if finding.verdict is not Verdict.MATCH:

@@ -44,7 +44,9 @@ LANE_HEIGHT = 30.0
 TOP = 8.0
 AXIS_HEIGHT = 34.0
 MAX_LABEL = 22
-CHAR_WIDTH = 6.4  # estimated width of a label character at the chart's font size
+CHAR_WIDTH = 8.0  # width of a label character (bold capitals and digits) at the chart's size
+LABEL_ASCENT = 10.0  # a label's box above and below its baseline
+LABEL_DESCENT = 3.0
 MAX_MARKERS = 1500  # above this, markers merge over wider time columns (keeps the file small)
 MAX_TOOLTIP = 200
 # "timeout", "timed out", "time out", "TimeOut"; not the aicore "timeout or trap error" text.
@@ -75,10 +77,11 @@ class Marker:
     x: float
     y: float
     text: str  # tooltip
-    label: str = ""  # step name written next to a step marker when there is room
+    label: str = ""  # rule id (and step) written next to a step marker
     label_x: float = 0.0
     label_y: float = 0.0
     anchor: str = "start"
+    hover: bool = False  # the label would overlap another: shown only on pointing
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,8 @@ def _points(diagnosis: Diagnosis) -> tuple[set[tuple], list[_Point], list[list]]
             lanes.add(lane)
             step = step_word(lang, item.step)
             text = f"{finding.rule} {step}: {item.path}:{item.line} {item.message[:160]}"
-            points.append(_Point(lane, _when(item), "step", text, step, (item.path, item.line)))
+            label = finding.rule if item.step == "match" else f"{finding.rule} {step}"
+            points.append(_Point(lane, _when(item), "step", text, label, (item.path, item.line)))
             if _when(item) is not None:
                 chain.append((lane, naive_utc(_when(item)), step))
         if finding.verdict is Verdict.MATCH:
@@ -297,8 +301,8 @@ def _ticks(span: float, x_at) -> tuple[Tick, ...]:
 
 def _markers(points, index, lanes, x_of, lang: str) -> tuple[Marker, ...]:
     """One marker per (lane, kind, time column): columns start one unit wide and double until
-    at most MAX_MARKERS remain, so thousands of errors stay a small SVG. Step names are written
-    above or below their marker where they do not overlap another name."""
+    at most MAX_MARKERS remain, so thousands of errors stay a small SVG. Each step marker is
+    labelled by its rule (``_labelled``)."""
     column_width = 1
     while True:
         cells: dict[tuple[int, str, int], list[tuple[datetime, str, str]]] = {}
@@ -310,7 +314,7 @@ def _markers(points, index, lanes, x_of, lang: str) -> tuple[Marker, ...]:
             break
         column_width *= 2
     markers = []
-    taken: dict[tuple[int, int], list[tuple[float, float]]] = {}  # (lane, row) -> label spans
+    placed: list[tuple[float, float, float, float]] = []  # label boxes drawn so far
     for lane, kind, column in sorted(cells, key=lambda c: (c[0], c[2], _DRAW_ORDER[c[1]])):
         items = sorted(cells[(lane, kind, column)])
         ts, text, label = items[0]
@@ -321,19 +325,25 @@ def _markers(points, index, lanes, x_of, lang: str) -> tuple[Marker, ...]:
         if kind != "step":
             markers.append(Marker(lane, kind, x, y, text))
             continue
-        width = CHAR_WIDTH * len(label) + 4
-        anchor, left = ("start", x + 7) if x + 7 + width <= WIDTH else ("end", x - 7 - width)
-        for row, dy in ((0, -7.0), (1, 13.0)):
-            spans = taken.setdefault((lane, row), [])
-            if all(left + width <= a or left >= b for a, b in spans):
-                spans.append((left, left + width))
-                label_x = x + 7 if anchor == "start" else x - 7
-                markers.append(Marker(lane, kind, x, y, text, label, label_x, y + dy, anchor))
-                break
-        else:
-            markers.append(Marker(lane, kind, x, y, text))
+        markers.append(_labelled(lane, x, y, text, label, placed))
     markers.sort(key=lambda m: (_DRAW_ORDER[m.kind], m.lane, m.x, m.text))
     return tuple(markers)
+
+
+def _labelled(lane: int, x: float, y: float, text: str, label: str,
+              placed: list[tuple[float, float, float, float]]) -> Marker:
+    """A step marker with its label above or below it where the label's box meets no label
+    drawn before; else the label shows only while the marker is pointed at."""
+    width = CHAR_WIDTH * len(label) + 4
+    anchor, left = ("start", x + 7) if x + 7 + width <= WIDTH else ("end", x - 7 - width)
+    label_x = x + 7 if anchor == "start" else x - 7
+    for dy in (-7.0, 13.0):
+        box = (left, y + dy - LABEL_ASCENT, left + width, y + dy + LABEL_DESCENT)
+        if all(box[2] <= a[0] or box[0] >= a[2] or box[3] <= a[1] or box[1] >= a[3]
+               for a in placed):
+            placed.append(box)
+            return Marker(lane, "step", x, y, text, label, label_x, y + dy, anchor)
+    return Marker(lane, "step", x, y, text, label, label_x, y - 7.0, anchor, hover=True)
 
 
 def _sequence_arrows(chains, x_of, y_of) -> tuple[Arrow, ...]:

@@ -5,7 +5,8 @@ each process wrote), verdict line, the cross-rank root cause (suspects, chain, v
 offsets, attempts, missing ranks: ``text_rootcause``), the incidents (``text_incidents``) or,
 with ``--all``, the findings grouped by severity (``text_finding``), a per-rank timeline of key
 events, then ``text_appendix``: findings suppressed by a baseline, the first unexplained ERROR
-templates, ingest health, and the codes found in the evidence with their meanings. Every fixed
+templates, ingest health, and the codes found in the evidence with their meanings (one line
+each unless ``--details``), and last the answer and the verdict line again. Every fixed
 word is in the diagnosis language (``plogscan.report.i18n``); widths count terminal cells, so
 Chinese lines fit the width too.
 
@@ -25,18 +26,18 @@ from datetime import datetime
 from rich.cells import cell_len
 from rich.console import Console, RenderableType
 from rich.rule import Rule
-from rich.text import Text
 
 from plogscan.model import Diagnosis, Finding
-from plogscan.report.i18n import level_heading, tr
+from plogscan.report.i18n import count, level_heading, listing, tr
 from plogscan.report.text_appendix import (
     MAX_UNEXPLAINED,
+    appendix_summary,
     codes_section,
     ingest_health,
     suppressed_section,
     unexplained_section,
 )
-from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, fit, pad
+from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, fit, hanging, pad
 from plogscan.report.text_header import header
 from plogscan.report.text_incidents import (
     answer_section,
@@ -45,6 +46,7 @@ from plogscan.report.text_incidents import (
 )
 from plogscan.report.text_rootcause import root_cause_section
 from plogscan.report.timeline import key_events
+from plogscan.report.verdict import answer
 from plogscan.report.view import (
     LEVELS_DESC,
     complete,
@@ -53,6 +55,7 @@ from plogscan.report.view import (
     seconds_between,
     verdict_line,
 )
+from plogscan.report.wrap import Text
 from plogscan.textsafe import neutralize
 
 DEFAULT_WIDTH = 80
@@ -77,13 +80,17 @@ def make_console(width: int, color: bool) -> Console:
 
 
 def render(diagnosis: Diagnosis, *, verbose: bool = False, width: int | None = None,
-           color: bool = False, show_all: bool = False) -> str:
+           color: bool = False, show_all: bool = False, details: bool = False) -> str:
     """The whole terminal report as a string (ANSI styled only when ``color``).
 
     By default the answer comes first and the detail is folded (incidents, ``text_incidents``);
-    ``show_all`` lists every finding unfolded instead, by level."""
+    ``show_all`` lists every finding unfolded instead, by level. The appendix (unexplained
+    errors, ingest health, codes) is one line per section unless ``details`` (or ``show_all``)
+    asks for it in full, or it holds the only findings. The report ends with the answer and
+    the exit code, so they are on the last screen."""
     console = make_console(width or DEFAULT_WIDTH, color)
-    for renderable in _sections(complete(diagnosis), verbose, console.width, show_all):
+    for renderable in _sections(complete(diagnosis), verbose, console.width, show_all,
+                                details or show_all):
         console.print(renderable)
     output = console.file.getvalue()  # type: ignore[attr-defined]
     lines = (_TRAILING.sub(lambda m: m.group().replace(" ", ""), line)
@@ -91,8 +98,8 @@ def render(diagnosis: Diagnosis, *, verbose: bool = False, width: int | None = N
     return "\n".join(lines) + "\n"
 
 
-def _sections(diagnosis: Diagnosis, verbose: bool, width: int, show_all: bool
-              ) -> Iterator[RenderableType]:
+def _sections(diagnosis: Diagnosis, verbose: bool, width: int, show_all: bool,
+              details: bool) -> Iterator[RenderableType]:
     yield Rule(tr(diagnosis.lang, "plogscan report"), characters="═", style="bold")
     yield header(diagnosis, show_all)
     yield Text("")
@@ -107,10 +114,37 @@ def _sections(diagnosis: Diagnosis, verbose: bool, width: int, show_all: bool
         yield from not_evaluable_section(diagnosis)
     yield from _timeline(diagnosis, width, folded=not show_all)
     yield from suppressed_section(diagnosis)
-    yield from unexplained_section(diagnosis, width,
-                                   FOLDED_UNEXPLAINED if not show_all else MAX_UNEXPLAINED)
-    yield from ingest_health(diagnosis)
-    yield from codes_section(diagnosis)
+    if details or not diagnosis.findings:  # in full: asked for, or the only findings there are
+        yield from unexplained_section(diagnosis, width,
+                                       FOLDED_UNEXPLAINED if not show_all else MAX_UNEXPLAINED)
+        yield from ingest_health(diagnosis)
+        yield from codes_section(diagnosis)
+    else:
+        yield from appendix_summary(diagnosis)
+    yield from closing(diagnosis, width)
+
+
+def closing(diagnosis: Diagnosis, width: int) -> Iterator[RenderableType]:
+    """The last lines: the incident to fix first and where it is, then the verdict line with
+    the exit code (as pytest ends with its summary line)."""
+    lang = diagnosis.lang
+    yield Text("")
+    style = "bold red" if diagnosis.exit_code else "bold green"
+    yield Rule(characters="═", style=style)
+    found = answer(diagnosis)
+    if found is not None:
+        prefix = Text(tr(lang, "Answer") + "  ", style="bold")
+        prefix.append(f"{found.incident.id} ", style="bold")
+        prefix.append(neutralize(found.incident.rule, keep_newlines=False),
+                      style=LEVEL_STYLES[found.incident.level])
+        prefix.append("  ")
+        body = Text(neutralize(found.incident.title, keep_newlines=False))
+        where = found.where if found.checked else listing(
+            lang, [p for p in (found.where, tr(lang, "could not check")) if p])
+        if where:
+            body.append(" · " + neutralize(where, keep_newlines=False), style="bold")
+        yield hanging(prefix, body)
+    yield Text(verdict_line(diagnosis), style=style)
 
 
 def _findings(diagnosis: Diagnosis, verbose: bool) -> Iterator[RenderableType]:
@@ -204,7 +238,8 @@ def _timeline(diagnosis: Diagnosis, width: int, folded: bool = False
             line.append(fit(event.message, room))
             yield line
         if lane.more:
-            yield Text(tr(diagnosis.lang, "  … {n} more key events", n=lane.more), style=DIM)
+            yield Text(count(diagnosis.lang, lane.more, "  … {n} more key event",
+                             "  … {n} more key events"), style=DIM)
     if hidden_lanes:
         yield Text(tr(diagnosis.lang, "… {n} more ranks (--all shows every rank)",
                       n=hidden_lanes), style=DIM)

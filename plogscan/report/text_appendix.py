@@ -14,7 +14,6 @@ from rich.console import RenderableType
 from rich.padding import Padding
 from rich.rule import Rule
 from rich.table import Table
-from rich.text import Text
 
 from plogscan.model import Diagnosis, FileStats
 from plogscan.report.i18n import count, ingest_text, level_word, listing, tr, verdict_word
@@ -27,6 +26,7 @@ from plogscan.report.view import (
     suppressed,
     suppression_reason,
 )
+from plogscan.report.wrap import Text
 from plogscan.textsafe import neutralize
 
 MAX_FILES = 20
@@ -127,8 +127,9 @@ def unexplained_section(diagnosis: Diagnosis, width: int, limit: int = MAX_UNEXP
         return
     yield Text("")
     shown = templates[:limit]
-    yield _heading(tr(lang, "UNEXPLAINED ERRORS (top {shown} of {total} templates, "
-                      "earliest first)", shown=len(shown), total=len(templates)))
+    yield _heading(tr(lang, "UNEXPLAINED ERRORS (top {shown} of {total}, earliest first)",
+                      shown=len(shown), total=count(lang, len(templates), "{n} template",
+                                                    "{n} templates")))
     for index, t in enumerate(shown, 1):
         head = Text(f"{index:>2}. ", style="bold")
         head.append(fit(t["template"], max(width - 4, 10)))
@@ -169,4 +170,45 @@ def codes_section(diagnosis: Diagnosis) -> Iterator[RenderableType]:
         grid.add_row(neutralize(str(code), keep_newlines=False),
                      Text(neutralize(meaning or tr(diagnosis.lang, "not in the code tables"),
                                      keep_newlines=False), style="" if meaning else DIM))
+    yield Padding(grid, (0, 0, 0, 2))
+
+
+MAX_CODES_NAMED = 3  # codes named in the one-line summary
+
+
+def appendix_summary(diagnosis: Diagnosis) -> Iterator[RenderableType]:
+    """One line for each appendix section (unexplained errors, ingest health, codes), pointing
+    at ``--details``, which shows them in full."""
+    lang = diagnosis.lang
+    rows: list[tuple[str, str]] = []
+    templates = diagnosis.extra.get("unexplained")
+    if isinstance(templates, list) and templates:
+        records = sum(int(t.get("count") or 0) for t in templates)
+        rows.append((tr(lang, "Unexplained errors"), tr(
+            lang, "{templates} ({records})",
+            templates=count(lang, len(templates), "{n} template", "{n} templates"),
+            records=count(lang, records, "{n} record", "{n} records"))))
+    inputs = diagnosis.inputs
+    troubled = sum(1 for f in inputs.files if file_problems(f, lang))
+    health = [tr(lang, "{files} read", files=count(lang, len(inputs.files), "{n} file",
+                                                    "{n} files")),
+              tr(lang, "{n} skipped", n=len(inputs.skipped)),
+              count(lang, inputs.unparsed_lines, "{n} unparsed line", "{n} unparsed lines")]
+    if troubled:
+        health.append(count(lang, troubled, "{n} file with problems", "{n} files with problems"))
+    rows.append((tr(lang, "Ingest health"), " · ".join(health)))
+    codes = diagnosis.extra.get("codes")
+    if isinstance(codes, dict) and codes:
+        named = ", ".join(neutralize(str(c), keep_newlines=False)
+                          for c in sorted(codes)[:MAX_CODES_NAMED])
+        more = tr(lang, ", … ({n} in all)", n=len(codes)) if len(codes) > MAX_CODES_NAMED else ""
+        rows.append((tr(lang, "Codes"), tr(lang, "{codes}: their meanings with --details",
+                                           codes=named + more)))
+    yield Text("")
+    yield _heading(tr(lang, "DETAILS (--details shows each in full)"))
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(no_wrap=True, style="bold")
+    grid.add_column(overflow="fold")
+    for key, value in rows:
+        grid.add_row(Text(key), Text(value))
     yield Padding(grid, (0, 0, 0, 2))

@@ -30,7 +30,6 @@ from rich.cells import cell_len, get_character_cell_size
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.table import Table
-from rich.text import Text
 
 from plogscan.model import Evidence, Finding, Level, Verdict
 from plogscan.report.i18n import level_word, step_word, tr, verdict_word
@@ -42,6 +41,7 @@ from plogscan.report.view import (
     seconds_between,
     step_deltas,
 )
+from plogscan.report.wrap import Text
 from plogscan.textsafe import neutralize, one_line
 
 LEVEL_STYLES = {
@@ -157,12 +157,21 @@ def numbered(items: tuple[str, ...] | list[str], bullet: str | None = None) -> T
     return table
 
 
-def _headline(finding: Finding, index: int | str) -> Text:
-    head = Text(f"[{index}] ", style="bold")
-    head.append(neutralize(finding.rule, keep_newlines=False), style=LEVEL_STYLES[finding.level])
-    head.append("  ")
-    head.append(neutralize(finding.title), style="bold")
-    return head
+def hanging(prefix: Text, body: Text) -> Table:
+    """``prefix`` then ``body``, the lines ``body`` wraps onto indented under its first one."""
+    table = Table.grid(padding=(0, 0, 0, 0))
+    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")
+    table.add_row(prefix, body)
+    return table
+
+
+def _headline(finding: Finding, index: int | str) -> Table:
+    prefix = Text(f"[{index}] ", style="bold")
+    prefix.append(neutralize(finding.rule, keep_newlines=False),
+                  style=LEVEL_STYLES[finding.level])
+    prefix.append("  ")
+    return hanging(prefix, Text(neutralize(finding.title), style="bold"))
 
 
 def cross_rank_parts(finding: Finding, lang: str = "en") -> list[str]:

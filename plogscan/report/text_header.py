@@ -8,12 +8,12 @@ from collections.abc import Sequence
 
 from rich.console import Group, RenderableType
 from rich.table import Table
-from rich.text import Text
 
 from plogscan.model import Diagnosis, ProcessInfo
 from plogscan.report.i18n import count, ingest_text, tr
 from plogscan.report.text_finding import DIM
 from plogscan.report.view import fmt_duration, fmt_ts, int_ranges, seconds_between, time_span
+from plogscan.report.wrap import Text
 from plogscan.textsafe import neutralize
 
 MAX_PROCESSES = 32

@@ -26,13 +26,27 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.rule import Rule
 from rich.table import Table
-from rich.text import Text
 
-from plogscan.model import Diagnosis, Evidence, Finding, Incident, RootCause, Suspect, Verdict
+from plogscan.model import Diagnosis, Evidence, Finding, Incident, Verdict
 from plogscan.report.i18n import level_word, step_word, tr, verdict_word
-from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, fit, numbered
-from plogscan.report.text_rootcause import chain_text
+from plogscan.report.text_finding import (
+    DIM,
+    LEVEL_STYLES,
+    finding_block,
+    fit,
+    hanging,
+    numbered,
+)
+from plogscan.report.verdict import (
+    attempt_root_cause,
+    chain_text,
+    incident_suspect,
+    party_name,
+    waited_text,
+    where_parts,
+)
 from plogscan.report.view import complete, int_ranges, report_findings
+from plogscan.report.wrap import Text
 from plogscan.textsafe import neutralize
 
 MAX_CARDS = 5  # incidents with a card of their own; the rest get one line each
@@ -48,22 +62,7 @@ def _safe(text: str) -> str:
 
 def _where(scope_ranks: Sequence[int], devices: Sequence[int], hosts: Sequence[str],
            pids: Sequence[int], lang: str) -> list[str]:
-    parts = []
-    if scope_ranks:
-        parts.append(tr(lang, "ranks {ranks}" if len(scope_ranks) > 1 else "rank {ranks}",
-                        ranks=int_ranges(scope_ranks)))
-    if devices:
-        parts.append(tr(lang, "devices {devices}" if len(devices) > 1 else "device {devices}",
-                        devices=int_ranges(devices)))
-    if hosts:
-        shown = ", ".join(_safe(h) for h in hosts[:3])
-        more = tr(lang, " and {n} more", n=len(hosts) - 3) if len(hosts) > 3 else ""
-        parts.append(tr(lang, "hosts {hosts}" if len(hosts) > 1 else "host {hosts}",
-                        hosts=shown + more))
-    if not scope_ranks and pids:
-        parts.append(tr(lang, "pids {pids}" if len(pids) > 1 else "pid {pids}",
-                        pids=int_ranges(pids)))
-    return parts
+    return where_parts(scope_ranks, devices, [_safe(h) for h in hosts], pids, lang)
 
 
 def telling_evidence(finding: Finding, limit: int = TELLING) -> list[Evidence]:
@@ -91,30 +90,6 @@ def _located(ev: Evidence, room: int) -> str:
     return where
 
 
-def _suspect_of(root_cause: RootCause | None, members: Sequence[Finding]) -> Suspect | None:
-    """The attempt's first suspect when this incident holds a finding about it."""
-    if root_cause is None or not root_cause.suspects:
-        return None
-    suspect = root_cause.suspects[0]
-    for finding in members:
-        if suspect.pid is not None and suspect.pid in finding.scope.pids:
-            return suspect
-        if suspect.rank is not None and suspect.rank in finding.scope.ranks and (
-                not finding.scope.hosts or suspect.host in finding.scope.hosts):
-            return suspect
-    return None
-
-
-def _attempt_root_cause(diagnosis: Diagnosis, incident: Incident) -> RootCause | None:
-    xr = diagnosis.crossrank
-    if xr is None:
-        return None
-    for attempt in xr.attempts:
-        if attempt.id == incident.attempt:
-            return attempt.root_cause
-    return xr.root_cause
-
-
 def _counts(findings: Sequence[Finding]) -> str:
     """``CCU002 ×2 · AIC001 ×2``: each rule once, in report order, with its count."""
     counts: dict[str, int] = {}
@@ -135,10 +110,10 @@ def _card(diagnosis: Diagnosis, incident: Incident, by_id: dict[str, Finding],
     lang = diagnosis.lang
     root = by_id[incident.root]
     members = [by_id[i] for i in incident.members]
-    head = Text(f"{incident.id}  ", style="bold")
-    head.append(_safe(incident.rule), style=LEVEL_STYLES[incident.level])
-    head.append("  ")
-    head.append(neutralize(incident.title), style="bold")
+    prefix = Text(f"{incident.id}  ", style="bold")
+    prefix.append(_safe(incident.rule), style=LEVEL_STYLES[incident.level])
+    prefix.append("  ")
+    head = hanging(prefix, Text(neutralize(incident.title), style="bold"))
     scope = incident.scope
     facts = [level_word(lang, incident.level),
              *_where(scope.ranks, scope.devices, scope.hosts, scope.pids, lang)]
@@ -146,21 +121,21 @@ def _card(diagnosis: Diagnosis, incident: Incident, by_id: dict[str, Finding],
         facts.append(tr(lang, "could not check"))
     body: list[RenderableType] = [Text(" · ".join(facts), style=DIM, overflow="fold")]
     rows: list[tuple[str, str | Text | None]] = []  # (key, value); None: an evidence row
-    root_cause = _attempt_root_cause(diagnosis, incident)
-    suspect = _suspect_of(root_cause, members)
+    root_cause = attempt_root_cause(diagnosis, incident)
+    suspect = incident_suspect(root_cause, members)
     if suspect is not None and root_cause is not None:
-        who = _safe(suspect.label) + (tr(lang, " (rank {rank})", rank=suspect.rank)
-                                      if suspect.rank is not None else "")
+        who = _safe(party_name(suspect.label, suspect.rank, lang))
         rows.append((tr(lang, "root"), tr(lang, "{who} · {verdict} · confidence {value}",
                                           who=who, verdict=verdict_word(lang, root_cause.verdict),
                                           value=f"{suspect.confidence:.2f}")))
         if root_cause.chain:
-            rows.append((tr(lang, "chain"), chain_text(root_cause, lang)))
+            rows.append((tr(lang, "chain"), _safe(chain_text([h.label for h in root_cause.chain],
+                                                             lang))))
     if incident.victims:
         ranks = [v.rank for v in incident.victims if v.rank is not None]
-        rows.append((tr(lang, "waited"), tr(lang, "{n} ranks only waited ({ranks})",
-                                            n=len(incident.victims),
-                                            ranks=int_ranges(ranks) if ranks else "-")))
+        waited = waited_text(len(incident.victims), lang)
+        rows.append((tr(lang, "waited"), tr(lang, "{text} ({ranks})", text=waited,
+                                            ranks=int_ranges(ranks)) if ranks else waited))
     telling = telling_evidence(root)
     keys = [key for key, _ in rows] + [_safe(step_word(lang, ev.step)) for ev in telling]
     keys += [tr(lang, "do"), tr(lang, "also")]
@@ -179,7 +154,7 @@ def _card(diagnosis: Diagnosis, incident: Incident, by_id: dict[str, Finding],
         rows.append((tr(lang, "also"), Text(_counts(others), overflow="fold")))
     grid = _grid()
     for key, value in rows:
-        grid.add_row(key, value)
+        grid.add_row(key, value if isinstance(value, Text) else Text(value))
     body.append(grid)
     return Group(head, Padding(Group(*body), (0, 0, 0, 4)))
 

@@ -18,15 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from rich.cells import cell_len
 from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.rule import Rule
 from rich.table import Table
-from rich.text import Text
 
-from plogscan.model import CrossRank, Diagnosis, RootCause, Suspect
-from plogscan.report.i18n import listing, tr, verdict_word
+from plogscan.model import CrossRank, Diagnosis
+from plogscan.report.i18n import count, listing, tr, verdict_word
 from plogscan.report.text_finding import fit
+from plogscan.report.verdict import CrossRankVerdict, SuspectView, chain_text, crossrank_verdict
+from plogscan.report.wrap import Text
 from plogscan.textsafe import neutralize
 
 MAX_SUSPECTS = 5
@@ -54,43 +56,27 @@ def fmt_spread(us: int) -> str:
     return f"±{seconds:.3f} s" if seconds >= 1 else f"±{us / 1000:.1f} ms"
 
 
-MAX_HOPS = 8  # a longer chain shows its first and last hops (the JSON report has them all)
-
-
-def chain_text(rc: RootCause, lang: str = "en") -> str:
-    labels = [_safe(h.label) for h in rc.chain]
-    if len(labels) > MAX_HOPS:
-        skipped = len(labels) - 6
-        labels = [*labels[:3], tr(lang, "… {n} more hops …", n=skipped), *labels[-3:]]
-    return " → ".join(labels)
-
-
-def _who(s: Suspect, lang: str) -> str:
-    parts = []
-    if s.rank is not None:
-        parts.append(f"rank {s.rank}")
-    if s.pid is not None:
-        parts.append(f"pid {s.pid}")
-    parts.append(tr(lang, "confidence {value}", value=f"{s.confidence:.2f}"))
-    return " · ".join(parts)
-
-
-def _suspect(index: int, s: Suspect, lang: str, compact: bool = False) -> RenderableType:
+def _suspect(index: int, s: SuspectView, evidence: list[str], compact: bool = False
+             ) -> RenderableType:
     """One suspect: who, how sure, and why; ``compact`` gives each reason one line and leaves
     its evidence lines to ``--all`` and the JSON report."""
-    head = Text(f"{index}. ", style="bold")
-    head.append(_safe(s.label), style="bold red")
-    head.append("  " + _who(s, lang), style="dim")
+    head = Table.grid(padding=(0, 0, 0, 0))
+    head.add_column(no_wrap=True)
+    head.add_column(overflow="fold")
+    name = Text(_safe(s.label), style="bold red")
+    name.append("  " + " · ".join(s.facts), style="dim")
+    head.add_row(Text(f"{index}. ", style="bold"), name)
     reasons = Table.grid(padding=(0, 2, 0, 0))
     reasons.add_column(no_wrap=True, style="bold")
     reasons.add_column(overflow="fold")
-    signal_width = max((len(r.signal) for r in s.reasons[:MAX_REASONS]), default=0)
-    for r in s.reasons[:MAX_REASONS]:
-        text = Text(fit(r.text, COMPACT_WIDTH - 5 - signal_width - 2) if compact
-                    else _safe(r.text), overflow="fold")
-        for ev in [] if compact else r.evidence[:1]:
-            text.append(f"\n{_safe(ev.path)}:{ev.line}", style="underline")
-        reasons.add_row(r.signal, text)
+    shown = s.reasons[:MAX_REASONS]
+    signal_width = max((cell_len(signal) for signal, _ in shown), default=0)
+    for (signal, sentence), where in zip(shown, evidence, strict=False):
+        text = Text(fit(sentence, COMPACT_WIDTH - 5 - signal_width - 2) if compact
+                    else _safe(sentence), overflow="fold")
+        if where and not compact:
+            text.append(f"\n{where}", style="underline")
+        reasons.add_row(_safe(signal), text)
     return Group(head, Padding(reasons, (0, 0, 0, 3)))
 
 
@@ -101,33 +87,32 @@ def _grid() -> Table:
     return grid
 
 
-def _facts(xr: CrossRank, lang: str) -> Table:
+def _facts(xr: CrossRank, verdict: CrossRankVerdict, lang: str) -> Table:
     rc = xr.root_cause
     grid = _grid()
-    if rc.chain:
-        grid.add_row(tr(lang, "Chain"), chain_text(rc, lang))
-    if rc.victims:
-        names = [_safe(v.label) + (tr(lang, " (rank {rank})", rank=v.rank) if v.rank is not None
-                                   else "")
-                 for v in rc.victims[:MAX_VICTIMS]]
-        more = len(rc.victims) - MAX_VICTIMS
-        grid.add_row(tr(lang, "Victims"), ", ".join(names) + (
-            tr(lang, " and {n} more", n=more) if more > 0 else ""))
+    if verdict.chain:
+        grid.add_row(tr(lang, "Chain"), Text(_safe(chain_text(verdict.chain, lang))))
+    if verdict.victims:
+        names = [_safe(v) for v in verdict.victims[:MAX_VICTIMS]]
+        more = len(verdict.victims) - MAX_VICTIMS
+        grid.add_row(tr(lang, "Victims"), Text(listing(lang, names) + (
+            tr(lang, " and {n} more", n=more) if more > 0 else "")))
     clock = xr.clock
     if clock.offsets or clock.flags:
         lines = [tr(lang, "reference {host}", host=_safe(clock.reference or "-"))]
         for o in clock.offsets:
-            pairs = tr(lang, "{n} pair(s)", n=o.pairs) if o.basis != "override" else ""
+            pairs = count(lang, o.pairs, "{n} pair", "{n} pairs") \
+                if o.basis != "override" else ""
             how = [p for p in (pairs, tr(lang, o.basis)) if p]
             lines.append(f"{_safe(o.host)} {fmt_offset(o.offset_us)} {fmt_spread(o.uncertainty_us)}"
                          + tr(lang, " ({text})", text=listing(lang, how)))
         for f in clock.flags:
             lines.append(f"! {_safe(f.host)}: {_safe(f.detail)}")
-        grid.add_row(tr(lang, "Clock"), "\n".join(lines))
+        grid.add_row(tr(lang, "Clock"), Text("\n".join(lines)))
     if len(xr.attempts) > 1:
-        grid.add_row(tr(lang, "Attempts"), _attempts(xr, lang))
-    if xr.missing.advice:
-        grid.add_row(tr(lang, "Missing"), "\n".join(_safe(a) for a in xr.missing.advice))
+        grid.add_row(tr(lang, "Attempts"), Text(_attempts(xr, lang)))
+    if verdict.collect:
+        grid.add_row(tr(lang, "Missing"), Text("\n".join(_safe(a) for a in verdict.collect)))
     settings = [tr(lang, "{key}: {values}", key=_safe(m.key), values=tr(lang, "; ").join(
         tr(lang, "{value} ({ranks})", value=_safe(v.value) or tr(lang, "(empty)"),
            ranks=_ranks(v.ranks, lang)) for v in m.values))
@@ -136,15 +121,15 @@ def _facts(xr: CrossRank, lang: str) -> Table:
                     key=t.key, value=f"{t.value_s:g}", gap=f"{t.gap_s:g}", what=_safe(t.what))
                  for t in xr.config.too_short]
     if settings:
-        grid.add_row(tr(lang, "Settings"), "\n".join(settings))
+        grid.add_row(tr(lang, "Settings"), Text("\n".join(settings)))
     first = xr.collectives.first_mismatch
     if first is not None:
-        grid.add_row(tr(lang, "Collectives"), tr(
+        grid.add_row(tr(lang, "Collectives"), Text(tr(
             lang, "first divergence at collective {seq} of {comm}: {kind} (odd ranks {ranks})",
             seq=first.seq, comm=_safe(first.communicator), kind=tr(lang, first.kind),
-            ranks=_ranks(first.odd_ranks, lang)))
+            ranks=_ranks(first.odd_ranks, lang))))
     for note in rc.notes:
-        grid.add_row(tr(lang, "Note"), _safe(note))
+        grid.add_row(tr(lang, "Note"), Text(_safe(note)))
     return grid
 
 
@@ -159,7 +144,8 @@ def _attempts(xr: CrossRank, lang: str) -> str:
     for a in shown:
         who = ", ".join(_safe(s.label) for s in a.root_cause.suspects[:3]) or "-"
         state = verdict_word(lang, a.root_cause.verdict) if a.failed else tr(lang, "no failure")
-        lines.append(tr(lang, "#{id} pids {n} · {state} · {who}", id=a.id, n=len(a.pids),
+        lines.append(tr(lang, "#{id} · {pids} · {state} · {who}", id=a.id,
+                        pids=count(lang, len(a.pids), "{n} pid", "{n} pids"),
                         state=state, who=who))
     more = len(xr.attempts) - len(shown) + xr.attempts_omitted
     if more:
@@ -182,7 +168,8 @@ def root_cause_section(diagnosis: Diagnosis, compact: bool = False
     """The cross-rank section; ``compact`` (the default view) shows the first suspects with a
     line per reason."""
     xr = diagnosis.crossrank
-    if xr is None or not any(a.failed for a in xr.attempts):
+    verdict = crossrank_verdict(diagnosis)
+    if xr is None or verdict is None:
         return
     lang = diagnosis.lang
     rc = xr.root_cause
@@ -194,10 +181,13 @@ def root_cause_section(diagnosis: Diagnosis, compact: bool = False
                               "waited, and nothing marks one of them as first or odd."),
                            overflow="fold"), (0, 0, 0, 2))
     limit = COMPACT_SUSPECTS if compact else MAX_SUSPECTS
-    items: list[RenderableType] = [_suspect(i, s, lang, compact)
-                                   for i, s in enumerate(rc.suspects[:limit], 1)]
+    items: list[RenderableType] = [
+        _suspect(i, view, [f"{_safe(r.evidence[0].path)}:{r.evidence[0].line}"
+                           if r.evidence else "" for r in s.reasons[:MAX_REASONS]], compact)
+        for i, (view, s) in enumerate(zip(verdict.suspects[:limit], rc.suspects, strict=False),
+                                      1)]
     if len(rc.suspects) > limit:
         items.append(Text(tr(lang, "… {n} more suspects (--format json lists all)",
                              n=len(rc.suspects) - limit), style="dim"))
-    items.append(_facts(xr, lang))
+    items.append(_facts(xr, verdict, lang))
     yield Padding(Group(*items), (0, 0, 0, 2))
