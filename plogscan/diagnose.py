@@ -4,8 +4,11 @@ sources -> parse -> event batches -> (engine + overview, in one pass) -> finding
 context lines and the exit code decided for ``fail_on``. Reporters take it from there.
 ``Diagnosis.extra`` carries ``codes`` (each code in the evidence -> its one-line meaning in
 the diagnosis language, or None), ``unexplained`` (ERROR templates no finding explains, see
-``plogscan.analysis.unexplained``) and
-``unexplained_overflow`` (ERROR records of templates dropped to bound memory).
+``plogscan.analysis.unexplained``) and ``unexplained_overflow`` (ERROR records of templates
+dropped to bound memory).
+
+Long module: the orchestrator with its cache lookup and event writer, due to be split into
+named stages.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 
 Written as Ascend and CANN documentation writes Chinese: 根因, 通信域, 算子, 超时, 设备, 主机,
 证据, 处置建议; rank, pid, HCCL and option names stay in Latin letters as they do there.
+
+Long module: it is one table, English key to Chinese text; splitting it by report section
+would scatter phrases that several sections share.
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from plogscan.report.text_appendix import (
     ingest_health,
     suppressed_section,
     unexplained_section,
+    unread_paths_section,
 )
 from plogscan.report.text_finding import DIM, LEVEL_STYLES, finding_block, fit, hanging, pad
 from plogscan.report.text_header import header
@@ -114,6 +115,7 @@ def _sections(diagnosis: Diagnosis, verbose: bool, width: int, show_all: bool,
         yield from not_evaluable_section(diagnosis)
     yield from _timeline(diagnosis, width, folded=not show_all)
     yield from suppressed_section(diagnosis)
+    yield from unread_paths_section(diagnosis)
     if details or not diagnosis.findings:  # in full: asked for, or the only findings there are
         yield from unexplained_section(diagnosis, width,
                                        FOLDED_UNEXPLAINED if not show_all else MAX_UNEXPLAINED)

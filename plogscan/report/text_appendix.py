@@ -82,6 +82,20 @@ def file_problems(stats: FileStats, lang: str = "en") -> list[str]:
     return words + [ingest_text(lang, p) for p in stats.problems]
 
 
+def unread_paths_section(diagnosis: Diagnosis) -> Iterator[RenderableType]:
+    """The paths named on the command line that could not be read, with the system's reason.
+    Shown whatever ``--details`` says: they are why the exit code is 2."""
+    lang = diagnosis.lang
+    errors = diagnosis.inputs.errors
+    if not errors:
+        return
+    yield Text("")
+    yield Text(tr(lang, "Named paths that could not be read"), style="bold red")
+    yield Padding(numbered([tr(lang, "{path}: {reason}", path=e.path,
+                               reason=ingest_text(lang, e.reason))
+                            for e in errors], bullet="-"), (0, 0, 0, 2))
+
+
 def ingest_health(diagnosis: Diagnosis) -> Iterator[RenderableType]:
     lang = diagnosis.lang
     inputs = diagnosis.inputs
@@ -93,11 +107,6 @@ def ingest_health(diagnosis: Diagnosis) -> Iterator[RenderableType]:
         count(lang, inputs.records, "{n} record", "{n} records"),
         count(lang, inputs.unparsed_lines, "{n} unparsed line", "{n} unparsed lines"),
         tr(lang, "{n} skipped", n=len(inputs.skipped)))))
-    if inputs.errors:
-        yield Text(tr(lang, "Named paths that could not be read"), style="bold red")
-        yield Padding(numbered([tr(lang, "{path}: {reason}", path=e.path,
-                                   reason=ingest_text(lang, e.reason))
-                                for e in inputs.errors], bullet="-"), (0, 0, 0, 2))
     if inputs.skipped:
         yield Text(tr(lang, "Skipped files"), style="bold")
         yield Padding(numbered([tr(lang, "{path}: {reason}", path=s.path,
