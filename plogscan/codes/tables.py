@@ -70,7 +70,7 @@ _CODE_FORMS = {
     **{name: "a six-digit number starting " + " or ".join(prefixes)
        for name, prefixes in NUMERIC_TABLES.items()},
     "aicore_errcode": "an errcode tuple in quotes such as '(0x800000, 0, 0)'",
-    "device_event": "a quoted hex number such as '0x80e01801'",
+    "device_event": "a quoted hex number such as '0x80e18400'",
     "errmgr": "E, W or I, a component letter or digit, four digits, such as EI0002",
     "hccl_result": "a whole number such as 9",
     "innercode": "a quoted hex number such as '0x7150026'",
