@@ -32,9 +32,10 @@ def _shipped_texts() -> list[tuple[str, str, str | None]]:
     """(where, English text, Chinese text or None) for every human text of the shipped tables."""
     t = tables()
     out: list[tuple[str, str, str | None]] = []
-    for table, title in sorted(t.titles.items()):
-        out.append((f"table {table} title", title,
-                    pick(t.titles_i18n.get(table, ()), "zh").get("title")))
+    for table in t.names:
+        part = t.part(table)
+        out.append((f"table {table} title", part.title,
+                    pick(part.title_i18n, "zh").get("title")))
     for entries in t.entries.values():
         for entry in entries.values():
             zh = pick(entry.i18n, "zh")
@@ -42,13 +43,13 @@ def _shipped_texts() -> list[tuple[str, str, str | None]]:
                 out.append((f"{entry.where} {entry.table} {entry.code} {field}", english,
                             zh.get(field)))
     for letter, name in sorted(t.components.items()):
-        zh_name = t.components_i18n.get("zh", {}).get(letter)
+        zh_name = t.part("errmgr").components_i18n.get("zh", {}).get(letter)
         out.append((f"errmgr component {letter}", name, zh_name))
-    for ident, (meaning, note) in sorted(t.pta_types.items()):
-        zh = pick(t.pta_types_i18n.get(ident, ()), "zh")
-        out.append((f"pta type {ident} meaning", meaning, zh.get("meaning")))
-        if note is not None:
-            out.append((f"pta type {ident} note", note, zh.get("note")))
+    for ident, pta in sorted(t.pta_types.items()):
+        zh = pick(pta.i18n, "zh")
+        for field in ("meaning", "note", "remedy"):
+            if getattr(pta, field) is not None:
+                out.append((f"pta type {ident} {field}", getattr(pta, field), zh.get(field)))
     return out
 
 
@@ -60,7 +61,7 @@ def _decoder_words() -> list[tuple[str, str, str | None]]:
 
 def test_every_text_of_every_code_table_has_its_chinese() -> None:
     texts = _shipped_texts()
-    assert len(texts) > 250  # every table, entry, field, component and torch_npu type
+    assert len(texts) > 1200  # every table, entry, field, component and torch_npu type
     missing = [where for where, _english, zh in texts if zh is None]
     assert not missing, "add i18n: {zh: {...}} for:\n" + "\n".join(missing)
 
@@ -70,9 +71,9 @@ def test_every_word_the_decoder_composes_has_its_chinese() -> None:
     assert not missing, missing
     stale = sorted(set(WORDS["zh"]) - set(every_word()))
     assert not stale, f"translations of words nothing uses: {stale}"
-    assert set(KINDS) == {"acl", "aicore_errcode", "device_event", "device_exception", "errmgr",
-                          "errmgr_component", "hccl_errno", "hccl_result", "innercode", "pta",
-                          "ts_retcode"}
+    assert set(KINDS) == {"acl", "aclnn", "aicore_errcode", "device_event", "errmgr",
+                          "errmgr_component", "ge", "hccl_errno", "hccl_result", "innercode",
+                          "pta", "rt", "ts_retcode"}
 
 
 @pytest.mark.parametrize("source", [_shipped_texts, _decoder_words], ids=["tables", "words"])
@@ -108,7 +109,7 @@ def test_describe_is_english_by_default_and_chinese_when_asked() -> None:
                "task failed)")
     assert describe("507916") == describe("507916", "en") == english
     assert describe("507916", "zh") == \
-        "ACL_ERROR_RT_CCU_EXCEPTION：CCU 执行异常（集合通信单元上的任务执行失败）"
+        "ACL_ERROR_RT_CCU_EXCEPTION：CCU 执行异常（集合通信单元任务失败）"
     assert describe("0x227", "zh") == "TS retCode：CCU 执行异常"
     assert describe("no such code", "zh") is None
 
@@ -120,8 +121,9 @@ def test_composed_readings_are_chinese() -> None:
         "HCCL errNo = 模块 HCCL (5) + 子模块 HCOM (1) + HCCL_E_TIMEOUT (9)：超时"
     assert dict(errno.details)["error"] == "HCCL_E_TIMEOUT (9)：超时"
     (known,) = decode("EI0002", lang="zh")
-    assert known.name == "HCCL 错误码" and "通信算子执行超时" in known.meaning
-    assert dict(known.details)["note"].startswith("通常是受害方的症状")
+    assert known.name == "Communication_Error_Timeout" and "通信算子执行超时" in known.meaning
+    assert dict(known.details) == {"component": "I = HCCL"}
+    assert known.remedy is not None and known.remedy.startswith("若只有部分 rank 报此错")
     (unknown,) = decode("W70001", lang="zh")
     assert unknown.name == "Vector 算子插件 告警码" and unknown.meaning.startswith("不在错误码表中")
     assert unknown.kind == "错误管理模块错误码（按组件字母解读）"
@@ -133,8 +135,8 @@ def test_composed_readings_are_chinese() -> None:
     assert dict(acl.details)["torch npu"] == "Device 上的内存已耗尽。"
     (aicore,) = decode("errcode 0x200000000", lang="zh")
     assert aicore.name == "AI Core 错误码 (0x200000000, 0, 0)" and aicore.kind == "AI Core 错误码"
-    (device,) = decode("0xb4060006", lang="zh")
-    assert dict(device.details)["inferred"] == "是"
+    (internal,) = decode("EL9998", lang="zh")
+    assert internal.name == "驱动（Driver） 错误码" and CJK.search(internal.meaning)
 
 
 def test_every_known_code_reads_the_same_structure_in_both_languages() -> None:
@@ -176,7 +178,7 @@ def test_entry_translations_are_checked_and_located(tmp_path: Path) -> None:
         "table: ts_retcode",                               # 1
         "title: TS",                                       # 2
         "i18n: {zh: {titel: 任务调度器}}",                  # 3  unknown key
-        "source: RTSRC x",                                 # 4
+        "source: github.com/hicann/runtime x.h",           # 4
         "entries:",                                        # 5
         "  - code: '0x25'",                                # 6
         "    meaning: aicore timeout",                     # 7
@@ -223,8 +225,8 @@ def test_entry_translations_are_checked_and_located(tmp_path: Path) -> None:
 
 
 def test_a_translation_names_every_text_field_of_its_entry(tmp_path: Path) -> None:
-    path = tmp_path / "acl.yaml"
-    path.write_text("table: acl\ntitle: A\nsource: RTSRC x\nentries:\n"
+    path = tmp_path / "rt.yaml"
+    path.write_text("table: rt\ntitle: A\nsource: github.com/hicann/runtime x.h\nentries:\n"
                     "  - code: 507916\n    name: N\n    meaning: ccu exception\n"
                     "    torch_npu: The task failed.\n    note: look at rank 0\n"
                     "    i18n:\n      zh: {meaning: CCU 执行异常}\n", encoding="utf-8")
@@ -240,28 +242,27 @@ def test_component_and_torch_npu_translations_are_checked(tmp_path: Path) -> Non
     errmgr.write_text("\n".join([
         "table: errmgr",                   # 1
         "title: E",                        # 2
-        "source: HCCLDOC x",               # 3
+        "source: https://example.org/e",   # 3
         "components:",                     # 4
-        "  source: FD x",                  # 5
-        "  letters: {I: HCCL, L: Driver}", # 6
-        "  i18n:",                         # 7
-        "    zh:",                         # 8
-        "      letters:",                  # 9
-        "        I: HCCL",                 # 10
-        "        Q: 队列",                  # 11 not an English letter; L missing
-        "entries: []",                     # 12
+        "  letters: {I: HCCL, L: Driver}", # 5
+        "  i18n:",                         # 6
+        "    zh:",                         # 7
+        "      letters:",                  # 8
+        "        I: HCCL",                 # 9
+        "        Q: 队列",                  # 10 not an English letter; L missing
+        "entries: []",                     # 11
         "",
     ]), encoding="utf-8")
     pta = tmp_path / "pta.yaml"
-    pta.write_text("table: pta\ntitle: P\nsource: PTA x\nmodules:\n"
+    pta.write_text("table: pta\ntitle: P\nsource: github.com/Ascend/pytorch x.h\nmodules:\n"
                    "  - {id: 2, name: DIST, i18n: {zh: {name: 分布式}}}\n"          # 5
                    "types:\n  - {id: 200, meaning: call hccl api failed, note: see above,\n"
                    "     i18n: {zh: {meaning: 调用 HCCL 接口失败}}}\n", encoding="utf-8")
     problems = _problems(tmp_path)
     located = _located(errmgr, problems) + _located(pta, problems)
-    assert (11, "component letter 'Q' in i18n 'zh' of 'components' is not an English letter",
+    assert (10, "component letter 'Q' in i18n 'zh' of 'components' is not an English letter",
             "valid letters are: I, L") in located
-    assert any(n == 10 and "missing component letter(s) L" in m for n, m, _h in located)
+    assert any(n == 9 and "missing component letter(s) L" in m for n, m, _h in located)
     assert any(n == 5 and "unknown key 'name' in i18n 'zh' of id 2 of 'modules'" in m
                for n, m, _h in located)
     assert any("i18n 'zh' of id 200 of 'types' is missing 'note'" in m for _n, m, _h in located)
@@ -270,7 +271,7 @@ def test_component_and_torch_npu_translations_are_checked(tmp_path: Path) -> Non
 
 def test_tables_without_translations_load_and_read_in_english(tmp_path: Path) -> None:
     (tmp_path / "ts_retcode.yaml").write_text(
-        "table: ts_retcode\ntitle: TS\nsource: RTSRC x\nentries:\n"
+        "table: ts_retcode\ntitle: TS\nsource: https://example.org/ts\nentries:\n"
         "  - code: '0x25'\n    meaning: aicore timeout\n"
         "  - code: '0x26'\n    meaning: aicore exception\n"
         "    i18n: {zh: {meaning: AI Core 异常}}\n",
@@ -290,10 +291,10 @@ def _cli(*args: str, env: dict[str, str] | None = None):
 
 def test_explain_speaks_chinese_when_asked() -> None:
     english = _cli("explain", "507916", "EI0002", "0x0000000005010009").stdout
-    assert "ccu exception" in english and "source: RTSRC" in english
+    assert "ccu exception" in english and "source: github.com/hicann/runtime " in english
     chinese = _cli("explain", "507916", "EI0002", "0x0000000005010009", "--lang", "zh").stdout
-    assert "CCU 执行异常（集合通信单元上的任务执行失败）" in chinese
-    assert "来源：RTSRC" in chinese and "组件：I = HCCL" in chinese
+    assert "CCU 执行异常（集合通信单元任务失败）" in chinese and "处理建议：" in chinese
+    assert "来源：github.com/hicann/runtime " in chinese and "组件：I = HCCL" in chinese
     assert "子模块：HCOM (1)" in chinese and "（根据错误码的结构解读）" in chinese
     assert "ACL Runtime 错误码：ACL_ERROR_RT_CCU_EXCEPTION" in chinese
     assert _cli("explain", "507916", env={"PLOGSCAN_LANG": "zh"}).stdout == \
@@ -308,7 +309,7 @@ def test_explain_json_keeps_english_keys_in_chinese() -> None:
     doc = json.loads(_cli("explain", "207018", "ERR02200", "--format", "json",
                           "--lang", "zh").stdout)
     acl, pta = doc[0]["readings"][0], doc[1]["readings"][0]
-    assert acl["meaning"] == "Device 内存不足（OOM）" and acl["kind"] == "ACL Runtime 错误码"
+    assert acl["meaning"] == "Device 侧内存耗尽" and acl["kind"] == "ACL Runtime 错误码"
     assert acl["details"] == {"torch npu": "Device 上的内存已耗尽。"}
     assert set(pta["details"]) == {"module", "type", "note"}
 
@@ -319,7 +320,7 @@ def test_diagnose_in_chinese_shows_chinese_code_meanings(monkeypatch: pytest.Mon
     text = _cli(*base, "--lang", "zh").stdout
     section = text[re.search(r"^错误码（\d+）", text, re.MULTILINE).start():]
     row = next(line for line in section.splitlines() if line.strip().startswith("507916"))
-    assert "ACL_ERROR_RT_CCU_EXCEPTION：CCU 执行异常（集合通信单元上的任务执行失败）" in row
+    assert "ACL_ERROR_RT_CCU_EXCEPTION：CCU 执行异常（集合通信单元任务失败）" in row
     assert "ccu exception" not in section
     english = _cli(*base).stdout
     english_section = english[re.search(r"^CODES \(\d+\)", english, re.MULTILINE).start():]

@@ -96,9 +96,13 @@ def test_json_coverage_of_a_small_pack(tmp_path: Path) -> None:
                                         if c not in ("ccu-exception", "unexplained")]
     assert doc["codes_available"] is True
     unmentioned = {(c["table"], c["code"]) for c in doc["codes_unmentioned"]}
-    assert ("acl", "507916") not in unmentioned  # the regex of TST601 names it
-    assert ("acl", "507915") in unmentioned and ("errmgr", "EI0002") in unmentioned
+    assert ("rt", "507916") not in unmentioned  # the regex of TST601 names it
+    assert ("rt", "507915") in unmentioned and ("errmgr", "EI0002") in unmentioned
     assert len(unmentioned) == doc["codes_total"] - 1
+    tables = {(t["table"], t["prefix"]): (t["in_source"], t["in_table"])
+              for t in doc["code_tables"]}
+    assert tables[("rt", "507")] == (76, 76) and tables[("hccl_result", "")] == (26, 26)
+    assert all(held <= defined for defined, held in tables.values())
 
 
 def test_text_coverage_of_a_small_pack(tmp_path: Path) -> None:
@@ -109,6 +113,8 @@ def test_text_coverage_of_a_small_pack(tmp_path: Path) -> None:
     assert "\n  TST601  stable  root-cause      2    1    1  ccu-exception  3,18    ok\n" in out
     assert "TST602" in out and "MISSING positive/negative" in out
     assert "CATALOGUE ROWS (formats.md §7): 2 of 25 covered" in out
+    assert "CODE TABLES: codes their public source defines, codes the table holds" in out
+    assert "\n  rt              507         76     76\n" in out
     assert "  18  TST601, TST602  CCU exception / timeout (507916, 507915)" in out
     assert "\n   1  NONE            AI Core / AI Vector / ffts+ exception\n" in out
     assert "CATEGORIES NO RULE USES: " in out and "\n  hccl-link-timeout\n" in out

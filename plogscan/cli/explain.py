@@ -1,10 +1,12 @@
 """``plogscan explain CODE...``: what an error code from a CANN/HCCL/torch_npu log means.
 
 Each CODE is read against the code tables (``plogscan/codes/*.yaml``) and every reading is
-printed, most specific first. A table prefix may come as its own word, so
-``plogscan explain errcode 0x200000000`` is one code. An unknown code exits 2 with the
-closest known codes. ``--lang`` picks the language of the meanings and labels (the code
-tables' ``i18n``), chosen by default as for ``diagnose``; JSON keys stay English.
+printed, most specific first: what it means, what to do first, the rule category it usually
+points to and the public source it comes from. A table prefix may come as its own word, so
+``plogscan explain errcode 0x200000000`` is one code. A code no table defines is said to be
+unknown, plainly (exit 2): no look-alike code is offered in its place. ``--lang`` picks the
+language of the meanings and labels (the code tables' ``i18n``), chosen by default as for
+``diagnose``; JSON keys stay English.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import click
 
 from plogscan.cli import speak
-from plogscan.codes import PREFIX_WORDS, CodeInfo, decode, suggest
+from plogscan.codes import PREFIX_WORDS, CodeInfo, decode
 from plogscan.codes.words import word
 from plogscan.errors import ErrorGroup, PlogscanError
 from plogscan.lang import ENV_VAR, LANGS
@@ -54,6 +56,8 @@ def _text(code: str, readings: list[CodeInfo], lang: str) -> str:
         for label, value in info.details:
             lines.append("    " + word(lang, "{label}: {text}", label=word(lang, label),
                                        text=value))
+        if info.remedy:
+            lines.append("    " + word(lang, "what to do: {remedy}", remedy=info.remedy))
         if info.category:
             lines.append("    " + word(lang, "usual rule category: {category}",
                                        category=info.category))
@@ -75,11 +79,12 @@ def command(codes: tuple[str, ...], fmt: str, lang: str | None) -> None:
 
     \b
     Understood:
-      507916                   ACL runtime code (ErrCode=, runtime result =, error code is)
+      507916, 100000, 145000   ACL, runtime and GE codes (ErrCode=, error code is ...)
+      161002, 561103           aclnn status codes
       EI0002, EZ9999           error-manager codes (unknown ones by component letter)
       ERR02200                 torch_npu module + error type
       0x0000000005010009       HCCL errNo (module/submodule/HcclResult)
-      0x227, 0x7150026         TS retCode, runtime InnerCode, device exception and event ids
+      0x227, 0x7150026         TS retCode, runtime InnerCode, device fault event ids
       9                        HcclResult
       errcode 0x200000000      AI Core errcode (also 'errcode:(0x200000000, 0, 0)')
 
@@ -97,23 +102,19 @@ def command(codes: tuple[str, ...], fmt: str, lang: str | None) -> None:
     results = [(code, decode(code, lang=lang)) for code in grouped]
     if fmt == "json":
         document = [{"input": code, "known": bool(readings),
-                     "readings": [r.to_dict() for r in readings],
-                     "suggestions": [] if readings else suggest(code)}
+                     "readings": [r.to_dict() for r in readings]}
                     for code, readings in results]
         click.echo(json.dumps(document, indent=2, ensure_ascii=False, sort_keys=True))
     else:
         known = [_text(code, readings, lang) for code, readings in results if readings]
         if known:
             click.echo("\n\n".join(known))
-    errors = []
-    for code, readings in results:
-        if readings:
-            continue
-        close = suggest(code)
-        hint = ("closest known codes: " + ", ".join(close)) if close else (
-            "no similar code is known; see `plogscan explain --help` for the forms understood")
-        errors.append(PlogscanError(f"unknown code '{neutralize(code, keep_newlines=False)}'",
-                                    help=hint))
+    errors = [PlogscanError(word(lang, "unknown code '{code}': no code table defines it",
+                                 code=neutralize(code, keep_newlines=False)),
+                            help=word(lang, "the tables are read from the public headers and the "
+                                      "CANN error-code reference; `plogscan explain --help` "
+                                      "lists the forms understood"))
+              for code, readings in results if not readings]
     if len(errors) == 1:
         raise errors[0]
     if errors:

@@ -1,28 +1,28 @@
 """Decode one code as written in a log or typed by a user into its readings.
 
-Understood forms: ``507916`` (ACL), ``EI0002`` / ``Memory_Allocation_Failure(EL0004)``
-(error manager; unknown codes are still decoded by component letter), ``ERR02200`` (torch_npu
-module + type), ``0x…`` (HCCL ``errNo`` layout, TS retCode, InnerCode, device exception code,
-device event id, AI Core errcode), small numbers (HcclResult) and ``errcode 0x200000000`` /
-``errcode:(0x200000000, 0, 0)`` (AI Core errcode). A prefix such as ``errcode``, ``InnerCode=``,
-``errNo[``, ``retCode=``, ``hcclRet ->`` or ``exception_code=`` says which table is meant and
-limits the readings to it. A code can have several readings; they come most specific first.
-Readings come in a report language (``lang``): the tables' translated texts and the decoder's
-own words (``words.py``); English is the default and the base text.
+Understood forms: ``507916``, ``145000``, ``561103`` (six-digit ``aclError`` codes: ACL,
+runtime, GE, aclnn), ``EI0002`` / ``Memory_Allocation_Failure(EL0004)`` (error manager;
+unknown codes are still decoded by component letter), ``ERR02200`` (torch_npu module + type),
+``0x…`` (HCCL ``errNo`` layout, TS retCode, InnerCode, device event id, AI Core errcode),
+small numbers (HcclResult) and ``errcode 0x200000000`` / ``errcode:(0x200000000, 0, 0)`` (AI
+Core errcode). A prefix such as ``errcode``, ``InnerCode=``, ``errNo[``, ``retCode=``,
+``hcclRet ->`` or ``event_id=`` says which table is meant and limits the readings to it. A code
+can have several readings; they come most specific first. Readings come in a report language
+(``lang``): the tables' translated texts and the decoder's own words (``words.py``); English is
+the default and the base text. A code no table defines has no reading: nothing is guessed.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 
-from plogscan.codes.tables import ERRMGR_RE, Entry, Tables, tuple_key
+from plogscan.codes.tables import ERRMGR_RE, NUMERIC_TABLES, Entry, Tables, tuple_key
 from plogscan.codes.words import KINDS, word
 
 _PREFIX = re.compile(
-    r"^(?P<prefix>errcode|innercode|errno|retcode|hcclret|exception_code|excep_code|"
-    r"exception_info_code|event_id|error\s+code\s+is|error_code|runtime\s+result|result)"
+    r"^(?P<prefix>errcode|innercode|errno|retcode|hcclret|event_id|error\s+code\s+is|"
+    r"error_code|runtime\s+result|result)"
     r"\s*(?:->|[:=])?\s*(?P<rest>.*)$", re.IGNORECASE)
 _PREFIX_TABLES = {
     "errcode": ("aicore_errcode",),
@@ -30,22 +30,21 @@ _PREFIX_TABLES = {
     "errno": ("hccl_errno",),
     "retcode": ("ts_retcode",),
     "hcclret": ("hccl_result",),
-    "exception_code": ("device_exception",),
-    "excep_code": ("device_exception",),
-    "exception_info_code": ("device_exception",),
     "event_id": ("device_event",),
 }
 PREFIX_WORDS = tuple(sorted(_PREFIX_TABLES))
-_SYMBOLIC = re.compile(r"^[A-Za-z][\w ]*\((?P<code>[EW][0-9A-Z]\d{4})\):?$")
+_SYMBOLIC = re.compile(r"^[A-Za-z][\w ]*\((?P<code>[EWI][0-9A-Z]\d{4})\):?$")
 _PTA = re.compile(r"^ERR(?P<module>\d{2})(?P<type>\d{3})$")
-_HEX_ORDER = ("innercode", "device_exception", "device_event", "hccl_errno", "ts_retcode",
-              "aicore_errcode")
+_HEX_ORDER = ("innercode", "device_event", "hccl_errno", "ts_retcode", "aicore_errcode")
 _HIDDEN = {"short", "symbol"}  # used to build names, not shown again as details
+_SEVERITY = {"E": "{component} error code", "W": "{component} warning code",
+             "I": "{component} information code"}
 
 
 @dataclass(frozen=True)
 class CodeInfo:
-    """One reading of a code: which table, its name, what it means, where that comes from."""
+    """One reading of a code: which table, its name, what it means, what to do first, where
+    that comes from."""
 
     code: str  # the code in its canonical form (``EI0002``, ``0x25``, ``507916``)
     table: str  # a key of ``KINDS``
@@ -53,6 +52,7 @@ class CodeInfo:
     meaning: str
     source: str
     category: str | None = None  # a rule category (the taxonomy) this code usually points to
+    remedy: str | None = None  # the first thing to do about it
     details: tuple[tuple[str, str], ...] = ()  # further labelled facts, in display order
     exact: bool = True  # False when decoded from the code's structure, not found in a table
     lang: str = "en"  # the language of the texts (the detail labels stay English keys)
@@ -68,22 +68,17 @@ class CodeInfo:
 
     def to_dict(self) -> dict:
         return {"code": self.code, "table": self.table, "kind": self.kind, "name": self.name,
-                "meaning": self.meaning, "category": self.category, "source": self.source,
-                "exact": self.exact, "details": dict(self.details)}
+                "meaning": self.meaning, "category": self.category, "remedy": self.remedy,
+                "source": self.source, "exact": self.exact, "details": dict(self.details)}
 
 
 def _from_entry(entry: Entry, code: str, lang: str, *, name: str | None = None) -> CodeInfo:
-    details = tuple((k.replace("_", " "), _detail(entry, k, v, lang)) for k, v in entry.extra
+    details = tuple((k.replace("_", " "), entry.text(k, lang) or v) for k, v in entry.extra
                     if k not in _HIDDEN)
     return CodeInfo(code=code, table=entry.table, name=name or entry.name or entry.code,
                     meaning=entry.text("meaning", lang) or entry.meaning, source=entry.source,
-                    category=entry.category, details=details, lang=lang)
-
-
-def _detail(entry: Entry, key: str, value: str, lang: str) -> str:
-    if key == "inferred":
-        return word(lang, value)
-    return entry.text(key, lang) or value
+                    category=entry.category, remedy=entry.text("remedy", lang),
+                    details=details, lang=lang)
 
 
 def normalize(text: str) -> tuple[str, tuple[str, ...] | None]:
@@ -107,8 +102,16 @@ def normalize(text: str) -> tuple[str, tuple[str, ...] | None]:
     return text, tables
 
 
-def _acl(tables: Tables, value: int, code: str, lang: str) -> list[CodeInfo]:
-    entry = tables.table("acl").get(value)
+def numeric_table(value: int) -> str | None:
+    """The six-digit table whose range holds ``value`` (None when no table's does)."""
+    head = str(value)[:3]
+    return next((name for name, heads in NUMERIC_TABLES.items() if head in heads), None) \
+        if 100000 <= value <= 999999 else None
+
+
+def _numeric(tables: Tables, value: int, code: str, lang: str) -> list[CodeInfo]:
+    name = numeric_table(value)
+    entry = tables.table(name).get(value) if name else None
     return [_from_entry(entry, code, lang)] if entry else []
 
 
@@ -148,7 +151,8 @@ def _errno(tables: Tables, value: int, code: str, lang: str) -> list[CodeInfo]:
                                   module=layout.module, module_id=layout.module_id, sub=sub_name,
                                   sub_id=sub, name=result.name, error=error, meaning=meaning),
                      source=f"{layout.source}; {result.source}", category=result.category,
-                     details=tuple(details), exact=False, lang=lang)]
+                     remedy=result.text("remedy", lang), details=tuple(details), exact=False,
+                     lang=lang)]
 
 
 def _hex(tables: Tables, text: str, only: tuple[str, ...] | None,
@@ -181,34 +185,39 @@ def _errmgr(tables: Tables, code: str, lang: str) -> list[CodeInfo]:
         label = word(lang, "{component} error code", component=component) if component else code
         info = _from_entry(entry, code, lang, name=entry.get("symbol") or label)
         return [CodeInfo(code=code, table="errmgr", name=info.name, meaning=info.meaning,
-                         source=info.source, category=info.category,
+                         source=info.source, category=info.category, remedy=info.remedy,
                          details=tuple(details) + info.details, lang=lang)]
     if component is None:
         return []
-    severity = "{component} warning code" if code[0] == "W" else "{component} error code"
+    internal = int(code[2:]) >= 9000
+    meaning = word(lang, "an internal error of {component}; not in the code tables: the message "
+                   "text after the code says what happened" if internal else
+                   "not in the code tables; the message text after the code says what happened",
+                   component=component)
     return [CodeInfo(code=code, table="errmgr_component",
-                     name=word(lang, severity, component=component),
-                     meaning=word(lang, "not in the code tables; the message text after the "
-                                  "code says what happened"),
-                     source=tables.components_source, details=tuple(details), exact=False,
-                     lang=lang)]
+                     name=word(lang, _SEVERITY[code[0]], component=component),
+                     meaning=meaning, source=tables.source("errmgr"), details=tuple(details),
+                     exact=False, lang=lang)]
 
 
 def _pta(tables: Tables, module: int, kind: int, code: str, lang: str) -> list[CodeInfo]:
     name = tables.pta_modules.get(module)
-    typ = tables.pta_type(kind, lang)
+    typ = tables.pta_types.get(kind)
     if name is None and typ is None:
         return []
     absent = word(lang, "not in the table")
-    meaning_text, note = typ if typ else (
-        word(lang, "type {kind} (not in the table)", kind=f"{kind:03d}"), None)
+    meaning = typ.text("meaning", lang) if typ else None
     details = [("module", f"{module:02d} = {name or absent}"),
-               ("type", f"{kind:03d} = {typ[0] if typ else absent}")]
+               ("type", f"{kind:03d} = {meaning or absent}")]
+    note = typ.text("note", lang) if typ else None
     if note:
         details.append(("note", note))
     label = name or word(lang, "module {module}", module=f"{module:02d}")
     return [CodeInfo(code=code, table="pta", name=f"torch_npu {label}",
-                     meaning=meaning_text, source=tables.pta_source, details=tuple(details),
+                     meaning=meaning or word(lang, "type {kind} (not in the table)",
+                                             kind=f"{kind:03d}"),
+                     source=tables.source("pta"), category=typ.category if typ else None,
+                     remedy=typ.text("remedy", lang) if typ else None, details=tuple(details),
                      exact=name is not None and typ is not None, lang=lang)]
 
 
@@ -229,12 +238,12 @@ def decode(text: str, tables: Tables, lang: str = "en") -> list[CodeInfo]:
     if code.isdigit():
         value = int(code)
         if only == ("aicore_errcode",):  # ``ErrCode=507035`` is the ACL code, not an errcode
-            acl = _acl(tables, value, code, lang) if len(code) == 6 else []
+            acl = _numeric(tables, value, code, lang) if len(code) == 6 else []
             return acl + _aicore(tables, (value,), f"errcode {value}", lang)
         if only is not None:
             return _hex(tables, hex(value), only, lang)
         if len(code) == 6:
-            return _acl(tables, value, code, lang)
+            return _numeric(tables, value, code, lang)
         return (_hccl_result(tables, value, code, lang)
                 + _aicore(tables, (value,), f"errcode {value}", lang))
     key = tuple_key(code) if code.startswith("(") else None
@@ -256,36 +265,3 @@ def known_codes(tables: Tables) -> list[str]:
     out += [f"ERR{m:02d}{t:03d}" for m in sorted(tables.pta_modules) for t in
             sorted(tables.pta_types)]
     return out
-
-
-def suggest(text: str, tables: Tables, n: int = 5) -> list[str]:
-    """The known codes closest to ``text`` (for "did you mean")."""
-    code, _only = normalize(text)
-    wanted = code.lower()
-    matcher = difflib.SequenceMatcher(b=wanted)
-    scored = []
-    for known in known_codes(tables):
-        bare = normalize(known)[0].lower()
-        matcher.set_seq1(bare)
-        ratio = matcher.ratio()
-        if ratio >= 0.6:
-            prefix = _common_prefix(bare, wanted)
-            scored.append((-ratio, abs(len(bare) - len(wanted)), -prefix,
-                           _distance(bare, wanted), known))
-    return [item[-1] for item in sorted(scored)[:n]]
-
-
-def _distance(a: str, b: str) -> float:
-    """Numeric distance of two codes written as numbers (decimal or 0x hex), else infinity."""
-    try:
-        return abs(int(a, 0) - int(b, 0))
-    except ValueError:
-        return float("inf")
-
-
-def _common_prefix(a: str, b: str) -> int:
-    """How many leading characters ``a`` and ``b`` share."""
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n

@@ -3,10 +3,10 @@ an entry, a table title, a torch_npu error type or the error-manager component n
 
 The shape follows the rules' ``i18n`` (``rules/README.md``): ``i18n: {zh: {field: text}}``
 beside the English fields it translates. A language that is present translates every human
-text field the English has (``meaning``, ``note``, ``torch_npu``...), one for one; a key that
-translates nothing, an unknown language, a non-text or empty value is a located error. A
-table part without ``i18n`` loads (reports fall back to English); the test suite demands the
-Chinese for every shipped entry.
+text field the English has (``meaning``, ``remedy``, ``note``, ``torch_npu``...), one for
+one; a key that translates nothing, an unknown language, a non-text or empty value is a
+located error. A table part without ``i18n`` loads (reports fall back to English); the test
+suite demands the Chinese for every shipped entry.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from plogscan.datafile.translated import each_language
 
 # The human text fields of an entry; every other field is an identifier, a number, a source
 # or a category, shown as written in every language.
-TEXT_FIELDS: tuple[str, ...] = ("meaning", "note", "torch_npu", "desc", "error_str", "short")
+TEXT_FIELDS: tuple[str, ...] = ("meaning", "remedy", "note", "torch_npu", "desc", "error_str",
+                                 "short")
 Texts = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # ((lang, ((field, text)...))...)
 
 

@@ -11,48 +11,58 @@ reports' fixed words, so English uses them unchanged; ``WORDS[lang]`` must trans
 from __future__ import annotations
 
 KINDS = {
-    "acl": "ACL runtime code",
+    "acl": "ACL error code",
+    "aclnn": "aclnn status code",
     "aicore_errcode": "AI Core errcode",
     "device_event": "device fault event id",
-    "device_exception": "device exception code",
     "errmgr": "error-manager code",
     "errmgr_component": "error-manager code (by component letter)",
+    "ge": "GE error code",
     "hccl_errno": "HCCL errNo",
     "hccl_result": "HcclResult",
     "innercode": "runtime InnerCode",
     "pta": "torch_npu error code",
+    "rt": "ACL runtime code",
     "ts_retcode": "TS retCode",
 }
 
 # Labels of a reading's details: the English label is also the key in ``explain --format json``.
-LABELS = ("acl", "component", "desc", "error", "error str", "inferred", "module", "note",
-          "reserved bits", "submodule", "torch npu", "torch npu tag", "type")
+LABELS = ("acl", "component", "desc", "error", "error str", "module", "note", "reserved bits",
+          "submodule", "torch npu", "torch npu tag", "type")
 
 # Every English word or template below has its translation in each ``WORDS`` language.
 PHRASES = (
     "{label}: {text}",
-    "yes",
     "AI Core errcode {code}",
     "{component} error code",
     "{component} warning code",
+    "{component} information code",
     "not in the code tables; the message text after the code says what happened",
+    "an internal error of {component}; not in the code tables: the message text after the code "
+    "says what happened",
     "not in the table",
     "type {kind} (not in the table)",
     "module {module}",
     "HCCL errNo = module {module} ({module_id}) + submodule {sub} ({sub_id}) + "
     "{name} ({error}): {meaning}",
     "usual rule category: {category}",
+    "what to do: {remedy}",
     "(decoded from the code's structure)",
     "source: {source}",
+    "unknown code '{code}': no code table defines it",
+    "the tables are read from the public headers and the CANN error-code reference; "
+    "`plogscan explain --help` lists the forms understood",
 )
 
 WORDS: dict[str, dict[str, str]] = {
     "zh": {
         # kinds of code
+        "ACL error code": "ACL 错误码",
+        "aclnn status code": "aclnn 状态码",
         "ACL runtime code": "ACL Runtime 错误码",
         "AI Core errcode": "AI Core 错误码",
         "device fault event id": "Device 故障事件 ID",
-        "device exception code": "Device 异常码",
+        "GE error code": "GE 错误码",
         "error-manager code": "错误管理模块错误码",
         "error-manager code (by component letter)": "错误管理模块错误码（按组件字母解读）",
         "HCCL errNo": "HCCL errNo",
@@ -66,7 +76,6 @@ WORDS: dict[str, dict[str, str]] = {
         "desc": "描述（desc）",
         "error": "错误",
         "error str": "错误描述（errorStr）",
-        "inferred": "是否为推断",
         "module": "模块",
         "note": "说明",
         "reserved bits": "保留位",
@@ -76,12 +85,15 @@ WORDS: dict[str, dict[str, str]] = {
         "type": "类型",
         # composed readings
         "{label}: {text}": "{label}：{text}",
-        "yes": "是",
         "AI Core errcode {code}": "AI Core 错误码 {code}",
         "{component} error code": "{component} 错误码",
         "{component} warning code": "{component} 告警码",
+        "{component} information code": "{component} 提示码",
         "not in the code tables; the message text after the code says what happened":
             "不在错误码表中；错误码后面的消息文本说明了发生了什么",
+        "an internal error of {component}; not in the code tables: the message text after the "
+        "code says what happened":
+            "{component} 的内部错误；不在错误码表中：错误码后面的消息文本说明了发生了什么",
         "not in the table": "不在表中",
         "type {kind} (not in the table)": "类型 {kind}（不在表中）",
         "module {module}": "模块 {module}",
@@ -91,8 +103,15 @@ WORDS: dict[str, dict[str, str]] = {
             "{name} ({error})：{meaning}",
         # plogscan explain
         "usual rule category: {category}": "常见的规则类别：{category}",
+        "what to do: {remedy}": "处理建议：{remedy}",
         "(decoded from the code's structure)": "（根据错误码的结构解读）",
         "source: {source}": "来源：{source}",
+        "unknown code '{code}': no code table defines it":
+            "未知错误码 '{code}'：没有错误码表定义它",
+        "the tables are read from the public headers and the CANN error-code reference; "
+        "`plogscan explain --help` lists the forms understood":
+            "错误码表取自公开的头文件和 CANN 错误码参考；"
+            "`plogscan explain --help` 列出了可识别的形式",
     },
 }
 

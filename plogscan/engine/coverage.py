@@ -78,6 +78,7 @@ class Coverage:
     codes: tuple[CodeGap, ...] | None  # None when plogscan.codes is not available
     codes_total: int
     categories: tuple[str, ...]  # categories no rule uses
+    tables: tuple[Any, ...] = ()  # plogscan.codes TableCoverage: source codes vs table codes
 
     @property
     def uncovered_rows(self) -> tuple[int, ...]:
@@ -101,7 +102,7 @@ def coverage(rules: RuleSet, cases: Sequence[Case]) -> Coverage:
     used = {r.category for r in rules}
     categories = tuple(c for c in CATEGORIES if c not in used and c not in NOT_FOR_RULES)
     codes, total = _code_gaps(rules)
-    return Coverage(per_rule, rows, codes, total, categories)
+    return Coverage(per_rule, rows, codes, total, categories, _table_coverage())
 
 
 def _code_gaps(rules: RuleSet) -> tuple[tuple[CodeGap, ...] | None, int]:
@@ -120,6 +121,14 @@ def _code_gaps(rules: RuleSet) -> tuple[tuple[CodeGap, ...] | None, int]:
             if not any(_mentioned(needle, text) for needle in _needles(entry)):
                 gaps.append(CodeGap(table, entry.code, entry.meaning))
     return tuple(gaps), total
+
+
+def _table_coverage() -> tuple[Any, ...]:
+    try:
+        from plogscan.codes import tables
+        return tuple(tables().coverage())
+    except ImportError:
+        return ()
 
 
 def _values(rules: RuleSet) -> Iterator[str]:
@@ -163,6 +172,8 @@ def to_dict(cov: Coverage) -> dict:
         "codes_total": cov.codes_total,
         "codes_unmentioned": [{"table": g.table, "code": g.code, "meaning": g.meaning}
                               for g in cov.codes or ()],
+        "code_tables": [{"table": t.table, "prefix": t.prefix, "in_source": t.in_source,
+                         "in_table": t.in_table} for t in cov.tables],
         "categories_unused": list(cov.categories),
         "problems": list(cov.problems),
     }
@@ -183,6 +194,12 @@ def render_text(cov: Coverage) -> str:
     out += _aligned([(f"{row:>2}", ", ".join(ids) if ids else "NONE", name)
                      for row, name, ids in cov.rows])
     out.append("")
+    if cov.tables:
+        out.append("CODE TABLES: codes their public source defines, codes the table holds")
+        out += _aligned([("TABLE", "PREFIX", "SOURCE", "TABLE", "")]
+                        + [(t.table, t.prefix or "-", str(t.in_source), str(t.in_table), "")
+                           for t in cov.tables], right={2, 3})
+        out.append("")
     if cov.codes is None:
         out.append("CODES: the code tables (plogscan.codes) are not available; none listed")
     else:
