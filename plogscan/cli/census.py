@@ -56,18 +56,21 @@ class Row:
     outcome: Outcome
 
     @property
+    def accepted(self) -> frozenset[str]:
+        """The classes that score this excerpt (none: it is not scored)."""
+        return self.label.accepted if self.label is not None else frozenset()
+
+    @property
     def scored(self) -> bool:
-        return self.label is not None and bool(self.label.accepted)
+        return bool(self.accepted)
 
     @property
     def top(self) -> bool:
-        return (self.scored and bool(self.outcome.findings)
-                and self.outcome.findings[0][1] in self.label.accepted)  # type: ignore[union-attr]
+        return bool(self.outcome.findings) and self.outcome.findings[0][1] in self.accepted
 
     @property
     def among(self) -> bool:
-        return self.scored and bool(self.label.accepted  # type: ignore[union-attr]
-                                    & set(self.outcome.categories))
+        return bool(self.accepted & set(self.outcome.categories))
 
     @property
     def result(self) -> str:
@@ -181,7 +184,7 @@ def unknown_classes(censuses: Sequence[Census]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for census in censuses:
         for row in census.rows:
-            for cls in sorted(row.label.accepted if row.label else ()):
+            for cls in sorted(row.accepted):
                 if cls not in CATEGORIES:
                     out.setdefault(cls, []).append(row.name)
     return dict(sorted(out.items()))
@@ -217,7 +220,7 @@ def _top(row: Row) -> str:
     top = f"top {rule} {category}" + (f" (+{more} more)" if more else "")
     if row.result == "among":
         top += "; found " + ", ".join(sorted({f"{r} {c}" for r, c in row.outcome.findings
-                                              if c in row.label.accepted}))  # type: ignore[union-attr]
+                                              if c in row.accepted}))
     return top + (shape if row.result == "missed" else "")
 
 

@@ -165,8 +165,7 @@ def _read_json(path: Path, names: Sequence[str], out: _Labels,
         return
     for key, value in document.items():
         where = Location(str(path), _line_of_key(text, key))
-        classes = _classes(value)
-        if classes is False:
+        if not _valid(value):
             errors.append(InputError(
                 f"the label of '{key}' is not a class, a list of classes or null",
                 where=where, help='write ["device-oom"], ["device-oom", "device-busy"], '
@@ -183,19 +182,21 @@ def _read_json(path: Path, names: Sequence[str], out: _Labels,
             errors.append(InputError(f"'{matched[0]}' is labelled twice", where=where,
                                      help=f"its first label is at {out.by_file[matched[0]].where}"))
         else:
-            out.by_file[matched[0]] = Label(classes, f"{path.name}:{where.line}")  # type: ignore[arg-type]
+            out.by_file[matched[0]] = Label(_classes(value), f"{path.name}:{where.line}")
 
 
-def _classes(value: Any) -> tuple[str, ...] | bool | None:
-    """The classes of a JSON label value; False when it is not a valid one."""
+def _valid(value: Any) -> bool:
+    """A JSON label value is null, a class, or a non-empty list of classes."""
+    values = value if isinstance(value, list) else [value]
+    return value is None or (bool(values) and all(isinstance(v, str) and v.strip()
+                                                  for v in values))
+
+
+def _classes(value: str | list[str] | None) -> tuple[str, ...] | None:
+    """The classes of a valid JSON label value (``_valid``)."""
     if value is None:
         return None
-    if isinstance(value, str) and value.strip():
-        return (value.strip(),)
-    if (isinstance(value, list) and value
-            and all(isinstance(v, str) and v.strip() for v in value)):
-        return tuple(v.strip() for v in value)
-    return False
+    return tuple(v.strip() for v in (value if isinstance(value, list) else [value]))
 
 
 def _line_of_key(text: str, key: str) -> int:

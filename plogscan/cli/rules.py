@@ -192,28 +192,23 @@ def coverage_report(paths: tuple[str, ...], fmt: str, corpora: tuple[str, ...],
 
 
 def _census(paths: tuple[str, ...], corpora: tuple[str, ...], fmt: str, verbose: bool) -> None:
-    """``rules coverage --corpus``: the census of ``plogscan.cli.census``, with a count of the
-    excerpts done on stderr when it is a terminal."""
+    """``rules coverage --corpus``: the census of ``plogscan.cli.census``, naming the excerpt
+    being diagnosed on stderr when it is a terminal."""
     import sys
 
     from plogscan.cli.census import diagnose_excerpt, render_text, take_census, to_dict
-    from plogscan.textsafe import json_text
+    from plogscan.textsafe import json_text, one_line
 
+    def progress(path: Path) -> None:
+        click.echo(f"\r\x1b[Kdiagnosing {one_line(path.parent.name + '/' + path.name, 70)}",
+                   err=True, nl=False)
+
+    shown = sys.stderr.isatty()
     rules = load_rules(paths or None, builtin=not paths)
-    censuses = []
-    for corpus in corpora:
-        directory = Path(corpus)
-        shown = sys.stderr.isatty()
-
-        def done(path: Path, directory: Path = directory, shown: bool = shown) -> None:
-            if shown:
-                click.echo(f"\r\x1b[Kdiagnosing {directory.name}/{path.name[:60]}", err=True,
-                           nl=False)
-
-        censuses.append(take_census(directory, lambda p: diagnose_excerpt(p, rules),
-                                    name=corpus, on_file=done))
-        if shown:
-            click.echo("\r\x1b[K", err=True, nl=False)
+    censuses = [take_census(Path(corpus), lambda p: diagnose_excerpt(p, rules), name=corpus,
+                            on_file=progress if shown else None) for corpus in corpora]
+    if shown:
+        click.echo("\r\x1b[K", err=True, nl=False)
     if fmt == "json":
         click.echo(json_text(to_dict(censuses)), nl=False)
     else:
