@@ -16,12 +16,15 @@ The figures: ``python -m tests.test_corpus_pastes`` prints each census and the t
 
 from __future__ import annotations
 
+import json
 import sys
 from functools import cache
 
 import pytest
+from click.testing import CliRunner
 
 from plogscan.categories import CATEGORIES
+from plogscan.cli import cli
 from plogscan.cli.census import (
     Census,
     diagnose_excerpt,
@@ -110,6 +113,16 @@ def test_an_excerpt_labelled_other_gets_a_fitting_finding(number: str) -> None:
     row = next(r for r in census("issues").rows if r.name.startswith(number + "_"))
     assert row.label is not None and row.label.accepted == frozenset()  # "other: ..." only
     assert set(row.outcome.categories) & OTHER[number], row.outcome
+
+
+@SKIP
+def test_the_census_command_gives_the_same_figures() -> None:
+    names = sorted(CORPORA)
+    args = [arg for name in names for arg in ("--corpus", str(CORPORA[name]))]
+    run = CliRunner().invoke(cli, ["rules", "coverage", *args, "--format", "json"])
+    assert run.exit_code == 0, run.output
+    report = json.loads(run.stdout)
+    assert [c["counts"] for c in report["corpora"]] == [census(n).counts() for n in names]
 
 
 def test_the_fitting_categories_are_categories() -> None:
