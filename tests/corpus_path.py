@@ -5,7 +5,9 @@ and say so, when they are absent.
 * ``corpus_dir()``: whole real logs with their expected diagnosis (``$PLOGSCAN_CORPUS``,
   ``shared/corpus/real``).
 * ``pasted_corpus_dir()``: short excerpts of logs as users paste them into public bug reports,
-  labelled with their failure class (``$PLOGSCAN_PASTED_CORPUS``, ``shared/corpus/issues``).
+  labelled with their failure class (``$PLOGSCAN_PASTED_CORPUS``, ``shared/corpus/issues``);
+  ``pasted_corpus_dirs()``: that one and the second such set (``$PLOGSCAN_PASTED_CORPUS2``,
+  ``shared/corpus/issues2``), those present.
 * ``trees_dir()``: real multi-rank log trees in their directory layout (``$PLOGSCAN_TREES``,
   ``shared/corpus/trees``).
 """
@@ -29,6 +31,12 @@ def corpus_dir() -> Path | None:
 
 def pasted_corpus_dir() -> Path | None:
     return _find("PLOGSCAN_PASTED_CORPUS", "issues")
+
+
+def pasted_corpus_dirs() -> dict[str, Path]:
+    """The sets of labelled pasted excerpts that are present, by name."""
+    found = {"issues": pasted_corpus_dir(), "issues2": _find("PLOGSCAN_PASTED_CORPUS2", "issues2")}
+    return {name: path for name, path in found.items() if path is not None}
 
 
 def trees_dir() -> Path | None:

@@ -44,6 +44,9 @@ def command() -> None:
       plogscan rules test [PATH...]       run the cases next to each rule
       plogscan rules coverage [PATH...]   cases per rule; catalogue rows, codes and
                                           categories no rule covers
+      plogscan rules coverage --corpus DIR
+                                          read / refused / silent / right on top /
+                                          among the findings on labelled excerpts
     """
 
 
@@ -133,14 +136,51 @@ def check_rules(paths: tuple[str, ...]) -> None:
 @_PATHS
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Output format.")
-def coverage_report(paths: tuple[str, ...], fmt: str) -> None:
+@click.option("--corpus", "corpora", multiple=True, metavar="DIR",
+              type=click.Path(exists=True, file_okay=False),
+              help="Instead, take a census of the rules on a directory of labelled log "
+              "excerpts (see below). Repeatable: each directory, then the totals.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="With --corpus: also list the excerpts that are right on top.")
+def coverage_report(paths: tuple[str, ...], fmt: str, corpora: tuple[str, ...],
+                    verbose: bool) -> None:
     """Show what the rules cover: each rule with its positive and negative cases, the rows of
     the error-signature catalogue (formats.md §7) with the rules that declare them
     (`covers: [row-N]`), the code-table codes no rule's conditions mention, and the
     categories no rule uses. Always exits 0; `rules check` is the gate.
 
-    PATH: rule files or directories (default: the built-in rules).
+    PATH: rule files or directories (default: the built-in rules); with --corpus, the rules
+    the census measures.
+
+    With --corpus DIR, diagnose each log excerpt of DIR alone and score it against its
+    label: how many are read, refused (nothing read) and silent (no finding), on how many
+    the labelled class is the top finding and among the findings, and every miss with its
+    expected class and top finding. Exits 0; 2 when a label file is invalid.
+
+    \b
+    Label files in DIR (every one is read; JSON wins for the same excerpt):
+      labels*.json   {"A01": ["device-oom", "device-busy"], "A02": "env-config",
+                      "A03_pasted.log": null}
+                     key: the excerpt's file name, stem, or the id its name starts
+                     with before "_", "-" or "."; value: the accepted classes, the
+                     expected one first; null: not scored
+      MANIFEST*.md   "## <file name>" heading per excerpt; in its section the first
+                     line with "Expected diagnosis" names the class in its first
+                     code span, e.g. **Expected diagnosis:** `device-oom`,
+                     or says null
+    A class "other: <what failed>" names a failure no category covers: such
+    excerpts, null ones and *.log files without a label are diagnosed and listed,
+    but not scored.
+
+    \b
+    Examples:
+      plogscan rules coverage --corpus ./pasted-logs
+      plogscan rules coverage --corpus set-a --corpus set-b --format json
+      plogscan rules coverage ./my-rules --corpus ./pasted-logs
     """
+    if corpora:
+        _census(paths, corpora, fmt, verbose)
+        return
     import json
 
     from plogscan.engine.coverage import coverage, render_text, to_dict
@@ -157,6 +197,30 @@ def coverage_report(paths: tuple[str, ...], fmt: str) -> None:
         click.echo(json.dumps(to_dict(cov), indent=2, ensure_ascii=False, sort_keys=True))
     else:
         click.echo(render_text(cov), nl=False)
+
+
+def _census(paths: tuple[str, ...], corpora: tuple[str, ...], fmt: str, verbose: bool) -> None:
+    """``rules coverage --corpus``: the census of ``plogscan.cli.census``, naming the excerpt
+    being diagnosed on stderr when it is a terminal."""
+    import sys
+
+    from plogscan.cli.census import diagnose_excerpt, render_text, take_census, to_dict
+    from plogscan.textsafe import json_text, one_line
+
+    def progress(path: Path) -> None:
+        click.echo(f"\r\x1b[Kdiagnosing {one_line(path.parent.name + '/' + path.name, 70)}",
+                   err=True, nl=False)
+
+    shown = sys.stderr.isatty()
+    rules = load_rules(paths or None, builtin=not paths)
+    censuses = [take_census(Path(corpus), lambda p: diagnose_excerpt(p, rules), name=corpus,
+                            on_file=progress if shown else None) for corpus in corpora]
+    if shown:
+        click.echo("\r\x1b[K", err=True, nl=False)
+    if fmt == "json":
+        click.echo(json_text(to_dict(censuses)), nl=False)
+    else:
+        click.echo(render_text(censuses, verbose=verbose), nl=False)
 
 
 @command.command("test")
