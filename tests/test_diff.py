@@ -356,3 +356,101 @@ def test_the_reports_see_the_comparison_only() -> None:
              if t != "plogscan" and not any(t == a or t.startswith(f"{a}.") for a in allowed)]
     assert not wrong, wrong
     assert "plogscan.compare.differ" in GRAPH["plogscan.compare.pair"]  # the check sees imports
+
+
+# ------------------------------------------------------------------ settings, rank counts
+
+
+def test_a_setting_with_another_value_is_named_with_both_values(tmp_path: Path) -> None:
+    bigger = tmp_path / "bad"
+    shutil.copytree(REPO / BAD, bigger)
+    for plog in bigger.glob("rank_*/process_log/run/plog/plog-*.log"):
+        text = plog.read_text("utf-8")
+        assert "HCCL_BUFFSIZE set by default to [200]MB" in text
+        plog.write_text(text.replace("HCCL_BUFFSIZE set by default to [200]MB",
+                                     "HCCL_BUFFSIZE set by environment to [400]MB"), "utf-8")
+    doc = document(BAD, bigger)
+    assert [s["key"] for s in doc["settings"]] == ["HCCL_BUFFSIZE"]
+    setting = doc["settings"][0]
+    both = [{"rank": 0, "nth": 0}, {"rank": 1, "nth": 0}]
+    assert [(v["value"], v["processes"]) for v in setting["good"]] == [("200MB", both)]
+    assert [(v["value"], v["processes"]) for v in setting["bad"]] == [("400MB", both)]
+    assert "HCCL_BUFFSIZE set by environment to [400]MB" in setting["bad"][0]["evidence"][0][
+        "message"]
+    assert doc["differs"] is True
+    text = diff(BAD, bigger).stdout
+    assert "SETTINGS THAT DIFFER (1)" in text and "[400MB]" in text
+
+
+def test_runs_of_other_rank_counts_compare_rank_by_rank(tmp_path: Path) -> None:
+    """GOOD ran on two hosts (8 ranks), BAD on one (4 ranks): the ranks of the host both
+    have are compared, the others are named as having no counterpart."""
+    half = tmp_path / "one-host"
+    shutil.copytree(REPO / "samples/notify-wait-cascade/node-a", half / "node-a")
+    doc = document("samples/notify-wait-cascade", half)
+    good = {p["process"]["rank"] for p in doc["good"]["processes"]}
+    bad = {p["process"]["rank"] for p in doc["bad"]["processes"]}
+    assert len(good) == 8 and len(bad) == 4 and bad < good
+    assert sorted(s["rank"] for s in doc["unmatched"]["good"]) == sorted(good - bad)
+    assert doc["unmatched"]["bad"] == []
+    assert doc["divergences"] == [] and doc["templates"]["bad"] == []
+    assert {r for t in doc["templates"]["good"] for s in t["slots"] for r in [s["rank"]]} <= \
+        good - bad  # only the ranks BAD lacks logged what BAD did not
+
+
+# ------------------------------------------------------------------ bounded memory
+
+
+class _OneProcess:
+    """A stream map that puts every record in process 0."""
+
+    def column(self, batch):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        return np.zeros(batch.num_rows, np.int32)
+
+
+def _batch(words: list[str], start: int):  # type: ignore[no-untyped-def]
+    import pyarrow as pa
+
+    from plogscan.schema import EVENT_SCHEMA
+
+    n = len(words)
+    base = datetime(2026, 1, 1)
+    columns = {name: pa.nulls(n, EVENT_SCHEMA.field(name).type) for name in EVENT_SCHEMA.names}
+    columns.update({
+        "message": pa.array([f"event {w} happened" for w in words], pa.large_string()),
+        "ts_aligned": pa.array([base + timedelta(seconds=start + i) for i in range(n)],
+                               pa.timestamp("us")),
+        "path": pa.array(["a.log"] * n), "line": pa.array(range(start, start + n), pa.int64()),
+        "level": pa.array(["INFO"] * n), "module": pa.array(["HCCL"] * n),
+        "codes": pa.array([[]] * n, pa.list_(pa.string())),
+    })
+    return pa.RecordBatch.from_pydict(columns, schema=EVENT_SCHEMA)
+
+
+def _word(i: int) -> str:
+    return "".join("ghijklmnop"[int(d)] for d in str(i))  # a word no mask touches
+
+
+@pytest.mark.parametrize("fold_rows", [1 << 20, 600])
+def test_templates_are_capped_and_what_is_dropped_is_counted(
+        monkeypatch: pytest.MonkeyPatch, fold_rows: int) -> None:
+    from plogscan.compare import profile
+
+    monkeypatch.setattr(profile, "FOLD_ROWS", fold_rows)  # fold (and cap) once, or as it goes
+    builder = profile.ProfileBuilder(_OneProcess(), max_values=100)  # type: ignore[arg-type]
+    for start in range(0, 3000, 500):  # 1,500 templates, each logged twice
+        builder.consume(_batch([_word(i % 1500) for i in range(start, start + 500)], start))
+        held = sum(t.num_rows for t in builder._parts["template"])
+        assert held <= 100 + fold_rows
+    result = builder.result()
+    kept = result.tables["template"]
+    assert kept.num_rows == 100  # one process, the 100 templates first seen
+    assert set(kept.column("value").to_pylist()) == {f"event {_word(i)} happened"
+                                                     for i in range(100)}
+    assert sum(kept.column("count").to_pylist()) == 200 and result.records == 3000
+    if fold_rows > 3000:
+        assert (result.dropped_templates, result.dropped_records) == (1400, 2800)
+    else:  # a template seen again after it was pushed out is counted again
+        assert result.dropped_templates >= 1400 and result.dropped_records == 2800

@@ -7,7 +7,8 @@ failing processes that logged it minus the share of GOOD's processes that did (1
 Ties go to the share of all of BAD's processes, then to the template logged first. The other
 way round, a template GOOD logged in more of its processes than BAD did is something the
 failing run never got to (or did otherwise): the share of GOOD's processes minus the share of
-BAD's. Everything here works on the folded per-process tables of ``profile``: one Arrow
+BAD's. A template both runs logged counts only when the shares differ by ``MIN_GAP`` or
+more. Everything here works on the folded per-process tables of ``profile``: one Arrow
 group-by per run and kind, then a Python step per distinct value (at most ``MAX_VALUES``).
 """
 
@@ -23,6 +24,9 @@ import pyarrow.compute as pc
 from plogscan.compare.profile import FIRST
 
 _NEVER = 1 << 62  # sorts a value that has no time after every one that has
+# A template both runs logged separates them only when the shares differ by this much: runs of
+# other sizes or lengths spread their common templates a little differently.
+MIN_GAP = 0.5
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,7 @@ def ranked_bad(bad: dict[str, Spread], good: dict[str, Spread], bad_processes: i
         counted = spread.failing if bad_failing else spread.processes
         score = counted / max(failing_total, 1) - in_good
         wide = spread.processes / max(bad_processes, 1) - in_good
-        if score > 0 or wide > 0:
+        if (score > 0 or wide > 0) if theirs is None else max(score, wide) >= MIN_GAP:
             out.append((-score, -wide, spread.first.order(), value, Ranked(
                 value, round(score, 6), spread, theirs)))
     return [item[-1] for item in sorted(out, key=lambda item: item[:4])]
@@ -95,7 +99,7 @@ def ranked_good(good: dict[str, Spread], bad: dict[str, Spread], good_processes:
         theirs = bad.get(value)
         score = (spread.processes / max(good_processes, 1)
                  - (theirs.processes if theirs else 0) / max(bad_processes, 1))
-        if score > 0:
+        if score > 0 if theirs is None else score >= MIN_GAP:
             out.append((-score, spread.first.order(), value,
                         Ranked(value, round(score, 6), spread, theirs)))
     return [item[-1] for item in sorted(out, key=lambda item: item[:3])]

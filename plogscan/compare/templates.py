@@ -7,7 +7,7 @@ code (``507916``) as it is; comparing runs, that would turn an offset that happe
 like one (``offset[504320]``) into a template of its own. Here a number is kept only in the
 records whose ``codes`` (the parser's own reading of the record) name a numeric code; every
 other record is masked whole. The run's own host names become ``<HOST>`` first. All of it runs
-vectorized over a batch.
+vectorized over a batch, once per distinct message.
 """
 
 from __future__ import annotations
@@ -39,15 +39,19 @@ def host_pattern(hosts: Iterable[str]) -> str | None:
 
 def template_column(messages: pa.Array, codes: pa.Array, hosts: str | None = None) -> pa.Array:
     """The template of each message; ``codes`` is the event table's column of the same rows,
-    ``hosts`` a ``host_pattern``."""
-    lines = first_lines(messages)
+    ``hosts`` a ``host_pattern``. Each distinct message is masked once (logs repeat
+    themselves: a batch holds far fewer distinct messages than records)."""
+    if isinstance(messages, pa.ChunkedArray):
+        messages = messages.combine_chunks()
+    encoded = pc.dictionary_encode(messages)
+    lines = first_lines(encoded.dictionary)
     if hosts is not None:
         lines = pc.replace_substring_regex(lines, hosts, "<HOST>")
-    plain = mask(lines, keep_codes=False)
+    plain = mask(lines, keep_codes=False).take(encoded.indices)
     coded = _rows_with_numeric_codes(codes, len(messages))
     if not len(coded):
         return plain
-    kept = mask(lines.take(pa.array(coded)), keep_codes=True)
+    kept = mask(lines.take(encoded.indices.take(pa.array(coded))), keep_codes=True)
     chosen = np.zeros(len(messages), bool)
     chosen[coded] = True
     return pc.replace_with_mask(plain, pa.array(chosen), kept.cast(plain.type))
