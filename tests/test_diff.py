@@ -280,7 +280,10 @@ def test_a_missing_path_is_exit_2(tmp_path: Path) -> None:
     assert diff(BAD, tmp_path / "nope").exit_code == 2
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert diff(empty, BAD).exit_code == 2
+    result = diff(empty, BAD)
+    assert result.exit_code == 2 and "nothing could be read from GOOD" in result.stderr
+    zh = diff(BAD, tmp_path / "nope", "--lang", "zh")
+    assert zh.exit_code == 2 and "无法读取 BAD" in zh.stderr
 
 
 def test_help_teaches_with_examples() -> None:

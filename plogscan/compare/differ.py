@@ -49,6 +49,7 @@ from plogscan.model import Evidence, Finding, Level
 MAX_TEMPLATES = 200  # templates listed per direction
 MAX_VALUES = 200  # codes, levels or modules listed per kind and run
 TEMPLATE_EVIDENCE = 3  # records shown per template (its first, in that many processes)
+MAX_SLOTS = 1024  # processes named per template (the first to log it); all are counted
 FINDING_EVIDENCE = 3
 _EPOCH = datetime(1970, 1, 1)
 
@@ -72,9 +73,10 @@ class Plan:
                             counts[GOOD])[:MAX_TEMPLATES],
             GOOD: ranked_good(spread[GOOD], spread[BAD], counts[GOOD],
                               counts[BAD])[:MAX_TEMPLATES]}
-        # every process that logged each listed template, the first few as its evidence
+        # the processes that logged each listed template, the first few as its evidence
         self.holders = {run: first_records(tables[run]["template"],
-                                           (r.value for r in self.ranked[run]), counts[run])
+                                           (r.value for r in self.ranked[run]),
+                                           min(counts[run], MAX_SLOTS))
                         for run in self.runs}
         for run, held in self.holders.items():
             self._want(run, {value: firsts[:TEMPLATE_EVIDENCE] for value, firsts in held.items()})
@@ -138,13 +140,9 @@ class Plan:
                             tuple(lines.at(run, f) for f in firsts))
                   for kind, value, run, s, firsts in sorted(
                       self.values, key=lambda v: (v[2] != BAD, v[0] != "code", v[0]))]
-        settings = [SettingDiff(key, *(tuple(
-            SettingValue(value, tuple(sorted({lines.slot(run, p) for p, _, _ in holders},
-                                             key=Slot.order)),
-                         tuple(lines.line(run, p, path, n) for p, path, n in holders[:1]))
-            for value, holders in sorted(values[run].items(),
-                                         key=lambda vh: (-len(vh[1]), vh[0] or "")))
-            for run in (GOOD, BAD))) for key, values in self.settings]
+        settings = [SettingDiff(key, _setting_values(GOOD, values[GOOD], lines),
+                                _setting_values(BAD, values[BAD], lines))
+                    for key, values in self.settings]
         return Comparison(
             good=self._side(GOOD), bad=self._side(BAD), templates=tuple(templates),
             divergences=tuple(divergences), values=tuple(values), settings=tuple(settings),
@@ -216,6 +214,18 @@ class _Lines:
         process = r.index.get(ident.key, -1) if ident is not None else -1
         return Line(run, self.slot(run, process), ev.path, ev.line, ev.ts, ev.level,
                     ev.module, ev.message[:MAX_MESSAGE])
+
+
+def _setting_values(run: str, values: Mapping[str | None, list[tuple[int, str, int]]],
+                    lines: _Lines) -> tuple[SettingValue, ...]:
+    """One run's values of a setting, the most widely held first, each with the processes
+    that printed it and where the first of them did."""
+    out = []
+    for value, holders in sorted(values.items(), key=lambda vh: (-len(vh[1]), vh[0] or "")):
+        slots = {lines.slot(run, process) for process, _, _ in holders} - {None}
+        out.append(SettingValue(value, tuple(sorted(slots, key=Slot.order)),  # type: ignore
+                                tuple(lines.line(run, p, path, n) for p, path, n in holders[:1])))
+    return tuple(out)
 
 
 def _divergence(split: Split, lines: _Lines) -> Divergence:

@@ -92,7 +92,7 @@ class TemplateDiff:
     score: float  # share of ``run``'s failing processes (BAD) or processes (GOOD) minus
     # the share of the other run's processes: 1.0 separates the runs completely
     first_ts: datetime | None  # its first record in ``run``
-    slots: tuple[Slot, ...]  # the processes of ``run`` that logged it
+    slots: tuple[Slot, ...]  # the processes of ``run`` that logged it (the first 1,024)
     evidence: tuple[Line, ...]
 
     @property
