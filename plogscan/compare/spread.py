@@ -85,7 +85,7 @@ def ranked_bad(bad: dict[str, Spread], good: dict[str, Spread], bad_processes: i
         counted = spread.failing if bad_failing else spread.processes
         score = counted / max(failing_total, 1) - in_good
         wide = spread.processes / max(bad_processes, 1) - in_good
-        if (score > 0 or wide > 0) if theirs is None else max(score, wide) >= MIN_GAP:
+        if _separates(max(score, wide), theirs is not None):
             out.append((-score, -wide, spread.first.order(), value, Ranked(
                 value, round(score, 6), spread, theirs)))
     return [item[-1] for item in sorted(out, key=lambda item: item[:4])]
@@ -99,10 +99,16 @@ def ranked_good(good: dict[str, Spread], bad: dict[str, Spread], good_processes:
         theirs = bad.get(value)
         score = (spread.processes / max(good_processes, 1)
                  - (theirs.processes if theirs else 0) / max(bad_processes, 1))
-        if score > 0 if theirs is None else score >= MIN_GAP:
+        if _separates(score, theirs is not None):
             out.append((-score, spread.first.order(), value,
                         Ranked(value, round(score, 6), spread, theirs)))
     return [item[-1] for item in sorted(out, key=lambda item: item[:3])]
+
+
+def _separates(gap: float, shared: bool) -> bool:
+    """A template only one run logged separates the runs by any gap in shares; one both
+    logged, by ``MIN_GAP`` or more."""
+    return gap >= MIN_GAP if shared else gap > 0
 
 
 def only_in(mine: dict[str, Spread], theirs: dict[str, Spread]) -> list[tuple[str, Spread]]:

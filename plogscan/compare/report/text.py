@@ -199,11 +199,10 @@ def _divergences(c: Comparison, limit: int) -> list[str]:
 def _divergence(lang: str, d: Divergence) -> list[str]:
     out = [f"{slot_label(lang, d.slot)}  "
            + say(lang, "after {n} common template(s)", n=d.common)]
-    for label, logged in ((say(lang, "GOOD logs"), d.good), (say(lang, "BAD logs"), d.bad),
-                          (say(lang, "first only in BAD"), d.only_bad)):
-        if logged is None and label == say(lang, "first only in BAD"):
-            continue
-        out += _logged(lang, label, logged)
+    out += _logged(lang, say(lang, "GOOD logs"), d.good)
+    out += _logged(lang, say(lang, "BAD logs"), d.bad)
+    if d.only_bad is not None:
+        out += _logged(lang, say(lang, "first only in BAD"), d.only_bad)
     return out
 
 
