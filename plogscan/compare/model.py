@@ -12,7 +12,6 @@ from datetime import datetime
 
 GOOD = "good"
 BAD = "bad"
-RUNS = (GOOD, BAD)
 
 
 def other(run: str) -> str:

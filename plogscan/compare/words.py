@@ -30,8 +30,6 @@ WORDS: dict[str, dict[str, str]] = {
         "{n} record": "{n} 条记录",
         "{n} records": "{n} 条记录",
         "{n} failing": "{n} 个出错",
-        "{n} template": "{n} 个模板",
-        "{n} templates": "{n} 个模板",
         "{n} finding": "{n} 条结论",
         "{n} findings": "{n} 条结论",
         "{n} templates past the cap of distinct templates were not compared ({records} records)":
@@ -80,7 +78,6 @@ WORDS: dict[str, dict[str, str]] = {
         "level": "级别",
         "module": "模块",
         "not printed": "未打印",
-        "{runs} processes logged {n} record(s)": "{runs} 个进程记录了 {n} 条",
         # slots
         "ranks {ranks}": "rank {ranks}",
         "process #{n}": "进程 #{n}",
@@ -89,8 +86,6 @@ WORDS: dict[str, dict[str, str]] = {
         "Template": "模板",
         "Runs": "运行",
         "First logged": "首次记录",
-        "Evidence": "证据",
-        "Rank": "Rank",
         "Setting": "配置",
         "Rule": "规则",
         "Level": "级别",
