@@ -105,6 +105,10 @@ class Proc:
     stdout: list[Line] = field(default_factory=list)
     task_ids: dict[int, int] = field(default_factory=dict)
     first: dict[str, datetime] = field(default_factory=dict)
+    # The generator state at each ``noise`` call, as this process drew its background noise; a
+    # paired run replays them (``noise_replay``) so that its noise is this run's.
+    noise_states: list[object] = field(default_factory=list)
+    noise_replay: list[object] | None = None
 
     # ---- clock
     def tick(self, lo: int = 3, hi: int = 400) -> None:
@@ -507,7 +511,14 @@ NOISE: list[tuple[Callable[[Proc], None], int]] = [
 
 
 def noise(p: Proc, n_records: int) -> None:
-    """About ``n_records`` noise calls drawn by weight (each call writes one to six lines)."""
+    """About ``n_records`` noise calls drawn by weight (each call writes one to six lines).
+
+    With ``p.noise_replay`` the k-th call starts from the state the paired run had at its k-th
+    call: both runs then write the same background noise, and go on drawing alike, whatever
+    their steps drew in between."""
+    if p.noise_replay is not None:
+        p.rng.setstate(p.noise_replay[len(p.noise_states)])  # type: ignore[arg-type]
+    p.noise_states.append(p.rng.getstate())
     funcs = [f for f, _ in NOISE]
     weights = [w for _, w in NOISE]
     for _ in range(n_records):
@@ -1344,6 +1355,9 @@ class Scenario:
     compute_noise: int  # noise calls per rank between phases
     script: str
     long_error_form: bool = False
+    # The scenario whose background noise this one replays (same seed, other call order): the
+    # pair then differs only in the order of the steps and what follows from it.
+    noise_of: str | None = None
 
 
 def core_regs(rng: random.Random) -> list[tuple[str, str]]:
@@ -1406,7 +1420,7 @@ def rank_program(sc: Scenario, p: Proc, comm: Comm) -> Iterator[str]:
         stdout_fault_tail(p, serial, FAULT_STREAM, FAULT_TASK, cores, sc.long_error_form, sc.script)
         phase_shutdown(p, failed=True)
     else:
-        noise(p, sc.compute_noise // 8)
+        p.pause(40, 90)  # the rest of the step (no noise: the paired failing run has none here)
         stamp_out(p, f"a2a out checksum {p.rng.randint(10**8, 10**9)}, gmm out shape (4096, 2048)")
         phase_shutdown(p, failed=False)
         stamp_out(p, f"rank {p.rank} finished OK")
@@ -1440,7 +1454,10 @@ def rank_files(p: Proc, stdout_name: str) -> dict[str, list[Line]]:
     return files
 
 
-def build_scenario(sc: Scenario) -> dict[str, list[Line]]:
+def build_scenario(sc: Scenario, noise_of: list[Proc] | None = None
+                   ) -> tuple[dict[str, list[Line]], list[Proc]]:
+    """The files of one scenario, and its processes (whose noise states a paired scenario
+    replays: ``noise_of``)."""
     comm_ts = int((sc.base - datetime(1970, 1, 1)).total_seconds()) - 8 * 3600
     comm = Comm(
         ident=f"172.16.40.7%eth0_60000_0_{comm_ts + 41}{sc.seed:06d}",
@@ -1458,6 +1475,7 @@ def build_scenario(sc: Scenario) -> dict[str, list[Line]]:
             devpid=sc.devpids[rank],
             debug_on=sc.debug_on,
             root=f"rank_{rank}",
+            noise_replay=noise_of[rank].noise_states if noise_of is not None else None,
         )
         for rank in (0, 1)
     ]
@@ -1473,7 +1491,7 @@ def build_scenario(sc: Scenario) -> dict[str, list[Line]]:
     files: dict[str, list[Line]] = {}
     for p in procs:
         files.update(rank_files(p, f"train_rank{p.rank}.log"))
-    return files
+    return files, procs
 
 
 # --------------------------------------------------------------------------- hostile sample
@@ -1829,6 +1847,12 @@ MC2 fused operator `aclnnAlltoAllvQuantGroupedMatMul` runs first, then the eager
 so no `Already have context, skip create` record appears. Nothing fails: both ranks destroy the
 communicator and their stdout ends with `rank N finished OK`. The debug plogs hold DEBUG, INFO and
 WARNING records only; there is no ERROR record anywhere.
+
+The two samples are a pair: this one is written from the same seed as `ccu-reuse-before-mc2`, with
+the same background noise, other pids and a later start. What only the failing run logs is what
+the order of the two steps changes: `plogscan diff samples/mc2-before-eager
+samples/ccu-reuse-before-mc2` names the `Already have context, skip create` record first, then the
+fault and what follows from it.
 """,
     "ccu-reuse-no-debug": """\
 # Sample: order A with default log levels (no DEBUG) - the flagship rule cannot be checked
@@ -1985,7 +2009,7 @@ SCENARIOS = [
     ),
     Scenario(
         "mc2-before-eager",
-        seed=23,
+        seed=11,
         order="B",
         debug_on=True,
         fault=False,
@@ -1994,6 +2018,7 @@ SCENARIOS = [
         devpids=(9402, 9466),
         compute_noise=800,
         script="/home/dev/mc2_repro/repro_a2a_gmm.py",
+        noise_of="ccu-reuse-before-mc2",
     ),
     Scenario(
         "ccu-reuse-no-debug",
@@ -2018,8 +2043,10 @@ def render(lines: list[Line]) -> str:
 def build_all() -> dict[str, str]:
     """Every generated file, as path relative to ``samples/`` -> text."""
     out: dict[str, str] = {}
+    built: dict[str, list[Proc]] = {}
     for sc in SCENARIOS:
-        files = build_scenario(sc)
+        files, built[sc.name] = build_scenario(
+            sc, built[sc.noise_of] if sc.noise_of is not None else None)
         for path, lines in files.items():
             out[f"{sc.name}/{path}"] = render(lines)
         out[f"{sc.name}/README.md"] = readme(sc.name, files, sc.pids, GENERATED_NOTE)

@@ -19,6 +19,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "plogscan"
 # Top to bottom. Each name is a top-level module or package of plogscan.
 LAYERS: list[set[str]] = [
     {"cli", "__main__"},
+    {"compare"},  # two runs, each diagnosed and read: above the orchestrator it calls
     {"diagnose", "baseline"},
     {"report"},
     {"incidents"},

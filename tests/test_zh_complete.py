@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from plogscan.compare.words import WORDS as COMPARE_WORDS
 from plogscan.crossrank.words import WORDS as CROSSRANK_WORDS
 from plogscan.diagnose import run
 from plogscan.engine.ruleset import load_rules
@@ -176,6 +177,7 @@ CATALOGUES = {
                i18n.UI),
     "crossrank": (lambda: _asked("crossrank", {"say": (1,)}), CROSSRANK_WORDS),
     "engine": (lambda: _asked("engine", {"words": (1,)}), ENGINE_WORDS),
+    "compare": (lambda: _asked("compare", {"say": (1,), "count": (2, 3)}), COMPARE_WORDS),
 }
 
 

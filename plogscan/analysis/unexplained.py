@@ -36,7 +36,8 @@ _SEP = "[^A-Za-z0-9]"  # what separates tokens (``_`` too, as Drain3's default m
 # is captured and put back; where the separator after it is consumed too, a second pass catches
 # the neighbour (``a1,b2`` -> ``<HEX>,<HEX>``).
 MASKS: tuple[tuple[str, str, int], ...] = (
-    # keep codes: ACL ``507035``, error-manager ``EI0002``, torch_npu ``ERR02200``
+    # keep codes: ACL ``507035``, error-manager ``EI0002``, torch_npu ``ERR02200`` (first:
+    # ``mask(keep_codes=False)`` leaves it out)
     (rf"(^|{_SEP})([125]0[0-9]{{4}}|[EW][0-9A-Z][0-9]{{4}}|ERR[0-9]{{5}})({_SEP}|$)",
      rf"\1{_KEEP_MARK}\2\3", 2),
     (r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}[-T ][0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:[.:,][0-9]+)*", "<TS>", 1),
@@ -59,10 +60,11 @@ def first_lines(messages: pa.Array) -> pa.Array:
     return pc.utf8_slice_codeunits(first, 0, LINE_CHARS)
 
 
-def mask(lines: pa.Array) -> pa.Array:
-    """Templates of first lines: codes kept, variable parts masked (vectorized)."""
+def mask(lines: pa.Array, keep_codes: bool = True) -> pa.Array:
+    """Templates of first lines: codes kept, variable parts masked (vectorized). Without
+    ``keep_codes`` a number that looks like a code is masked as any other number."""
     out = lines
-    for pattern, replacement, passes in MASKS:
+    for pattern, replacement, passes in MASKS if keep_codes else MASKS[1:]:
         for _ in range(passes):
             out = pc.replace_substring_regex(out, pattern, replacement)
     return out

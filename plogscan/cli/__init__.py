@@ -31,7 +31,8 @@ EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 
 
-COMMANDS = ("ingest", "events", "diagnose", "rules", "baseline", "explain", "cache", "sql")
+COMMANDS = ("ingest", "events", "diagnose", "diff", "rules", "baseline", "explain", "cache",
+            "sql")
 
 
 class PlogscanGroup(click.Group):

@@ -416,4 +416,10 @@ ERRORS_ZH: tuple[tuple[str, str], ...] = (
      "--scheduler 需要 dask.distributed，但它没有安装"),
     (r"cannot create salt file: (?P<reason>.+)", "无法创建盐值文件：{reason}"),
     (r"cannot read salt file: (?P<reason>.+)", "无法读取盐值文件：{reason}"),
+    (r"cannot read (?P<role>GOOD|BAD) (?P<path>.+): (?P<reason>.+)",
+     "无法读取 {role} {path}：{reason}"),
+    (r"nothing could be read from (?P<role>GOOD|BAD) (?P<path>.+)",
+     "{role} {path} 中没有任何可以读取的内容"),
+    (r"GOOD and BAD are each a log directory, archive, file or event table",
+     "GOOD 和 BAD 各是一个日志目录、归档文件、日志文件或事件表"),
 )
