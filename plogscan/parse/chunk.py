@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from plogscan.parse import cannheader, glue
+from plogscan.parse import blocks, cannheader, glue
 from plogscan.parse.arrowtext import blank_lines, split_lines
 from plogscan.parse.columns import assemble
 from plogscan.parse.lineformats import FormatSet
@@ -71,7 +71,7 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     truncated_lines = int(long_line.sum())
     physical = lines
     if split_glued:
-        lines, position = glue.split(lines, position, glue.suspects(buf))
+        lines, position = glue.split(lines, position, glue.suspects(buf), fset.prefix_only)
     n = len(lines)
     if n != n_physical:
         long_line = long_line[position]
@@ -136,15 +136,19 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
                         long_line, encoded)
     if not split_glued and glue.possible(records, head, lines, spans):
         return None
-    unparsed = int(record_lines[spans.fmt[starts] < 0].sum())  # "unparsed" and "text" records
-    ts_invalid = records.column("ts_invalid").to_numpy(zero_copy_only=False)
-    epoch = records.column("clock_epoch").to_numpy(zero_copy_only=False)
+    # Messages that span records (tables, tracebacks, error-manager blocks) become one record;
+    # the first records may continue one before the chunk (``lead``: ingest joins them).
+    follows = head.first_line + head.lines if head is not None else first_line
+    touches = bool(len(starts)) and int(lineno[starts[0]]) == follows  # nothing in between
+    records, lead = blocks.join(records, fset, is_text_kind, lead_open=open_record and touches)
+    counts = blocks.record_counts(records)
     return ChunkResult(
         records=records, head=head, lines=n_physical,
         blank_lines=blank_total - head_blank - inner_blank,
         trailing_blank=trailing_blank if len(starts) else lead_blank,
-        unparsed_lines=unparsed, shared_lines=shared, truncated_lines=truncated_lines,
-        invalid_timestamps=int(ts_invalid.sum()), epoch_records=int(epoch.sum()),
+        unparsed_lines=counts.unparsed_lines, shared_lines=shared,
+        truncated_lines=truncated_lines, invalid_timestamps=counts.invalid_timestamps,
+        epoch_records=counts.epoch_records, lead=lead,
     )
 
 

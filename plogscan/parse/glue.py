@@ -63,9 +63,12 @@ def tag_places(buf: bytes) -> np.ndarray:
     return brackets[found]
 
 
-def split(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray
-                 ) -> tuple[pa.Array, np.ndarray]:
-    """Split lines that hold two records; the parts keep the physical line number."""
+def split(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray,
+          prefixed: re.Pattern[str] | None = None) -> tuple[pa.Array, np.ndarray]:
+    """Split lines that hold two records; the parts keep the physical line number.
+
+    A header right after what ``prefixed`` matches whole (the prefixes a launcher puts in
+    front of every line, ``[rank3]: ``) is the line's own record, not a second one."""
     suspects = suspects[suspects < len(lines)]
     if len(suspects) == 0:
         return lines, lineno
@@ -83,6 +86,8 @@ def split(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray
         parts = _GLUE_PY.split(lines[i].as_py())
         if not parts[0].strip():  # indentation, not a record: a blank part would count twice
             parts = parts[1:]
+        elif prefixed is not None and prefixed.fullmatch(parts[0]):  # the line's prefix
+            parts = [parts[0] + parts[1], *parts[2:]]
         pieces.append(pa.array(parts, LARGE))
         numbers.append(np.full(len(parts), lineno[i]))
         prev = i + 1

@@ -30,8 +30,11 @@ FIELDS = ("level", "module", "pid", "proc", "ts", "tid", "src_file", "src_line",
 TIMESTAMPS = ("cann", "generic")
 _FORMAT_KEYS = {
     "name", "description", "primary", "timestamp", "pattern", "samples", "bodies", "module",
-    "level", "levels", "keep_prefix", "alone",
+    "level", "levels", "keep_prefix", "alone", "block",
 }
+# What a format's records are in a message that spans records (``parse.blocks``): the head of
+# a Python traceback, the exception line that ends one, a record of an error-manager block.
+BLOCK_ROLES = ("traceback", "exception", "error-manager")
 _BODY_KEYS = {"name", "pattern", "when_src_file_missing", "when_tid_missing"}
 _PREFIX_KEYS = {"name", "description", "pattern", "samples"}
 _STRIP_KEYS = {"name", "description", "pattern", "samples"}
@@ -67,6 +70,7 @@ class LineFormat:
     levels: dict[str, str] = field(default_factory=dict)
     keep_prefix: bool = False
     alone: bool = False  # its records take no continuation lines (markdown fences, <details>)
+    block: str | None = None  # its part in a message that spans records (BLOCK_ROLES)
     bodies: tuple[Body, ...] = ()
     samples: tuple[tuple[str, dict[str, Any], Location], ...] = ()
 
@@ -149,6 +153,14 @@ class FormatSet:
         """A pattern for the start of any line a prefix or a secondary format may take."""
         return start_pretest([p.pattern for p in self.prefixes]
                              + [f.pattern for f in self.formats[1:]])
+
+    @cached_property
+    def prefix_only(self) -> re.Pattern[str] | None:
+        """A Python pattern for text made of prefixes only (up to ``MAX_PREFIXES``)."""
+        if not self.prefixes:
+            return None
+        plain = (re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in self.prefixes)
+        return re.compile(f"(?:{'|'.join(f'(?:{p})' for p in plain)}){{1,{MAX_PREFIXES}}}")
 
     @cached_property
     def start_bytes(self) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -349,6 +361,9 @@ def _format(path: Path, item: dict, errors: list[FormatError]) -> LineFormat | N
     if item.get("timestamp") not in (None, *TIMESTAMPS):
         errors.append(FormatError(f"unknown timestamp grammar '{item['timestamp']}'",
                                   where=loc, help=choices(TIMESTAMPS)))
+    if item.get("block") not in (None, *BLOCK_ROLES):
+        errors.append(FormatError(f"unknown block role '{item['block']}'", where=loc,
+                                  help=choices(BLOCK_ROLES)))
     bodies = []
     for body in item.get("bodies", []):
         bloc = Location(str(path), body.get("__line__", 0))
@@ -370,7 +385,7 @@ def _format(path: Path, item: dict, errors: list[FormatError]) -> LineFormat | N
         primary=bool(item.get("primary")), module=item.get("module"), level=item.get("level"),
         levels={str(k): str(v) for k, v in (item.get("levels") or {}).items() if k != "__line__"},
         keep_prefix=bool(item.get("keep_prefix")), alone=bool(item.get("alone")),
-        bodies=tuple(bodies), samples=tuple(samples))
+        block=item.get("block"), bodies=tuple(bodies), samples=tuple(samples))
 
 
 def read_formats(paths: Sequence[Path] | None = None) -> FormatSet:
