@@ -87,6 +87,20 @@ def headline(message: str) -> str:
     return headlines(pa.array([message], pa.large_string()))[0].as_py() or ""
 
 
+def naming_line(message: str) -> int:
+    """The index of the line of ``message`` that its headline shows (a table's data row, a
+    traceback's exception line; 0 for a record its first line names)."""
+    if "\n" not in message:
+        return 0
+    name = headline(message)
+    lines = [line.strip() for line in message.split("\n")]
+    starts = [i for i, line in enumerate(lines) if line and name.startswith(line)]
+    if starts:
+        return starts[0]
+    ends = [i for i, line in enumerate(lines) if line and name.endswith(line)]
+    return ends[0] if ends else 0
+
+
 def structure(lines: pa.Array) -> pa.Array:
     """Whether each line (a headline) is only structure: a ruler or a column header."""
     return pc.fill_null(pc.match_substring_regex(_plain(lines), STRUCTURE), True)

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 from plogscan import diagnose
-from plogscan.headline import STRUCTURE, headline, headlines, structure
+from plogscan.headline import STRUCTURE, headline, headlines, naming_line, structure
 from plogscan.model import Diagnosis
 from plogscan.report.timeline import key_events
 from tests.corpus_path import corpus_dir, pasted_corpus_dir, trees_dir
@@ -138,3 +138,12 @@ def test_the_line_that_names_a_record(message: str, line: str) -> None:
 def test_structure_is_rulers_and_column_headers(line: str, is_structure: bool) -> None:
     assert structure(pa.array([line])).to_pylist() == [is_structure]
     assert bool(STRUCTURE_RE.search(line)) is is_structure
+
+
+@pytest.mark.parametrize(("message", "index"), [
+    ("one line", 0), ("first\nsecond", 0), (TABLE, 4),
+    ('Traceback (most recent call last):\n  File "t.py", line 3\n    f()\nValueError: bad', 3),
+    ("EZ9999: Inner Error!\nThe error from device(chipId:1, dieId:0)", 0),
+])
+def test_the_naming_line_is_where_the_headline_comes_from(message: str, index: int) -> None:
+    assert naming_line(message) == index
