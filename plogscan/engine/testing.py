@@ -10,9 +10,10 @@ parser (``plogscan.ingest.textinput.parse_files``) and scanned with that one rul
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -223,7 +224,8 @@ def run_case(case: Case, rules: RuleSet) -> CaseResult:
     rule = rules.get(case.rule)
     if rule is None:
         return CaseResult(case, False, (f"no rule {case.rule} is loaded",))
-    findings = scan(parse_case(case), RuleSet((rule,)))
+    table = parse_case(case)
+    findings = scan(table, RuleSet((rule,)), _identities(table))
     left = list(findings)
     problems: list[str] = []
     for i, expect in enumerate(case.expect, 1):
@@ -235,6 +237,19 @@ def run_case(case: Case, rules: RuleSet) -> CaseResult:
             problems.append(f"expected finding {i} not found: " + "; ".join(why))
     problems.extend(f"unexpected finding: {describe(f)}" for f in left)
     return CaseResult(case, not problems, tuple(problems), tuple(findings))
+
+
+def _identities(table: pa.Table) -> Callable[[], Any]:
+    """What ``diagnose`` tells the engine of each record's process, from the case's records:
+    a file that names no process (an excerpt pasted without headers) is one process of its
+    own, its records in line order."""
+    from plogscan.crossrank.analyze import Context, Options
+    from plogscan.crossrank.gather import Gatherer
+
+    gatherer = Gatherer()
+    for batch in table.to_batches():
+        gatherer.consume(batch)
+    return lambda: Context(gatherer.summary(), Options())
 
 
 def describe(f: Finding) -> str:
