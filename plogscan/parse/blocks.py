@@ -54,6 +54,7 @@ from plogscan.schema import plain_text
 TITLE = r"^[ \t]*_{3,}[A-Za-z0-9][A-Za-z0-9_ ]*[A-Za-z0-9]_{3,}[ \t]*$"
 ROW = r"^[ \t]*\|"
 CLOSING = r"^[ \t]*_{3,}[ \t]*$"
+_TABLE_START = r"^[ \t]*(?:\||___)"  # a record that may be a row or the closing ruler
 # An error-manager title at the end of a line: a code, a colon and a title that is not the
 # block's own detail (a ``[PID: n]`` or a time stamp follows the code there).
 _CODE = r"[EW][0-9A-Z][0-9]{4}"
@@ -84,49 +85,61 @@ def join(records: pa.Table, fset: FormatSet, text_kind: bool, lead_open: bool = 
 def _links(records: pa.Table, fset: FormatSet, text_kind: bool
            ) -> tuple[np.ndarray, np.ndarray]:
     """Per record: whether it may join the record before it (shape, writer, place), and
-    whether that join belongs to a table (it holds only when the table has its title)."""
+    whether that join belongs to a table (it holds only when the table has its title).
+
+    The shapes are tested only on the few records that may join (next to the one before,
+    eligible, starting like a table row or parsed by a block format), and on the records
+    before them."""
     n = records.num_rows
     joins = np.zeros(n, bool)
     needs_title = np.zeros(n, bool)
     if n < 2:
         return joins, needs_title
-    message = _column(records, "message")
-    first, last = _first_lines(message), _last_lines(message)
     line = _numbers(records, "line")
     count = _numbers(records, "line_count")
     after = np.zeros(n, bool)
     after[1:] = line[1:] == line[:-1] + count[:-1]
-    eligible = np.ones(n, bool) if text_kind else _isin(records, "level", NOTABLE)
-    after[1:] &= eligible[1:] & eligible[:-1]
-    if not after.any():
+    if not text_kind:
+        eligible = _isin(records, "level", NOTABLE)
+        after[1:] &= eligible[1:] & eligible[:-1]
+    rows = np.flatnonzero(after)
+    if len(rows) == 0:
         return joins, needs_title
+    message = _column(records, "message")
     fmt = plain_text(_column(records, "fmt"))
     role = {r: _isin_values(fmt, fset_names(fset, r)) for r in BLOCK_ROLES}
+    blocked = role["exception"] | role["error-manager"]
+    tabled = _matches(message.take(pa.array(rows)), _TABLE_START)
+    rows = rows[tabled | blocked[rows]]
+    if len(rows) == 0:
+        return joins, needs_title
+    now, before = message.take(pa.array(rows)), message.take(pa.array(rows - 1))
+    first, last = _first_lines(now), _last_lines(before)
+    before_first = _first_lines(before)
     # tables: a row or the closing ruler after the title or a row (not after a closing ruler)
-    row = _matches(first, ROW)
-    closing = _matches(first, CLOSING)
-    opened = _matches(first, TITLE) | row
-    table = np.zeros(n, bool)
-    table[1:] = (row | closing)[1:] & opened[:-1] & ~_matches(last, CLOSING)[:-1]
+    table = ((_matches(first, ROW) | _matches(first, CLOSING))
+             & (_matches(before_first, TITLE) | _matches(before_first, ROW))
+             & ~_matches(last, CLOSING))
     # tracebacks: the exception line after a traceback that has none yet
-    ended = _matches(message, _exception_lines(fset))
-    traceback = np.zeros(n, bool)
-    traceback[1:] = role["exception"][1:] & role["traceback"][:-1] & ~ended[:-1]
+    traceback = role["exception"][rows] & role["traceback"][rows - 1]
+    if traceback.any():
+        traceback[traceback] &= ~_matches(before.filter(pa.array(traceback)),
+                                          _exception_lines(fset))
     # error-manager blocks: after the line that names their code as a title
-    errmgr = np.zeros(n, bool)
-    rows = np.flatnonzero(after & np.concatenate([[False], role["error-manager"][1:]]))
-    if len(rows):
-        errmgr[rows] = _titled(last.take(pa.array(rows - 1)), _column(records, "codes")
-                               .take(pa.array(rows)))
-    joins = after & (table | traceback | errmgr)
-    rows = np.flatnonzero(joins)
+    errmgr = role["error-manager"][rows]
+    if errmgr.any():
+        picked = pa.array(errmgr)
+        errmgr[errmgr] = _titled(last.filter(picked),
+                                 _column(records, "codes").take(pa.array(rows[errmgr])))
+    ok = table | traceback | errmgr
+    rows, table, other = rows[ok], table[ok], (traceback | errmgr)[ok]
     if len(rows):
         same = _same_writer(records, rows, WRITER)
-        tabled = table[rows]
-        if tabled.any():
-            same[tabled] &= _same_writer(records, rows[tabled], TABLE_WRITER)
-        joins[rows[~same]] = False
-    needs_title = joins & table & ~traceback & ~errmgr
+        if table.any():
+            same[table] &= _same_writer(records, rows[table], TABLE_WRITER)
+        rows, table, other = rows[same], table[same], other[same]
+    joins[rows] = True
+    needs_title[rows[table & ~other]] = True
     return joins, needs_title
 
 
@@ -203,46 +216,74 @@ def _same_writer(records: pa.Table, rows: np.ndarray, names: tuple[str, ...]) ->
     return ok
 
 
+SPLICE_RUNS = 256  # up to this many runs, the table is spliced; past it, taken anew
+
+
 def merged(records: pa.Table, joined: np.ndarray) -> pa.Table:
     """``records`` with each record where ``joined`` is true appended to the record before it
-    (which must end on the line before it starts): one record per run."""
+    (which must end on the line before it starts): one record per run. Only the runs of
+    several records are built anew (``_joined_runs``); the records between them are spliced
+    in as they are (a copy of the table in one pass), or taken anew when runs are many."""
     if not joined.any():
         return records
     n = records.num_rows
     firsts = np.flatnonzero(~joined)
     group = np.cumsum(~joined) - 1
-    groups = len(firsts)
-    columns: dict[str, pa.Array] = {}
-    message = _column(records, "message")
-    offsets = pa.array(np.append(firsts, n).astype(np.int64))
-    columns["message"] = pc.binary_join(pa.LargeListArray.from_arrays(offsets, message),
-                                        pa.scalar("\n", message.type))
+    sizes = np.bincount(group)
+    several = sizes > 1
+    members = np.flatnonzero(several[group])
+    parts = _joined_runs(records.take(pa.array(members)), joined[members])
+    starts, ends = firsts[several], firsts[several] + sizes[several]
+    if len(starts) <= SPLICE_RUNS:
+        pieces, at = [], 0
+        for k, (first, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+            pieces += [records.slice(at, first - at), parts.slice(k, 1)]
+            at = end
+        pieces.append(records.slice(at, n - at))
+        return pa.concat_tables(pieces).combine_chunks()
+    source = firsts.copy()
+    source[several] = n + np.arange(len(starts))
+    index = pa.array(source)
+    return pa.table([pa.concat_arrays([_column(records, name), _column(parts, name)]).take(index)
+                     for name in records.column_names], schema=records.schema)
+
+
+def _joined_runs(records: pa.Table, joined: np.ndarray) -> pa.Table:
+    """One record per run of ``records`` (each record where ``joined`` is true continues the
+    one before it): messages joined by newlines, line counts summed, each field that of the
+    run's first record that has it, the codes of all, the first format that parsed a line."""
+    n = records.num_rows
+    firsts = np.flatnonzero(~joined)
+    group = np.cumsum(~joined) - 1
     index = np.arange(n)
     ts_row = _first_valid(_column(records, "ts"), firsts, index)
+    columns = []
     for name in records.column_names:
-        if name in columns:
-            continue
         column = _column(records, name)
-        if name == "line_count":
-            counts = np.add.reduceat(_numbers(records, name), firsts)
-            columns[name] = pa.array(counts, column.type)
+        if name == "message":
+            offsets = pa.array(np.append(firsts, n).astype(np.int64))
+            column = pc.binary_join(pa.LargeListArray.from_arrays(offsets, column),
+                                    pa.scalar("\n", column.type))
+        elif name == "codes":
+            column = _joined_codes(column, group, len(firsts))
+        elif name == "line_count":
+            column = pa.array(np.add.reduceat(_numbers(records, name), firsts), column.type)
         elif name in ("truncated", "ts_invalid"):
             flags = np.maximum.reduceat(_mask(column).astype(np.int8), firsts) > 0
             if name == "ts_invalid":  # a time of the record's own was read: it is valid
                 flags &= ~_mask(_column(records, "ts").is_valid())[ts_row]
-            columns[name] = pa.array(flags, column.type)
+            column = pa.array(flags, column.type)
         elif name in ("ts", "clock_epoch", "ts_aligned"):
-            columns[name] = column.take(pa.array(ts_row))
-        elif name == "codes":
-            columns[name] = _joined_codes(column, group, groups)
+            column = column.take(pa.array(ts_row))
         elif name == "fmt":
             parsed = ~_isin_values(plain_text(column), list(NO_FORMAT))
-            columns[name] = column.take(pa.array(_first_true(parsed, firsts, index)))
+            column = column.take(pa.array(_first_true(parsed, firsts, index)))
         elif name in ("line", "kind", "path", "host"):
-            columns[name] = column.take(pa.array(firsts))
+            column = column.take(pa.array(firsts))
         else:
-            columns[name] = column.take(pa.array(_first_valid(column, firsts, index)))
-    return pa.table([columns[name] for name in records.column_names], schema=records.schema)
+            column = column.take(pa.array(_first_valid(column, firsts, index)))
+        columns.append(column)
+    return pa.table(columns, schema=records.schema)
 
 
 @dataclass(frozen=True)
@@ -316,7 +357,9 @@ def _isin_values(column: pa.Array, values: list[str]) -> np.ndarray:
 
 def _column(records: pa.Table, name: str) -> pa.Array:
     column = records.column(name)
-    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if not isinstance(column, pa.ChunkedArray):
+        return column
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _numbers(records: pa.Table, name: str) -> np.ndarray:
