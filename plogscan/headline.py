@@ -35,8 +35,6 @@ _TRACEBACK = (r"(?s)^Traceback \(most recent call last\):[^\n]*\n(?:.*?\n)??"
 # follows the code there) nor a sentence of its own.
 _TITLED = r"(?:^|[^A-Za-z0-9])[EW][0-9A-Z][0-9]{4}: ?[^\[0-9\s][^0-9\n]{0,31}$"
 _NEXT = r"^[^\n]*\n[ \t]*(?P<next>[^\n]*)"
-_SPACE = pa.scalar(" ", pa.large_string())
-_NOTHING = pa.scalar("", pa.large_string())
 # Lines that are only structure: rulers and borders, a column header (cells without digits).
 STRUCTURE = r"^\s*[_=+*~|-][\s_=+*~.:|-]*$|^[ \t]*\|(?:[^0-9|\n]*\|)+[^0-9|\n]*$"
 
@@ -46,11 +44,12 @@ def headlines(messages: pa.Array) -> pa.Array:
     messages = _plain(messages)
     if len(messages) == 0:
         return messages
+    space, nothing = pa.scalar(" ", pa.large_string()), pa.scalar("", pa.large_string())
     many = pc.fill_null(pc.match_substring(messages, "\n"), False)
     out = pc.replace_substring_regex(messages, r"(?s)\n.*", "")
     if not pc.any(many).as_py():
         return out
-    rest = pc.if_else(many, messages, pa.scalar("", messages.type))
+    rest = pc.if_else(many, messages, nothing)
     # a traceback: its exception line, and what follows it (an error-manager block it names)
     found = pc.extract_regex(rest, _TRACEBACK)
     ended = pc.is_valid(found)
@@ -63,15 +62,15 @@ def headlines(messages: pa.Array) -> pa.Array:
         row = pc.coalesce(_group(rest, _ROW_AFTER_RULER, "row"),
                           _group(rest, _FIRST_ROW, "row"))
         named = pc.if_else(pc.is_valid(row), pc.binary_join_element_wise(
-            table.field("title"), row, _SPACE), table.field("title"))
+            table.field("title"), row, space), table.field("title"))
         out = pc.if_else(titled, named, out)
     # an error-manager title: the block's first line after it
     line_after = _group(pc.if_else(ended, pc.binary_join_element_wise(
-        found.field("line"), found.field("rest"), _NOTHING), after), _NEXT, "next")
+        found.field("line"), found.field("rest"), nothing), after), _NEXT, "next")
     titled_code = pc.and_(pc.match_substring_regex(out, _TITLED), pc.is_valid(line_after))
     titled_code = pc.and_(titled_code, pc.invert(titled))
     return pc.if_else(pc.fill_null(titled_code, False),
-                      pc.binary_join_element_wise(out, line_after, _SPACE), out)
+                      pc.binary_join_element_wise(out, line_after, space), out)
 
 
 def _group(texts: pa.Array, pattern: str, name: str) -> pa.Array:
