@@ -219,13 +219,18 @@ def parse_case(case: Case) -> pa.Table:
     return parse_files(dict(case.files))
 
 
-def run_case(case: Case, rules: RuleSet) -> CaseResult:
-    """Parse the case, scan it with its rule alone, compare with ``expect``."""
+def run_case(case: Case, rules: RuleSet,
+             identities: Callable[[pa.Table], Callable[[], Any]] | None = None) -> CaseResult:
+    """Parse the case, scan it with its rule alone, compare with ``expect``.
+
+    ``identities(table)`` gives the engine what ``diagnose`` tells it of each record's process
+    (``crossrank.analyze.identities``: a file that names no process, such as lines pasted
+    without their headers, is one process of its own, its records in line order)."""
     rule = rules.get(case.rule)
     if rule is None:
         return CaseResult(case, False, (f"no rule {case.rule} is loaded",))
     table = parse_case(case)
-    findings = scan(table, RuleSet((rule,)), _identities(table))
+    findings = scan(table, RuleSet((rule,)), identities(table) if identities else None)
     left = list(findings)
     problems: list[str] = []
     for i, expect in enumerate(case.expect, 1):
@@ -237,19 +242,6 @@ def run_case(case: Case, rules: RuleSet) -> CaseResult:
             problems.append(f"expected finding {i} not found: " + "; ".join(why))
     problems.extend(f"unexpected finding: {describe(f)}" for f in left)
     return CaseResult(case, not problems, tuple(problems), tuple(findings))
-
-
-def _identities(table: pa.Table) -> Callable[[], Any]:
-    """What ``diagnose`` tells the engine of each record's process, from the case's records:
-    a file that names no process (an excerpt pasted without headers) is one process of its
-    own, its records in line order."""
-    from plogscan.crossrank.analyze import Context, Options
-    from plogscan.crossrank.gather import Gatherer
-
-    gatherer = Gatherer()
-    for batch in table.to_batches():
-        gatherer.consume(batch)
-    return lambda: Context(gatherer.summary(), Options())
 
 
 def describe(f: Finding) -> str:

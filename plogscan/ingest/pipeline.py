@@ -448,10 +448,9 @@ class Ingest:
 
     def _join_lead(self, state: FileState, records: pa.Table, lead: int) -> pa.Table:
         """The records of a chunk with its first ``lead`` joined to the record before the
-        chunk where they continue it (a table, traceback or error-manager block cut by the
-        chunk boundary, ``parse.blocks``), and to each other. The worker left their facts out:
-        those of the records they make are added here; the file's accounting follows the
-        join."""
+        chunk where they continue it (a block cut by the chunk boundary, ``parse.blocks``),
+        and to each other. The worker left their facts out: those of the records they make
+        are added here; the file's accounting follows the join."""
         before = state.pending
         parts = records.slice(0, lead)
         table = pa.concat_tables([before, parts]) if before is not None else parts

@@ -75,7 +75,8 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     truncated_lines = int(long_line.sum())
     physical = lines
     if split_glued:
-        lines, position = glue.split(lines, position, glue.suspects(buf), fset.prefix_only)
+        lines, position = glue.split(lines, position, glue.suspects(buf),
+                                     glue.prefix_only(tuple(p.pattern for p in fset.prefixes)))
     n = len(lines)
     if n != n_physical:
         long_line = long_line[position]

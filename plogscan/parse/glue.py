@@ -8,6 +8,7 @@ in a record's text parses it again with ``split``.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
@@ -15,6 +16,7 @@ import pyarrow.compute as pc
 
 from plogscan.parse.arrowtext import LARGE
 from plogscan.parse.cannheader import native
+from plogscan.parse.lineformats import MAX_PREFIXES
 from plogscan.parse.linematch import Spans
 from plogscan.parse.results import Head
 
@@ -94,6 +96,16 @@ def split(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray,
     pieces.append(lines.slice(prev))
     numbers.append(lineno[prev:])
     return pa.concat_arrays(pieces), np.concatenate(numbers)
+
+
+@lru_cache(maxsize=8)
+def prefix_only(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """A Python pattern for text made of line prefixes only (``patterns``, RE2 prefixes
+    without anything RE2-only; up to ``MAX_PREFIXES`` of them, in any order)."""
+    if not patterns:
+        return None
+    plain = (re.sub(r"\(\?P<\w+>", "(?:", p) for p in patterns)  # names repeat among them
+    return re.compile(f"(?:{'|'.join(f'(?:{p})' for p in plain)}){{1,{MAX_PREFIXES}}}")
 
 
 def possible(records: pa.Table, head: Head | None, lines: pa.Array,

@@ -4,6 +4,10 @@ A format is an RE2 pattern with named groups that matches a *prefix* of a line; 
 the line is the message. Each format carries sample lines with the fields they must produce,
 and loading fails unless every sample parses to exactly those fields (lnav's rule: a format
 whose samples do not parse is a bug in the format, caught before any log is read).
+
+Long module: it reads every part of a format file (formats with their bodies and block roles,
+prefixes, strips, continuations), each with its checks and its located errors; split by part,
+the grammar of one file would be spread over several modules.
 """
 
 from __future__ import annotations
@@ -153,14 +157,6 @@ class FormatSet:
         """A pattern for the start of any line a prefix or a secondary format may take."""
         return start_pretest([p.pattern for p in self.prefixes]
                              + [f.pattern for f in self.formats[1:]])
-
-    @cached_property
-    def prefix_only(self) -> re.Pattern[str] | None:
-        """A Python pattern for text made of prefixes only (up to ``MAX_PREFIXES``)."""
-        if not self.prefixes:
-            return None
-        plain = (re.sub(r"\(\?P<\w+>", "(?:", p.pattern) for p in self.prefixes)
-        return re.compile(f"(?:{'|'.join(f'(?:{p})' for p in plain)}){{1,{MAX_PREFIXES}}}")
 
     @cached_property
     def start_bytes(self) -> tuple[np.ndarray, tuple[str, ...]]:
