@@ -43,11 +43,14 @@ def neutralize(text: str, *, keep_newlines: bool = True) -> str:
 
 
 def one_line(text: str, limit: int | None = None) -> str:
-    """The first line of ``text``, neutralized, cut to ``limit`` characters with an ellipsis."""
-    first, _, rest = text.partition("\n")
-    line = neutralize(first, keep_newlines=False)
-    if rest:
-        line += " …"
+    """The line that names ``text`` (its first line, or what ``plogscan.headline`` picks for
+    a record that spans lines), neutralized, cut to ``limit`` characters with an ellipsis."""
+    if "\n" not in text:
+        line = neutralize(text, keep_newlines=False)
+    else:
+        from plogscan.headline import headline  # Arrow's kernels, only for multi-line text
+
+        line = neutralize(headline(text), keep_newlines=False) + " …"
     if limit is not None and len(line) > limit:
         line = line[: max(limit - 1, 0)] + "…"
     return line

@@ -1765,6 +1765,37 @@ def build_two_hosts() -> dict[str, list[Line]]:
     return files
 
 
+# The founding case as its reporter pasted it into the report this project started from: one
+# file, no module, pid or timestamp; the arrow and the Chinese notes are part of the paste. It
+# is the reporter's own text, kept verbatim: a user pastes exactly this into a ticket.
+PASTED_EXCERPT = (
+    ("# Step A: eager all_to_all_single 正常完成", None),
+    ("# HCCL plog 中可以看到资源被缓存：", None),
+    ("[DEBUG] Already have context, skip create, ctxSize is xxx    ← op_common.cc:889 "
+     "TryReuseResource 命中", "reuse (pasted DEBUG line)"),
+    ("", None),
+    ("# Step B: 融合算子执行时 aicore error", None),
+    (STDOUT_SYNC_ERROR, "fault: RuntimeError 507916"),
+    ("", None),
+    ("[ERROR] The error from device(chipId=0, dieId=0), serial number is 10,",
+     "fault: device report (9 lines)"),
+    ("  exception occurred during fusion kernel task execution,", None),
+    ("  streamId=61, taskId=90, subtasksSubType=20, sqeLength=4, cqeStatus=262144.", None),
+    ("  ccu task print, coreNum=1, streamId=61, taskId=90.", None),
+    ("", None),
+    ("  there is an aicore error exception, core id is 0/1/2/3, error code = 0,", None),
+    ("  l1 error info: 0x5f95001fefd8,", None),
+    ("  mte error info: 0xfdbf7dfd087a9f5e,", None),
+    ("  errcode:(0) errorstr: timeout or trap error. subErrType: 0x4.", None),
+)
+PASTED_FILE = "pasted.log"
+
+
+def build_pasted() -> dict[str, list[Line]]:
+    """The founding case as pasted: one file holding ``PASTED_EXCERPT``."""
+    return {PASTED_FILE: [Line(text, mark) for text, mark in PASTED_EXCERPT]}
+
+
 def sensitive_values(name: str) -> tuple[str, ...]:
     """What a sample's logs give away about its machines and people: a report made with
     ``--redact`` (and, for the two-host sample, ``--redact-pattern SECRET_PATTERN``) must hold
@@ -1773,8 +1804,8 @@ def sensitive_values(name: str) -> tuple[str, ...]:
         h = TWO_HOSTS
         return (*h["host_ips"], *h["device_ips"], *h["ipv6"], *h["dirs"], *h["fqdns"],
                 *h["short_hosts"], f"/home/{h['user']}/", h["email"], h["token"])
-    if name == "hostile-text":
-        return ()  # one process on 127.0.0.1: nothing names a machine or a person
+    if name in ("hostile-text", "ccu-reuse-pasted"):
+        return ()  # nothing in them names a machine or a person
     scenario = next(sc for sc in SCENARIOS if sc.name == name)
     home = scenario.script.rsplit("/", 2)[0] + "/"  # /home/<user>/, in a fault's traceback
     return ("172.16.40.7", "192.168.1.11", "192.168.1.12", *((home,) if scenario.fault else ()))
@@ -1867,6 +1898,23 @@ plogs hold ERROR records only, the run plogs INFO/EVENT records only, and there 
 at all: whether HCCL reused a cached CCU context cannot be seen. The run plogs still show the
 eager `Entry-HcclAlltoAllV` call (HCCL_ENTRY_LOG_ENABLE=1).
 """,
+    "ccu-reuse-pasted": """\
+# Sample: the founding case as its reporter pasted it
+
+## What happened
+
+The failure this project was founded on, as the engineer who reported it pasted it: one file
+(`pasted.log`), no CANN header on any line (no module, no process id, no timestamp), a note in
+Chinese before each step and an arrow after the DEBUG line. Step A is the eager
+`all_to_all_single`, after which HCCL's debug log shows `[DEBUG] Already have context, skip
+create` (its resource lookup reused a cached CCU context); step B is the MC2 fused operator,
+whose kernel faults on the CCU: `torch.npu.synchronize()` raises `RuntimeError: … error code is
+507916` and the device report (`exception occurred during fusion kernel task execution`, `ccu
+task print`, aicore `timeout or trap error`) follows, its lines indented as a terminal shows them.
+
+The lines carry no module and no level of a header: the rules decide by their text, and the
+pasted DEBUG line is itself the evidence that HCCL DEBUG logging was on.
+""",
     "hostile-text": """\
 # Sample: hostile text in log records (report safety)
 
@@ -1945,6 +1993,21 @@ The `not_evaluable` finding says that HCCL DEBUG records are missing for the fau
 and how to get them: `export ASCEND_GLOBAL_LOG_LEVEL=0` (or `ASCEND_MODULE_LOG_LEVEL=HCCL=0` for
 HCCL alone) and rerun. It must not be reported as "no reuse found".
 """,
+    "ccu-reuse-pasted": """\
+## What `plogscan diagnose` must report
+
+Exit code **1**. The answer (the first incident) is the flagship rule:
+
+| rule | category | level | verdict | scope |
+|---|---|---|---|---|
+| `CCU001` (flagship) | `ccu-context-reuse` | critical | `match` | `pasted.log` (taken as one process) |
+| `CCU002` (plain CCU/fused-kernel fault) | `ccu-exception` | error | `match` | the same |
+| `AIC001` (plain aicore exception) | `aicore-exception` | error | `match` | the same |
+
+The flagship finding's evidence is its two steps: `reuse`, the pasted DEBUG line (line 3), and
+`fault`, the `RuntimeError` (line 6) and the device report (lines 8-16, one record). It is never
+`not_evaluable`: the pasted DEBUG line shows the step it needs.
+""",
     "hostile-text": """\
 ## What `plogscan diagnose` must report
 
@@ -1988,6 +2051,13 @@ GENERATED_NOTE = (
     "only); edit the script and rerun it instead of editing the files. The log lines are written "
     "for plogscan in the shapes CANN, HCCL and torch_npu use; ids, addresses and times are "
     "invented."
+)
+
+
+PASTED_NOTE = (
+    "All files here, this README included, are written by `samples/_generate.py` (stdlib only); "
+    "edit the script and rerun it instead of editing the files. `pasted.log` is the excerpt as "
+    "its reporter pasted it, word for word."
 )
 
 
@@ -2059,7 +2129,16 @@ def build_all() -> dict[str, str]:
         out[f"notify-timeout-two-hosts/{path}"] = render(lines)
     out["notify-timeout-two-hosts/README.md"] = readme("notify-timeout-two-hosts", files,
                                                        (51820, 51827), GENERATED_NOTE)
+    files = build_pasted()
+    for path, lines in files.items():
+        out[f"ccu-reuse-pasted/{path}"] = render(lines)
+    out["ccu-reuse-pasted/README.md"] = readme("ccu-reuse-pasted", files, (0,), PASTED_NOTE)
     return out
+
+
+# Every tree this script writes.
+GENERATED = (*(sc.name for sc in SCENARIOS), "hostile-text", "notify-timeout-two-hosts",
+             "ccu-reuse-pasted")
 
 
 def write_all(root: Path) -> list[Path]:
@@ -2090,7 +2169,7 @@ def line_stats(path: Path) -> tuple[int, int, int, int]:
 
 def check() -> int:
     """Regenerate into a temp dir; compare with the committed trees; print per-file stats."""
-    names = [sc.name for sc in SCENARIOS] + ["hostile-text"]
+    names = GENERATED
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp)
@@ -2140,7 +2219,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.check:
         return check()
-    for name in [sc.name for sc in SCENARIOS] + ["hostile-text"]:
+    for name in GENERATED:
         if (SAMPLES_DIR / name).is_dir():
             shutil.rmtree(SAMPLES_DIR / name)
     for path in write_all(SAMPLES_DIR):

@@ -280,6 +280,38 @@ def test_requires_gives_not_evaluable(events: list[dict], verdicts: list[str]) -
     assert [f.verdict.value for f in findings] == verdicts
 
 
+def test_requires_is_met_by_a_record_of_an_earlier_step_whatever_its_header() -> None:
+    """A pasted line of the first step (no level, no module) after the fault matches nothing,
+    but it shows that the logs show that step: the answer is a real "no", not a gap."""
+    pasted = {"level": None, "module": None}
+    assert scan(make_events([E(0, "step-b"), E(1, "step-a", **pasted)]), RuleSet((FLAG,))) == []
+    assert [f.verdict.value for f in scan(make_events([E(0, "step-b"), E(1, "other", **pasted)]),
+                                          RuleSet((FLAG,)))] == ["not_evaluable"]
+
+
+HEADER_STEP = rule("""\
+sequence:
+  by: [host, pid]
+  within: 10s
+  steps:
+    - {id: a, match: {module: HCCL, level: DEBUG, message|contains: 'step-a'}}
+    - {id: b, match: {message|contains: 'step-b'}}
+""", extra=REQ, level="critical")
+
+
+@pytest.mark.parametrize(("header", "verdicts"), [
+    ({"level": None, "module": None}, ["match"]),  # pasted without its header
+    ({"level": "DEBUG", "module": None}, ["match"]),
+    ({"level": "DEBUG", "module": "HCCL"}, ["match"]),
+    ({"level": "DEBUG", "module": "GE"}, ["not_evaluable"]),  # a header that says otherwise
+    ({"level": "INFO", "module": "HCCL"}, ["not_evaluable"]),
+], ids=["no_header", "no_module", "full_header", "other_module", "other_level"])
+def test_a_step_accepts_a_record_without_the_header_it_tests(header: dict,
+                                                              verdicts: list[str]) -> None:
+    events = [E(0, "step-a", **header), E(1, "step-b")]
+    assert [f.verdict.value for f in scan(make_events(events), RuleSet((HEADER_STEP,)))] == verdicts
+
+
 def test_requires_when_limits_which_triggers_ask_for_evidence() -> None:
     when = REQ + "  when: {message|contains: 'special'}\n"
     r = rule("sequence:\n  by: [host, pid]\n  steps:\n" + STEPS_AB, extra=when)

@@ -101,9 +101,11 @@ def test_stdout_shapes_and_framework_prefixes() -> None:
         "the Notify register times out.",
         "epoch 3 loss 0.25",
     ]) + "\n"
-    tb, exc, pta, ezz, ei, plain = rows(text, "job/train_rank1.log")
-    assert tb["fmt"] == "py-traceback" and tb["line_count"] == 3 and tb["rank"] == 1
-    assert exc["codes"] == ["507916"] and exc["module"] == "PYTHON"
+    tb, pta, ezz, ei, plain = rows(text, "job/train_rank1.log")
+    # the exception line ends the traceback: one record
+    assert tb["fmt"] == "py-traceback" and tb["line_count"] == 4 and tb["rank"] == 1
+    assert tb["codes"] == ["507916"] and tb["module"] == "PYTHON"
+    assert tb["message"].endswith("\n" + L.STDOUT_EXC)
     assert (pta["pid"], pta["device"], pta["rank"], pta["codes"]) == (4100, 0, 1, ["ERR00100"])
     assert ezz["codes"] == ["EZ9999"] and ezz["line_count"] == 2
     assert (ei["pid"], ei["module"]) == (4100, "ERRMGR")

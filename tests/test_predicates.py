@@ -94,6 +94,26 @@ def test_boolean_and_level_columns() -> None:
     assert mask(batch, (pred("level", "in", "DEBUG", "INFO"),)) == [True, False, False]
 
 
+def test_a_header_field_the_record_lacks_passes_only_beside_a_text_test() -> None:
+    """A line pasted without its CANN header has no level and no module: beside a test of
+    its text they do not contradict the alternative; alone, a header test needs the field."""
+    batch = make_events([{"module": "HCCL", "level": "DEBUG", "message": "skip create"},
+                         {"module": None, "level": None, "message": "skip create"},
+                         {"module": "GE", "level": "DEBUG", "message": "skip create"},
+                         {"module": None, "level": None, "message": "other", "codes": ["507916"]},
+                         {"module": None, "level": None, "message": None}])
+    module = pred("module", "eq", "HCCL")
+    level = pred("level", "in", "DEBUG", "INFO")
+    text = pred("message", "contains", "skip create")
+    assert mask(batch, (module, level, text)) == [True, True, False, False, False]
+    assert mask(batch, (module,)) == [True, False, False, False, False]
+    assert mask(batch, (module, pred("codes", "eq", "507916"))) == [False, False, False, True,
+                                                                   False]
+    prefilter = Prefilter([Condition(((module, text),))])
+    assert evaluate(Condition(((module, text),)), batch, {}, prefilter).tolist() == [
+        True, True, False, False, False]
+
+
 def test_list_column_holds_when_any_element_holds() -> None:
     batch = make_events([{"codes": ["ERR00100", "507916"]}, {"codes": ["507035"]},
                          {"codes": []}, {"codes": None}])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from plogscan.crossrank.analyze import identities
 from plogscan.engine import builtin_rules_dir, load_rules
 from plogscan.engine.checks import check
 from plogscan.engine.testing import Case, case_files, load_cases, run_case
@@ -26,7 +27,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def test_rule_case(case: Case) -> None:
-    result = run_case(case, load_rules())
+    result = run_case(case, load_rules(), identities)
     if case.todo is not None and not result.passed:
         pytest.xfail(f"todo: {case.todo}")
     assert result.passed, "\n".join(result.problems)

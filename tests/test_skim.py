@@ -74,6 +74,15 @@ SPECIAL = {
     "progress": "  45%|####      | 45/100 [00:10<00:12]",
     "unparsed text": "some text that no format matches",
     "torchrun prefix": "[rank3]: " + head() + "inside a rank prefix",
+    # a table printed row by row, and one at a level the skim skips
+    "table title": head("ERROR", "HCCL") + "  _______LINK_ERROR_INFO_______",
+    "table row": head("ERROR", "HCCL") + "  |  10.0.0.2(1)  |  10.0.0.1(0)  |  client  | time out|",
+    "table ruler": head("ERROR", "HCCL") + "  |------------|------------|",
+    "table end": head("ERROR", "HCCL") + "  ____________________________",
+    "quiet table title": head("INFO", "HCCL") + "  _______LINK_ERROR_INFO_______",
+    "quiet table row": head("INFO", "HCCL") + "  |  10.0.0.2(1)  |  server  |",
+    "error-manager title": "EZ9999: Inner Error!",
+    "error-manager block": "EZ9999[PID: 4100] 2026-02-03-10:00:04.000.001 (EZ9999):  The error",
 }
 
 

@@ -2,11 +2,13 @@
 
 A new failure mode has no rule yet, so its records would be lost among the ones the rules
 explain. ``Unexplained`` watches the same batches the engine reads (like ``Overview``) and
-turns each ERROR record's first line into a template the way Drain-style miners do: error
-codes are kept, then timestamps, paths, IP addresses, hex values and ids, and numbers are
-masked. Masking runs vectorized over the ERROR rows of a batch
-(``pyarrow.compute.replace_substring_regex``); grouping is done by Arrow, and only the small
-set of distinct templates of a batch is merged in Python.
+turns the line that names each ERROR record (its first line; a table's title and first data
+row, a traceback's exception line: ``plogscan.headline``) into a template the way Drain-style
+miners do: error codes are kept, then timestamps, paths, IP addresses, hex values and ids, and
+numbers are masked. A record named by structure alone (a table's ruler or column header that
+no table took in) is no error of its own and is left out. Masking runs vectorized over the
+ERROR rows of a batch (``pyarrow.compute.replace_substring_regex``); grouping is done by
+Arrow, and only the small set of distinct templates of a batch is merged in Python.
 
 Memory is bounded: at most ``max_templates`` templates are kept (the earliest-seen ones);
 records of templates pushed out are counted in ``overflow_records``. After the scan,
@@ -24,6 +26,7 @@ from datetime import datetime
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.headline import headlines, structure
 from plogscan.model import Finding
 
 MAX_TEMPLATES = 5000
@@ -55,9 +58,9 @@ MASKS: tuple[tuple[str, str, int], ...] = (
 
 
 def first_lines(messages: pa.Array) -> pa.Array:
-    """The first line of each message, cut to ``LINE_CHARS`` characters."""
-    first = pc.replace_substring_regex(messages, r"(?s)[\r\n].*", "")
-    return pc.utf8_slice_codeunits(first, 0, LINE_CHARS)
+    """The line that names each message (``plogscan.headline``), cut to ``LINE_CHARS``
+    characters."""
+    return pc.utf8_slice_codeunits(headlines(messages), 0, LINE_CHARS)
 
 
 def mask(lines: pa.Array, keep_codes: bool = True) -> pa.Array:
@@ -121,6 +124,11 @@ class Unexplained:
         if errors.num_rows == 0:
             return
         lines = first_lines(errors.column("message"))
+        said = pc.invert(structure(lines))
+        if not pc.all(said).as_py():
+            errors, lines = errors.filter(said), lines.filter(said)
+            if errors.num_rows == 0:
+                return
         process = pc.binary_join_element_wise(
             pc.fill_null(errors.column("host"), ""),
             pc.fill_null(pc.cast(errors.column("pid"), pa.string()), ""), "|")

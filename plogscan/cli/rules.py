@@ -16,6 +16,7 @@ import click
 
 from plogscan.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, speak
 from plogscan.console import terminal_width
+from plogscan.crossrank.analyze import identities
 from plogscan.engine import builtin_rules_dir, load_rules
 from plogscan.engine.checks import check
 from plogscan.engine.describe import as_written
@@ -243,7 +244,7 @@ def test_rules(paths: tuple[str, ...], verbose: bool) -> None:
         raise ErrorGroup(errors)
     counts = {"pass": 0, "fail": 0, "todo": 0, "fixed": 0}
     for case in cases:
-        result = run_case(case, rules)
+        result = run_case(case, rules, identities)
         status = ("pass" if result.passed else "fail") if case.todo is None else \
             ("fixed" if result.passed else "todo")
         counts[status] += 1

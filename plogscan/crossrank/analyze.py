@@ -9,7 +9,7 @@ reads a log: all of it comes from the ``Summary`` and the findings.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,6 +24,7 @@ from plogscan.crossrank import values
 from plogscan.crossrank.attempts import Attempts
 from plogscan.crossrank.collectives import Alignment, align
 from plogscan.crossrank.facts import Facts, Problem
+from plogscan.crossrank.gather import Gatherer
 from plogscan.crossrank.graph import WaitGraph, comm_index
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.missing import Missing, find, present_ips
@@ -352,3 +353,12 @@ class Context:
                     role = "victim"
             out.append(replace(finding, rank_role=role, attempt=attempt))
         return out
+
+
+def identities(table: pa.Table) -> Callable[[], Context]:
+    """What ``diagnose`` tells the engine of each record's process (``Context``), for a small
+    table read whole: the rule cases (``engine.testing.run_case``)."""
+    gatherer = Gatherer()
+    for batch in table.to_batches():
+        gatherer.consume(batch)
+    return lambda: Context(gatherer.summary(), Options())

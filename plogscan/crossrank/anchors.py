@@ -133,8 +133,7 @@ def _announce(key: StreamKey, line: int, ts: int | None, msg: str) -> Announce |
 
 def _waits(sink: Sink, key: StreamKey, line: int, ts: int | None, msg: str) -> list[Wait]:
     out: list[Wait] = []
-    m = p.LINK_ROW.match(msg)
-    if m:
+    for m in p.LINK_ROW.finditer(msg):  # each data row of a LINK_ERROR_INFO table
         out.append(Wait(key, line, ts, "link", None, p.int_or_none(m.group("dest_rank")),
                         peer_ip=m.group("dest_ip"), local_rank=p.int_or_none(m.group("src_rank")),
                         local_ip=m.group("src_ip"),

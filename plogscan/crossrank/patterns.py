@@ -41,11 +41,15 @@ GROUP_COLON = re.compile(r"group:\[(?P<group>[^\]]*)\]")
 COMM_ID = re.compile(r"^hccl-\d+-\d+-\d+-(?P<name>.+)$")
 BRACKET_COMM_ID = re.compile(r"\[(hccl-\d+-\d+-\d+-[^\]]+)\]")
 
-# LINK_ERROR_INFO table row: |  dest_ip(rank)  |  src_ip(rank)  |  Role  |  Status  |
+# LINK_ERROR_INFO data row: |  dest_ip(rank)  |  src_ip(rank)  |  Role  |  Status  |, a line
+# of the table's record (the rows of a table are one record), or a record of its own. Newer
+# HCCL builds add port columns: |  dest_ip(rank)  |  dest_port  |  src_ip(rank)  |  src_port  |
+# MyRole  |  Status  |  TlsStatus  |.
 LINK_ROW = re.compile(
-    r"^\s*\|\s*(?P<dest_ip>[0-9A-Fa-f:.]+)\((?P<dest_rank>\d+)\)\s*\|\s*"
-    r"(?P<src_ip>[0-9A-Fa-f:.]+)\((?P<src_rank>\d+)\)\s*\|\s*(?P<role>\w+)\s*\|\s*"
-    r"(?P<status>[^|]*?)\s*\|"
+    r"(?m)^[ \t]*\|[ \t]*(?P<dest_ip>[0-9A-Fa-f:.]+)\((?P<dest_rank>\d+)\)[ \t]*\|"
+    r"(?:[ \t]*\d+[ \t]*\|)?[ \t]*"
+    r"(?P<src_ip>[0-9A-Fa-f:.]+)\((?P<src_rank>\d+)\)[ \t]*\|(?:[ \t]*\d+[ \t]*\|)?"
+    r"[ \t]*(?P<role>\w+)[ \t]*\|[ \t]*(?P<status>[^|\n]*?)[ \t]*\|"
 )
 # Notify Wait para information: remote rank:[3] / remote rank:[local]
 REMOTE_RANK = re.compile(r"remote rank:\s*\[(?P<peer>[^\]]+)\]")

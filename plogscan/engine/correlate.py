@@ -206,8 +206,9 @@ def sequence(body: Sequence, rows: list[Row], requires: Requires | None, check: 
     records of a file that names no process at all (an excerpt pasted from an issue): with
     ``assumed`` (row -> the file's key, or None) such a file is one group of its own, in line
     order, and the ``within`` window does not apply between records without a time. Unconsumed
-    triggers (last-step records) in a group that lacks the ``requires`` evidence give one
-    not_evaluable occurrence per group. Triggers that cannot be placed in a group do so per
+    triggers (last-step records) in a group that lacks the ``requires`` evidence, and holds no
+    record of an earlier step (which shows that the logs can show it), give one not_evaluable
+    occurrence per group. Triggers that cannot be placed in a group do so per
     (host, pid) scope, and only when no other occurrence of the rule covers their host.
     """
     last = body.positive[-1].id
@@ -231,6 +232,7 @@ def sequence(body: Sequence, rows: list[Row], requires: Requires | None, check: 
                 entries.append((row, frozenset({role})))
     out: list[Occurrence] = []
     pending: list[list[Row]] = []
+    earlier = frozenset(step.id for step in body.positive[:-1])
     for key, entries in groups.items():
         if isinstance(key, tuple) and key[:1] == ("assumed",):  # one file: in line order
             entries.sort(key=lambda e: e[0].cols["line"] or 0)
@@ -241,7 +243,9 @@ def sequence(body: Sequence, rows: list[Row], requires: Requires | None, check: 
             state.feed(row, roles)
         if state.done is not None:
             out.append(state.occurrence(entries))
-        elif state.triggers:
+        elif state.triggers and not any(roles & earlier for _row, roles in entries):
+            # A record of an earlier step in the group shows that the logs can show it,
+            # whatever its header says (a pasted line has none): the answer is a real "no".
             pending.append(state.triggers)
     if requires is None:
         return out

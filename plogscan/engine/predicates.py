@@ -3,8 +3,11 @@
 Every operator works on a whole record batch with ``pyarrow.compute`` (regexes are RE2, so a
 rule cannot hang the scan). Inside one alternative the cheap predicates run first over the
 batch and the costly ones only over the rows still standing; ``re`` named groups are extracted
-only on the few candidate rows. A null field never matches. ``Prefilter`` joins the literal
-tests that start alternatives into one pass per batch, so those tests run on its rows only.
+only on the few candidate rows. A null field never matches, with one exception: a record
+header's ``level`` and ``module`` that the text does not give (a line pasted without its
+header) do not contradict an alternative that tests the record's text too (``HEADER_FIELDS``).
+``Prefilter`` joins the literal tests that start alternatives into one pass per batch, so
+those tests run on its rows only.
 """
 
 from __future__ import annotations
@@ -142,7 +145,30 @@ def check_regex(pattern: str) -> str | None:
     return None
 
 
-def _field_mask(pred: Predicate, arr: pa.Array) -> np.ndarray:
+# The fields a CANN header gives a record. A line pasted without its header ("[DEBUG] Already
+# have context, skip create", a device report copied from a terminal) has none of them, and
+# what it lacks cannot contradict a condition: in an alternative that also tests the record's
+# text (``TEXT_FIELDS``), a null header field passes and the text decides. Alone, a header
+# test still needs the field.
+HEADER_FIELDS = frozenset({"level", "module"})
+TEXT_FIELDS = frozenset({"message", "codes"})
+
+
+def unknown_header_passes(preds: Sequence[Predicate]) -> bool:
+    """Whether a null ``HEADER_FIELDS`` value passes the tests of this alternative."""
+    return any(p.field in TEXT_FIELDS for p in preds)
+
+
+def _field_mask(pred: Predicate, arr: pa.Array, unknown_passes: bool = False) -> np.ndarray:
+    """Rows of ``arr`` where ``pred`` holds; with ``unknown_passes``, also the rows where a
+    header field of ``pred`` is null."""
+    mask = _value_mask(pred, arr)
+    if unknown_passes and pred.field in HEADER_FIELDS and arr.null_count:
+        mask |= arr.is_null().to_numpy(zero_copy_only=False)
+    return mask
+
+
+def _value_mask(pred: Predicate, arr: pa.Array) -> np.ndarray:
     op = OPERATORS[pred.op]
     if pa.types.is_list(arr.type):
         flat = pc.list_flatten(arr)
@@ -244,13 +270,14 @@ class Prefilter:
 
 
 def _first_mask(first: Predicate, batch: pa.RecordBatch, cache: dict | None,
-                prefilter: Prefilter | None) -> np.ndarray:
+                prefilter: Prefilter | None, unknown_passes: bool) -> np.ndarray:
     rows = prefilter.rows(first, batch, cache) if prefilter and cache is not None else None
     if rows is None:
-        return _field_mask(first, batch.column(first.field))
+        return _field_mask(first, batch.column(first.field), unknown_passes)
     mask = np.zeros(batch.num_rows, dtype=bool)
     if rows.size:
-        mask[rows[_field_mask(first, batch.column(first.field).take(pa.array(rows)))]] = True
+        mask[rows[_field_mask(first, batch.column(first.field).take(pa.array(rows)),
+                              unknown_passes)]] = True
     return mask
 
 
@@ -263,6 +290,7 @@ def _alternative_rows(
     With a prefilter's literal index, only the rows that hold the alternative's literal are
     looked at (one Hyperscan pass per batch serves every rule)."""
     order = _in_order(preds)
+    unknown = unknown_header_passes(preds)
     literal = literal_test(preds) if prefilter is not None and cache is not None else None
     if literal is not None:
         assert prefilter is not None and cache is not None
@@ -272,14 +300,14 @@ def _alternative_rows(
                 if rows.size == 0:
                     break
                 sub = batch.column(pred.field).take(pa.array(rows))
-                rows = rows[_field_mask(pred, sub)]
+                rows = rows[_field_mask(pred, sub, unknown)]
             return rows
     first = order[0]
-    key = (first.field, first.op, first.values)
+    key = (first.field, first.op, first.values, unknown and first.field in HEADER_FIELDS)
     if cache is not None and key in cache:
         mask = cache[key]
     else:
-        mask = _first_mask(first, batch, cache, prefilter)
+        mask = _first_mask(first, batch, cache, prefilter, unknown)
         if cache is not None:
             cache[key] = mask
     rows = np.flatnonzero(mask)
@@ -287,7 +315,7 @@ def _alternative_rows(
         if rows.size == 0:
             break
         sub = batch.column(pred.field).take(pa.array(rows))
-        rows = rows[_field_mask(pred, sub)]
+        rows = rows[_field_mask(pred, sub, unknown)]
     return rows
 
 

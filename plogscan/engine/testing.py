@@ -10,9 +10,10 @@ parser (``plogscan.ingest.textinput.parse_files``) and scanned with that one rul
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 
@@ -218,12 +219,18 @@ def parse_case(case: Case) -> pa.Table:
     return parse_files(dict(case.files))
 
 
-def run_case(case: Case, rules: RuleSet) -> CaseResult:
-    """Parse the case, scan it with its rule alone, compare with ``expect``."""
+def run_case(case: Case, rules: RuleSet,
+             identities: Callable[[pa.Table], Callable[[], Any]] | None = None) -> CaseResult:
+    """Parse the case, scan it with its rule alone, compare with ``expect``.
+
+    ``identities(table)`` gives the engine what ``diagnose`` tells it of each record's process
+    (``crossrank.analyze.identities``: a file that names no process, such as lines pasted
+    without their headers, is one process of its own, its records in line order)."""
     rule = rules.get(case.rule)
     if rule is None:
         return CaseResult(case, False, (f"no rule {case.rule} is loaded",))
-    findings = scan(parse_case(case), RuleSet((rule,)))
+    table = parse_case(case)
+    findings = scan(table, RuleSet((rule,)), identities(table) if identities else None)
     left = list(findings)
     problems: list[str] = []
     for i, expect in enumerate(case.expect, 1):

@@ -129,14 +129,16 @@ def as_whole(facts: pa.Table, whole: bool) -> pa.Table:
                             pa.repeat(pa.scalar(True), facts.num_rows))
 
 
-def reduced(records: pa.Table, reducer: Reducer) -> tuple[pa.Table, int, int]:
+def reduced(records: pa.Table, reducer: Reducer, lead: int = 0) -> tuple[pa.Table, int, int]:
     """The records ``reducer`` keeps, always with the last one (it may continue in the next
-    chunk), and how many records and record lines were dropped."""
+    chunk) and the first ``lead`` (they may continue the one before the chunk), and how many
+    records and record lines were dropped."""
     n = records.num_rows
     if n == 0:
         return records, 0, 0
     mask = np.asarray(reducer.keep(records), dtype=bool)
     mask[-1] = True
+    mask[:lead] = True
     if mask.all():
         return records, 0, 0
     dropped = ~mask

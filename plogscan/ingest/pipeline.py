@@ -58,6 +58,7 @@ from plogscan.ingest.limits import LimitHit, Limits, format_size
 from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.model import FileStats, IngestSummary, SkippedFile
+from plogscan.parse import blocks
 from plogscan.parse.codescan import extract_codes
 from plogscan.parse.columns import constant_column
 from plogscan.parse.formatcheck import builtin_formats
@@ -435,6 +436,8 @@ class Ingest:
             state.add("unparsed_lines", head.lines)
             state.pending_trailing_blank = 0
         records = result.records
+        if result.lead:
+            records = self._join_lead(state, records, result.lead)
         if records.num_rows == 0:
             state.pending_trailing_blank += result.trailing_blank
             return
@@ -446,6 +449,28 @@ class Ingest:
         table = pa.concat_tables(out)
         self._count(state, table)
         yield from self._emit(state, table)
+
+    def _join_lead(self, state: FileState, records: pa.Table, lead: int) -> pa.Table:
+        """The records of a chunk with its first ``lead`` joined to the record before the
+        chunk where they continue it (a block cut by the chunk boundary, ``parse.blocks``),
+        and to each other. The worker left their facts out: those of the records they make
+        are added here; the file's accounting follows the join."""
+        before = state.pending
+        parts = records.slice(0, lead)
+        table = pa.concat_tables([before, parts]) if before is not None else parts
+        joined, _ = blocks.join(table, self.fset, state.ctx.kind in TEXT_KINDS)
+        old, new = blocks.record_counts(table), blocks.record_counts(joined)
+        for key, value in (("unparsed_lines", new.unparsed_lines - old.unparsed_lines),
+                           ("invalid_timestamps",
+                            new.invalid_timestamps - old.invalid_timestamps),
+                           ("epoch_clock_records", new.epoch_records - old.epoch_records)):
+            state.add(key, value)
+        if before is not None:
+            state.pending = joined.slice(0, 1)
+            joined = joined.slice(1)
+        if self.reducer is not None and joined.num_rows:
+            self._facts(state, as_whole(facts_of(joined), True))
+        return pa.concat_tables([joined, records.slice(lead)])
 
     def _facts(self, state: FileState, facts: pa.Table) -> None:
         if self.on_facts is not None:

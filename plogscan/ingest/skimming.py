@@ -43,8 +43,8 @@ def reduced_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSe
     if skimmed is not None:
         return skimmed
     result = parse_chunk(data, first_line, ctx, fset, open_record, encoded)
-    facts = facts_of(result.records)
-    result.records, dropped, dropped_lines = reduced(result.records, reducer)
+    facts = facts_of(result.records.slice(result.lead))  # the lead's: see ChunkResult.lead
+    result.records, dropped, dropped_lines = reduced(result.records, reducer, result.lead)
     return result, as_whole(facts, dropped == 0), dropped, dropped_lines
 
 
@@ -59,8 +59,8 @@ def skimmed_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSe
         return None
     result, skimmed = parsed
     summary = skimmed.summary(first_line + skimmed.skipped_rows)
-    facts = _all_facts(result.records, summary, ctx)
-    result.records, dropped, dropped_lines = reduced(result.records, reducer)
+    facts = _all_facts(result.records.slice(result.lead), summary, ctx)
+    result.records, dropped, dropped_lines = reduced(result.records, reducer, result.lead)
     return (result, facts, dropped + len(skimmed.skipped_rows),
             dropped_lines + skimmed.skipped_lines)
 

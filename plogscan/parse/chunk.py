@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from plogscan.parse import cannheader, glue
+from plogscan.parse import blocks, cannheader, glue
 from plogscan.parse.arrowtext import blank_lines, split_lines
 from plogscan.parse.columns import assemble
 from plogscan.parse.lineformats import FormatSet
@@ -31,7 +31,7 @@ from plogscan.schema import SourceKind
 
 def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
                 open_record: bool, encoded: bool = False,
-                numbers: np.ndarray | None = None) -> ChunkResult:
+                numbers: np.ndarray | None = None, join_blocks: bool = True) -> ChunkResult:
     """Parse whole lines of UTF-8 text; ``open_record`` tells whether a record of the same
     file is still open before this chunk (its continuation lines come back as ``head``).
 
@@ -46,23 +46,27 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     ``numbers``, when given, is the line number of each physical line of ``buf`` (lines
     picked out of a chunk by ``skim``; a record never spans two picked runs); otherwise the
     lines are numbered from ``first_line`` on.
+
+    ``join_blocks``: records whose lines each look like a record of their own are joined
+    (``parse.blocks``); format samples are parsed without it, each line on its own.
     """
     if ctx.kind in TEXT_KINDS:  # colour codes of terminals; a plog's text is kept as written
         buf = strip_text(buf, fset)
     if cannheader.applies_to(fset.primary):
         result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=False,
-                              encoded=encoded, numbers=numbers)
+                              encoded=encoded, numbers=numbers, join_blocks=join_blocks)
         if result is not None:
             return result
     result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=True,
-                          encoded=encoded, numbers=numbers)
+                          encoded=encoded, numbers=numbers, join_blocks=join_blocks)
     assert result is not None
     return result
 
 
 def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
                  open_record: bool, split_glued: bool, encoded: bool = False,
-                 numbers: np.ndarray | None = None) -> ChunkResult | None:
+                 numbers: np.ndarray | None = None, join_blocks: bool = True
+                 ) -> ChunkResult | None:
     """``parse_chunk``'s work; None when glued lines were not split and may be there."""
     lines = split_lines(buf)
     n_physical = len(lines)
@@ -71,7 +75,8 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     truncated_lines = int(long_line.sum())
     physical = lines
     if split_glued:
-        lines, position = glue.split(lines, position, glue.suspects(buf))
+        lines, position = glue.split(lines, position, glue.suspects(buf),
+                                     glue.prefix_only(tuple(p.pattern for p in fset.prefixes)))
     n = len(lines)
     if n != n_physical:
         long_line = long_line[position]
@@ -136,15 +141,22 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
                         long_line, encoded)
     if not split_glued and glue.possible(records, head, lines, spans):
         return None
-    unparsed = int(record_lines[spans.fmt[starts] < 0].sum())  # "unparsed" and "text" records
-    ts_invalid = records.column("ts_invalid").to_numpy(zero_copy_only=False)
-    epoch = records.column("clock_epoch").to_numpy(zero_copy_only=False)
+    # Messages that span records (tables, tracebacks, error-manager blocks) become one record;
+    # the first records may continue one before the chunk (``lead``: ingest joins them).
+    follows = head.first_line + head.lines if head is not None else first_line
+    touches = bool(len(starts)) and int(lineno[starts[0]]) == follows  # nothing in between
+    joiners = 0  # the first records, that may continue a record before the chunk
+    if join_blocks:
+        records, joiners = blocks.join(records, fset, is_text_kind,
+                                       lead_open=open_record and touches)
+    counts = blocks.record_counts(records)
     return ChunkResult(
         records=records, head=head, lines=n_physical,
         blank_lines=blank_total - head_blank - inner_blank,
         trailing_blank=trailing_blank if len(starts) else lead_blank,
-        unparsed_lines=unparsed, shared_lines=shared, truncated_lines=truncated_lines,
-        invalid_timestamps=int(ts_invalid.sum()), epoch_records=int(epoch.sum()),
+        unparsed_lines=counts.unparsed_lines, shared_lines=shared,
+        truncated_lines=truncated_lines, invalid_timestamps=counts.invalid_timestamps,
+        epoch_records=counts.epoch_records, lead=joiners,
     )
 
 
@@ -159,7 +171,7 @@ def parse_samples(lines: list[str], fset: FormatSet, kind: SourceKind = SourceKi
     rows: dict[int, dict[str, object]] = {}
     if joinable and lines:
         records = parse_chunk("\n".join(lines).encode("utf-8"), 1, ctx, fset,
-                              open_record=False).records
+                              open_record=False, join_blocks=False).records
         starts = records.column("line").to_pylist()
         for i, row in enumerate(records.to_pylist()):
             line = starts[i]
@@ -175,7 +187,8 @@ def parse_sample(line: str, fset: FormatSet, kind: SourceKind = SourceKind.PLOG
     """Parse one sample line as a line of a ``kind`` file (a plog by default); the first
     record's fields as plain values."""
     ctx = FileContext(path="<sample>", kind=kind.value)
-    result = parse_chunk(line.encode("utf-8"), 1, ctx, fset, open_record=False)
+    result = parse_chunk(line.encode("utf-8"), 1, ctx, fset, open_record=False,
+                         join_blocks=False)
     if result.records.num_rows == 0:
         return {}
     return _sample_row(result.records.slice(0, 1).to_pylist()[0])

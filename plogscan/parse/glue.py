@@ -8,6 +8,7 @@ in a record's text parses it again with ``split``.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
@@ -15,6 +16,7 @@ import pyarrow.compute as pc
 
 from plogscan.parse.arrowtext import LARGE
 from plogscan.parse.cannheader import native
+from plogscan.parse.lineformats import MAX_PREFIXES
 from plogscan.parse.linematch import Spans
 from plogscan.parse.results import Head
 
@@ -63,9 +65,12 @@ def tag_places(buf: bytes) -> np.ndarray:
     return brackets[found]
 
 
-def split(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray
-                 ) -> tuple[pa.Array, np.ndarray]:
-    """Split lines that hold two records; the parts keep the physical line number."""
+def split(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray,
+          prefixed: re.Pattern[str] | None = None) -> tuple[pa.Array, np.ndarray]:
+    """Split lines that hold two records; the parts keep the physical line number.
+
+    A header right after what ``prefixed`` matches whole (the prefixes a launcher puts in
+    front of every line, ``[rank3]: ``) is the line's own record, not a second one."""
     suspects = suspects[suspects < len(lines)]
     if len(suspects) == 0:
         return lines, lineno
@@ -83,12 +88,24 @@ def split(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray
         parts = _GLUE_PY.split(lines[i].as_py())
         if not parts[0].strip():  # indentation, not a record: a blank part would count twice
             parts = parts[1:]
+        elif prefixed is not None and prefixed.fullmatch(parts[0]):  # the line's prefix
+            parts = [parts[0] + parts[1], *parts[2:]]
         pieces.append(pa.array(parts, LARGE))
         numbers.append(np.full(len(parts), lineno[i]))
         prev = i + 1
     pieces.append(lines.slice(prev))
     numbers.append(lineno[prev:])
     return pa.concat_arrays(pieces), np.concatenate(numbers)
+
+
+@lru_cache(maxsize=8)
+def prefix_only(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """A Python pattern for text made of line prefixes only (``patterns``, RE2 prefixes
+    without anything RE2-only; up to ``MAX_PREFIXES`` of them, in any order)."""
+    if not patterns:
+        return None
+    plain = (re.sub(r"\(\?P<\w+>", "(?:", p) for p in patterns)  # names repeat among them
+    return re.compile(f"(?:{'|'.join(f'(?:{p})' for p in plain)}){{1,{MAX_PREFIXES}}}")
 
 
 def possible(records: pa.Table, head: Head | None, lines: pa.Array,

@@ -4,6 +4,10 @@ A format is an RE2 pattern with named groups that matches a *prefix* of a line; 
 the line is the message. Each format carries sample lines with the fields they must produce,
 and loading fails unless every sample parses to exactly those fields (lnav's rule: a format
 whose samples do not parse is a bug in the format, caught before any log is read).
+
+Long module: it reads every part of a format file (formats with their bodies and block roles,
+prefixes, strips, continuations), each with its checks and its located errors; split by part,
+the grammar of one file would be spread over several modules.
 """
 
 from __future__ import annotations
@@ -30,8 +34,11 @@ FIELDS = ("level", "module", "pid", "proc", "ts", "tid", "src_file", "src_line",
 TIMESTAMPS = ("cann", "generic")
 _FORMAT_KEYS = {
     "name", "description", "primary", "timestamp", "pattern", "samples", "bodies", "module",
-    "level", "levels", "keep_prefix", "alone",
+    "level", "levels", "keep_prefix", "alone", "block",
 }
+# What a format's records are in a message that spans records (``parse.blocks``): the head of
+# a Python traceback, the exception line that ends one, a record of an error-manager block.
+BLOCK_ROLES = ("traceback", "exception", "error-manager")
 _BODY_KEYS = {"name", "pattern", "when_src_file_missing", "when_tid_missing"}
 _PREFIX_KEYS = {"name", "description", "pattern", "samples"}
 _STRIP_KEYS = {"name", "description", "pattern", "samples"}
@@ -67,6 +74,7 @@ class LineFormat:
     levels: dict[str, str] = field(default_factory=dict)
     keep_prefix: bool = False
     alone: bool = False  # its records take no continuation lines (markdown fences, <details>)
+    block: str | None = None  # its part in a message that spans records (BLOCK_ROLES)
     bodies: tuple[Body, ...] = ()
     samples: tuple[tuple[str, dict[str, Any], Location], ...] = ()
 
@@ -349,6 +357,9 @@ def _format(path: Path, item: dict, errors: list[FormatError]) -> LineFormat | N
     if item.get("timestamp") not in (None, *TIMESTAMPS):
         errors.append(FormatError(f"unknown timestamp grammar '{item['timestamp']}'",
                                   where=loc, help=choices(TIMESTAMPS)))
+    if item.get("block") not in (None, *BLOCK_ROLES):
+        errors.append(FormatError(f"unknown block role '{item['block']}'", where=loc,
+                                  help=choices(BLOCK_ROLES)))
     bodies = []
     for body in item.get("bodies", []):
         bloc = Location(str(path), body.get("__line__", 0))
@@ -370,7 +381,7 @@ def _format(path: Path, item: dict, errors: list[FormatError]) -> LineFormat | N
         primary=bool(item.get("primary")), module=item.get("module"), level=item.get("level"),
         levels={str(k): str(v) for k, v in (item.get("levels") or {}).items() if k != "__line__"},
         keep_prefix=bool(item.get("keep_prefix")), alone=bool(item.get("alone")),
-        bodies=tuple(bodies), samples=tuple(samples))
+        block=item.get("block"), bodies=tuple(bodies), samples=tuple(samples))
 
 
 def read_formats(paths: Sequence[Path] | None = None) -> FormatSet:

@@ -51,4 +51,7 @@ class ChunkResult:
     invalid_timestamps: int = 0
     epoch_records: int = 0
     formats_seen: dict[str, int] = field(default_factory=dict)
+    # the first ``lead`` records may continue the record before the chunk (``parse.blocks``);
+    # they are kept whatever a reducer says, and their facts are left to whoever joins them
+    lead: int = 0
 

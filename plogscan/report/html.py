@@ -19,6 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from plogscan import __version__
+from plogscan.headline import headline
 from plogscan.model import Diagnosis, EventRow, Evidence, Finding, Verdict
 from plogscan.report import ranks, swimlane, view
 from plogscan.report.i18n import (
@@ -212,7 +213,7 @@ def _evidence_view(item: Evidence, delta: float | None, lang: str) -> dict:
         "item": item, "where": where,
         "delta": "" if delta is None else view.fmt_duration(delta, signed=True),
         "message": _clip(item.message, MAX_EVIDENCE, lang),
-        "headline": _clip(item.message.split("\n", 1)[0], MAX_CONTEXT, lang),
+        "headline": _clip(headline(item.message), MAX_CONTEXT, lang),
         "before": [(n, _clip(t, MAX_CONTEXT, lang)) for n, t in item.context_before],
         "after": [(n, _clip(t, MAX_CONTEXT, lang)) for n, t in item.context_after],
     }

@@ -31,6 +31,7 @@ from rich.console import Group, RenderableType
 from rich.padding import Padding
 from rich.table import Table
 
+from plogscan.headline import naming_line
 from plogscan.model import Evidence, Finding, Level, Verdict
 from plogscan.report.i18n import level_word, step_word, tr, verdict_word
 from plogscan.report.view import (
@@ -141,10 +142,16 @@ def _evidence(finding: Finding, verbose: bool, limit: int | None = None,
 
 
 def _first_lines(ev: Evidence, lines: int) -> Evidence:
+    """The first ``lines`` lines of the message; when the line that names the record comes
+    later (a table's data row, a traceback's exception line), it takes the last place."""
     head = ev.message.split("\n")
     if len(head) <= lines:
         return ev
-    return replace(ev, message="\n".join([*head[:lines], "…"]))
+    key = naming_line(ev.message)
+    if key < lines:
+        return replace(ev, message="\n".join([*head[:lines], "…"]))
+    kept = [*head[:lines - 1], "…", head[key]] + (["…"] if key < len(head) - 1 else [])
+    return replace(ev, message="\n".join(kept))
 
 
 def numbered(items: tuple[str, ...] | list[str], bullet: str | None = None) -> Table:

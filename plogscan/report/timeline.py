@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from plogscan.headline import STRUCTURE, headline
 from plogscan.model import Diagnosis, EventRow, Evidence, Verdict
 from plogscan.report.i18n import step_word, tr
 from plogscan.report.view import report_findings
@@ -22,6 +23,7 @@ TIMEOUT_RE = re.compile(r"\btime[sd]?[ -]?out", re.IGNORECASE)
 TIMEOUT_CODES = frozenset({"507014", "507034", "507046", "507047", "507048", "507915",
                            "107019", "107020", "207020", "EI0002", "EI0006", "EI0015"})
 ERROR_LEVELS = frozenset({"ERROR", "CRITICAL", "FATAL"})
+STRUCTURE_RE = re.compile(STRUCTURE)
 MAX_PER_LANE = 10
 MAX_STEPS_PER_FINDING = 6
 MAX_TIMEOUTS_PER_LANE = 2
@@ -69,6 +71,12 @@ def _lane(item: EventRow | Evidence) -> tuple:
     return lane_of(item.rank, item.host, item.pid, item.path)
 
 
+def _structure(message: str) -> bool:
+    """A record named by structure alone (a table's ruler or column header no table took in)
+    is no error of its own."""
+    return bool(STRUCTURE_RE.search(headline(message)))
+
+
 def key_events(diagnosis: Diagnosis) -> list[Lane]:
     """The lanes in lane order, each with its key events in time order."""
     lang = diagnosis.lang
@@ -89,7 +97,8 @@ def key_events(diagnosis: Diagnosis) -> list[Lane]:
     timeouts: dict[tuple, list[EventRow]] = {}
     for event in diagnosis.events:  # already in (ts, path, line) order
         lane = _lane(event)
-        if (event.level or "").upper() in ERROR_LEVELS and lane not in first_error:
+        if ((event.level or "").upper() in ERROR_LEVELS and lane not in first_error
+                and not _structure(event.message)):
             first_error[lane] = event
         if _is_timeout(event) and len(timeouts.setdefault(lane, [])) < MAX_TIMEOUTS_PER_LANE:
             timeouts[lane].append(event)

@@ -20,7 +20,8 @@ tid         Thread id, when the body carries one in any of the known shapes.
 src_file    Source file named in ``[file:line]`` (basename or relative path as written).
 src_line    Source line named in ``[file:line]``.
 message     The record body after the header and ``[file:line]``/tid prefix; continuation lines
-            are joined with ``\\n``.
+            are joined with ``\\n``, as are the bodies of the records a joined record is made of
+            (a table's rows, a traceback's exception line, an error-manager block).
 kind        Source kind of the file (see ``SourceKind``).
 path        The file as the user named it; archive members are ``archive.tgz!member``.
 line        1-based physical line number of the record's first line.
@@ -29,7 +30,9 @@ host        Host or worker name, from the path (``worker-1``, ``node-…``) or c
 rank        Rank id, from content (``[rank3]:``, ``RankID:3``) or the path (``rank_3``).
 device      Device id, from content or the path (``device-2``).
 codes       Error codes found in the record (``EI0002``, ``507916``, ``ERR00100``, ``0x7150227``…).
-fmt         Name of the line format that parsed the first line (``unparsed`` when none did).
+fmt         Name of the line format that parsed the first line (``unparsed`` when none did; for
+            a record joined from lines that each look like a record, ``parse.blocks``, the
+            first format that parsed one of them).
 truncated   The record has a physical line of 1022 characters or more: the CANN log library cuts
             records at that length without a marker, so its tail may be missing.
 ts_invalid  The line carried a timestamp that is not a real date (month 13, day 32...).

@@ -1,0 +1,370 @@
+"""Records whose lines each look like a record of their own: joined into one.
+
+Some writers print one message over several lines that each carry a header or match a format
+of their own (formats.md §3.1, §3.2, §5). The parser first makes a record of each such line,
+then joins them here, from the shapes of the lines (their grammar, not their wording):
+
+* a **table** printed row by row: HCCL writes its ``LINK_ERROR_INFO`` table with one
+  ``HCCL_ERROR`` per row (hccl ``PrintErrorConnection``): a titled ruler
+  ``___…LINK_ERROR_INFO…___``, then rows that start with ``|`` (information rows, the column
+  header, the ``|----|`` ruler, one data row per link) and a closing ruler ``_____``. A record
+  that starts with a titled ruler opens a table; each record after it that starts with ``|``
+  joins it, up to and including a closing ruler;
+* a **traceback** (a format marked ``block: traceback``, ``Traceback (most recent call
+  last):``) whose indented frames are its continuation lines already, and the exception line
+  that ends it (a format marked ``block: exception``, ``RuntimeError: …``): that record joins
+  the traceback right before it, while the traceback has no exception line yet;
+* an **error-manager** message (formats marked ``block: error-manager``): a line ending with a
+  title that names a code, ``EZ9999: Inner Error!`` (alone, or at the end of another line:
+  ``… failed, detail:EZ9999: Inner Error!``), then the block of that code
+  (``EZ9999[PID: n] <ts> (EZ9999): text`` and its indented lines). The block joins the record
+  that holds the title.
+
+Two records join only when they are next to each other (the second starts on the line after
+the first ends: no blank line, no glued line, no record a skim left out in between) and one
+writer wrote both: where both name a process, thread or rank, they name the same one (a table's
+rows also the same module and level). In files a CANN component wrote, only ERROR and WARNING
+records join (the records a skim never leaves out and a reducer always keeps), so a skimmed or
+reduced parse joins what a whole parse joins.
+
+The joined record spans its lines' physical range. Its fields are those of its first line,
+each one it lacks taken from the first later line that has it (an error-manager title line
+names no process: the block's ``[PID: n]`` line does); its codes are those of all its lines;
+its format is the first line's, or the first format that parsed one of its lines when no
+format parsed its first line. Everything runs on whole record tables with Arrow and numpy: no
+Python loop per record.
+
+A chunk's first records may join a record of the chunk before (``lead``): the parser leaves
+them as they are, and ingest joins them once it holds both (``join`` over the record before the
+chunk and those records).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.parse.lineformats import BLOCK_ROLES, FormatSet
+from plogscan.schema import plain_text
+
+# Table shapes (hccl PrintErrorConnection; formats.md §5).
+TITLE = r"^[ \t]*_{3,}[A-Za-z0-9][A-Za-z0-9_ ]*[A-Za-z0-9]_{3,}[ \t]*$"
+ROW = r"^[ \t]*\|"
+CLOSING = r"^[ \t]*_{3,}[ \t]*$"
+_TABLE_START = r"^[ \t]*(?:\||___)"  # a record that may be a row or the closing ruler
+# An error-manager title at the end of a line: a code, a colon and a title that is not the
+# block's own detail (a ``[PID: n]`` or a time stamp follows the code there).
+_CODE = r"[EW][0-9A-Z][0-9]{4}"
+TITLE_CODE = rf"^.*?(?:^|[^A-Za-z0-9])(?P<code>{_CODE}): ?(?P<title>[^\n]*)$"
+_DETAIL = r"^(?:\[PID|[0-9]{4}-[0-9]{2}-[0-9]{2})"
+NOTABLE = ("ERROR", "WARNING")
+# Fields that name the writer of a record; a table's rows must also share module and level.
+WRITER = ("pid", "proc", "tid", "rank")
+TABLE_WRITER = (*WRITER, "module", "level")
+NO_FORMAT = ("text", "unparsed")
+
+
+def join(records: pa.Table, fset: FormatSet, text_kind: bool, lead_open: bool = False
+         ) -> tuple[pa.Table, int]:
+    """``records`` (one file's, in line order) with the records that continue the record before
+    them joined to it; and, with ``lead_open`` (a record before these may still be open), how
+    many of the first records may join that record: they are left as they are (``lead``)."""
+    n = records.num_rows
+    if n == 0:
+        return records, 0
+    joins, needs_title = _links(records, fset, text_kind)
+    lead = _lead(records, joins, fset, text_kind) if lead_open else 0
+    joined = joins & _headed(records, joins, needs_title)
+    joined[:lead] = False
+    return merged(records, joined), lead
+
+
+def _links(records: pa.Table, fset: FormatSet, text_kind: bool
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Per record: whether it may join the record before it (shape, writer, place), and
+    whether that join belongs to a table (it holds only when the table has its title).
+
+    The shapes are tested only on the few records that may join (next to the one before,
+    eligible, starting like a table row or parsed by a block format), and on the records
+    before them."""
+    n = records.num_rows
+    joins = np.zeros(n, bool)
+    needs_title = np.zeros(n, bool)
+    if n < 2:
+        return joins, needs_title
+    line = _numbers(records, "line")
+    count = _numbers(records, "line_count")
+    after = np.zeros(n, bool)
+    after[1:] = line[1:] == line[:-1] + count[:-1]
+    if not text_kind:
+        eligible = _isin(records, "level", NOTABLE)
+        after[1:] &= eligible[1:] & eligible[:-1]
+    rows = np.flatnonzero(after)
+    if len(rows) == 0:
+        return joins, needs_title
+    message = _column(records, "message")
+    fmt = plain_text(_column(records, "fmt"))
+    role = {r: _isin_values(fmt, fset_names(fset, r)) for r in BLOCK_ROLES}
+    blocked = role["exception"] | role["error-manager"]
+    tabled = _matches(message.take(pa.array(rows)), _TABLE_START)
+    rows = rows[tabled | blocked[rows]]
+    if len(rows) == 0:
+        return joins, needs_title
+    now, before = message.take(pa.array(rows)), message.take(pa.array(rows - 1))
+    first, last = _first_lines(now), _last_lines(before)
+    before_first = _first_lines(before)
+    # tables: a row or the closing ruler after the title or a row (not after a closing ruler)
+    table = ((_matches(first, ROW) | _matches(first, CLOSING))
+             & (_matches(before_first, TITLE) | _matches(before_first, ROW))
+             & ~_matches(last, CLOSING))
+    # tracebacks: the exception line after a traceback that has none yet
+    traceback = role["exception"][rows] & role["traceback"][rows - 1]
+    if traceback.any():
+        traceback[traceback] &= ~_matches(before.filter(pa.array(traceback)),
+                                          _exception_lines(fset))
+    # error-manager blocks: after the line that names their code as a title
+    errmgr = role["error-manager"][rows]
+    if errmgr.any():
+        picked = pa.array(errmgr)
+        errmgr[errmgr] = _titled(last.filter(picked),
+                                 _column(records, "codes").take(pa.array(rows[errmgr])))
+    ok = table | traceback | errmgr
+    rows, table, other = rows[ok], table[ok], (traceback | errmgr)[ok]
+    if len(rows):
+        same = _same_writer(records, rows, WRITER)
+        if table.any():
+            same[table] &= _same_writer(records, rows[table], TABLE_WRITER)
+        rows, table, other = rows[same], table[same], other[same]
+    joins[rows] = True
+    needs_title[rows[table & ~other]] = True
+    return joins, needs_title
+
+
+def _headed(records: pa.Table, joins: np.ndarray, needs_title: np.ndarray) -> np.ndarray:
+    """Per record: the run of joins it ends starts at a record whose first line is a title
+    (what a table join needs; true elsewhere)."""
+    out = np.ones(len(joins), bool)
+    rows = np.flatnonzero(needs_title)
+    if len(rows) == 0:
+        return out
+    index = np.arange(len(joins))
+    head = np.maximum.accumulate(np.where(joins, 0, index))  # the run's first record
+    heads = np.unique(head[rows])
+    titled = _matches(_first_lines(_column(records, "message").take(pa.array(heads))), TITLE)
+    out[rows] = titled[np.searchsorted(heads, head[rows])]
+    return out
+
+
+def _lead(records: pa.Table, joins: np.ndarray, fset: FormatSet, text_kind: bool) -> int:
+    """How many of the first records may join a record before them: the first may (by its
+    shape), and each next one joins the one before it."""
+    first_line = _first_lines(_column(records, "message").slice(0, 1))
+    fmt = plain_text(_column(records, "fmt")).slice(0, 1)
+    joiner = bool(_matches(first_line, ROW)[0] or _matches(first_line, CLOSING)[0]
+                  or _isin_values(fmt, fset_names(fset, "exception")
+                                  + fset_names(fset, "error-manager"))[0])
+    if not joiner or not (text_kind or _isin(records.slice(0, 1), "level", NOTABLE)[0]):
+        return 0
+    rest = np.flatnonzero(~joins[1:])
+    return 1 + (int(rest[0]) if len(rest) else len(joins) - 1)
+
+
+def fset_names(fset: FormatSet, role: str) -> list[str]:
+    """The names of the formats that play ``role`` in a block."""
+    return [f.name for f in fset.formats if f.block == role]
+
+
+def _exception_lines(fset: FormatSet) -> str:
+    """A line of a message that an ``exception`` format matches (none: a pattern that never
+    matches)."""
+    patterns = [f.pattern for f in fset.formats if f.block == "exception"]
+    return f"(?m)^(?:{'|'.join(patterns)})" if patterns else r"[^\s\S]"
+
+
+def _titled(before: pa.Array, codes: pa.Array) -> np.ndarray:
+    """Whether each line of ``before`` ends with a title naming the first code of the block
+    record after it (``codes``)."""
+    found = pc.extract_regex(before, TITLE_CODE)
+    same = _mask(pc.equal(found.field("code"), _first_codes(codes)))
+    detail = _mask(pc.match_substring_regex(found.field("title"), _DETAIL))
+    return _mask(found.is_valid()) & same & ~detail
+
+
+def _first_codes(codes: pa.Array) -> pa.Array:
+    """The first code of each list (null where there is none)."""
+    first = pc.list_slice(codes, 0, 1)
+    has = _mask(pc.greater(pc.list_value_length(first), 0))
+    out = pa.nulls(len(codes), pa.string())
+    if has.any():
+        out = pc.replace_with_mask(out, pa.array(has), pc.list_flatten(first).cast(pa.string()))
+    return out
+
+
+def _same_writer(records: pa.Table, rows: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
+    """For each of ``rows``: where it and the record before it both name one of ``names``,
+    they name the same value."""
+    ok = np.ones(len(rows), bool)
+    now, before = pa.array(rows), pa.array(rows - 1)
+    for name in names:
+        column = plain_text(_column(records, name))
+        a, b = column.take(now), column.take(before)
+        differ = pc.fill_null(pc.not_equal(a, b), False)
+        ok &= ~_mask(differ)
+    return ok
+
+
+SPLICE_RUNS = 256  # up to this many runs, the table is spliced; past it, taken anew
+
+
+def merged(records: pa.Table, joined: np.ndarray) -> pa.Table:
+    """``records`` with each record where ``joined`` is true appended to the record before it
+    (which must end on the line before it starts): one record per run. Only the runs of
+    several records are built anew (``_joined_runs``); the records between them are spliced
+    in as they are (a copy of the table in one pass), or taken anew when runs are many."""
+    if not joined.any():
+        return records
+    n = records.num_rows
+    firsts = np.flatnonzero(~joined)
+    group = np.cumsum(~joined) - 1
+    sizes = np.bincount(group)
+    several = sizes > 1
+    members = np.flatnonzero(several[group])
+    parts = _joined_runs(records.take(pa.array(members)), joined[members])
+    starts, ends = firsts[several], firsts[several] + sizes[several]
+    if len(starts) <= SPLICE_RUNS:
+        pieces, at = [], 0
+        for k, (first, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
+            pieces += [records.slice(at, first - at), parts.slice(k, 1)]
+            at = end
+        pieces.append(records.slice(at, n - at))
+        return pa.concat_tables(pieces).combine_chunks()
+    source = firsts.copy()
+    source[several] = n + np.arange(len(starts))
+    index = pa.array(source)
+    return pa.table([pa.concat_arrays([_column(records, name), _column(parts, name)]).take(index)
+                     for name in records.column_names], schema=records.schema)
+
+
+def _joined_runs(records: pa.Table, joined: np.ndarray) -> pa.Table:
+    """One record per run of ``records`` (each record where ``joined`` is true continues the
+    one before it): messages joined by newlines, line counts summed, each field that of the
+    run's first record that has it, the codes of all, the first format that parsed a line."""
+    n = records.num_rows
+    firsts = np.flatnonzero(~joined)
+    group = np.cumsum(~joined) - 1
+    index = np.arange(n)
+    ts_row = _first_valid(_column(records, "ts"), firsts, index)
+    columns = []
+    for name in records.column_names:
+        column = _column(records, name)
+        if name == "message":
+            offsets = pa.array(np.append(firsts, n).astype(np.int64))
+            column = pc.binary_join(pa.LargeListArray.from_arrays(offsets, column),
+                                    pa.scalar("\n", column.type))
+        elif name == "codes":
+            column = _joined_codes(column, group, len(firsts))
+        elif name == "line_count":
+            column = pa.array(np.add.reduceat(_numbers(records, name), firsts), column.type)
+        elif name in ("truncated", "ts_invalid"):
+            flags = np.maximum.reduceat(_mask(column).astype(np.int8), firsts) > 0
+            if name == "ts_invalid":  # a time of the record's own was read: it is valid
+                flags &= ~_mask(_column(records, "ts").is_valid())[ts_row]
+            column = pa.array(flags, column.type)
+        elif name in ("ts", "clock_epoch", "ts_aligned"):
+            column = column.take(pa.array(ts_row))
+        elif name == "fmt":
+            parsed = ~_isin_values(plain_text(column), list(NO_FORMAT))
+            column = column.take(pa.array(_first_true(parsed, firsts, index)))
+        elif name in ("line", "kind", "path", "host"):
+            column = column.take(pa.array(firsts))
+        else:
+            column = column.take(pa.array(_first_valid(column, firsts, index)))
+        columns.append(column)
+    return pa.table(columns, schema=records.schema)
+
+
+@dataclass(frozen=True)
+class RecordCounts:
+    """What a chunk's accounting counts from its records."""
+
+    unparsed_lines: int  # lines of records no format parsed
+    invalid_timestamps: int
+    epoch_records: int
+
+
+def record_counts(records: pa.Table) -> RecordCounts:
+    """The accounting ``records`` stand for (after any join)."""
+    if records.num_rows == 0:
+        return RecordCounts(0, 0, 0)
+    unparsed = _isin_values(plain_text(_column(records, "fmt")), list(NO_FORMAT))
+    return RecordCounts(int(_numbers(records, "line_count")[unparsed].sum()),
+                        int(_mask(_column(records, "ts_invalid")).sum()),
+                        int(_mask(_column(records, "clock_epoch")).sum()))
+
+
+def _first_valid(column: pa.Array, firsts: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Per run (starting at ``firsts``): its first row where ``column`` is not null, else its
+    first row."""
+    return _first_true(_mask(column.is_valid()), firsts, index)
+
+
+def _first_true(flags: np.ndarray, firsts: np.ndarray, index: np.ndarray) -> np.ndarray:
+    n = len(flags)
+    at = np.minimum.reduceat(np.where(flags, index, n), firsts)
+    return np.where(at < n, at, firsts)
+
+
+def _joined_codes(codes: pa.Array, group: np.ndarray, groups: int) -> pa.Array:
+    """Each run's codes: those of its records, in order, each once."""
+    flat = pc.list_flatten(codes)
+    if len(flat) == 0:
+        return pa.ListArray.from_arrays(pa.array(np.zeros(groups + 1, np.int32)),
+                                        pa.array([], codes.type.value_type)).cast(codes.type)
+    owner = group[pc.list_parent_indices(codes).to_numpy(zero_copy_only=False)]
+    table = pa.table({"g": owner, "code": flat, "at": np.arange(len(flat))})
+    first = table.group_by(["g", "code"], use_threads=False).aggregate([("at", "min")])
+    keep = np.sort(first.column("at_min").to_numpy())
+    counts = np.bincount(owner[keep], minlength=groups)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), flat.take(pa.array(keep))).cast(
+        codes.type)
+
+
+def _first_lines(messages: pa.Array) -> pa.Array:
+    return pc.replace_substring_regex(messages, r"(?s)\n.*", "")
+
+
+def _last_lines(messages: pa.Array) -> pa.Array:
+    return pc.replace_substring_regex(messages, r"(?s)^.*\n", "")
+
+
+def _matches(texts: pa.Array, pattern: str) -> np.ndarray:
+    return _mask(pc.match_substring_regex(texts, pattern))
+
+
+def _isin(records: pa.Table, name: str, values: tuple[str, ...]) -> np.ndarray:
+    return _isin_values(plain_text(_column(records, name)), list(values))
+
+
+def _isin_values(column: pa.Array, values: list[str]) -> np.ndarray:
+    if not values:
+        return np.zeros(len(column), bool)
+    return _mask(pc.is_in(column, value_set=pa.array(values, pa.string())))
+
+
+def _column(records: pa.Table, name: str) -> pa.Array:
+    column = records.column(name)
+    if not isinstance(column, pa.ChunkedArray):
+        return column
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
+def _numbers(records: pa.Table, name: str) -> np.ndarray:
+    return _column(records, name).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _mask(values: pa.Array) -> np.ndarray:
+    return pc.fill_null(values, False).to_numpy(zero_copy_only=False).astype(bool)
