@@ -222,7 +222,7 @@ def test_the_census_of_a_labelled_directory(tmp_path: Path) -> None:
         "top": 2, "among": 3, "null": 1, "other": 1, "unlabelled": 1}
     assert report["together"] == census["counts"]
     refused = next(e for e in census["excerpts"] if e["file"] == "A04_binary.log")
-    assert refused["refusal"] == "binary file" and refused["findings"] == []
+    assert refused["refusal"].startswith("not read as a log: ") and refused["findings"] == []
     wrapper = next(e for e in census["excerpts"] if e["file"] == "A06_wrapper.log")
     assert [f["category"] for f in wrapper["findings"]] == ["aicore-exception", "runtime-error"]
     assert report["classes_not_in_taxonomy"] == {"python-error": ["A07_python.log"]}
@@ -243,7 +243,7 @@ def test_the_text_census_lists_every_miss_with_its_top_finding(tmp_path: Path) -
         "    silent   A03_quiet.log",
         "             expected aicore-exception; no finding",
         "    refused  A04_binary.log",
-        "             expected env-config; binary file",
+        "             expected env-config; not read as a log: Log files that could not be read",
         "    among    A06_wrapper.log",
         "             expected runtime-error; top AIC001 aicore-exception (+1 more); "
         "found RT003 runtime-error",

@@ -76,13 +76,13 @@ def data_strings(diagnosis: Diagnosis, rules: RuleSet | None = None) -> set[str]
     for rule in (rules or ()):
         add(rule.id, rule.name, rule.title, rule.category, *rule.remediation,
             *rule.references, *rule.links, *rule.explains, *rule.show)
-        add(*re.split(r"\{[A-Za-z_][A-Za-z0-9_]*\}", rule.description))
+        add(*_description_pieces(rule.description))
         add(*(role for role, _ in rule.roles()))
         if rule.requires is not None:
             add(*rule.requires.advice)
     for info in diagnosis.rules_evaluated:
         add(info.id, info.name, info.title, info.category, *info.remediation, *info.references)
-        add(*re.split(r"\{[A-Za-z_][A-Za-z0-9_]*\}", info.description))
+        add(*_description_pieces(info.description))
     for finding in (*diagnosis.findings, *(diagnosis.extra.get("suppressed") or [])):
         add(finding.rule, finding.name, finding.title, finding.category, finding.fingerprint,
             finding.id, *finding.remediation, *finding.references, *finding.links,
@@ -151,6 +151,15 @@ def _crossrank_data(diagnosis: Diagnosis) -> Iterator[str]:
         yield from (v.value for v in m.values)
     yield from (t.key for t in xr.config.too_short)
     yield from xr.missing.hosts
+
+
+def _description_pieces(description: str) -> list[str]:
+    """A rule's description as data: its text between placeholders, and also between what
+    the description may leave out around an unknown value (an item of a parenthesized list,
+    a ``[[...]]`` clause), so that a sentence with a clause left out is still matched."""
+    whole = re.split(r"\{[A-Za-z_][A-Za-z0-9_]*\}", description)
+    pieces = re.split(r"\{[A-Za-z_][A-Za-z0-9_]*\}|\[\[|\]\]|[()（）,，;；、]", description)
+    return [*whole, *(p.strip() for p in pieces)]
 
 
 def leftovers(output: str, data: Iterable[str]) -> list[str]:

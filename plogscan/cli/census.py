@@ -147,6 +147,9 @@ def diagnose_excerpt(path: Path, rules: RuleSet) -> Outcome:
         return Outcome(False, refusal=err.message)
     except Exception as err:  # a crash is a finding of the census, not its end
         return Outcome(False, refusal=f"{type(err).__name__}: {err}", crashed=True)
+    if diagnosis.findings and all(f.category == "evidence-gap" for f in diagnosis.findings):
+        # Only "could not be read as a log" findings: the excerpt was refused, not diagnosed.
+        return Outcome(False, refusal="not read as a log: " + diagnosis.findings[0].title)
     by_id = {f.id: f for f in diagnosis.findings}
     ordered = list(diagnosis.findings)
     if diagnosis.incidents and diagnosis.incidents[0].root in by_id:  # the root leads

@@ -368,9 +368,9 @@ class _Group:
         items.extend((last, r) for r in self.trailing[: MAX_PER_STEP - 1])
         items.sort(key=lambda item: item[1].order)
         count = 1 + len(self.trailing)
-        elapsed = (format_span(_us(trigger.ts, first.ts))
-                   if trigger.ts is not None and first.ts is not None else "?")
-        specials = {"count": str(count), "elapsed": elapsed}
+        specials = {"count": str(count)}
+        if trigger.ts is not None and first.ts is not None:  # unknown: the text leaves it out
+            specials["elapsed"] = format_span(_us(trigger.ts, first.ts))
         return Occurrence(Verdict.MATCH, items, trigger, list(self.done), specials)
 
 

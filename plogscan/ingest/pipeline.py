@@ -41,7 +41,6 @@ from plogscan.ingest import handoff
 from plogscan.ingest.batching import Batcher, Group, Reuse, SmallFile, small_file
 from plogscan.ingest.chunks import (
     CHUNK_BYTES,
-    CONSTANT_COLUMNS,
     Chunk,
     Cleaned,
     FileState,
@@ -57,14 +56,13 @@ from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
 from plogscan.ingest.limits import LimitHit, Limits, format_size
 from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
+from plogscan.ingest.stitch import extend, orphan, plus, restore_constants, shift_lines
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse import blocks
-from plogscan.parse.codescan import extract_codes
-from plogscan.parse.columns import constant_column
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
-from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext, Head
-from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, SourceKind, table_schema
+from plogscan.parse.results import TEXT_KINDS, FileContext
+from plogscan.schema import table_schema
 
 # Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
 # row group (about four chunks' worth of rows), few enough to keep memory bounded.
@@ -402,14 +400,14 @@ class Ingest:
         if cleaned.facts is not None:
             facts = cleaned.facts
             if cleaned.relative_lines and state.lines_before:  # numbered like its records
-                facts = _plus(facts, ("first_line", "last_line"), state.lines_before)
+                facts = plus(facts, ("first_line", "last_line"), state.lines_before)
             self._facts(state, facts)
         if cleaned.dropped_records:
             state.add("records", cleaned.dropped_records)
             state.add("record_lines", cleaned.dropped_lines)
-        _restore_constants(result, state.ctx, self.schema)
+        restore_constants(result, state.ctx, self.schema)
         if cleaned.relative_lines and state.lines_before:
-            _shift_lines(result, state.lines_before)
+            shift_lines(result, state.lines_before)
         state.lines_before += result.lines
         for key, value in (("lines", result.lines), ("blank_lines", result.blank_lines),
                            ("unparsed_lines", result.unparsed_lines),
@@ -424,13 +422,13 @@ class Ingest:
         head = result.head
         if head is not None and state.pending is not None:
             between = state.pending_trailing_blank + head.lead_blank
-            state.pending = _extend(state.pending, head, between, self.schema)
+            state.pending = extend(state.pending, head, between, self.schema)
             state.add("blank_lines", -between)
             if state.pending.column("fmt")[0].as_py() in ("unparsed", "text"):
                 state.add("unparsed_lines", head.lines + between)
             state.pending_trailing_blank = 0
         elif head is not None:  # continuation lines with nothing before them in the file
-            state.pending = _orphan(state.ctx, head, self.schema)
+            state.pending = orphan(state.ctx, head, self.schema)
             if self.reducer is not None:
                 self._facts(state, as_whole(facts_of(state.pending), True))
             state.add("unparsed_lines", head.lines)
@@ -546,56 +544,6 @@ def _note_growth(stream: BinaryIO, planned: int, state: FileState) -> None:
     if now > planned:
         state.problems.append(f"the file grew by {now - planned:,} bytes while it was read: "
                               f"bytes after {planned:,} were not read")
-
-
-def _restore_constants(result: ChunkResult, ctx: FileContext, schema: pa.Schema) -> None:
-    """Put back the per-file columns a worker left out (see ``CONSTANT_COLUMNS``)."""
-    table = result.records
-    if table.num_columns == len(schema):
-        return
-    values = {"kind": ctx.kind, "path": ctx.path, "host": ctx.host}
-    for name in CONSTANT_COLUMNS:
-        table = table.append_column(schema.field(name), constant_column(
-            values[name], table.num_rows, encoded=schema is STORED_SCHEMA))
-    result.records = table.select(schema.names)
-
-
-def _shift_lines(result: ChunkResult, offset: int) -> None:
-    """Renumber a chunk parsed from line 1 that starts after ``offset`` lines."""
-    result.records = _plus(result.records, ("line",), offset)
-    if result.head is not None:
-        result.head.first_line += offset
-
-
-def _plus(table: pa.Table, names: tuple[str, ...], offset: int) -> pa.Table:
-    """``table`` with ``offset`` added to the line-number columns ``names``."""
-    for name in names:
-        index = table.schema.get_field_index(name)
-        shifted = pa.compute.add(table.column(index), pa.scalar(offset, pa.int64()))
-        table = table.set_column(index, table.schema.field(index), shifted)
-    return table
-
-
-def _orphan(ctx: FileContext, head: Head, schema: pa.Schema) -> pa.Table:
-    """An unparsed record made of continuation lines that follow no record."""
-    kind_text = ctx.kind in (SourceKind.STDOUT.value, SourceKind.SYSLOG.value)
-    row = {name: None for name in EVENT_SCHEMA.names}
-    row.update(message=head.text, kind=ctx.kind, path=ctx.path, line=head.first_line,
-               line_count=head.lines, host=ctx.host, rank=ctx.rank, device=ctx.device,
-               codes=[], fmt="text" if kind_text else "unparsed", truncated=head.truncated,
-               ts_invalid=False, clock_epoch=False)
-    return pa.Table.from_pylist([row], schema=schema)
-
-
-def _extend(pending: pa.Table, head: Head, between: int, schema: pa.Schema) -> pa.Table:
-    """The pending record with continuation lines from the next chunk appended."""
-    row = pending.to_pylist()[0]
-    row["message"] = (row["message"] or "") + "\n" * (1 + between) + head.text
-    row["line_count"] = row["line_count"] + between + head.lines
-    row["truncated"] = bool(row["truncated"] or head.truncated)
-    row["codes"] = extract_codes(pa.array([row["message"]], pa.large_string()),
-                                 pa.array([row["level"]], pa.string()))[0].as_py()
-    return pa.Table.from_pylist([row], schema=schema)
 
 
 def _batches(table: pa.Table) -> Iterator[pa.RecordBatch]:

@@ -103,6 +103,7 @@ def _words(lang: str) -> dict:
         "chain": lambda hops: chain_text(hops, lang),
         "max_victims": MAX_VICTIMS_SHOWN,
         "listing": lambda items: listing(lang, list(items)),
+        "count": lambda n, one, many: count(lang, n, one, many),
     }
 
 

@@ -87,8 +87,8 @@ HTML_ZH: dict[str, str] = {
         "没有规则能解释的 ERROR 记录，按模板归类（数字、ID 和路径已屏蔽），按最早出现排序："
         "共 {total} 个，显示 {shown} 个。",
     "{count}× · ranks {ranks} · first {ts} · e.g.": "{count}× · rank {ranks} · 首次 {ts} · 示例",
-    "{files} files read, {skipped} skipped; {lines} lines, {records} records,":
-        "已读取 {files} 个文件，跳过 {skipped} 个；共 {lines} 行，{records} 条记录，",
+    "{files} read, {skipped} skipped; {lines}, {records},":
+        "已读取 {files}，跳过 {skipped} 个；共 {lines}，{records}，",
     "unparsed lines.": "行未解析。",
     "Inputs:": "输入：",
     "Clocks": "时钟",
