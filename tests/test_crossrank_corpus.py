@@ -11,6 +11,7 @@ corpus is never copied in: without it these tests are reported as skipped.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 
 import pytest
 from click.testing import CliRunner
@@ -94,5 +95,22 @@ def test_aicpu_tree_clock_offset_from_the_rendezvous() -> None:
     assert document["clock"]["reference"] == "worker-0"  # one rank each: ties go by name
     assert offset["host"] == "worker-1" and offset["basis"] == "rendezvous"
     assert abs(offset["offset_us"] + 15_200_000) < 100_000  # its SetupAgent is 15.2 s earlier
+    # two rendezvous records of one rank per host: reported, too few pairs to move a record
+    assert offset["pairs"] == 2 and offset["applied"] is False
+    evidence = [e for f in document["findings"] for e in f["evidence"]]
+    assert all(e["ts_aligned"] == e["ts"] for e in evidence)
     roles = {(f["rule"], tuple(f["scope"]["hosts"])): f["rank_role"] for f in document["findings"]}
     assert roles[("FWK005", ("worker-1",))] == "victim"
+
+
+@pytest.mark.skipif(TREES is None, reason="real multi-rank trees not present beside the checkout")
+def test_one_hand_edited_pair_does_not_draw_equal_stamps_minutes_apart() -> None:
+    """The two hosts' SetupAgent records are stamped ten minutes apart, their link timeouts in
+    the same second: one pair is too weak an estimate to move anything."""
+    assert TREES is not None
+    document = _diagnose([str(TREES / "st_event_timeout_testcase")])
+    (offset,) = document["clock"]["offsets"]
+    assert abs(offset["offset_us"]) == 600_000_000 and offset["applied"] is False
+    links = [datetime.fromisoformat(e["ts_aligned"]) for f in document["findings"]
+             if f["category"] == "hccl-link-timeout" for e in f["evidence"]]
+    assert links and max(links) - min(links) < timedelta(seconds=1)

@@ -98,6 +98,7 @@ def test_clock_skew_sample_recovers_the_offset_and_orders_by_aligned_time() -> N
     assert offset["host"] == "host-2" and offset["pairs"] >= 1
     assert abs(offset["offset_us"] - SKEW_US) < 100_000, offset
     assert offset["uncertainty_us"] < 100_000
+    assert offset["applied"] and offset["pairs"] >= 3  # the collectives every rank entered
     suspects = [s["label"] for s in document["root_cause"]["suspects"]]
     assert suspects[:2] == ["host-1 device-3", "host-2 device-4"]
     # the naive answer: the earliest ERROR record by written time is rank 12's
@@ -116,7 +117,7 @@ def test_a_given_offset_overrides_the_estimate_and_can_flip_the_answer() -> None
     document = diagnose("clock-skew-earliest-error", "--clock-offset", "host-2=0")
     (offset,) = document["clock"]["offsets"]
     assert offset == {"host": "host-2", "offset_us": 0, "uncertainty_us": 0, "pairs": 0,
-                      "basis": "override"}
+                      "basis": "override", "applied": True}
     first = document["root_cause"]["suspects"][0]
     # on unaligned clocks rank 12's error looks 5.6 s earlier
     assert any(r["signal"] == "earliest-error" for r in first["reasons"]) is (

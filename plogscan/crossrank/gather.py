@@ -91,7 +91,8 @@ class Gatherer:
         self._headers: dict[str, list[int]] = {}  # path -> header lines, ascending
         self._segments: list[Segment] = []
         self._lists: dict[str, list[Any]] = {name: [] for name in (
-            "announces", "waits", "tasks", "heartbeats", "settings", "markers", "faults")}
+            "announces", "waits", "tasks", "heartbeats", "settings", "markers", "faults",
+            "rosters")}
         self._tracks: dict[tuple[StreamKey, str], _Track] = {}
         self._dropped: dict[str, int] = {}
         self._pending: list[pa.RecordBatch] = []
@@ -146,6 +147,9 @@ class Gatherer:
             return
         entry = pc.fill_null(pc.match_substring(found, "Entry-Hccl"), False).to_numpy(
             zero_copy_only=False)
+        if entry.any():  # the entry of a communicator's set-up announces a rank: an anchor
+            entry &= ~pc.fill_null(pc.match_substring(found, "RootInfo"), False).to_numpy(
+                zero_copy_only=False)
         if (~entry).any():
             self._anchors(cols, segment, idx[~entry])
         if entry.any():
@@ -232,18 +236,20 @@ class Gatherer:
         kind, kind_text = orderable_text(cols["kind"])  # ingest's encoded text stays encoded
         host, host_text = orderable_text(cols["host"])
         table = pa.table({
-            "path": cols["path"], "segment": seg, "pid": cols["pid"], "ts": ts,
+            "path": cols["path"], "segment": seg, "pid": cols["pid"],
+            "prank": _pidless_rank(cols), "ts": ts,
             "line": cols["line"], "kind": kind, "host": host,
             "rank": cols["rank"], "device": cols["device"],
             "error": pa.array(text_equals(cols["level"], "ERROR").astype(np.int64)),
             "epoch": pc.cast(pc.fill_null(cols["clock_epoch"], False), pa.int64()),
         })
-        grouped = table.group_by(["path", "segment", "pid"], use_threads=False).aggregate([
+        grouped = table.group_by(["path", "segment", "pid", "prank"], use_threads=False
+                                 ).aggregate([
             ("ts", "min"), ("ts", "max"), ("line", "min"), ("line", "max"), ("line", "count"),
             ("error", "sum"), ("epoch", "sum"), ("rank", "min"), ("device", "min"),
             ("kind", "min"), ("host", "min")])
         for g in grouped.to_pylist():
-            self._add_stream(StreamKey(g["path"] or "", g["segment"], g["pid"]),
+            self._add_stream(StreamKey(g["path"] or "", g["segment"], g["pid"], g["prank"]),
                              kind_text(g["kind_min"]), host_text(g["host_min"]), g["line_min"],
                              g["line_max"], g["ts_min"], g["ts_max"], g["line_count"],
                              g["error_sum"], g["epoch_sum"], g["rank_min"], g["device_min"])
@@ -266,17 +272,21 @@ class Gatherer:
         at most ``MAX_ANCHORS_PER_STREAM`` rows per stream in all."""
         take = pa.array(idx)
         seg = segment[idx] if segment is not None else np.zeros(len(idx), np.int64)
+        prank = _pidless_rank(cols).take(take)
         found = pa.table({"path": cols["path"].take(take), "segment": pa.array(seg),
-                          "pid": cols["pid"].take(take), "message": cols["message"].take(take),
+                          "pid": cols["pid"].take(take), "prank": prank,
+                          "message": cols["message"].take(take),
                           "i": pa.array(np.arange(len(idx)))})
-        grouped = found.group_by(["path", "segment", "pid", "message"], use_threads=False
-                                 ).aggregate([("i", "min"), ("i", "max")])
+        grouped = found.group_by(["path", "segment", "pid", "prank", "message"],
+                                 use_threads=False).aggregate([("i", "min"), ("i", "max")])
         firsts = grouped.column("i_min").to_numpy()
         lasts = grouped.column("i_max").to_numpy()
         self._drop("repeated anchor rows", len(idx) - len(np.union1d(firsts, lasts)))
         keep = idx[np.union1d(firsts, lasts)]
-        for row in self._rows(cols, segment, keep, ("path", "pid", "line", "ts", "message")):
-            key = StreamKey(row["path"] or "", row["segment"], row["pid"])
+        pranks = _pidless_rank(cols).take(pa.array(keep)).to_pylist()
+        for row, prank in zip(self._rows(cols, segment, keep, ("path", "pid", "line", "ts",
+                                                               "message")), pranks, strict=True):
+            key = StreamKey(row["path"] or "", row["segment"], row["pid"], prank)
             stream = self._streams.get(key)
             if stream is not None:
                 if stream.anchors >= MAX_ANCHORS_PER_STREAM:
@@ -323,11 +333,13 @@ class Gatherer:
         idx, rows = idx[keep], np.flatnonzero(keep)
         paths = cols["path"].take(pa.array(idx)).to_pylist()
         pids = cols["pid"].take(pa.array(idx)).to_pylist()
+        pranks = _pidless_rank(cols).take(pa.array(idx)).to_pylist()
         segs = segment[idx] if segment is not None else np.zeros(len(idx), np.int64)
         groups: dict[tuple[StreamKey, str], list[int]] = {}
-        for j, (path, pid, seg) in enumerate(zip(paths, pids, segs, strict=True)):
-            groups.setdefault((StreamKey(path or "", int(seg), pid), comms[rows[j]] or ""),
-                              []).append(j)
+        for j, (path, pid, prank, seg) in enumerate(zip(paths, pids, pranks, segs,
+                                                        strict=True)):
+            groups.setdefault((StreamKey(path or "", int(seg), pid, prank),
+                               comms[rows[j]] or ""), []).append(j)
         lines = cols["line"].take(pa.array(idx)).to_numpy(zero_copy_only=False)
         ts = pc.cast(cols["ts"].take(pa.array(idx)), pa.int64())
         counts = pc.extract_regex(message.take(pa.array(rows)), _COUNT_RE2)
@@ -378,7 +390,17 @@ class Gatherer:
             tasks=tuple(lists["tasks"]), heartbeats=tuple(lists["heartbeats"]),
             entries=tuple(entries), entry_counts=tuple(counts),
             settings=tuple(lists["settings"]), markers=tuple(lists["markers"]),
-            faults=tuple(lists["faults"]), dropped=tuple(sorted(self._dropped.items())))
+            faults=tuple(lists["faults"]), rosters=tuple(lists["rosters"]),
+            dropped=tuple(sorted(self._dropped.items())))
+
+
+def _pidless_rank(cols: dict[str, pa.Array]) -> pa.Array:
+    """The rank of each record that carries no pid (``[rank3]:`` in a paste of several ranks'
+    lines), null where the record has a pid: records without a pid are told apart by it."""
+    rank = cols.get("rank")
+    if rank is None:
+        return pa.nulls(len(cols["pid"]), pa.int64())
+    return pc.if_else(pc.is_null(cols["pid"]), rank, pa.scalar(None, rank.type))
 
 
 def _field(found: pa.StructArray, j: int, name: str) -> str | None:
