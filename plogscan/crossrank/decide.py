@@ -220,9 +220,9 @@ class Decider:
         if not group.waiters:
             return
         kinds = Counter(e.kind for e in direct)
-        text = say(self.lang, "the chain of waits ends here: {n} rank(s) wait for it ({kinds})",
-                   n=len(group.waiters), kinds=", ".join(f"{say(self.lang, k)} {c}"
-                                                         for k, c in sorted(kinds.items())))
+        text = say(self.lang, "the chain of waits ends here: the waits of {n} rank(s) lead to "
+                   "it (directly: {kinds})", n=len(group.waiters),
+                   kinds=", ".join(f"{say(self.lang, k)} {c}" for k, c in sorted(kinds.items())))
         group.reason(node, "wait-chain", text, tuple(e.where for e in direct))
 
     def _missing(self, node: Node, waiters: list[ProcessKey], direct: list[Edge]

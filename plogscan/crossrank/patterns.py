@@ -24,7 +24,7 @@ _LITERALS = (
     # identities: a host or a listening address, a physical device id
     r"hostIp\[", r"local address", r"isten on ip\[", r"devPhyId\[",
     # waits: P2P, root-info rendezvous (both ends), the TCP store of torch
-    r"physic id", r"devicePhyId\[", r"topo exchange", r"connect server\[", r"connect agent\[",
+    r"physic id", r"P2P Failed", r"topo exchange", r"connect server\[", r"connect agent\[",
     r"connectFailedAgentIdList", r"connected rankinfo", r"need connect rankNum", r"waitForInput",
     r"\|  ",  # a LINK_ERROR_INFO table row (literals only: RE2 keeps the scan fast)
 )
@@ -51,7 +51,7 @@ BRACKET_COMM_ID = re.compile(r"\[(hccl-\d+-\d+-\d+-[^\]]+)\]")
 # its columns (``dest_ip(rank_id)``, ``dest_ip(user_rank)``, ``MyRole``...); ``links`` reads them.
 TABLE_CELL = re.compile(r"^\s*(?P<ip>[0-9A-Fa-f:.]*[0-9][0-9A-Fa-f:.]*)\((?P<rank>\d+)\)\s*$")
 # Notify Wait para information: remote rank:[3] / remote rank:[local] / remote rank: [unknown]
-REMOTE_RANK = re.compile(r"remote rank:?\s*\[(?P<peer>[^\]]+)\]")
+REMOTE_RANK = re.compile(r"remote rank:\s*\[(?P<peer>[^\]]+)\]")
 # A task exception names the failed task's type: taskType[Notify Wait], taskType[Memcpy]...
 TASK_TYPE = re.compile(r"taskType\[(?P<type>[^\]]+)\]")
 # EI0002: "...has not received the Notify record from remote rank [1]" / "[unknown]"

@@ -32,8 +32,8 @@ WORDS: dict[str, dict[str, str]] = {
         "stream never finished":
             "它在等待自身的从流（日志中 remote rank 为 local）：其另一条流上的任务一直没有完成",
         "mutual wait at link set-up: {names}": "建链时相互等待：{names}",
-        "the chain of waits ends here: {n} rank(s) wait for it ({kinds})":
-            "等待链止于此：{n} 个 rank 在等待它（{kinds}）",
+        "the chain of waits ends here: the waits of {n} rank(s) lead to it (directly: {kinds})":
+            "等待链止于此：{n} 个 rank 的等待都指向它（直接等待：{kinds}）",
         "its link to {peer} failed and the input does not contain {peer}: one end of the link "
         "is here, the other is to collect":
             "它到 {peer} 的链路建立失败，而输入中没有 {peer}：链路的一端在此，另一端需要收集日志",
@@ -58,7 +58,7 @@ WORDS: dict[str, dict[str, str]] = {
         # kinds of wait (the wait graph's edges)
         "socket": "套接字建链",
         "p2p": "P2P 建链",
-        "notify": "Notify Wait",
+        "notify": "通知等待",
         "roce": "RoCE",
         "rendezvous": "初始化协商",
         "heartbeat": "集群心跳",

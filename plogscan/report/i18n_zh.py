@@ -54,6 +54,7 @@ UI_ZH: dict[str, str] = {
     " and {n} more": " 等另外 {n} 个",
     "reference {host}": "基准主机 {host}",
     "{n} pair(s)": "{n} 组配对",
+    "too weak to apply": "太弱，未应用",
     "Clock": "时钟",
     "no failure": "无故障",
     "Attempts": "运行批次",

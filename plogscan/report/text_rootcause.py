@@ -118,7 +118,8 @@ def _facts(xr: CrossRank, lang: str) -> Table:
         lines = [tr(lang, "reference {host}", host=_safe(clock.reference or "-"))]
         for o in clock.offsets:
             pairs = tr(lang, "{n} pair(s)", n=o.pairs) if o.basis != "override" else ""
-            how = [p for p in (pairs, tr(lang, o.basis)) if p]
+            weak = tr(lang, "too weak to apply") if not o.applied else ""
+            how = [p for p in (pairs, tr(lang, o.basis), weak) if p]
             lines.append(f"{_safe(o.host)} {fmt_offset(o.offset_us)} {fmt_spread(o.uncertainty_us)}"
                          + tr(lang, " ({text})", text=listing(lang, how)))
         for f in clock.flags:
