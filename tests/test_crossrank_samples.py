@@ -187,3 +187,17 @@ def test_findings_name_their_attempt() -> None:
         assert set(finding["scope"]["pids"]) <= attempts[finding["attempt"]], finding["rule"]
     assert {f["attempt"] for f in document["findings"] if f["rule"] == "HW001"} == {1}
     assert {f["attempt"] for f in document["findings"] if f["rule"] == "MEM001"} == {2}
+
+
+def test_an_address_a_rank_announced_is_never_missing() -> None:
+    """Rank 1's run plog says hostIp[10.20.31.12] and deviceLogicId[1]; rank 0's heartbeat
+    names 10.20.31.12/1: that is rank 1, whose out-of-memory is the root, with its device."""
+    document = diagnose("notify-timeout-two-hosts")
+    assert document["missing"] == {"ranks": [], "hosts": [], "advice": []}
+    rc = document["root_cause"]
+    first = rc["suspects"][0]
+    assert (first["label"], first["rank"], first["device"], first["end"]) == (
+        "worker-1 device-1", 1, 1, "error")
+    assert {(e["kind"], e["to"]) for e in rc["graph"]["edges"]} == {
+        ("notify", "worker-1 device-1"), ("heartbeat", "worker-1 device-1")}
+    assert [v["rank"] for v in rc["victims"]] == [0]

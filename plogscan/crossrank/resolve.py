@@ -89,11 +89,10 @@ class Resolver:
                 if m.size is not None:
                     for name in {m.comm, None if m.comm == ident.world else m.comm}:
                         self.sizes[name] = max(self.sizes.get(name, 0), m.size)
-        self.by_table: dict[str, tuple[str | None, int]] = {}
+        self.by_table: dict[str, tuple[str | None, int]] = {}  # device IP -> its rank
         for (comm, rank), entry in ids.directory.items():
-            for ip in (entry.device_ip, entry.host_ip):
-                if ip:
-                    self.by_table.setdefault(ip, (comm, rank))
+            if entry.device_ip:
+                self.by_table.setdefault(entry.device_ip, (comm, rank))
 
     def complete(self, comm: str | None) -> bool:
         """Whether every rank of a communicator of known size is in the input."""
@@ -117,11 +116,13 @@ class Resolver:
         return Node(found, ip, rank, comm=comm) if found is not None else Node(
             None, ip, rank, comm=comm)
 
-    def address(self, ip: str) -> ProcessKey | None:
+    def address(self, ip: str, host: bool = True) -> ProcessKey | None:
+        """The process an address names: its device or listening address; a host IP only
+        when one process of the input runs there (and ``host``)."""
         found = self.by_address.get(ip)
         if found and len(set(found)) == 1:
             return found[0]
-        hosts = self.by_host.get(ip)
+        hosts = self.by_host.get(ip) if host else None
         if hosts and len(set(hosts)) == 1:
             return hosts[0]
         table = self.by_table.get(ip)
@@ -154,8 +155,8 @@ class Resolver:
         nowhere)."""
         if wait.own_stream:
             return Node(waiter.key)
-        if wait.peer_ip:
-            found = self.address(wait.peer_ip)
+        if wait.peer_ip:  # a host IP names a rank's process only when the rank is unknown
+            found = self.address(wait.peer_ip, host=wait.peer_rank is None)
             if found is not None:
                 return Node(found, wait.peer_ip, wait.peer_rank)
         if wait.peer_host and wait.peer_device is not None:
