@@ -116,14 +116,15 @@ class Resolver:
         return Node(found, ip, rank, comm=comm) if found is not None else Node(
             None, ip, rank, comm=comm)
 
-    def address(self, ip: str, host: bool = True) -> ProcessKey | None:
-        """The process an address names: its device or listening address; a host IP only
-        when one process of the input runs there (and ``host``)."""
+    def address(self, ip: str, rank: int | None = None) -> ProcessKey | None:
+        """The process an address names: its device or listening address; a host IP when one
+        process of the input runs there (of ``rank``, when its rank is known)."""
         found = self.by_address.get(ip)
         if found and len(set(found)) == 1:
             return found[0]
-        hosts = self.by_host.get(ip) if host else None
-        if hosts and len(set(hosts)) == 1:
+        hosts = self.by_host.get(ip)
+        if hosts and len(set(hosts)) == 1 and (
+                rank is None or self.ids.processes[hosts[0]].rank in (None, rank)):
             return hosts[0]
         table = self.by_table.get(ip)
         if table is not None:
@@ -155,8 +156,8 @@ class Resolver:
         nowhere)."""
         if wait.own_stream:
             return Node(waiter.key)
-        if wait.peer_ip:  # a host IP names a rank's process only when the rank is unknown
-            found = self.address(wait.peer_ip, host=wait.peer_rank is None)
+        if wait.peer_ip:
+            found = self.address(wait.peer_ip, wait.peer_rank)
             if found is not None:
                 return Node(found, wait.peer_ip, wait.peer_rank)
         if wait.peer_host and wait.peer_device is not None:

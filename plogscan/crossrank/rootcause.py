@@ -35,8 +35,8 @@ def party(ids: Identities, key: ProcessKey) -> Party:
 
 
 def hop(ids: Identities, node: Node) -> Hop:
-    if node.key is None:
-        return Hop(node.rank, node.host, node.device, node.ip, node.label())
+    if node.key is None:  # a peer outside the input: only what the logs name it by
+        return Hop(None, None, None, node.ip, node.label())
     i = ids.processes[node.key]
     return Hop(i.rank, i.host, i.device, i.device_ip, i.label())
 

@@ -96,6 +96,8 @@ def _suspect_of(root_cause: RootCause | None, members: Sequence[Finding]) -> Sus
     if root_cause is None or not root_cause.suspects:
         return None
     suspect = root_cause.suspects[0]
+    if not suspect.present:  # a peer outside the input has no findings
+        return None
     for finding in members:
         if suspect.pid is not None and suspect.pid in finding.scope.pids:
             return suspect
