@@ -35,6 +35,7 @@ NEAR_LINES = 5  # a wait's communicator may be named this many lines away (same 
 MAX_FANOUT = 8  # silent ranks one record without a named peer may point at
 MAX_UNCONNECTED = 64  # ranks a root-info server's list may leave out, one edge each
 MAX_NOTES = 64
+MAX_POSITION_EDGES = 16_384  # edges from the ranks ahead to the ranks behind, in one attempt
 
 
 def comm_index(summary: Summary) -> dict:
@@ -222,7 +223,8 @@ class Builder:
                 rank = self.ids.processes[target].rank_in(m.communicator)
                 self.behind.setdefault(target, []).append(
                     ("collective", _divergence_text(m, rank, self.lang), where))
-                for source in div.others:
+                step = max(1, len(div.others) * len(div.keys) // MAX_POSITION_EDGES)
+                for source in div.others[::step]:
                     self.add(source, Node(target), "collective", where, None, m.communicator,
                              m.kind)
 
@@ -232,10 +234,16 @@ class Builder:
 
     def _behind(self, comm: str, kind: str, firsts: Mapping[ProcessKey, TaskState],
                 behind: list[ProcessKey], ahead: list[ProcessKey], text: str) -> None:
+        """Edges from the ranks ahead to each rank behind (an even sample of the ranks ahead
+        past ``MAX_POSITION_EDGES``, so that many ranks behind cost no square)."""
+        if len(behind) > len(ahead):  # most ranks behind: nothing singles out a side
+            return
+        ahead = sorted(ahead)
+        step = max(1, len(ahead) * len(behind) // MAX_POSITION_EDGES)
         for target in sorted(behind):
             t = firsts[target]
             self.behind.setdefault(target, []).append((kind, text, (t.stream.path, t.line)))
-            for source in sorted(ahead):
+            for source in ahead[::step]:
                 s = firsts[source]
                 self.add(source, Node(target), kind, (s.stream.path, s.line),
                          self.clock.align(self.ids.processes[source], s.ts), comm,

@@ -138,7 +138,7 @@ class Decider:
                                                     "{names}", names=names), own)
                 self._waited(group, group.nodes[0], direct)
                 return group
-            self.notes.append(say(self.lang, "the waits of {labels} form a ring in which every "
+            self.builder.note(say(self.lang, "the waits of {labels} form a ring in which every "
                                   "rank waited for the next: it singles out none of them",
                                   labels=", ".join(self.label(n) for n in nodes[:8])))
             return None
@@ -149,7 +149,7 @@ class Decider:
         end_class = self._class(graph, key, waiters)
         if end_class is None:
             if waiters:
-                self.notes.append(say(self.lang, "the waits of {n} rank(s) end at {label}, which "
+                self.builder.note(say(self.lang, "the waits of {n} rank(s) end at {label}, which "
                                       "only timed out and names no peer the input holds",
                                       n=len(waiters), label=self.label(node)))
             return None
