@@ -78,6 +78,7 @@ class Builder:
         self.locations: dict[tuple, str] = {}  # node -> the heartbeat's IP/ID for it
         # process -> (kind, why, where) for each way the others are ahead of it
         self.behind: dict[ProcessKey, list[tuple[str, str, tuple[str, int]]]] = {}
+        self._silent: dict[str, list[ProcessKey]] | None = None
 
     def note(self, text: str) -> None:
         if len(self.notes) < MAX_NOTES and text not in self.notes:
@@ -133,8 +134,13 @@ class Builder:
                 lacking = sorted(set(range(size)) - connected)
                 nodes = [self.resolve.rank(comm, r) for r in lacking[:MAX_UNCONNECTED]]
                 return [n for n in nodes if isinstance(n, Node)]
-        silent = sorted(k for k in self.facts.members if k != key and self.facts.silent(k)
-                        and any(m.comm == comm for m in self.ids.processes[k].comms))
+        if self._silent is None:  # communicator -> its ranks that logged nothing, once
+            self._silent = {}
+            for k in sorted(self.facts.members):
+                if self.facts.silent(k):
+                    for m in self.ids.processes[k].comms:
+                        self._silent.setdefault(m.comm, []).append(k)
+        silent = [k for k in self._silent.get(comm, ()) if k != key]
         return [Node(k) for k in silent] if len(silent) <= MAX_FANOUT else []
 
     # ------------------------------------------------------------------ heartbeats

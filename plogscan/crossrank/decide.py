@@ -201,7 +201,8 @@ class Decider:
             text = say(self.lang, "it logged neither an error nor a timeout while {n} rank(s) "
                        "waited for it", n=len(group.waiters))
             last = self.clock.align(ident, ident.last_ts)
-            waits = [e.ts for e in graph.edges if e.source in group.waiters and e.ts is not None]
+            waiting = set(group.waiters)
+            waits = [e.ts for e in graph.edges if e.source in waiting and e.ts is not None]
             if last is not None and waits and last < min(waits):
                 text = say(self.lang, "{text}; its last record is {delta} before the first "
                            "timeout", text=text, delta=_us(min(waits) - last))
@@ -257,15 +258,15 @@ class Decider:
             times = [p.ts for p in (*self.facts.errors.get(key, ()),
                                     *self.facts.timeouts.get(key, ())) if p.ts is not None]
             return (min(times) if times else 1 << 62, repr(key))
-        graph_next = {n.identity(): n for n in nodes}
+        inside = {n.identity() for n in nodes}
         start = min(nodes, key=first)
         order = [start]
-        edges = self.builder.edges
+        out = self._graph.out
         while len(order) < len(nodes):
             last = order[-1]
-            following = sorted((e.target for (s, _t, _k), e in edges.items()
-                                if s == last.key and e.target.identity() in graph_next
-                                and e.target not in order), key=repr)
+            following = sorted((e.target for e in out.get(last.identity(), [])
+                                if e.target.identity() in inside and e.target not in order),
+                               key=repr)
             if not following:
                 order += [n for n in sorted(nodes, key=repr) if n not in order]
                 break

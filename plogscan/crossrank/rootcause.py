@@ -43,6 +43,7 @@ def hop(ids: Identities, node: Node) -> Hop:
 
 def root_cause(ids: Identities, decider: Decider, decision: Decision, attempt: int
                ) -> RootCause:
+    comms = _comms(decision.graph)
     suspects = []
     for group, confidence in zip(decision.groups, decider.confidences(decision.groups),
                                  strict=True):
@@ -50,8 +51,9 @@ def root_cause(ids: Identities, decider: Decider, decision: Decision, attempt: i
             reasons = tuple(SuspectReason(signal, text, tuple(EvidenceRef(p, n)
                                                                for p, n in evidence))
                             for signal, text, evidence in group.reasons.get(node.identity(), ()))
+            found = comms.get(node.identity())
             suspects.append(_suspect(ids, node, group.end, confidence, reasons, attempt,
-                                     _comm(decision.graph, node)))
+                                     found.most_common(1)[0][0] if found else None))
     return RootCause(decision.verdict, tuple(suspects),
                      tuple(party(ids, k) for k in decision.victims),
                      tuple(hop(ids, n) for n in decision.chain), tuple(decision.notes),
@@ -74,12 +76,15 @@ def _suspect(ids: Identities, node: Node, end: str, confidence: float,
         reasons=reasons, label=i.label(), end=end, present=True, device_ip=i.device_ip)
 
 
-def _comm(graph: Graph, node: Node) -> str | None:
-    """The communicator of the waits that lead to a node (the commonest), else its own."""
-    found = Counter(e.comm for e in graph.edges if e.comm and (
-        e.target.identity() == node.identity() or (node.key is not None
-                                                   and e.source == node.key)))
-    return found.most_common(1)[0][0] if found else None
+def _comms(graph: Graph) -> dict[tuple, Counter]:
+    """Node -> the communicators of the waits into and out of it (a suspect's is the
+    commonest)."""
+    out: dict[tuple, Counter] = {}
+    for e in graph.edges:
+        if e.comm:
+            for node in (e.target.identity(), Node(e.source).identity()):
+                out.setdefault(node, Counter())[e.comm] += 1
+    return out
 
 
 def graph_view(ids: Identities, graph: Graph) -> WaitGraph:
