@@ -303,3 +303,22 @@ def test_the_graph_keeps_at_most_its_cap_shared_among_kinds() -> None:
     assert len(view.edges) == MAX_EDGES and view.truncated == 51
     assert {e.kind for e in view.edges} == {"notify", "heartbeat"}
     assert [e.kind for e in view.edges] == sorted(e.kind for e in view.edges)  # grouped
+
+
+def test_root_info_agents_wait_for_the_server_their_set_up_named(tmp_path: Path) -> None:
+    """Agents that could not reach the root-info server wait for the process on the host their
+    ``HcclCommInitRootInfo`` named (``host ip[..]``): here rank 0, silent after its set-up."""
+    files = {}
+    for r in range(3):
+        pid = 8000 + r
+        text = rec(pid, T0, f"Entry-HcclCommInitRootInfo:ranks[4], rank[{r}], rootinfo: host "
+                   f"ip[10.1.1.1] port[60000] nicDeploy[1] identifier[g9], deviceLogicId[{r}]")
+        text += rec(pid, T0, f"[HCCL_ENV] HCCL_SOCKET_IFNAME=eth0, local address 10.1.1.{r + 1}")
+        if r:
+            text += rec(pid, T0 + timedelta(minutes=2), "[InitGroupStage][RanktableDetect]topo "
+                        "exchange agent get socket timeout! timeout[120]", "ERROR")
+        files[f"host-{r}/plog-{pid}_20260602140000000.log"] = text
+    rc = diagnose(tmp_path, files)["root_cause"]
+    assert [(s["label"], s["end"]) for s in rc["suspects"]] == [("host-0 device-0", "silent")]
+    assert sorted((e["from"], e["kind"]) for e in rc["graph"]["edges"]) == [
+        ("host-1 device-1", "rendezvous"), ("host-2 device-2", "rendezvous")]

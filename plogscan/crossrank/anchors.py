@@ -132,7 +132,8 @@ def _announce(key: StreamKey, line: int, ts: int | None, msg: str) -> Announce |
         stream=key, line=line, ts=ts, kind=kind, comm=comm or None, rank=rank,
         size=first_int(pick(_SIZE_KEYS)), logic_device=first_int(pick(_LOGIC_KEYS)),
         phy_device=first_int(pick(_PHY_KEYS)), device_ip=p.ip_of(pairs.get("deviceIp")),
-        server_ip=p.ip_of(pick(_SERVER_KEYS)))
+        server_ip=p.ip_of(pick(_SERVER_KEYS)),
+        root_ip=p.ip_of(pairs.get("ip")) if kind == "init-entry" else None)
 
 
 def _addresses(key: StreamKey, line: int, ts: int | None, msg: str,

@@ -125,6 +125,10 @@ class Builder:
                  ) -> list[Node]:
         """Whom a wait that names no peer may mean: the ranks a root-info server's list of
         connected ranks lacks, else the ranks of its communicator that logged nothing."""
+        if wait.kind == "rendezvous" and wait.detail == "root-info server" and ident.root_ip:
+            found = self.resolve.host_root(ident.root_ip, ident)
+            return [] if isinstance(found, str) or found == key else [
+                Node(found) if found is not None else Node(None, ident.root_ip)]
         if wait.kind == "rendezvous" and self.facts.rosters.get(key):
             rosters = self.facts.rosters[key]
             connected = {r for roster in rosters for r in roster.ranks}

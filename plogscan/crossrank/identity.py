@@ -84,6 +84,7 @@ class Identity:
     records: int
     errors: int
     addresses: frozenset[str] = frozenset()  # every IP it announced as its own
+    root_ip: str | None = None  # the host of the root-info server it set up with
 
     @property
     def clock_host(self) -> str:
@@ -262,7 +263,7 @@ class Identities:
             return self._quiet_identity(key, streams[0])
         hints = [self.hints(s.key.path, s.key.segment) for s in streams]
         comms: tuple[Membership, ...] = ()
-        world = rank = device = phy_device = device_ip = host_ip = None
+        world = rank = device = phy_device = device_ip = host_ip = root_ip = None
         addresses: set[str] = set()
         if announces:  # most processes of a big job announce nothing: skip the lookups
             comms = _memberships(announces)
@@ -288,6 +289,7 @@ class Identities:
             host_ip = next((a.server_ip for a in own if a.server_ip), None)
             addresses = {ip for a in own for ip in (a.device_ip, a.server_ip, a.listen_ip)
                          if ip}
+            root_ip = next((a.root_ip for a in ordered if a.root_ip), None)
         content = bool(announces)
         if rank is None:
             rank, from_content = _column(streams, hints, "rank")
@@ -306,7 +308,7 @@ class Identities:
                 sorted((s.key for s in streams), key=StreamKey.order)),
             first_ts=min(times) if times else None, last_ts=max(times) if times else None,
             records=sum(s.records for s in streams), errors=sum(s.errors for s in streams),
-            addresses=frozenset(addresses))
+            addresses=frozenset(addresses), root_ip=root_ip)
 
     def _quiet_identity(self, key: ProcessKey, stream: StreamStats) -> Identity:
         """``_identity`` of a process that announces nothing and wrote one stream: its rank

@@ -78,6 +78,7 @@ class Announce:
     device_ip: str | None = None
     server_ip: str | None = None  # the host IP of the announcing process
     listen_ip: str | None = None  # an address it listens on (host or device NIC)
+    root_ip: str | None = None  # the root-info server it meets the others at (``host ip[..]``)
 
 
 @dataclass(frozen=True)
