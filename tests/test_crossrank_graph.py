@@ -211,6 +211,13 @@ def test_the_file_pid_owns_records_whose_line_pid_was_rewritten() -> None:
         (4100, 0, 0), (4101, 1, 1), (4102, 2, 2)]
 
 
+def test_the_process_table_lists_the_processes_the_files_name(tmp_path: Path) -> None:
+    files = {f"w_2/plog-parser-{4100 + r}-1.log": setup(903, r, r) for r in range(3)}
+    doc = diagnose(tmp_path, files)
+    assert [(p["pid"], p["rank"], p["device"]) for p in doc["processes"]] == [
+        (4100, 0, 0), (4101, 1, 1), (4102, 2, 2)]
+
+
 def test_a_line_pid_with_its_own_identity_is_a_process_of_its_own() -> None:
     text = setup(5100, 0, 0) + setup(5177, 1, 1) + rec(5177, T0, "unrelated")
     ids = _ids({"w/plog-5100_20260602140000000.log": text})

@@ -39,6 +39,7 @@ from plogscan.model import (
     CrossRank,
     Finding,
     Level,
+    ProcessInfo,
     RootCause,
 )
 from plogscan.model import (
@@ -113,6 +114,30 @@ class Context:
             found = self._by_pid.get(pid, set())
             key = next(iter(found)) if len(found) == 1 else None
         return self.ids.processes.get(key) if key is not None else None
+
+    def processes(self, seen: Sequence[ProcessInfo]) -> tuple[ProcessInfo, ...]:
+        """The processes the overview saw (by the pid their lines print) as identities are
+        keyed (by the file): each with its rank, device and host, and a line pid whose records
+        several files own (a collection that rewrote the pids) as each of those processes."""
+        out = []
+        for proc in seen:
+            keys = list(dict.fromkeys(self.ids.owners.get((proc.host or "", proc.pid), ())))
+            if len(keys) <= 1:
+                ident = self.process_of(proc.host, proc.pid)
+                out.append(proc if ident is None else replace(
+                    proc, host=ident.host or proc.host,
+                    rank=ident.rank if ident.rank is not None else proc.rank,
+                    device=ident.device if ident.device is not None else proc.device))
+                continue
+            for key in keys:
+                ident = self.ids.processes[key]
+                out.append(replace(proc, host=ident.host or proc.host,
+                                   pid=ident.pid if ident.pid is not None else proc.pid,
+                                   rank=ident.rank, device=ident.device,
+                                   first_ts=_to_datetime(ident.first_ts),
+                                   last_ts=_to_datetime(ident.last_ts)))
+        out.sort(key=lambda p: (p.rank is None, p.rank or 0, p.host or "", p.pid))
+        return tuple(out)
 
     def identify(self, cols: Mapping[str, Any]) -> dict[str, Any] | None:
         """The identity columns of one record (host, rank, device, identity source), for the
