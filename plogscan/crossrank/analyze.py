@@ -119,9 +119,20 @@ class Context:
         """The processes the overview saw (by the pid their lines print) as identities are
         keyed (by the file): each with its rank, device and host, and a line pid whose records
         several files own (a collection that rewrote the pids) as each of those processes."""
+        owners: dict[tuple[str, int], list[ProcessKey]] = {}  # only pids of several
+        first = self.ids.by_record_pid
+        for stream in self.summary.streams:
+            k = stream.key
+            if k.pid is None:
+                continue
+            where, key = (stream.host or "", k.pid), self.ids.of_stream[k]
+            if key != first.get(where):
+                found = owners.setdefault(where, [first[where]])
+                if key not in found:
+                    found.append(key)
         out = []
         for proc in seen:
-            keys = list(dict.fromkeys(self.ids.owners.get((proc.host or "", proc.pid), ())))
+            keys = owners.get((proc.host or "", proc.pid), ())
             if len(keys) <= 1:
                 ident = self.process_of(proc.host, proc.pid)
                 out.append(proc if ident is None else replace(

@@ -34,7 +34,6 @@ from plogscan.crossrank.summary import Announce, StreamKey, StreamStats, Summary
 from plogscan.ingest.pathhints import path_hints
 
 WORLD = "hccl_world_group"
-MAX_OWNERS = 1024  # processes listed as owning the records of one line pid
 # Announcement kinds in the order their rank is trusted (the rendezvous line first).
 _KIND_ORDER = ("setup-agent", "init-entry", "init-success", "comm-info", "key-info-local",
                "group-rank", "hcom-init", "key-info", "own-rank", "address", "rank-info")
@@ -139,10 +138,8 @@ class Identities:
         # summary's order); path -> its section header lines
         self.file_host: dict[tuple[str, int], str] = {}
         self.segmented: dict[str, list[int]] = self._headers
-        # (host as the table names it, pid as the records carry it) -> process; ``owners``: every
-        # process that owns records of that pid (files that rewrote their line pids)
+        # (host as the table names it, pid as the records carry it) -> process
         self.by_record_pid: dict[tuple[str, int], ProcessKey] = {}
-        self.owners: dict[tuple[str, int], list[ProcessKey]] = {}
         for stream in summary.streams:
             k = stream.key
             key = self.of_stream[k]
@@ -150,9 +147,6 @@ class Identities:
                 self.file_host[(k.path, k.segment)] = self.processes[key].clock_host
             if k.pid is not None:
                 self.by_record_pid.setdefault((stream.host or "", k.pid), key)
-                found = self.owners.setdefault((stream.host or "", k.pid), [])
-                if key not in found[-4:] and len(found) < MAX_OWNERS:
-                    found.append(key)
 
     def hints(self, path: str, segment: int) -> _Hints:
         key = (path, segment)
