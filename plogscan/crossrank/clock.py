@@ -31,6 +31,7 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.summary import Summary
@@ -50,12 +51,14 @@ class Clock:
     offsets: tuple[ClockOffset, ...]
     flags: tuple[ClockFlag, ...] = ()
 
+    @cached_property
+    def _by_host(self) -> dict[str, ClockOffset]:
+        return {o.host: o for o in self.offsets}
+
     def offset_of(self, host: str | None) -> int:
         """The offset applied to ``host``'s records (0 when none is, or it is weak)."""
-        for o in self.offsets:
-            if o.host == (host or ""):
-                return o.offset_us if o.applied else 0
-        return 0
+        o = self._by_host.get(host or "")
+        return o.offset_us if o is not None and o.applied else 0
 
     def align(self, identity: Identity | None, ts: int | None) -> int | None:
         if ts is None:
@@ -65,10 +68,10 @@ class Clock:
     def uncertainty(self, host: str | None) -> int:
         """How far ``host``'s aligned times may be off: the uncertainty of its applied offset,
         or, for an offset too weak to apply, the whole estimate and its uncertainty."""
-        for o in self.offsets:
-            if o.host == (host or ""):
-                return o.uncertainty_us if o.applied else abs(o.offset_us) + o.uncertainty_us
-        return 0
+        o = self._by_host.get(host or "")
+        if o is None:
+            return 0
+        return o.uncertainty_us if o.applied else abs(o.offset_us) + o.uncertainty_us
 
 
 def generations(ids: Identities) -> dict[ProcessKey, int]:
