@@ -15,7 +15,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
 from plogscan.crossrank.graph import Edge, WaitGraph
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
@@ -329,3 +332,21 @@ def test_root_info_agents_wait_for_the_server_their_set_up_named(tmp_path: Path)
     assert [(s["label"], s["end"]) for s in rc["suspects"]] == [("host-0 device-0", "silent")]
     assert sorted((e["from"], e["kind"]) for e in rc["graph"]["edges"]) == [
         ("host-1 device-1", "rendezvous"), ("host-2 device-2", "rendezvous")]
+
+
+_GATED = [(p.RENDEZVOUS_LITERALS, (p.CONNECT_SERVER, p.TOPO_AGENT, p.FAILED_AGENTS, p.TOPO_SERVER,
+                                   p.CONNECTED, p.NEED_RANKS, p.STORE_WAIT)),
+          (p.HEARTBEAT_LITERALS, (p.CRIMER, p.TRACE_RANK, p.LOCATION, p.LOST_PAIR,
+                                  p.SERVER_DEVICE))]
+
+
+@pytest.mark.parametrize(("literals", "pattern"),
+                         [(lits, pat) for lits, pats in _GATED for pat in pats],
+                         ids=lambda v: getattr(v, "pattern", "literals")[:30])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_message_without_the_literals_is_skipped_safely(literals, pattern, data) -> None:
+    """The patterns run only on messages holding one of their literals: whatever a pattern
+    matches holds one."""
+    text = data.draw(st.from_regex(pattern, fullmatch=False))
+    assert any(lit in text for lit in literals), text

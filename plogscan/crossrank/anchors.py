@@ -160,16 +160,16 @@ def _addresses(key: StreamKey, line: int, ts: int | None, msg: str,
             server_ip=p.ip_of(pairs.get("hostIp")) or (p.ip_of(local.group("ip")) if local
                                                       else None),
             listen_ip=p.ip_of(listen.group("ip")) if listen else None))
-    node = p.THIS_NODE.search(msg)
+    node = p.THIS_NODE.search(msg) if "This node" in msg else None
     if node:
         out.append(Announce(key, line, ts, "address", None, None, None,
                             phy_device=p.int_or_none(node.group("device")),
                             server_ip=p.ip_of(node.group("ip"))))
-    own = p.SOCKET_WAIT.search(msg)
+    own = p.SOCKET_WAIT.search(msg) if "socket establish" in msg else None
     if own:
         out.append(Announce(key, line, ts, "own-rank", None, p.int_or_none(own.group("rank")),
                             None))
-    store = p.STORE_WAIT.search(msg)
+    store = p.STORE_WAIT.search(msg) if "waitForInput" in msg else None
     if store:
         out.append(Announce(key, line, ts, "address", None, None, None,
                             server_ip=p.ip_of(store.group("local"))))
@@ -199,7 +199,7 @@ def _waits(sink: Sink, key: StreamKey, line: int, ts: int | None, msg: str) -> l
                                 own_stream=peer.lower() == "local", detail="Notify Wait",
                                 unnamed=rank is None and peer.lower() != "local"))
                 break
-    a = p.AICPU_BASE.search(msg)
+    a = p.AICPU_BASE.search(msg) if "base information is" in msg else None
     if a:
         task_type = a.group("type").strip()
         if task_type in p.WAIT_TASK_TYPES:
@@ -209,22 +209,23 @@ def _waits(sink: Sink, key: StreamKey, line: int, ts: int | None, msg: str) -> l
                             unnamed=rank is None))
         else:
             sink.add("faults", Fault(key, line, ts, task_type))
-    t = p.TRANSPORT.search(msg)
+    t = p.TRANSPORT.search(msg) if "remoteUserrank" in msg else None
     if t:
         out.append(Wait(key, line, ts, "socket", comm, p.int_or_none(t.group("peer")),
                         peer_ip=p.ip_of(t.group("ip")), detail="transport set-up"))
-    for d in p.DST_RANK.finditer(msg):
+    for d in p.DST_RANK.finditer(msg) if "dstRank" in msg else ():
         for device in d.group("devices").split(","):
             out.append(Wait(key, line, ts, "socket", comm, None, peer_host=p.ip_of(d.group("ip")),
                             peer_device=p.int_or_none(device), local_ip=d.group("src_ip"),
                             detail="connect timeout detect"))
-    for pattern in (p.P2P_TIMEOUT, p.P2P_ENABLE):
+    for pattern in (p.P2P_TIMEOUT, p.P2P_ENABLE) if "P2P" in msg or "p2p" in msg else ():
         m = pattern.search(msg)
         if m:
             out.append(Wait(key, line, ts, "p2p", comm, None,
                             peer_device=p.int_or_none(m.group("device")), detail="P2P"))
-    out.extend(_rendezvous(sink, key, line, ts, msg))
-    for c in p.CQE_REMOTE.finditer(msg):
+    if any(text in msg for text in p.RENDEZVOUS_LITERALS):
+        out.extend(_rendezvous(sink, key, line, ts, msg))
+    for c in p.CQE_REMOTE.finditer(msg) if "remoteIP" in msg else ():
         ip = p.ip_of(c.group("ip")) or p.ip_of(c.group("bare"))
         host = p.ip_of(c.group("host"))
         if ip or host:
@@ -280,7 +281,9 @@ def _task(key: StreamKey, line: int, ts: int | None, msg: str) -> TaskState | No
 
 
 def _heartbeats(key: StreamKey, line: int, ts: int | None, msg: str) -> list[Heartbeat]:
-    out = []
+    out: list[Heartbeat] = []
+    if not any(text in msg for text in p.HEARTBEAT_LITERALS):
+        return out
     for pattern in (p.CRIMER, p.TRACE_RANK, p.LOCATION, p.LOST_PAIR):
         for m in pattern.finditer(msg):
             out.append(Heartbeat(key, line + msg.count("\n", 0, m.start()), ts,

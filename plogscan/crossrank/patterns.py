@@ -90,6 +90,10 @@ NEED_RANKS = re.compile(r"need connect rankNum is \[(?P<size>\d+)\]")
 STORE_WAIT = re.compile(
     r"waitForInput: socket SocketImpl\(.*?addr=\[?(?:::ffff:)?(?P<local>[0-9A-Fa-f:.]+?)\]?:\d+,"
     r"\s*remote=\[?(?:::ffff:)?(?P<ip>[0-9A-Fa-f:.]+?)\]?:\d+\)")
+# Each rendezvous pattern holds one of these (the patterns run only on a message with one).
+RENDEZVOUS_LITERALS = ("topo exchange", "connect server[", "connect agent[",
+                       "connectFailedAgentIdList", "connected rankinfo", "need connect",
+                       "waitForInput")
 # RoCE: an RDMA operation to the remote failed (ERROR CQE).
 CQE_REMOTE = re.compile(
     r"remoteIP\s*(?:\{server\[(?P<host>[^\]]*)\](?:,\s*deviceId\[[^\]]*\])?(?:,\s*deviceIp"
@@ -131,6 +135,8 @@ SERVER_DEVICE = re.compile(
     r"serverId\[(?P<ip>[^\]]+)\],\s*deviceId\[(?P<id>\d+)\],\s*"
     r"(?P<status>Heartbeat Lost Occurred|Stuck Occurred|Error [Cc][Qq][Ee] Occurred)"
 )
+# Each heartbeat pattern holds one of these (the patterns run only on a message with one).
+HEARTBEAT_LITERALS = ("crimer rank", "] status[", "Exception Location", "Occurred")
 # The statuses that locate a failure (the crimer failed); others (a notify wait error, retry
 # not supported) report a waiter, not a culprit.
 CULPRIT_STATUS = re.compile(r"lost|stuck|cqe", re.IGNORECASE)
