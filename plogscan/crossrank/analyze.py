@@ -28,6 +28,7 @@ from plogscan.crossrank.facts import Facts, Problem
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.missing import find, present_ips
 from plogscan.crossrank.partition import QUIET, ByAttempt, Conclusion, listed
+from plogscan.crossrank.processes import identified, to_datetime
 from plogscan.crossrank.rootcause import root_cause
 from plogscan.crossrank.summary import Summary
 from plogscan.crossrank.words import say
@@ -116,39 +117,8 @@ class Context:
         return self.ids.processes.get(key) if key is not None else None
 
     def processes(self, seen: Sequence[ProcessInfo]) -> tuple[ProcessInfo, ...]:
-        """The processes the overview saw (by the pid their lines print) as identities are
-        keyed (by the file): each with its rank, device and host, and a line pid whose records
-        several files own (a collection that rewrote the pids) as each of those processes."""
-        owners: dict[tuple[str, int], list[ProcessKey]] = {}  # only pids of several
-        first = self.ids.by_record_pid
-        for stream in self.summary.streams:
-            k = stream.key
-            if k.pid is None:
-                continue
-            where, key = (stream.host or "", k.pid), self.ids.of_stream[k]
-            if key != first.get(where):
-                found = owners.setdefault(where, [first[where]])
-                if key not in found:
-                    found.append(key)
-        out = []
-        for proc in seen:
-            keys = owners.get((proc.host or "", proc.pid), ())
-            if len(keys) <= 1:
-                ident = self.process_of(proc.host, proc.pid)
-                out.append(proc if ident is None else replace(
-                    proc, host=ident.host or proc.host,
-                    rank=ident.rank if ident.rank is not None else proc.rank,
-                    device=ident.device if ident.device is not None else proc.device))
-                continue
-            for key in keys:
-                ident = self.ids.processes[key]
-                out.append(replace(proc, host=ident.host or proc.host,
-                                   pid=ident.pid if ident.pid is not None else proc.pid,
-                                   rank=ident.rank, device=ident.device,
-                                   first_ts=_to_datetime(ident.first_ts),
-                                   last_ts=_to_datetime(ident.last_ts)))
-        out.sort(key=lambda p: (p.rank is None, p.rank or 0, p.host or "", p.pid))
-        return tuple(out)
+        """The overview's processes as the identities see them (``processes.identified``)."""
+        return identified(self.ids, self.summary, seen, self.process_of)
 
     def identify(self, cols: Mapping[str, Any]) -> dict[str, Any] | None:
         """The identity columns of one record (host, rank, device, identity source), for the
@@ -280,8 +250,8 @@ class Context:
     def _attempt_report(self, attempt: Attempt, result: Conclusion) -> AttemptReport:
         idents = [self.ids.processes[k] for k in sorted(attempt.keys)]
         return AttemptReport(
-            id=attempt.id, first_ts=_to_datetime(attempt.first_ts),
-            last_ts=_to_datetime(attempt.last_ts),
+            id=attempt.id, first_ts=to_datetime(attempt.first_ts),
+            last_ts=to_datetime(attempt.last_ts),
             pids=tuple(sorted({i.pid for i in idents if i.pid is not None})),
             hosts=tuple(sorted({i.host for i in idents if i.host})),
             ranks=tuple(sorted({i.rank for i in idents if i.rank is not None})),
@@ -397,6 +367,3 @@ class Context:
             out.append(replace(finding, rank_role=role, attempt=attempt))
         return out
 
-
-def _to_datetime(us: int | None) -> datetime | None:
-    return None if us is None else _EPOCH + timedelta(microseconds=us)
