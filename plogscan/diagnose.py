@@ -44,7 +44,7 @@ from plogscan.ingest.limits import LimitHit, Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.prefetch import prefetched
 from plogscan.memory import release_freed
-from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, ProcessInfo, RuleInfo
+from plogscan.model import Diagnosis, EventRow, Finding, IngestSummary, RuleInfo
 from plogscan.parse.codescan import codes_in
 from plogscan.redact.redactor import Redactor
 from plogscan.redact.values import redact_value, redacted_alignment
@@ -347,7 +347,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
         inputs=summary, findings=tuple(findings),
         rules_evaluated=tuple(sorted((*rule_infos(ruleset), unreadable.rule_info(lang)),
                                      key=lambda r: r.id)),
-        processes=tuple(_identified_process(p, ctx) for p in overview.processes()),
+        processes=ctx.processes(overview.processes()),
         events=events, events_truncated=truncated, exit_code=exit_code(findings, fail_on, summary),
         fail_on=fail_on, extra=extra, lang=lang, crossrank=crossrank)
     diagnosis = with_incidents(diagnosis)
@@ -392,13 +392,3 @@ def _aligned_event(event: EventRow, ctx: Context) -> EventRow:
                    rank=ident.rank if ident.rank is not None else event.rank,
                    device=ident.device if ident.device is not None else event.device,
                    ts_aligned=ctx.aligned(event.path, event.line, event.pid, event.ts))
-
-
-def _identified_process(proc: ProcessInfo, ctx: Context) -> ProcessInfo:
-    """A process of the overview with the rank, device and host its identity gives."""
-    ident = ctx.process_of(proc.host, proc.pid)
-    if ident is None:
-        return proc
-    return replace(proc, host=ident.host or proc.host,
-                   rank=ident.rank if ident.rank is not None else proc.rank,
-                   device=ident.device if ident.device is not None else proc.device)

@@ -293,7 +293,7 @@ agree to within 3 ms.
 ## What `plogscan diagnose` must report
 
 * root cause **localized**, first suspect **`node-b device-1`, rank 5** (signals
-  `error-vs-timeout`, `earliest-error`, `wait-chain`);
+  `error-vs-timeout`, `wait-chain`: the only real error, and the end of every chain of waits);
 * victims: ranks 0, 1, 2, 3, 4, 6 and 7 (they only waited);
 * chain (the ring of waits, from the rank farthest from the root): {ring};
 * findings: `OOB001` (the MTE out-of-range access) and `AIC001` on rank 5 (`rank_role`

@@ -48,7 +48,8 @@ def _storm(root: Path) -> Path:
                 "[EXEC][EXEC]alloc device memory failed, runtime result = 207001\n"]
         else:
             lines.append(f"[INFO] GE({pid},python3):{t} [ge.cc:640]1 Run:done\n")
-    path = root / "node-0/process_log/run/plog/plog-1_20260501100000000.log"
+    # a log gathered from the whole node: no pid in its name, so its lines tell the processes
+    path = root / "node-0/process_log/run/node-0-aggregated.log"
     path.parent.mkdir(parents=True)
     path.write_text("".join(lines), encoding="utf-8")
     return root

@@ -11,12 +11,13 @@ corpus is never copied in: without it these tests are reported as skipped.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 
 import pytest
 from click.testing import CliRunner
 
 from plogscan.cli import cli
-from tests.corpus_path import corpus_dir, trees_dir
+from tests.corpus_path import corpus_dir, pasted_corpus_dir, trees_dir
 
 TREES = trees_dir()
 REAL = corpus_dir()
@@ -94,5 +95,77 @@ def test_aicpu_tree_clock_offset_from_the_rendezvous() -> None:
     assert document["clock"]["reference"] == "worker-0"  # one rank each: ties go by name
     assert offset["host"] == "worker-1" and offset["basis"] == "rendezvous"
     assert abs(offset["offset_us"] + 15_200_000) < 100_000  # its SetupAgent is 15.2 s earlier
+    # two rendezvous records of one rank per host: reported, too few pairs to move a record
+    assert offset["pairs"] == 2 and offset["applied"] is False
+    evidence = [e for f in document["findings"] for e in f["evidence"]]
+    assert all(e["ts_aligned"] == e["ts"] for e in evidence)
     roles = {(f["rule"], tuple(f["scope"]["hosts"])): f["rank_role"] for f in document["findings"]}
     assert roles[("FWK005", ("worker-1",))] == "victim"
+
+
+@pytest.mark.skipif(TREES is None, reason="real multi-rank trees not present beside the checkout")
+def test_one_hand_edited_pair_does_not_draw_equal_stamps_minutes_apart() -> None:
+    """The two hosts' SetupAgent records are stamped ten minutes apart, their link timeouts in
+    the same second: one pair is too weak an estimate to move anything."""
+    assert TREES is not None
+    document = _diagnose([str(TREES / "st_event_timeout_testcase")])
+    (offset,) = document["clock"]["offsets"]
+    assert abs(offset["offset_us"]) == 600_000_000 and offset["applied"] is False
+    links = [datetime.fromisoformat(e["ts_aligned"]) for f in document["findings"]
+             if f["category"] == "hccl-link-timeout" for e in f["evidence"]]
+    assert links and max(links) - min(links) < timedelta(seconds=1)
+
+
+PASTED = pasted_corpus_dir()
+# Pasted excerpts of several shapes, and the waits each shows: (kind, whom it waits for).
+PASTED_WAITS = {
+    "issues/I03_vllm-ascend-13482-hccl-aicpu-timeout-heartbeat.log": {
+        ("heartbeat", "192.168.0.15/6"), ("notify", "rank 3")},  # and its own stream
+    "issues/I17_vllm-ascend-3162-ei0009-transport-init.log": {("socket", "172.16.0.114")},
+    "issues2/V18_vllm-ascend-9447-glm51-a3-2node-socket-link-timeout.log": {
+        ("socket", "10.20.0.31")},
+    "issues2/V29_vllm-ascend-2754-ei0007-qp-alloc-exhausted-interleaved.log": {
+        ("socket", "192.168.1.3")},
+    "real/22_doc_torch_npu_troubleshooting_cases.log": {("heartbeat", "90.90.92.240/1")},
+    "real/20_doc_hccl_fault_diag_task_exec_stage.log": {
+        ("heartbeat", "127.10.0.2/2"), ("heartbeat", "127.10.0.1/1"), ("roce", "127.11.0.2")},
+}
+
+
+@pytest.mark.skipif(PASTED is None or REAL is None,
+                    reason="pasted excerpts not beside the checkout")
+@pytest.mark.parametrize("name", sorted(PASTED_WAITS))
+def test_every_wait_a_pasted_excerpt_shows_is_an_edge(name: str) -> None:
+    assert PASTED is not None
+    document = _diagnose([str(PASTED.parent / name)])
+    graphs = [document["root_cause"]["graph"], *(a["root_cause"]["graph"]
+                                                 for a in document["attempts"])]
+    edges = {(e["kind"], e["to"]) for g in graphs for e in g["edges"]}
+    assert PASTED_WAITS[name] <= edges, edges
+
+
+@pytest.mark.skipif(PASTED is None, reason="pasted excerpts not beside the checkout")
+def test_ranks_of_one_paste_wait_on_the_tcp_store_of_rank_0() -> None:
+    assert PASTED is not None
+    name = "issues2/V38_vllm-ascend-2248-multinode-c10d-waitforinput-1800s.log"
+    result = CliRunner().invoke(cli, ["diagnose", str(PASTED.parent / name), "--format", "json",
+                                      "--quiet"], catch_exceptions=False)
+    document = json.loads(result.stdout)
+    edges = document["root_cause"]["graph"]["edges"]
+    assert {e["kind"] for e in edges} == {"rendezvous"}
+    assert len({e["from"] for e in edges}) == 6 and {e["to"] for e in edges} == {
+        "7.150.11.200 rank 0"}
+    assert document["root_cause"]["verdict"] == "undetermined"  # rank 0 waited on it too
+
+
+@pytest.mark.skipif(PASTED is None, reason="pasted excerpts not beside the checkout")
+def test_the_stuck_location_of_a_heartbeat_is_the_first_suspect_and_its_reporter_a_victim(
+        ) -> None:
+    assert PASTED is not None
+    name = "I03_vllm-ascend-13482-hccl-aicpu-timeout-heartbeat.log"
+    rc = _diagnose([str(PASTED / name)])["root_cause"]
+    first = rc["suspects"][0]
+    assert (first["label"], first["present"]) == ("192.168.0.15/6", False)
+    assert any(r["signal"] == "heartbeat" and "192.168.0.15/6" in r["text"]
+               for r in first["reasons"])
+    assert [v["rank"] for v in rc["victims"]] == [3]

@@ -98,6 +98,7 @@ def test_clock_skew_sample_recovers_the_offset_and_orders_by_aligned_time() -> N
     assert offset["host"] == "host-2" and offset["pairs"] >= 1
     assert abs(offset["offset_us"] - SKEW_US) < 100_000, offset
     assert offset["uncertainty_us"] < 100_000
+    assert offset["applied"] and offset["pairs"] >= 3  # the collectives every rank entered
     suspects = [s["label"] for s in document["root_cause"]["suspects"]]
     assert suspects[:2] == ["host-1 device-3", "host-2 device-4"]
     # the naive answer: the earliest ERROR record by written time is rank 12's
@@ -116,7 +117,7 @@ def test_a_given_offset_overrides_the_estimate_and_can_flip_the_answer() -> None
     document = diagnose("clock-skew-earliest-error", "--clock-offset", "host-2=0")
     (offset,) = document["clock"]["offsets"]
     assert offset == {"host": "host-2", "offset_us": 0, "uncertainty_us": 0, "pairs": 0,
-                      "basis": "override"}
+                      "basis": "override", "applied": True}
     first = document["root_cause"]["suspects"][0]
     # on unaligned clocks rank 12's error looks 5.6 s earlier
     assert any(r["signal"] == "earliest-error" for r in first["reasons"]) is (
@@ -186,3 +187,17 @@ def test_findings_name_their_attempt() -> None:
         assert set(finding["scope"]["pids"]) <= attempts[finding["attempt"]], finding["rule"]
     assert {f["attempt"] for f in document["findings"] if f["rule"] == "HW001"} == {1}
     assert {f["attempt"] for f in document["findings"] if f["rule"] == "MEM001"} == {2}
+
+
+def test_an_address_a_rank_announced_is_never_missing() -> None:
+    """Rank 1's run plog says hostIp[10.20.31.12] and deviceLogicId[1]; rank 0's heartbeat
+    names 10.20.31.12/1: that is rank 1, whose out-of-memory is the root, with its device."""
+    document = diagnose("notify-timeout-two-hosts")
+    assert document["missing"] == {"ranks": [], "hosts": [], "advice": []}
+    rc = document["root_cause"]
+    first = rc["suspects"][0]
+    assert (first["label"], first["rank"], first["device"], first["end"]) == (
+        "worker-1 device-1", 1, 1, "error")
+    assert {(e["kind"], e["to"]) for e in rc["graph"]["edges"]} == {
+        ("notify", "worker-1 device-1"), ("heartbeat", "worker-1 device-1")}
+    assert [v["rank"] for v in rc["victims"]] == [0]

@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 from click.testing import CliRunner
 
 from plogscan.cli import cli
-from plogscan.crossrank import gather
+from plogscan.crossrank import entries
 from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.clock import _estimate
 from plogscan.crossrank.gather import Gatherer
@@ -174,7 +174,7 @@ def test_the_summary_keeps_a_bounded_window_of_entries_per_stream() -> None:
     for batch in parse_files({"w/run/plog/plog-9_1.log": text}).to_batches(max_chunksize=50):
         g.consume(batch)
     summary = g.summary()
-    assert len(summary.entries) == gather.FIRST_ENTRIES + gather.LAST_ENTRIES
+    assert len(summary.entries) == entries.FIRST_ENTRIES + entries.LAST_ENTRIES
     ((_key, _comm, count),) = summary.entry_counts
     assert count == 399
     seqs = [e.seq for e in summary.entries]

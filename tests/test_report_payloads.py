@@ -56,7 +56,8 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     plogs = root / "debug" / "plog"
     plogs.mkdir(parents=True)
     lines = [_record(5000 + i, p) for i, p in enumerate(PAYLOADS)]
-    (plogs / "plog-5000_20260302101500000.log").write_text("\n".join(lines) + "\n", "utf-8")
+    # no pid in the name (older CANN): each line's pid is a process of its own
+    (plogs / "plog_20260302101500000.log").write_text("\n".join(lines) + "\n", "utf-8")
     for i, name in enumerate(NAME_PAYLOADS):
         (root / f"{name}-plog-{7000 + i}_20260302101500000.log").write_text(
             _record(7000 + i, f"file {i}") + "\n", "utf-8")

@@ -20,29 +20,29 @@ import pyarrow.compute as pc
 
 from plogscan.crossrank import clock as clk
 from plogscan.crossrank import config as cfg
-from plogscan.crossrank import values
-from plogscan.crossrank.attempts import Attempts
-from plogscan.crossrank.collectives import Alignment, align
+from plogscan.crossrank.attempts import Attempt, Attempts
+from plogscan.crossrank.build import Builder, comm_index
+from plogscan.crossrank.collectives import align
+from plogscan.crossrank.decide import Decider
 from plogscan.crossrank.facts import Facts, Problem
 from plogscan.crossrank.gather import Gatherer
-from plogscan.crossrank.graph import WaitGraph, comm_index
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
-from plogscan.crossrank.missing import Missing, find, present_ips
-from plogscan.crossrank.partition import QUIET, ByAttempt, listed
-from plogscan.crossrank.summary import Summary, Wait
-from plogscan.crossrank.suspects import Localizer, Verdict
+from plogscan.crossrank.missing import find, present_ips
+from plogscan.crossrank.partition import QUIET, ByAttempt, Conclusion, listed
+from plogscan.crossrank.processes import identified, to_datetime
+from plogscan.crossrank.rootcause import root_cause
+from plogscan.crossrank.summary import Summary
 from plogscan.crossrank.words import say
 from plogscan.errors import InputError
 from plogscan.model import (
+    AttemptReport,
+    ClockReport,
     ConfigReport,
     CrossRank,
     Finding,
     Level,
-    MissingReport,
+    ProcessInfo,
     RootCause,
-    SettingMismatch,
-    SettingValue,
-    ShortTimeout,
 )
 from plogscan.model import (
     Verdict as FindingVerdict,
@@ -101,8 +101,9 @@ class Context:
 
     # ------------------------------------------------------------------ per record
 
-    def identity(self, path: str | None, line: int | None, pid: int | None) -> Identity | None:
-        return self.ids.of_record(path or "", line or 0, pid)
+    def identity(self, path: str | None, line: int | None, pid: int | None,
+                 rank: int | None = None) -> Identity | None:
+        return self.ids.of_record(path or "", line or 0, pid, rank)
 
     def process_of(self, host: str | None, pid: int) -> Identity | None:
         """The identity of the process whose records carry ``pid`` on ``host`` (the table's)."""
@@ -116,10 +117,15 @@ class Context:
             key = next(iter(found)) if len(found) == 1 else None
         return self.ids.processes.get(key) if key is not None else None
 
+    def processes(self, seen: Sequence[ProcessInfo]) -> tuple[ProcessInfo, ...]:
+        """The overview's processes as the identities see them (``processes.identified``)."""
+        return identified(self.ids, self.summary, seen, self.process_of)
+
     def identify(self, cols: Mapping[str, Any]) -> dict[str, Any] | None:
         """The identity columns of one record (host, rank, device, identity source), for the
         engine to put in findings; None when the record belongs to no known process."""
-        ident = self.identity(cols.get("path"), cols.get("line"), cols.get("pid"))
+        ident = self.identity(cols.get("path"), cols.get("line"), cols.get("pid"),
+                              cols.get("rank"))
         if ident is None:
             return None
         return {"host": ident.host or cols.get("host"), "rank": ident.rank,
@@ -150,7 +156,7 @@ class Context:
 
     def offset_by_host(self) -> dict[str, int]:
         """host -> clock offset in µs (the ones applied to ``ts_aligned``)."""
-        return {o.host: o.offset_us for o in self.clock.offsets if o.offset_us}
+        return {o.host: o.offset_us for o in self.clock.offsets if o.offset_us and o.applied}
 
     def aligned_column(self, table: pa.Table) -> pa.Array:
         """``ts_aligned`` of every row of an event table: ``ts`` minus its host's offset. A
@@ -190,61 +196,72 @@ class Context:
         facts = {a.id: Facts(members=a.keys) for a in self.attempts.list}
         self._from_findings(findings, facts)
         self._from_summary(facts)
-        results: dict[int, tuple[Verdict, Missing, Alignment, Any]] = {}
+        results: dict[int, Conclusion] = {}
         parts = ByAttempt(self.summary, self.ids, self.attempts, self.settings)
-        waits = self._waits()
         index = comm_index(self.summary)
         present = present_ips(self.ids)
         for attempt in self.attempts.list:
             f = facts[attempt.id]
-            if not (parts.has_records(attempt.id) or attempt.id in waits or f.failed
-                    or f.tasks or f.heartbeats):
+            if not (parts.has_records(attempt.id) or f.failed or f.waits or f.tasks
+                    or f.heartbeats):
                 results[attempt.id] = QUIET  # no anchor record, nothing reported
                 continue
-            view = parts.summary(attempt.id)
-            alignment = align(view, self.ids, attempt.keys)
-            f.divergence = alignment.first
-            per = parts.settings(attempt.id)
-            f.config = cfg.mismatches(per, self.ids)
-            graph = WaitGraph(view, self.ids, attempt.keys, waits.get(attempt.id, {}),
-                              self.lang, index)
-            verdict = Localizer(view, self.ids, self.clock, f, graph, self.lang).verdict()
-            missing = find(self.ids, attempt.keys, f, graph, verdict, self.lang, present)
-            short = cfg.too_short(view, self.ids, self.clock, attempt.keys,
-                                  cfg.in_force(per), self.lang)
-            results[attempt.id] = (verdict, missing, alignment, (f.config, short))
-        failed = [a for a in self.attempts.list if results[a.id][0].failed]
+            results[attempt.id] = self._conclude(attempt, f, parts, index, present)
+        failed = [a for a in self.attempts.list if results[a.id].failed]
         chosen = (failed[-1] if failed else self.attempts.list[-1]) if self.attempts.list \
             else None
+        clock = ClockReport(self.clock.reference or None,
+                            tuple(o for o in self.clock.offsets if o.host), self.clock.flags)
         if chosen is None:
-            crossrank = CrossRank(root_cause=RootCause("undetermined"),
-                                  clock=values.clock_report(self.clock))
-            return crossrank, list(findings)
-        roled = self._roles(findings, {a: r[0] for a, r in results.items()})
+            return CrossRank(root_cause=RootCause("undetermined"), clock=clock), list(findings)
+        roled = self._roles(findings, results)
         failed_ids = {a.id for a in failed}
         shown = listed(self.attempts.list, failed_ids,
                        {chosen.id, *(f.attempt for f in roled if f.attempt is not None)})
-        verdict, missing, alignment, (mismatches, short) = results[chosen.id]
+        picked = results[chosen.id]
         crossrank = CrossRank(
-            root_cause=values.root_cause(self.ids, verdict, chosen.id),
-            clock=values.clock_report(self.clock),
-            attempts=tuple(values.attempt_report(self.ids, a, results[a.id][0])
-                           for a in shown),
-            collectives=values.collectives(alignment),
-            config=ConfigReport(
-                tuple(SettingMismatch(m.key, tuple(SettingValue(v.value, v.ranks)
-                                                   for v in m.values)) for m in mismatches),
-                tuple(ShortTimeout(t.key, t.value_s, t.gap_s, t.ranks, t.what)
-                      for t in short)),
-            missing=MissingReport(missing.ranks, missing.hosts, missing.advice),
+            root_cause=picked.root_cause, clock=clock,
+            attempts=tuple(self._attempt_report(a, results[a.id]) for a in shown),
+            collectives=picked.collectives, config=picked.config, missing=picked.missing,
             attempts_omitted=len(self.attempts.list) - len(shown),
             failed_attempts_omitted=len(failed) - sum(a.id in failed_ids for a in shown))
         return crossrank, roled
 
+    def _conclude(self, attempt: Attempt, f: Facts, parts: ByAttempt, index: dict,
+                  present: frozenset[str]) -> Conclusion:
+        """The conclusions of one attempt: its wait graph and verdict, what it lacks, its
+        collectives and its settings."""
+        view = parts.summary(attempt.id)
+        alignment = align(view, self.ids, attempt.keys)
+        f.divergence = alignment.first
+        f.settings = parts.settings(attempt.id)
+        decider = Decider(self.ids, f, self.clock, Builder(self.ids, f, self.clock, index,
+                                                            self.lang), self.lang)
+        decision = decider.decide()
+        short = cfg.too_short(view, self.ids, self.clock, attempt.keys, cfg.in_force(f.settings),
+                              self.lang)
+        suspects = frozenset(n.key for g in decision.groups for n in g.nodes
+                             if n.key is not None)
+        return Conclusion(
+            root_cause(self.ids, decider, decision, attempt.id), decision.failed, suspects,
+            frozenset(decision.victims),
+            find(self.ids, attempt.keys, decision, self.lang, present), alignment.report,
+            ConfigReport(cfg.mismatches(f.settings, self.ids), short))
+
+    def _attempt_report(self, attempt: Attempt, result: Conclusion) -> AttemptReport:
+        idents = [self.ids.processes[k] for k in sorted(attempt.keys)]
+        return AttemptReport(
+            id=attempt.id, first_ts=to_datetime(attempt.first_ts),
+            last_ts=to_datetime(attempt.last_ts),
+            pids=tuple(sorted({i.pid for i in idents if i.pid is not None})),
+            hosts=tuple(sorted({i.host for i in idents if i.host})),
+            ranks=tuple(sorted({i.rank for i in idents if i.rank is not None})),
+            root_cause=result.root_cause, failed=result.failed)
+
     def _processes_of(self, finding: Finding) -> list[tuple[ProcessKey, int | None]]:
         out = []
         for ev in finding.evidence:
-            ident = self.identity(ev.path, ev.line, ev.pid)
+            ident = self.identity(ev.path, ev.line, ev.pid, ev.rank)
             if ident is not None:
                 out.append((self._owner(ident), self.clock.align(ident, to_us(ev.ts))))
         return out
@@ -302,12 +319,15 @@ class Context:
 
     def _from_summary(self, facts: dict[int, Facts]) -> None:
         s = self.summary
-        for w in s.waits:
+        for w in sorted(s.waits, key=lambda w: (w.stream.order(), w.line)):
             placed = self._place(w.stream, w.ts)
             if placed and placed[0] in facts[placed[1]].members:
-                text = say(self.lang, "link set-up wait" if w.kind == "link"
-                           else "Notify Wait timeout")
-                facts[placed[1]].timeouts.setdefault(placed[0], []).append(
+                f = facts[placed[1]]
+                f.waits.setdefault(placed[0], []).append(w)
+                text = say(self.lang, "Notify Wait timeout" if w.kind == "notify"
+                           else "link set-up wait" if w.kind in ("socket", "p2p")
+                           else "{kind} wait", kind=say(self.lang, w.kind))
+                f.timeouts.setdefault(placed[0], []).append(
                     Problem(placed[2], text, ((w.stream.path, w.line),)))
         for fault in s.faults:
             placed = self._place(fault.stream, fault.ts)
@@ -322,20 +342,14 @@ class Context:
         for h in s.heartbeats:
             placed = self._place(h.stream, h.ts)
             if placed:
-                facts[placed[1]].heartbeats.append(h)
-
-    def _waits(self) -> dict[int, dict[ProcessKey, list[Wait]]]:
-        """attempt -> process -> its waits, in stream and line order."""
-        out: dict[int, dict[ProcessKey, list[Wait]]] = {}
-        for w in sorted(self.summary.waits, key=lambda w: (w.stream.order(), w.line)):
-            placed = self._place(w.stream, w.ts)
+                facts[placed[1]].heartbeats.append((placed[0], h))
+        for r in s.rosters:
+            placed = self._place(r.stream, r.ts)
             if placed:
-                out.setdefault(placed[1], {}).setdefault(placed[0], []).append(w)
-        return out
+                facts[placed[1]].rosters.setdefault(placed[0], []).append(r)
 
-    def _roles(self, findings: Sequence[Finding], verdicts: dict[int, Verdict]
+    def _roles(self, findings: Sequence[Finding], results: dict[int, Conclusion]
                ) -> list[Finding]:
-        named = {a: ({s.key for s in v.suspects}, set(v.victims)) for a, v in verdicts.items()}
         out = []
         for finding in findings:
             role = None
@@ -343,13 +357,13 @@ class Context:
             for key, ts in self._processes_of(finding):
                 number = self.attempts.of(key, ts)
                 attempt = attempt if attempt is not None else number
-                sets = named.get(number or 0)
-                if sets is None:
+                result = results.get(number or 0)
+                if result is None:
                     continue
-                if key in sets[0]:
+                if key in result.suspects:
                     role = "root-cause"
                     break
-                if key in sets[1]:
+                if key in result.victims:
                     role = "victim"
             out.append(replace(finding, rank_role=role, attempt=attempt))
         return out

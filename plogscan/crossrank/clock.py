@@ -14,7 +14,12 @@ host and the reference host over many events gives the offset as their median (r
 straggler or a late rank), its uncertainty as the scaled median absolute deviation over the
 square root of the number of pairs (never below the spread of one event's times on one host),
 and ``pairs``. Each basis, and each kind of rendezvous record alone, gives a candidate; the
-one with the smallest uncertainty wins. Pairs are a bounded, evenly spread sample.
+one with the smallest uncertainty wins among those of at least ``MIN_PAIRS`` pairs (any, when
+none has that many). Pairs are a bounded, evenly spread sample.
+
+An offset from fewer than ``MIN_PAIRS`` pairs, or whose uncertainty is at least half its size,
+is weak: it is reported (``applied`` false) and moves no record, so records stamped the same
+second on two hosts are never drawn minutes apart by one hand-edited or straggling pair.
 A host that shares no event with the reference is reached through another host. A process
 restarted on the same device is another generation: its events never pair with the first
 one's. ``offset_us`` is host clock minus reference clock; aligned time is ``ts - offset``.
@@ -26,6 +31,7 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.summary import Summary
@@ -33,6 +39,7 @@ from plogscan.crossrank.words import say
 from plogscan.model import ClockFlag, ClockOffset
 
 MAX_PAIRS = 4096  # per host pair and basis
+MIN_PAIRS = 3  # an offset from fewer anchor events is reported, not applied
 UNKNOWN_SPREAD_US = 1_000_000  # uncertainty of an offset from events whose spread is unknown
 BASES = ("collective-entry", "rendezvous", "heartbeat")
 _RENDEZVOUS = frozenset({"setup-agent", "init-entry", "init-success", "comm-info"})
@@ -44,11 +51,14 @@ class Clock:
     offsets: tuple[ClockOffset, ...]
     flags: tuple[ClockFlag, ...] = ()
 
+    @cached_property
+    def _by_host(self) -> dict[str, ClockOffset]:
+        return {o.host: o for o in self.offsets}
+
     def offset_of(self, host: str | None) -> int:
-        for o in self.offsets:
-            if o.host == (host or ""):
-                return o.offset_us
-        return 0
+        """The offset applied to ``host``'s records (0 when none is, or it is weak)."""
+        o = self._by_host.get(host or "")
+        return o.offset_us if o is not None and o.applied else 0
 
     def align(self, identity: Identity | None, ts: int | None) -> int | None:
         if ts is None:
@@ -56,10 +66,12 @@ class Clock:
         return ts - self.offset_of(identity.clock_host if identity else None)
 
     def uncertainty(self, host: str | None) -> int:
-        for o in self.offsets:
-            if o.host == (host or ""):
-                return o.uncertainty_us
-        return 0
+        """How far ``host``'s aligned times may be off: the uncertainty of its applied offset,
+        or, for an offset too weak to apply, the whole estimate and its uncertainty."""
+        o = self._by_host.get(host or "")
+        if o is None:
+            return 0
+        return o.uncertainty_us if o.applied else abs(o.offset_us) + o.uncertainty_us
 
 
 def generations(ids: Identities) -> dict[ProcessKey, int]:
@@ -191,19 +203,29 @@ def estimate(summary: Summary, ids: Identities, reference: str | None = None,
                     if not diffs:
                         continue
                     mid, spread = _estimate(diffs, jitters[n])
-                    if best is None or (spread, -len(diffs)) < (best[3], -best[1]):
-                        best = (basis, len(diffs), mid, spread)
+                    rank = (len(diffs) < MIN_PAIRS, spread, -len(diffs))
+                    if best is None or rank < best[0]:
+                        best = (rank, basis, len(diffs), mid, spread)
                 if best is not None:
-                    basis, pairs, mid, spread = best
+                    _rank, basis, pairs, mid, spread = best
                     base = known[via]
-                    known[host] = ClockOffset(host, base.offset_us + mid,
-                                         base.uncertainty_us + spread, pairs, basis)
+                    offset = base.offset_us + mid
+                    uncertainty = base.uncertainty_us + spread
+                    known[host] = ClockOffset(host, offset, uncertainty, pairs, basis,
+                                              _strong(offset, uncertainty, pairs)
+                                              and base.applied)
                     nxt.append(host)
         frontier = nxt
     for host, seconds in overrides.items():
         known[host] = ClockOffset(host, round(seconds * 1_000_000), 0, 0, "override")
     offsets = [o for o in known.values() if o.basis != "reference"]
     return Clock(reference=ref, offsets=tuple(sorted(offsets, key=lambda o: o.host)))
+
+
+def _strong(offset_us: int, uncertainty_us: int, pairs: int) -> bool:
+    """Whether an estimate is firm enough to move records: enough pairs, and an uncertainty
+    well below the offset itself."""
+    return pairs >= MIN_PAIRS and 2 * uncertainty_us < abs(offset_us)
 
 
 def default_reference(processes: Iterable[Identity]) -> str | None:

@@ -17,29 +17,27 @@ from dataclasses import dataclass
 
 from plogscan.crossrank.identity import Identities, ProcessKey
 from plogscan.crossrank.summary import Entry, Summary
-
-
-@dataclass(frozen=True)
-class Sequence:
-    comm: str
-    ranks: tuple[int, ...]
-    collectives: int  # the most any rank entered
+from plogscan.model import (
+    CollectiveCall,
+    CollectiveMismatch,
+    CollectivesReport,
+    CommunicatorSequence,
+)
 
 
 @dataclass(frozen=True)
 class Divergence:
-    comm: str
-    seq: int
-    kind: str  # op | count | dtype | missing
-    by_rank: tuple[tuple[int, tuple[str, int | None, str | None] | None], ...]
-    odd_ranks: tuple[int, ...]
+    """The first mismatch as the report states it, and the processes behind its odd ranks."""
+
+    mismatch: CollectiveMismatch
     keys: tuple[ProcessKey, ...]  # the processes of the odd ranks
     evidence: tuple[tuple[str, int], ...]  # (path, line) of the odd ranks' entries, or last ones
+    others: tuple[ProcessKey, ...] = ()  # the processes that entered it
 
 
 @dataclass(frozen=True)
 class Alignment:
-    sequences: tuple[Sequence, ...]
+    report: CollectivesReport
     first: Divergence | None
 
 
@@ -61,11 +59,12 @@ def align(summary: Summary, ids: Identities, members: frozenset[ProcessKey]) -> 
     for comm in sorted(counts):
         ranks = {k: _rank(ids, k, comm) for k in counts[comm]}
         known = sorted(r for r in ranks.values() if r is not None)
-        sequences.append(Sequence(comm, tuple(known), max(counts[comm].values())))
+        sequences.append(CommunicatorSequence(comm, tuple(known), max(counts[comm].values())))
         found = _divergence(comm, per.get(comm, {}), counts[comm], ranks)
-        if found is not None and (first is None or _earlier(found, first, per)):
+        if found is not None and (first is None or _earlier(found, first)):
             first = found
-    return Alignment(tuple(sequences), first)
+    return Alignment(CollectivesReport(tuple(sequences),
+                                       first.mismatch if first is not None else None), first)
 
 
 def _rank(ids: Identities, key: ProcessKey, comm: str) -> int | None:
@@ -76,8 +75,8 @@ def _rank(ids: Identities, key: ProcessKey, comm: str) -> int | None:
     return inside if inside is not None else ident.rank
 
 
-def _earlier(a: Divergence, b: Divergence, per: dict) -> bool:
-    return (a.seq, a.comm) < (b.seq, b.comm)
+def _earlier(a: Divergence, b: Divergence) -> bool:
+    return (a.mismatch.seq, a.mismatch.communicator) < (b.mismatch.seq, b.mismatch.communicator)
 
 
 def _divergence(comm: str, entries: dict[ProcessKey, dict[int, Entry]],
@@ -114,11 +113,14 @@ def _divergence(comm: str, entries: dict[ProcessKey, dict[int, Entry]],
                 e = entries[k][max(entries[k])]
             if e is not None:
                 evidence.append((e.stream.path, e.line))
-        return Divergence(
+        mismatch = CollectiveMismatch(
             comm, seq, kind,
-            tuple((ranks[k] if ranks[k] is not None else -1, values[k]) for k in keys),
-            tuple(sorted(r for k in odd if (r := ranks[k]) is not None)), tuple(odd),
-            tuple(evidence))
+            tuple((ranks[k] if ranks[k] is not None else -1,
+                   CollectiveCall(*values[k]) if values[k] is not None else None)
+                  for k in keys),
+            tuple(sorted(r for k in odd if (r := ranks[k]) is not None)))
+        return Divergence(mismatch, tuple(odd), tuple(evidence),
+                          tuple(k for k in keys if k not in odd and values[k] is not None))
     return None
 
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from plogscan.crossrank.clock import Clock
 from plogscan.crossrank.identity import Identities, ProcessKey
 from plogscan.crossrank.summary import Summary
 from plogscan.crossrank.words import say
+from plogscan.model import SettingMismatch, SettingValue, ShortTimeout
 
 DEFAULTS = {"HCCL_CONNECT_TIMEOUT": 120.0, "HCCL_EXEC_TIMEOUT": 1836.0}
 # Settings expected to differ from rank to rank (addresses of each host's own NIC).
@@ -28,28 +28,7 @@ _NUMBER = re.compile(r"\s*(\d+(?:\.\d+)?)")
 _IPISH = re.compile(r"^[0-9A-Fa-f:.%\w]*\d+\.\d+\.\d+\.\d+")
 
 
-@dataclass(frozen=True)
-class Value:
-    value: str
-    ranks: tuple[int, ...]
-    keys: tuple[ProcessKey, ...]
-    evidence: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True)
-class Mismatch:
-    key: str
-    values: tuple[Value, ...]
-
-
-@dataclass(frozen=True)
-class TooShort:
-    key: str
-    value_s: float
-    gap_s: float
-    ranks: tuple[int, ...]
-    keys: tuple[ProcessKey, ...]
-    what: str  # what the gap is between
+Settings = Mapping[ProcessKey, Mapping[str, tuple[str, tuple[str, int]]]]
 
 
 def settings_by_process(summary: Summary, ids: Identities, members: frozenset[ProcessKey]
@@ -64,28 +43,33 @@ def settings_by_process(summary: Summary, ids: Identities, members: frozenset[Pr
     return out
 
 
-def mismatches(settings: Mapping[ProcessKey, Mapping[str, tuple[str, tuple[str, int]]]],
-               ids: Identities) -> tuple[Mismatch, ...]:
+def mismatches(settings: Settings, ids: Identities) -> tuple[SettingMismatch, ...]:
+    """The settings whose value differs between processes, the most common value first."""
     keys = sorted({k for per in settings.values() for k in per})
     out = []
     for name in keys:
         if name in PER_RANK:
             continue
-        holders: dict[str, list[tuple[ProcessKey, tuple[str, int]]]] = {}
+        holders: dict[str, list[ProcessKey]] = {}
         for proc, per in settings.items():
             if name in per:
-                value, where = per[name]
-                holders.setdefault(value, []).append((proc, where))
+                holders.setdefault(per[name][0], []).append(proc)
         if len(holders) < 2 or all(_IPISH.match(v) for v in holders):
             continue
         values = []
         for value in sorted(holders, key=lambda v: (-len(holders[v]), v)):
-            procs = sorted(holders[value], key=lambda pw: pw[0])
-            ranks = sorted(r for p, _ in procs if (r := ids.processes[p].rank) is not None)
-            values.append(Value(value, tuple(ranks), tuple(p for p, _ in procs),
-                                tuple(w for _, w in procs[:3])))
-        out.append(Mismatch(name, tuple(values)))
+            ranks = sorted(r for p in holders[value] if (r := ids.processes[p].rank) is not None)
+            values.append(SettingValue(value, tuple(ranks)))
+        out.append(SettingMismatch(name, tuple(values)))
     return tuple(out)
+
+
+def holders(settings: Settings, name: str, value: str
+            ) -> tuple[list[ProcessKey], tuple[tuple[str, int], ...]]:
+    """The processes that printed ``name`` as ``value``, and where (the first three)."""
+    found = sorted((proc, per[name][1]) for proc, per in settings.items()
+                   if name in per and per[name][0] == value)
+    return [p for p, _ in found], tuple(w for _, w in found[:3])
 
 
 def in_force(settings: Mapping[ProcessKey, Mapping[str, tuple[str, tuple[str, int]]]]
@@ -105,10 +89,10 @@ def in_force(settings: Mapping[ProcessKey, Mapping[str, tuple[str, tuple[str, in
 
 
 def too_short(summary: Summary, ids: Identities, clock: Clock, members: frozenset[ProcessKey],
-              timeouts: Mapping[str, float], lang: str = "en") -> tuple[TooShort, ...]:
+              timeouts: Mapping[str, float], lang: str = "en") -> tuple[ShortTimeout, ...]:
     """Timeouts shorter than a gap between ranks that the logs show (aligned clocks); what
     the gap is between, in ``lang``."""
-    out: list[TooShort] = []
+    out: list[ShortTimeout] = []
 
     def check(name: str, what: str, times: dict[ProcessKey, int]) -> None:
         if len(times) < 2:
@@ -119,7 +103,7 @@ def too_short(summary: Summary, ids: Identities, clock: Clock, members: frozense
             return
         late = sorted(k for k, t in times.items() if t - min(times.values()) > limit * 1e6)
         ranks = sorted(r for k in late if (r := ids.processes[k].rank) is not None)
-        out.append(TooShort(name, limit, round(gap, 3), tuple(ranks), tuple(late), what))
+        out.append(ShortTimeout(name, limit, round(gap, 3), tuple(ranks), what))
 
     setup: dict[str, dict[ProcessKey, int]] = {}
     for a in summary.announces:

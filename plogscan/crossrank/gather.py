@@ -4,9 +4,8 @@ It watches the record batches the engine reads (like ``Overview``) and keeps onl
 cross-rank stage needs (``plogscan.crossrank.summary``). Per batch it runs a handful of Arrow
 kernels over all rows: one group-by for the per-stream counters and one RE2 alternation
 (``patterns.PREFILTER``) that finds the few rows worth reading. Only those rows reach Python.
-Collective entry logs can be frequent (one per collective), so they are numbered and sampled
-with numpy: per stream and communicator the first ``FIRST_ENTRIES`` and the last
-``LAST_ENTRIES`` are kept, with the total count.
+Collective entry logs can be frequent (one per collective): ``entries`` numbers and samples
+them.
 
 Every list has a cap; records past it are counted in ``Summary.dropped``. The summary can
 equally be computed from prefiltered records: it only needs the rows the prefilter selects
@@ -15,8 +14,7 @@ plus the per-stream counters.
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,25 +23,20 @@ import pyarrow.compute as pc
 
 from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
+from plogscan.crossrank.entries import Entries
 from plogscan.crossrank.prefilter import prefiltered_rows
 from plogscan.crossrank.streamfacts import count_from_facts, held_keys, note_whole, rows_in_whole
-from plogscan.crossrank.summary import MAX_STREAMS, Entry, Segment, StreamKey, StreamStats, Summary
+from plogscan.crossrank.summary import MAX_STREAMS, Segment, StreamKey, StreamStats, Summary
 from plogscan.schema import batch_bytes, orderable_text, text_equals
 
 MAX_SEGMENTS = 10_000
 MAX_RECORDS = 100_000  # per list of anchor records (announces, waits, settings...)
 MAX_SETTINGS_PER_STREAM = 256
 MAX_ANCHORS_PER_STREAM = 1024  # anchor records read per stream (a flood of one shape is capped)
-FIRST_ENTRIES = 16
-LAST_ENTRIES = 48
-MAX_ENTRY_TRACKS = 16_384  # (stream, communicator) pairs: at most 1 Mi entries in all
 # Small batches (one per small file) are joined up to this size before they are read: the
 # per-batch kernels then run once per 64 Ki rows, not once per file.
 JOIN_ROWS = 65536
 JOIN_BYTES = 16 << 20
-_ENTRY_RE2 = r"Entry-Hccl(?P<op>[A-Za-z]+):\s*tag\[(?P<tag>[^\]]*)\]"
-_COUNT_RE2 = r"count\[(?P<count>[0-9]+)\]"
-_DTYPE_RE2 = r"dataType\[(?P<dtype>[^\]]*)\]"
 _COLUMNS = ("path", "pid", "line", "ts", "message", "level", "kind", "host", "rank", "device",
             "clock_epoch")
 
@@ -65,15 +58,6 @@ class _Stream:
     anchors: int = 0
 
 
-@dataclass
-class _Track:
-    """The collectives one stream entered on one communicator."""
-
-    count: int = 0
-    first: list[Entry] = field(default_factory=list)
-    last: deque[Entry] = field(default_factory=lambda: deque(maxlen=LAST_ENTRIES))
-
-
 def _min(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else min(a, b)
 
@@ -91,8 +75,9 @@ class Gatherer:
         self._headers: dict[str, list[int]] = {}  # path -> header lines, ascending
         self._segments: list[Segment] = []
         self._lists: dict[str, list[Any]] = {name: [] for name in (
-            "announces", "waits", "tasks", "heartbeats", "settings", "markers", "faults")}
-        self._tracks: dict[tuple[StreamKey, str], _Track] = {}
+            "announces", "waits", "tasks", "heartbeats", "settings", "markers", "faults",
+            "rosters")}
+        self._entries = Entries(self._drop)
         self._dropped: dict[str, int] = {}
         self._pending: list[pa.RecordBatch] = []
         self._pending_rows = self._pending_bytes = 0
@@ -146,10 +131,13 @@ class Gatherer:
             return
         entry = pc.fill_null(pc.match_substring(found, "Entry-Hccl"), False).to_numpy(
             zero_copy_only=False)
+        if entry.any():  # the entry of a communicator's set-up announces a rank: an anchor
+            entry &= ~pc.fill_null(pc.match_substring(found, "RootInfo"), False).to_numpy(
+                zero_copy_only=False)
         if (~entry).any():
             self._anchors(cols, segment, idx[~entry])
         if entry.any():
-            self._entries(cols, segment, idx[entry])
+            self._entries.read(cols, segment, idx[entry], pidless_rank(cols))
 
     def _find_segments(self, cols: dict[str, pa.Array], found: pa.Array, idx: np.ndarray
                        ) -> None:
@@ -232,18 +220,20 @@ class Gatherer:
         kind, kind_text = orderable_text(cols["kind"])  # ingest's encoded text stays encoded
         host, host_text = orderable_text(cols["host"])
         table = pa.table({
-            "path": cols["path"], "segment": seg, "pid": cols["pid"], "ts": ts,
+            "path": cols["path"], "segment": seg, "pid": cols["pid"],
+            "prank": pidless_rank(cols), "ts": ts,
             "line": cols["line"], "kind": kind, "host": host,
             "rank": cols["rank"], "device": cols["device"],
             "error": pa.array(text_equals(cols["level"], "ERROR").astype(np.int64)),
             "epoch": pc.cast(pc.fill_null(cols["clock_epoch"], False), pa.int64()),
         })
-        grouped = table.group_by(["path", "segment", "pid"], use_threads=False).aggregate([
+        grouped = table.group_by(["path", "segment", "pid", "prank"], use_threads=False
+                                 ).aggregate([
             ("ts", "min"), ("ts", "max"), ("line", "min"), ("line", "max"), ("line", "count"),
             ("error", "sum"), ("epoch", "sum"), ("rank", "min"), ("device", "min"),
             ("kind", "min"), ("host", "min")])
         for g in grouped.to_pylist():
-            self._add_stream(StreamKey(g["path"] or "", g["segment"], g["pid"]),
+            self._add_stream(StreamKey(g["path"] or "", g["segment"], g["pid"], g["prank"]),
                              kind_text(g["kind_min"]), host_text(g["host_min"]), g["line_min"],
                              g["line_max"], g["ts_min"], g["ts_max"], g["line_count"],
                              g["error_sum"], g["epoch_sum"], g["rank_min"], g["device_min"])
@@ -266,17 +256,21 @@ class Gatherer:
         at most ``MAX_ANCHORS_PER_STREAM`` rows per stream in all."""
         take = pa.array(idx)
         seg = segment[idx] if segment is not None else np.zeros(len(idx), np.int64)
+        prank = pidless_rank(cols).take(take)
         found = pa.table({"path": cols["path"].take(take), "segment": pa.array(seg),
-                          "pid": cols["pid"].take(take), "message": cols["message"].take(take),
+                          "pid": cols["pid"].take(take), "prank": prank,
+                          "message": cols["message"].take(take),
                           "i": pa.array(np.arange(len(idx)))})
-        grouped = found.group_by(["path", "segment", "pid", "message"], use_threads=False
-                                 ).aggregate([("i", "min"), ("i", "max")])
+        grouped = found.group_by(["path", "segment", "pid", "prank", "message"],
+                                 use_threads=False).aggregate([("i", "min"), ("i", "max")])
         firsts = grouped.column("i_min").to_numpy()
         lasts = grouped.column("i_max").to_numpy()
         self._drop("repeated anchor rows", len(idx) - len(np.union1d(firsts, lasts)))
         keep = idx[np.union1d(firsts, lasts)]
-        for row in self._rows(cols, segment, keep, ("path", "pid", "line", "ts", "message")):
-            key = StreamKey(row["path"] or "", row["segment"], row["pid"])
+        pranks = pidless_rank(cols).take(pa.array(keep)).to_pylist()
+        for row, prank in zip(self._rows(cols, segment, keep, ("path", "pid", "line", "ts",
+                                                               "message")), pranks, strict=True):
+            key = StreamKey(row["path"] or "", row["segment"], row["pid"], prank)
             stream = self._streams.get(key)
             if stream is not None:
                 if stream.anchors >= MAX_ANCHORS_PER_STREAM:
@@ -303,57 +297,6 @@ class Gatherer:
     def _drop(self, name: str, count: int = 1) -> None:
         self._dropped[name] = self._dropped.get(name, 0) + count
 
-    # ------------------------------------------------------------------ collectives
-
-    def _entries(self, cols: dict[str, pa.Array], segment: np.ndarray | None,
-                 idx: np.ndarray) -> None:
-        take = pa.array(idx)
-        message = cols["message"].take(take)
-        found = pc.extract_regex(message, _ENTRY_RE2)
-        valid = found.is_valid().to_numpy(zero_copy_only=False)
-        if not valid.any():
-            return
-        ops = found.field("op").to_pylist()
-        tags = found.field("tag").to_pylist()
-        comms = [_entry_comm(op, tag) if ok else None
-                 for op, tag, ok in zip(ops, tags, valid, strict=True)]
-        keep = np.array([c is not None for c in comms])
-        if not keep.any():
-            return
-        idx, rows = idx[keep], np.flatnonzero(keep)
-        paths = cols["path"].take(pa.array(idx)).to_pylist()
-        pids = cols["pid"].take(pa.array(idx)).to_pylist()
-        segs = segment[idx] if segment is not None else np.zeros(len(idx), np.int64)
-        groups: dict[tuple[StreamKey, str], list[int]] = {}
-        for j, (path, pid, seg) in enumerate(zip(paths, pids, segs, strict=True)):
-            groups.setdefault((StreamKey(path or "", int(seg), pid), comms[rows[j]] or ""),
-                              []).append(j)
-        lines = cols["line"].take(pa.array(idx)).to_numpy(zero_copy_only=False)
-        ts = pc.cast(cols["ts"].take(pa.array(idx)), pa.int64())
-        counts = pc.extract_regex(message.take(pa.array(rows)), _COUNT_RE2)
-        dtypes = pc.extract_regex(message.take(pa.array(rows)), _DTYPE_RE2)
-        for (key, comm), members in groups.items():  # one group per stream and communicator
-            track = self._tracks.get((key, comm))
-            if track is None:
-                if len(self._tracks) >= MAX_ENTRY_TRACKS:
-                    self._drop("entries", len(members))
-                    continue
-                track = self._tracks[(key, comm)] = _Track()
-            order = sorted(members, key=lambda j: lines[j])
-            base, n = track.count, len(order)
-            chosen = [(k, j) for k, j in enumerate(order)
-                      if base + k < FIRST_ENTRIES or k >= n - LAST_ENTRIES]
-            for k, j in chosen:
-                r = rows[j]
-                entry = Entry(key, int(lines[j]), ts[j].as_py(), comm, base + k + 1, ops[r],
-                              p.int_or_none(_field(counts, j, "count"), 1 << 62),
-                              _field(dtypes, j, "dtype"))
-                if base + k < FIRST_ENTRIES:
-                    track.first.append(entry)
-                else:
-                    track.last.append(entry)
-            track.count += n
-
     # ------------------------------------------------------------------ result
 
     def summary(self) -> Summary:
@@ -364,34 +307,22 @@ class Gatherer:
             last_ts=s.last_ts, first_line=s.first_line, last_line=s.last_line,
             records=s.records, errors=s.errors, epoch_records=s.epoch)
             for k, s in sorted(self._streams.items(), key=lambda kv: kv[0].order()))
-        entries: list[Entry] = []
-        counts = []
-        for (key, comm), track in sorted(self._tracks.items(),
-                                         key=lambda kv: (kv[0][0].order(), kv[0][1])):
-            entries.extend(track.first)
-            entries.extend(e for e in track.last if e.seq > FIRST_ENTRIES)
-            counts.append((key, comm, track.count))
+        entries, counts = self._entries.kept()
         lists = self._lists
         return Summary(
             streams=streams, segments=tuple(self._segments),
             announces=tuple(lists["announces"]), waits=tuple(lists["waits"]),
             tasks=tuple(lists["tasks"]), heartbeats=tuple(lists["heartbeats"]),
-            entries=tuple(entries), entry_counts=tuple(counts),
+            entries=entries, entry_counts=counts,
             settings=tuple(lists["settings"]), markers=tuple(lists["markers"]),
-            faults=tuple(lists["faults"]), dropped=tuple(sorted(self._dropped.items())))
+            faults=tuple(lists["faults"]), rosters=tuple(lists["rosters"]),
+            dropped=tuple(sorted(self._dropped.items())))
 
 
-def _field(found: pa.StructArray, j: int, name: str) -> str | None:
-    if not found[j].is_valid:
-        return None
-    value = found.field(name)[j].as_py()
-    return value or None
-
-
-def _entry_comm(op: str | None, tag: str | None) -> str | None:
-    """The communicator of an entry log: its tag without the ``<Op>_`` prefix (None when the
-    entry is not a collective, such as ``Entry-HcclCommInitRootInfo``)."""
-    if not op or not tag or p.NOT_COLLECTIVE.match(op):
-        return None
-    _head, sep, rest = tag.partition("_")
-    return rest if sep and rest else tag
+def pidless_rank(cols: dict[str, pa.Array]) -> pa.Array:
+    """The rank of each record that carries no pid (``[rank3]:`` in a paste of several ranks'
+    lines), null where the record has a pid: records without a pid are told apart by it."""
+    rank = cols.get("rank")
+    if rank is None:
+        return pa.nulls(len(cols["pid"]), pa.int64())
+    return pc.if_else(pc.is_null(cols["pid"]), rank, pa.scalar(None, rank.type))

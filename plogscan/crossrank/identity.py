@@ -1,16 +1,26 @@
-"""Who each process is: rank, device, host, communicators, taken from content first.
+"""Who each process is: rank, device, host, addresses, communicators, taken from content first.
 
-A process is a host process: the ``(host, pid)`` of its plogs. Its streams are the records it
-wrote in each file, and a device log named after a host pid (``device-<pid>_<ts>.log``, written
-by the device's aicpu_scheduler under its own pid) belongs to that host process, as does each
-section of a pasted ``==> path <==`` concatenation to the process its path names. What one
-record says (``SetupAgent ... rank[2] ... logicDevId[1]`` in the run plog) holds for every record
-of the process (its debug plog, its device log).
+A process is a host process, and the file names it: the pid in ``plog-<pid>_<ts>.log`` (or
+``plog-parser-<pid>-<n>.log``, ``device-<pid>_<ts>.log``, a ``device-app-<pid>/`` directory, a
+``==> path <==`` section of a pasted concatenation) owns every record of the file, whatever pid
+its lines print: device logs are written by the device's aicpu_scheduler under its own pid,
+and collections rewrite the pids in the lines. The pid a line prints is kept with its record
+(the event table's ``pid``); a line pid other than the file's makes a process of its own only
+when the file's pid writes there too and the other pid announces an identity of its own (its
+own ``SetupAgent``, a listening address, a rank). A file whose name holds no pid is keyed by
+the pids of its lines; records without any pid join the process of their file section, else
+the one process of their host with the rank their line names (``[rank1]:``, ``rank_1/``), else
+the only process of their host; failing all of those they are a process of their own,
+``assumed``.
 
-Precedence for each field: a communicator announcement in the content, then the record
-columns the parser filled from the content (``(PID:…, Device:…, RankID:…)``, ``[rankN]:``),
-then the path (``worker-1``, ``rank_3``, ``device-2``). A file whose records carry no pid at all
-(an excerpt pasted from an issue) is a process of its own, and its identity is ``assumed``.
+Each field comes from every announcement the process makes, content first: the communicator
+announcements (``SetupAgent``, ``HcclCommInitRootInfo``, ``hcclCommInitInfo``, key info, group
+rank), its addresses (``hostIp[..]``, ``local address``, ``listen on ip[..] .. devPhyId[..]``,
+the node a connection detector runs on), the own rank of a socket wait; then the record
+columns the parser filled (``(PID:…, Device:…, RankID:…)``, ``[rankN]:``); then the path
+(``worker-1``, ``rank_3``, ``device-2``). Rank-table rows (``userRank[1], deviceIp[..],
+hostIp[..]``) may name any rank: they fill the process of that rank, and they are kept in
+``directory`` for the wait graph to resolve addresses by.
 """
 
 from __future__ import annotations
@@ -26,9 +36,12 @@ from plogscan.ingest.pathhints import path_hints
 WORLD = "hccl_world_group"
 # Announcement kinds in the order their rank is trusted (the rendezvous line first).
 _KIND_ORDER = ("setup-agent", "init-entry", "init-success", "comm-info", "key-info-local",
-               "group-rank", "hcom-init", "key-info")
+               "group-rank", "hcom-init", "key-info", "own-rank", "address", "rank-info")
 _KIND_RANK = {k: i for i, k in enumerate(_KIND_ORDER)}
 _DEVICE_LOG = re.compile(r"(?:^|[/!])device-(?:app-)?\d+_\d+\.log$")
+# The announcements by which a line pid other than its file's claims a process of its own.
+_OWN_KINDS = frozenset({"setup-agent", "init-entry", "init-success", "comm-info",
+                        "key-info-local", "hcom-init", "own-rank", "address"})
 
 
 @dataclass(frozen=True, order=True)
@@ -70,6 +83,8 @@ class Identity:
     last_ts: int | None
     records: int
     errors: int
+    addresses: frozenset[str] = frozenset()  # every IP it announced as its own
+    root_ip: str | None = None  # the host of the root-info server it set up with
 
     @property
     def clock_host(self) -> str:
@@ -114,8 +129,10 @@ class Identities:
             self._headers.setdefault(seg.path, []).append(seg.line)
             self._names[(seg.path, seg.index)] = seg.name
         self._hints: dict[tuple[str, int], _Hints] = {}
+        self._by_stream: dict[StreamKey, list[Announce]] = {}
         self.of_stream: dict[StreamKey, ProcessKey] = {}
         self.processes: dict[ProcessKey, Identity] = {}
+        self.directory: dict[tuple[str | None, int], _Entry] = {}
         self._build(summary)
         # (path, section) -> the clock host of its processes (the first stream's, in the
         # summary's order); path -> its section header lines
@@ -145,8 +162,13 @@ class Identities:
         lines = self._headers.get(path)
         return bisect.bisect_right(lines, line) if lines else 0
 
-    def of_record(self, path: str, line: int, pid: int | None) -> Identity | None:
-        key = self.of_stream.get(StreamKey(path, self.segment_of(path, line), pid))
+    def of_record(self, path: str, line: int, pid: int | None, rank: int | None = None
+                  ) -> Identity | None:
+        """The process of a record (``rank``: the rank a record without pid names)."""
+        key = self.of_stream.get(StreamKey(path, self.segment_of(path, line), pid,
+                                           rank if pid is None else None))
+        if key is None and pid is None and rank is not None:
+            key = self.of_stream.get(StreamKey(path, self.segment_of(path, line), None))
         return self.processes.get(key) if key is not None else None
 
     # ------------------------------------------------------------------ building
@@ -155,50 +177,94 @@ class Identities:
         by_stream: dict[StreamKey, list[Announce]] = {}
         for a in summary.announces:
             by_stream.setdefault(a.stream, []).append(a)
+        self._by_stream = by_stream
+        writes_own = {(s.key.path, s.key.segment) for s in summary.streams
+                      if s.key.pid is not None and s.key.pid == self.hints(
+                          s.key.path, s.key.segment).pid}
         members: dict[ProcessKey, list[StreamStats]] = {}
         pidless: list[StreamStats] = []
         for stream in summary.streams:
-            key = self._process_key(stream)
+            key = self._process_key(stream, writes_own)
             if key is None:
                 pidless.append(stream)
             else:
                 self.of_stream[stream.key] = key
                 members.setdefault(key, []).append(stream)
-        owners_of: dict[tuple[str, int], set[ProcessKey]] = {}
-        for stream in summary.streams if pidless else ():
-            if stream.key.pid is not None and stream.key in self.of_stream:
-                owners_of.setdefault((stream.key.path, stream.key.segment), set()).add(
-                    self.of_stream[stream.key])
-        for stream in pidless:  # a pid-less record joins the one process of its file section
-            k = stream.key
-            owners = set(owners_of.get((k.path, k.segment), ()))
-            if len(owners) == 1:
-                key = owners.pop()
-            else:
-                host = self.hints(k.path, k.segment).host or stream.host or ""
-                key = ProcessKey(host, -1, f"{k.path}#{k.segment}" if k.segment else k.path)
-            self.of_stream[k] = key
-            members.setdefault(key, []).append(stream)
         for key, streams in members.items():
-            announces = [a for s in streams for a in by_stream.get(s.key, ())] \
-                if by_stream else []
-            self.processes[key] = self._identity(key, streams, announces)
+            self.processes[key] = self._identity(key, streams)
+        if pidless:
+            self._place_pidless(summary, pidless, members)
+        self.directory = self._directory(summary)
 
-    def _process_key(self, stream: StreamStats) -> ProcessKey | None:
+    def _process_key(self, stream: StreamStats, writes_own: set[tuple[str, int]]
+                     ) -> ProcessKey | None:
+        """The process a stream belongs to (None: its records carry no pid, placed later)."""
         k = stream.key
         hints = self.hints(k.path, k.segment)
         host = hints.host or stream.host or ""
-        pid = hints.pid if (hints.device_log or stream.kind == "device-app") and hints.pid \
-            else (k.pid if k.pid is not None else hints.pid)
-        return ProcessKey(host, pid) if pid is not None else None
+        if hints.pid is None:
+            return ProcessKey(host, k.pid) if k.pid is not None else None
+        if k.pid is None or k.pid == hints.pid or hints.device_log \
+                or stream.kind == "device-app":
+            return ProcessKey(host, hints.pid)
+        own = (k.path, k.segment) in writes_own and any(
+            a.kind in _OWN_KINDS for a in self._by_stream.get(k, ()))
+        return ProcessKey(host, k.pid if own else hints.pid)
 
-    def _identity(self, key: ProcessKey, streams: list[StreamStats],
-                  announces: list[Announce]) -> Identity:
+    def _place_pidless(self, summary: Summary, pidless: list[StreamStats],
+                       members: dict[ProcessKey, list[StreamStats]]) -> None:
+        """Records without a pid join the one process of their file section, else the one
+        process of their host with their rank, else the only process of their host; the rest
+        are processes of their own (one per file section and rank), ``assumed``."""
+        section: dict[tuple[str, int], set[ProcessKey]] = {}
+        for key, streams in members.items():
+            for s in streams:
+                section.setdefault((s.key.path, s.key.segment), set()).add(key)
+        on_host: dict[str, list[ProcessKey]] = {}
+        for key in members:
+            on_host.setdefault(key.host, []).append(key)
+        joined: dict[ProcessKey, list[StreamStats]] = {}
+        for stream in pidless:
+            k = stream.key
+            host = self.hints(k.path, k.segment).host or stream.host or ""
+            rank = k.rank if k.rank is not None else stream.rank
+            owners = section.get((k.path, k.segment), set())
+            if len(owners) != 1 and host in on_host:
+                same = [p for p in on_host[host] if rank is not None
+                        and self.processes[p].rank == rank]
+                owners = set(same) if same else (set(on_host[host])
+                                                 if len(on_host[host]) == 1 else set())
+            if len(owners) == 1:
+                key = next(iter(owners))
+            else:
+                name = f"{k.path}#{k.segment}" if k.segment else k.path
+                key = ProcessKey(host, -1, f"{name}#rank{k.rank}" if k.rank is not None
+                                 else name)
+            self.of_stream[k] = key
+            joined.setdefault(key, []).append(stream)
+        for key, streams in joined.items():
+            self.processes[key] = self._identity(key, [*members.get(key, ()), *streams])
+
+    def _directory(self, summary: Summary) -> dict[tuple[str | None, int], _Entry]:
+        """(communicator, rank) -> the addresses a rank-table row names for that rank."""
+        out: dict[tuple[str | None, int], _Entry] = {}
+        for a in summary.announces:
+            if a.kind != "rank-info" or a.rank is None:
+                continue
+            key = self.of_stream.get(a.stream)
+            comm = self.processes[key].world if key in self.processes else None
+            out.setdefault((comm, a.rank), _Entry(a.device_ip, a.server_ip, a.phy_device))
+        return out
+
+    def _identity(self, key: ProcessKey, streams: list[StreamStats]) -> Identity:
+        announces = [a for s in streams for a in self._by_stream.get(s.key, ())] \
+            if self._by_stream else []
         if len(streams) == 1 and not announces:  # most processes of a big job
             return self._quiet_identity(key, streams[0])
         hints = [self.hints(s.key.path, s.key.segment) for s in streams]
         comms: tuple[Membership, ...] = ()
-        world = rank = device = phy_device = device_ip = host_ip = None
+        world = rank = device = phy_device = device_ip = host_ip = root_ip = None
+        addresses: set[str] = set()
         if announces:  # most processes of a big job announce nothing: skip the lookups
             comms = _memberships(announces)
             world = next((m.comm for m in comms if m.comm == WORLD), None)
@@ -209,10 +275,21 @@ class Identities:
             if rank is None:
                 rank = next((m.rank for m in comms if m.rank is not None), None)
             ordered = _ordered(announces)
-            device = next((a.logic_device for a in ordered if a.logic_device is not None), None)
-            phy_device = next((a.phy_device for a in ordered if a.phy_device is not None), None)
-            device_ip = next((a.device_ip for a in ordered if a.device_ip), None)
-            host_ip = next((a.server_ip for a in ordered if a.server_ip), None)
+            if rank is None:
+                rank = next((a.rank for a in ordered if a.kind == "own-rank"
+                             and a.rank is not None), None)
+            own = [a for a in ordered if a.kind != "rank-info"]
+            tables = {a.rank for a in ordered if a.kind == "rank-info"}
+            if rank is None and len(tables) == 1:  # it printed one rank's row: its own
+                rank = next(iter(tables))
+            own += [a for a in ordered if a.kind == "rank-info" and a.rank == rank]
+            device = next((a.logic_device for a in own if a.logic_device is not None), None)
+            phy_device = next((a.phy_device for a in own if a.phy_device is not None), None)
+            device_ip = next((a.device_ip for a in own if a.device_ip), None)
+            host_ip = next((a.server_ip for a in own if a.server_ip), None)
+            addresses = {ip for a in own for ip in (a.device_ip, a.server_ip, a.listen_ip)
+                         if ip}
+            root_ip = next((a.root_ip for a in ordered if a.root_ip), None)
         content = bool(announces)
         if rank is None:
             rank, from_content = _column(streams, hints, "rank")
@@ -230,7 +307,8 @@ class Identities:
             streams=tuple(s.key for s in streams) if len(streams) == 1 else tuple(
                 sorted((s.key for s in streams), key=StreamKey.order)),
             first_ts=min(times) if times else None, last_ts=max(times) if times else None,
-            records=sum(s.records for s in streams), errors=sum(s.errors for s in streams))
+            records=sum(s.records for s in streams), errors=sum(s.errors for s in streams),
+            addresses=frozenset(addresses), root_ip=root_ip)
 
     def _quiet_identity(self, key: ProcessKey, stream: StreamStats) -> Identity:
         """``_identity`` of a process that announces nothing and wrote one stream: its rank
@@ -248,6 +326,15 @@ class Identities:
             world=None, streams=(stream.key,), first_ts=min(times) if times else None,
             last_ts=max(times) if times else None, records=stream.records,
             errors=stream.errors)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """The addresses a rank-table row gives one rank."""
+
+    device_ip: str | None
+    host_ip: str | None
+    phy_device: int | None
 
 
 def _ordered(announces: Iterable[Announce]) -> list[Announce]:

@@ -1,33 +1,27 @@
 """Who is missing: ranks and hosts the job had but the input does not contain at all.
 
 A communicator's size (``rankNum``, ``ranks``, ``rankSize``) gives its world; the ranks of it that
-no process in the input announced were not collected. Hosts named by the logs (a heartbeat
-culprit's server, a peer a rank could not reach) that no process of the input runs on were not
-collected either. Ranks that are present but went silent are a different matter: they are
-suspects (``silent-rank``), and the advice says what to look at on them.
+no process in the input announced were not collected. Peers the wait graph names that no
+process of the input is (a heartbeat location, a peer a rank could not reach) were not
+collected either: each suspect outside the input says which rank or host to collect. An
+address that a process of the input announced as its own (its host IP, its device IP, one it
+listens on) is never missing. Ranks that are present but went silent are suspects in their
+own right, and the advice says what to look at on them.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 
-from plogscan.crossrank.facts import Facts
-from plogscan.crossrank.graph import WaitGraph
+from plogscan.crossrank.decide import Decision
 from plogscan.crossrank.identity import Identities, ProcessKey
-from plogscan.crossrank.suspects import Verdict
+from plogscan.crossrank.resolve import Node
 from plogscan.crossrank.words import say
+from plogscan.model import MissingReport
 
 MAX_LISTED = 4096
 COLLECT = ("collect each missing host's CANN logs: $HOME/ascend/log (or ASCEND_PROCESS_LOG_PATH) "
            "with debug/ and run/ (plog/ and device-<id>/), and the job's stdout of every rank")
-
-
-@dataclass(frozen=True)
-class Missing:
-    ranks: tuple[int, ...]
-    hosts: tuple[str, ...]
-    advice: tuple[str, ...]
 
 
 def _ranges(values: list[int]) -> str:
@@ -45,16 +39,15 @@ def _ranges(values: list[int]) -> str:
     return ", ".join(out)
 
 
-def present_ips(ids: Identities) -> tuple[frozenset[str], frozenset[str]]:
-    """The host IPs and the device IPs of every process of the input."""
-    return (frozenset(i.host_ip for i in ids.processes.values() if i.host_ip),
-            frozenset(i.device_ip for i in ids.processes.values() if i.device_ip))
+def present_ips(ids: Identities) -> frozenset[str]:
+    """Every address a process of the input announced as its own."""
+    return frozenset(ip for i in ids.processes.values()
+                     for ip in (*i.addresses, i.host_ip, i.device_ip) if ip)
 
 
-def find(ids: Identities, members: frozenset[ProcessKey], facts: Facts, graph: WaitGraph,
-         verdict: Verdict, lang: str = "en",
-         known_ips: tuple[frozenset[str], frozenset[str]] | None = None) -> Missing:
-    """What the attempt of ``members`` lacks; ``known_ips`` is ``present_ips(ids)`` when the
+def find(ids: Identities, members: frozenset[ProcessKey], decision: Decision,
+         lang: str = "en", known: frozenset[str] | None = None) -> MissingReport:
+    """What the attempt of ``members`` lacks; ``known`` is ``present_ips(ids)`` when the
     caller has it (computed once for all attempts)."""
     idents = [ids.processes[k] for k in sorted(members)]
     worlds = Counter(i.world for i in idents if i.world)
@@ -68,8 +61,8 @@ def find(ids: Identities, members: frozenset[ProcessKey], facts: Facts, graph: W
             size = max(sizes)
             ranks = sorted(set(range(size)) - present)[:MAX_LISTED]
             if ranks:
-                ips = {e.target.rank: e.target.ip for e in graph.edges.values()
-                       if e.target.key is None and e.target.rank is not None and e.target.ip}
+                ips = {n.rank: n.ip for e in decision.graph.edges
+                       if (n := e.target).key is None and n.rank is not None and n.ip}
                 named = [say(lang, "rank {rank} (device IP {ip})", rank=r, ip=ips[r])
                          for r in ranks if r in ips]
                 text = ("the input holds {present} of the {size} ranks of communicator {comm}; "
@@ -78,25 +71,33 @@ def find(ids: Identities, members: frozenset[ProcessKey], facts: Facts, graph: W
                         "ranks {ranks} are not in it: collect their logs")
                 advice.append(say(lang, text, present=len(present), size=size, comm=world,
                                   ranks=_ranges(ranks), named="; ".join(named[:8])))
-    host_ips, device_ips = known_ips if known_ips is not None else present_ips(ids)
+    known = known if known is not None else present_ips(ids)
     hosts: set[str] = set()
-    for beat in facts.heartbeats:
-        ip = beat.culprit.partition("/")[0]
-        if ip and ip not in host_ips and ip not in device_ips:
-            hosts.add(ip)
-    for edge in graph.edges.values():
-        if edge.target.key is None and edge.target.ip and edge.target.rank is None \
-                and edge.target.ip not in device_ips:
-            hosts.add(edge.target.ip)
+    for e in decision.graph.edges:
+        node = e.target
+        if node.key is None and node.ip and node.rank is None and node.ip not in known:
+            hosts.add(node.ip)
+    for group in decision.groups:
+        for node in group.nodes:
+            if node.key is None:
+                advice.append(say(lang, "missing: collect the logs of {peer}, which the waits "
+                                  "of {n} rank(s) lead to", peer=_peer(node), n=len(
+                                      group.waiters)))
     if hosts:
         advice.append(say(lang, "hosts {hosts} are named by the logs but not in the input",
                           hosts=", ".join(sorted(hosts))))
     if ranks or hosts:
         advice.append(say(lang, COLLECT))
-    silent = [s for s in verdict.suspects if any(r.signal == "silent-rank" for r in s.reasons)]
-    for s in silent[:8]:
+    silent = [n for g in decision.groups if g.end == "silent" for n in g.nodes]
+    for node in silent[:8]:
         advice.append(say(lang, "{label} is in the input but went silent while its peers waited: "
                           "check whether its process hung or exited (py-spy dump --pid, npu-smi "
                           "info, the job's stdout of that rank)",
-                          label=ids.processes[s.key].label()))
-    return Missing(tuple(ranks), tuple(sorted(hosts)), tuple(advice))
+                          label=ids.processes[node.key].label()))  # type: ignore[index]
+    return MissingReport(tuple(ranks), tuple(sorted(hosts)), tuple(advice))
+
+
+def _peer(node: Node) -> str:
+    if node.rank is not None:
+        return f"rank {node.rank}" + (f" ({node.ip})" if node.ip else "")
+    return node.label()

@@ -16,24 +16,38 @@ ones first) and counts the rest: an input of a million short processes is a mill
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from plogscan.crossrank.attempts import Attempt, Attempts
-from plogscan.crossrank.collectives import Alignment
 from plogscan.crossrank.identity import Identities, ProcessKey
-from plogscan.crossrank.missing import Missing
 from plogscan.crossrank.summary import Summary
-from plogscan.crossrank.suspects import Verdict
+from plogscan.model import CollectivesReport, ConfigReport, MissingReport, RootCause
 
 MAX_LISTED = 256  # attempts a report lists one by one; past it they are only counted
 
 # The summary's lists an attempt's conclusions read, each item with its ``stream``.
 _LISTS = ("announces", "waits", "tasks", "entries", "settings")
 _EMPTY = Summary()
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """What the analysis concluded about one attempt, and which processes it names."""
+
+    root_cause: RootCause
+    failed: bool
+    suspects: frozenset[ProcessKey]  # the suspects in the input
+    victims: frozenset[ProcessKey]
+    missing: MissingReport
+    collectives: CollectivesReport
+    config: ConfigReport
+
+
 # The conclusions of an attempt with no anchor record and nothing reported (what the full
 # analysis gives for it): no failure, nothing aligned, nothing missing, no setting compared.
-QUIET = (Verdict("undetermined", (), (), (), False, ()), Missing((), (), ()),
-         Alignment((), None), ((), ()))
+QUIET = Conclusion(RootCause("undetermined"), False, frozenset(), frozenset(), MissingReport(),
+                   CollectivesReport(), ConfigReport())
 
 
 class ByAttempt:

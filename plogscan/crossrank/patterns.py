@@ -17,9 +17,15 @@ _LITERALS = (
     r"\]\[[0-9]+\]hcom init", r"Entry-Hccl", r"remote rank", r"remoteRank", r"remoteUserrank",
     r"dstRank", r"socket establish timeout", r"base information is", r"opData information is",
     r"crimer rank", r"Cluster Exception Location", r"Lost Occurred", r"Stuck Occurred",
-    r"ROCE CQE ERROR", r"set by default", r"set by environment", r"is set, timeOut",
-    r"ExecTimeOut is set", r"is set to default value", r"environmental variable", r"is not set",
-    r"get ASCEND_", r"HcclCommResume", r"attr init success", r"==> ",
+    r"cqe Occurred", r"ROCE CQE ERROR", r"remoteIP", r"by rank \[", r"set by default",
+    r"set by environment", r"is set, timeOut", r"ExecTimeOut is set", r"is set to default value",
+    r"environmental variable", r"is not set", r"get ASCEND_", r"HcclCommResume",
+    r"attr init success", r"==> ",
+    # identities: a host or a listening address, a physical device id
+    r"hostIp\[", r"local address", r"isten on ip\[", r"devPhyId\[",
+    # waits: P2P, root-info rendezvous (both ends), the TCP store of torch
+    r"physic id", r"P2P Failed", r"topo exchange", r"connect server\[", r"connect agent\[",
+    r"connectFailedAgentIdList", r"connected rankinfo", r"need connect rankNum", r"waitForInput",
     r"\|  ",  # a LINK_ERROR_INFO table row (literals only: RE2 keeps the scan fast)
 )
 PREFILTER = "|".join(_LITERALS)
@@ -41,30 +47,60 @@ GROUP_COLON = re.compile(r"group:\[(?P<group>[^\]]*)\]")
 COMM_ID = re.compile(r"^hccl-\d+-\d+-\d+-(?P<name>.+)$")
 BRACKET_COMM_ID = re.compile(r"\[(hccl-\d+-\d+-\d+-[^\]]+)\]")
 
-# LINK_ERROR_INFO data row: |  dest_ip(rank)  |  src_ip(rank)  |  Role  |  Status  |, a line
-# of the table's record (the rows of a table are one record), or a record of its own. Newer
-# HCCL builds add port columns: |  dest_ip(rank)  |  dest_port  |  src_ip(rank)  |  src_port  |
-# MyRole  |  Status  |  TlsStatus  |.
-LINK_ROW = re.compile(
-    r"(?m)^[ \t]*\|[ \t]*(?P<dest_ip>[0-9A-Fa-f:.]+)\((?P<dest_rank>\d+)\)[ \t]*\|"
-    r"(?:[ \t]*\d+[ \t]*\|)?[ \t]*"
-    r"(?P<src_ip>[0-9A-Fa-f:.]+)\((?P<src_rank>\d+)\)[ \t]*\|(?:[ \t]*\d+[ \t]*\|)?"
-    r"[ \t]*(?P<role>\w+)[ \t]*\|[ \t]*(?P<status>[^|\n]*?)[ \t]*\|"
-)
-# Notify Wait para information: remote rank:[3] / remote rank:[local]
+# LINK_ERROR_INFO table cells: ``|  124.0.0.11(1)  |  ...`` (``ip(rank)``), the header row names
+# its columns (``dest_ip(rank_id)``, ``dest_ip(user_rank)``, ``MyRole``...); ``links`` reads them.
+TABLE_CELL = re.compile(r"^\s*(?P<ip>[0-9A-Fa-f:.]*[0-9][0-9A-Fa-f:.]*)\((?P<rank>\d+)\)\s*$")
+# Notify Wait para information: remote rank:[3] / remote rank:[local] / remote rank: [unknown]
 REMOTE_RANK = re.compile(r"remote rank:\s*\[(?P<peer>[^\]]+)\]")
+# A task exception names the failed task's type: taskType[Notify Wait], taskType[Memcpy]...
+TASK_TYPE = re.compile(r"taskType\[(?P<type>[^\]]+)\]")
 # EI0002: "...has not received the Notify record from remote rank [1]" / "[unknown]"
-EI0002_REMOTE = re.compile(r"from remote rank \[(?P<peer>[^\]]+)\]")
+EI0002_REMOTE = re.compile(r"from remote rank:? ?\[(?P<peer>[^\]]+)\]")
 # AI CPU task exception base information: type:NOTIFY WAIT, localRank:1, remoteRank:0
 AICPU_BASE = re.compile(
     r"base information is .*?type:(?P<type>[A-Z_ ]+?), localRank:(?P<local>\d+), "
     r"remoteRank:(?P<peer>\d+)"
 )
+# Transport set-up: createLink para:rank[1]-localUserrank[1]-localIpAddr[a], dst_rank[0]-
+# remoteUserrank[0]-remote_ip_addr[b]
 TRANSPORT = re.compile(
     r"remoteUserrank\[(?P<peer>\d+)\]-remote_?[Ii]p_?[Aa]ddr\[(?P<ip>[^\]]*)\]")
-SOCKET_WAIT = re.compile(r"wait socket establish timeout, role\[\d+\] rank\[(?P<peer>\d+)\]")
-DST_RANK = re.compile(r"fails to connect to dstRank \(server (?P<ip>[^,\s]+), "
-                      r"device ID (?P<device>\d+)\)")
+# "wait socket establish timeout, role[r] rank[n]": n is the waiting rank itself (userRank);
+# the peers are in the LINK_ERROR_INFO table that follows.
+SOCKET_WAIT = re.compile(r"wait socket establish timeout, role\[\d+\] rank\[(?P<rank>\d+)\]")
+# CONNECT TIMEOUT DETECT RESULT: srcRank (server A, device ID 1) fails to connect to dstRank
+# (server B, device ID 0[,2...])
+DST_RANK = re.compile(
+    r"(?:srcRank \(server (?P<src_ip>[^,\s]+), device ID (?P<src_device>\d+)\) )?"
+    r"fails to connect to dstRank \(server (?P<ip>[^,\s]+), device ID (?P<devices>[\d, ]+)\)")
+THIS_NODE = re.compile(r"This node \(server (?P<ip>[^,\s]+), device ID (?P<device>\d+)\)")
+# P2P: "[Wait][P2PConnected]connected p2p timeout, timeout:120 s. local logicDevid:0, remote
+# physic id:3." and "Enable P2P Failed, src devicePhyId[0], dst devicePhyId[3], ret[..]"
+P2P_TIMEOUT = re.compile(r"p2p timeout.*?remote physic id:\s*(?P<device>\d+)", re.IGNORECASE)
+P2P_ENABLE = re.compile(r"P2P Failed, src devicePhyId\[(?P<src>\d+)\], dst devicePhyId\["
+                        r"(?P<device>\d+)\]")
+# Root-info rendezvous: an agent that cannot reach the server, the server waiting for agents.
+TOPO_AGENT = re.compile(r"topo exchange agent get socket timeout")
+CONNECT_SERVER = re.compile(r"connect server\[\s*(?P<ip>[0-9A-Fa-f:.]+)\s*:\s*\d+\s*\]")
+TOPO_SERVER = re.compile(r"topo exchange server get socket timeout")
+FAILED_AGENTS = re.compile(r"(?:connect agent|connectFailedAgentIdList)\[(?P<ranks>[\d,\s]*)\]")
+CONNECTED = re.compile(r"connected rankinfo\[LINE \d+\]:\s*(?P<ranks>(?:\[\d+\][,;]?\s*)+)")
+NEED_RANKS = re.compile(r"need connect rankNum is \[(?P<size>\d+)\]")
+# torch's TCP store: "waitForInput: socket SocketImpl(fd=.., addr=[A]:p, remote=[B]:q)"
+STORE_WAIT = re.compile(
+    r"waitForInput: socket SocketImpl\(.*?addr=\[?(?:::ffff:)?(?P<local>[0-9A-Fa-f:.]+?)\]?:\d+,"
+    r"\s*remote=\[?(?:::ffff:)?(?P<ip>[0-9A-Fa-f:.]+?)\]?:\d+\)")
+# Each rendezvous pattern holds one of these (the patterns run only on a message with one).
+RENDEZVOUS_LITERALS = ("topo exchange", "connect server[", "connect agent[",
+                       "connectFailedAgentIdList", "connected rankinfo", "need connect",
+                       "waitForInput")
+# RoCE: an RDMA operation to the remote failed (ERROR CQE).
+CQE_REMOTE = re.compile(
+    r"remoteIP\s*(?:\{server\[(?P<host>[^\]]*)\](?:,\s*deviceId\[[^\]]*\])?(?:,\s*deviceIp"
+    r"\[(?P<ip>[^\]]*)\])?|:?\s*\[(?P<bare>[^\]]+)\])")
+# Addresses a process announces as its own.
+LOCAL_ADDRESS = re.compile(r"local address (?P<ip>[0-9A-Fa-f:.]*[0-9][0-9A-Fa-f:.]*)")
+LISTEN_ON = re.compile(r"[Ll]isten on ip\[(?P<ip>[^\]%]+)")
 TAG = re.compile(r"tag\[(?P<tag>[^\]]*)\]")
 
 # Op position of a failed task: tag and index (host task exception) or opIndex (AI CPU).
@@ -76,20 +112,34 @@ OPDATA = re.compile(
     r"opData information is tag:(?P<tag>[^,]*), group:(?P<group>[^,]*), opIndex:(?P<index>\d+)"
 )
 
-# HCCL cluster heartbeat: who is the culprit (crimer), who noticed (informer).
+# HCCL cluster heartbeat: where it located the failure (the crimer, ``IP/ID``: server IP and
+# physical device id) and who noticed it (the informer).
 CRIMER = re.compile(
     r"crimer rank \[(?P<crimer>[^\]]+)\] status\[(?P<status>[^\]]+)\] "
     r"by informer rank \[(?P<informer>[^\]]+)\]"
 )
+TRACE_RANK = re.compile(  # older run logs: rank [self]: rank [crimer] status[..] by rank [..]
+    r"rank \[[^\]]+\]:\s*rank \[(?P<crimer>[^\]]+)\] status\[(?P<status>[^\]]+)\] "
+    r"by rank \[(?P<informer>[^\]]+)\]"
+)
 LOCATION = re.compile(
     r"Cluster Exception Location\[IP/ID\]:\[(?P<crimer>[^\]]+)\]"
-    r"(?:.*?Discoverer:\[(?P<informer>[^\]]+)\])?(?:.*?ExceptionType:\[(?P<status>[^\]]+)\])?"
+    r"(?:[^\n]*?Discoverer:\[(?P<informer>[^\]]+)\])?(?:[^\n]*?ExceptionType:\[(?P<status>[^\]]+)"
+    r"\])?"
 )
 LOST_PAIR = re.compile(
     r"server:(?P<crimer>[0-9A-Fa-f:.]+/\d+), server:(?P<informer>[0-9A-Fa-f:.]+/\d+), "
-    r"(?P<status>Heartbeat Lost Occurred|Stuck Occurred|Error CQE Occurred)"
+    r"(?P<status>Heartbeat Lost Occurred|Stuck Occurred|Error [Cc][Qq][Ee] Occurred)"
 )
-CQE_REMOTE = re.compile(r"\[ROCE CQE ERROR\].*?remoteIP\{server\[(?P<crimer>[^\]]+)\]")
+SERVER_DEVICE = re.compile(
+    r"serverId\[(?P<ip>[^\]]+)\],\s*deviceId\[(?P<id>\d+)\],\s*"
+    r"(?P<status>Heartbeat Lost Occurred|Stuck Occurred|Error [Cc][Qq][Ee] Occurred)"
+)
+# Each heartbeat pattern holds one of these (the patterns run only on a message with one).
+HEARTBEAT_LITERALS = ("crimer rank", "] status[", "Exception Location", "Occurred")
+# The statuses that locate a failure (the crimer failed); others (a notify wait error, retry
+# not supported) report a waiter, not a culprit.
+CULPRIT_STATUS = re.compile(r"lost|stuck|cqe", re.IGNORECASE)
 
 # Collective entry logs (HCCL_ENTRY_LOG_ENABLE=1): Entry-HcclAllReduce: tag[...], count[..]...
 ENTRY = re.compile(r"Entry-Hccl(?P<op>[A-Za-z]+):\s*tag\[(?P<tag>[^\]]*)\]")
@@ -127,7 +177,8 @@ REMOTE_REPORT = re.compile(r"SUSPECT REMOTE ERROR")
 TIMEOUT_TEXT = re.compile(
     r"notify wait|time[sd]? ?out(?! or trap)|no connect|EI000[26]|get socket timeout"
     r"|\b50704[678]\b|\b107019\b", re.IGNORECASE)
-WAIT_TASK_TYPES = frozenset({"NOTIFY WAIT", "Notify Wait", "WAIT", "NOTIFY_WAIT"})
+WAIT_TASK_TYPES = frozenset({"NOTIFY WAIT", "Notify Wait", "WAIT", "NOTIFY_WAIT", "Wait",
+                             "Notify Record Wait", "Event Wait", "EVENT WAIT"})
 
 
 def ip_of(text: str | None) -> str | None:

@@ -20,15 +20,18 @@ MAX_STREAMS = 100_000  # streams a summary describes; the records of the others 
 @dataclass(frozen=True)
 class StreamKey:
     """The records of one process (``pid`` as the header gives it) within one file, or within
-    one section of a pasted concatenation (``segment`` > 0; 0 is the file itself)."""
+    one section of a pasted concatenation (``segment`` > 0; 0 is the file itself). Records
+    that carry no pid are told apart by the rank their line names (``[rank3]:``), if any."""
 
     path: str
     segment: int
     pid: int | None
+    rank: int | None = None  # only for records without a pid
 
     def order(self) -> tuple:
         """A sort key (a missing pid sorts last)."""
-        return (self.path, self.segment, self.pid is None, self.pid or 0)
+        return (self.path, self.segment, self.pid is None, self.pid or 0, self.rank is None,
+                self.rank or 0)
 
 
 @dataclass(frozen=True)
@@ -73,17 +76,25 @@ class Announce:
     logic_device: int | None = None
     phy_device: int | None = None
     device_ip: str | None = None
-    server_ip: str | None = None
+    server_ip: str | None = None  # the host IP of the announcing process
+    listen_ip: str | None = None  # an address it listens on (host or device NIC)
+    root_ip: str | None = None  # the root-info server it meets the others at (``host ip[..]``)
 
 
 @dataclass(frozen=True)
 class Wait:
-    """A rank waiting for a peer: a link it could not set up, or a notify it did not receive."""
+    """A record that says its process waited for a peer: a link it could not set up, a notify
+    it did not receive, an RDMA operation that failed, a rendezvous it could not reach.
+
+    The peer is named by whatever the record gives: its rank (in ``comm`` when known), an
+    address of it (``peer_ip``: its device IP, or any of its addresses), its host IP
+    (``peer_host``) and physical device id (``peer_device``; on the waiter's own host when no
+    host is named, as P2P links are)."""
 
     stream: StreamKey
     line: int
     ts: int | None
-    kind: str  # link | notify
+    kind: str  # socket | p2p | notify | roce | rendezvous
     comm: str | None
     peer_rank: int | None
     peer_ip: str | None = None
@@ -91,6 +102,9 @@ class Wait:
     local_rank: int | None = None
     local_ip: str | None = None
     detail: str = ""  # status / role / task type as logged
+    peer_host: str | None = None
+    peer_device: int | None = None
+    unnamed: bool = False  # the record names no peer (``remote rank [unknown]``, a server's wait)
 
 
 @dataclass(frozen=True)
@@ -116,6 +130,19 @@ class Heartbeat:
     culprit: str
     status: str
     informer: str | None
+
+
+@dataclass(frozen=True)
+class Roster:
+    """Ranks a root-info server lists: those that connected (``connected``) or how many it
+    needs (``need``, in ``size``)."""
+
+    stream: StreamKey
+    line: int
+    ts: int | None
+    kind: str  # connected | need
+    ranks: tuple[int, ...] = ()
+    size: int | None = None
 
 
 @dataclass(frozen=True)
@@ -180,4 +207,5 @@ class Summary:
     settings: tuple[Setting, ...] = ()
     markers: tuple[Marker, ...] = ()
     faults: tuple[Fault, ...] = ()
+    rosters: tuple[Roster, ...] = ()
     dropped: tuple[tuple[str, int], ...] = ()  # (what, records left out by its cap)

@@ -17,14 +17,11 @@ WORDS: dict[str, dict[str, str]] = {
         # signals: errors
         "{text}: a real error, not a timeout; it outranks every rank that only waited":
             "{text}：这是真实的错误而非超时，优先于所有仅在等待的 rank",
-        "the only non-timeout error of the attempt": "本次运行中唯一的非超时错误",
         "the earliest non-timeout error of the attempt on aligned clocks, {delta} before the "
         "next one ({label}; clock uncertainty ±{margin})":
             "按对齐后的时钟，这是本次运行中最早的非超时错误，比下一个错误（{label}）早 {delta}"
             "（时钟不确定度 ±{margin}）",
         # signals: heartbeats
-        "the cluster heartbeat names {culprit} ({status}), which the input does not contain":
-            "集群心跳指出了 {culprit}（{status}），但输入中没有它的日志",
         "HCCL's cluster heartbeat names it ({culprit}, {status})":
             "HCCL 集群心跳指出了它（{culprit}，{status}）",
         "abnormal": "异常",
@@ -35,16 +32,40 @@ WORDS: dict[str, dict[str, str]] = {
         "stream never finished":
             "它在等待自身的从流（日志中 remote rank 为 local）：其另一条流上的任务一直没有完成",
         "mutual wait at link set-up: {names}": "建链时相互等待：{names}",
-        "the chain of waits ends here: it waits for {peer} (rank {rank}), which the input does "
-        "not contain": "等待链止于此：它在等待 {peer}（rank {rank}），而输入中没有该对端",
-        "the chain of waits ends here: it waits for {peer}, which the input does not contain":
-            "等待链止于此：它在等待 {peer}，而输入中没有该对端",
-        "the chain of waits ends here: {n} rank waits for it and it waits for nobody":
-            "等待链止于此：{n} 个 rank 在等待它，而它不等待任何 rank",
-        "the chain of waits ends here: {n} ranks wait for it and it waits for nobody":
-            "等待链止于此：{n} 个 rank 在等待它，而它不等待任何 rank",
-        "{text} ({labels})": "{text}（{labels}）",
-        "{text} ({labels} and {n} more)": "{text}（{labels} 等，另有 {n} 个）",
+        "the chain of waits ends here: the waits of {n} rank(s) lead to it (directly: {kinds})":
+            "等待链止于此：{n} 个 rank 的等待都指向它（直接等待：{kinds}）",
+        "its link to {peer} failed and the input does not contain {peer}: one end of the link "
+        "is here, the other is to collect":
+            "它到 {peer} 的链路建立失败，而输入中没有 {peer}：链路的一端在此，另一端需要收集日志",
+        "{n} rank(s) wait for it and the input does not contain it: collect its logs":
+            "{n} 个 rank 在等待它，而输入中没有它：请收集它的日志",
+        "the waits of {labels} form a ring in which every rank waited for the next: it singles "
+        "out none of them":
+            "{labels} 的等待构成一个环，每个 rank 都在等待下一个：无法从中单独指出任何一个",
+        "the waits of {n} rank(s) end at {label}, which only timed out and names no peer the "
+        "input holds":
+            "{n} 个 rank 的等待止于 {label}，而它只记录了超时，且没有指出输入中存在的对端",
+        "it logged neither an error nor a timeout while {n} rank(s) waited for it":
+            "在 {n} 个 rank 等待它期间，它既没有记录错误，也没有记录超时",
+        "the cluster heartbeat names {culprit}, which is no rank of {label}'s communicators: "
+        "all their ranks are in the input":
+            "集群心跳指出了 {culprit}，但它不是 {label} 所在通信域中的任何 rank：这些通信域的所有 "
+            "rank 都在输入中",
+        "{label}: a record names its own process as the peer it waited for ({where})":
+            "{label}：一条记录把它自己的进程当作了所等待的对端（{where}）",
+        "host {host} runs {n} processes of the input and the record does not say which":
+            "主机 {host} 上运行着输入中的 {n} 个进程，而该记录没有指明是哪一个",
+        # kinds of wait (the wait graph's edges)
+        "socket": "套接字建链",
+        "p2p": "P2P 建链",
+        "notify": "通知等待",
+        "roce": "RoCE",
+        "rendezvous": "初始化协商",
+        "heartbeat": "集群心跳",
+        "op-index": "算子序号",
+        "op-tag": "算子标签",
+        "collective": "集合通信顺序",
+        "{kind} wait": "{kind}等待",
         # signals: positions
         "its failed task is at op index {low} while {ranks} is at {high}: {behind} behind "
         "(the smallest index is the likely root)":
@@ -59,9 +80,6 @@ WORDS: dict[str, dict[str, str]] = {
         "its failed task runs under tag {tag} while the others run {common}: a different "
         "collective": "其失败任务的标签为 {tag}，而其他 rank 为 {common}：执行的是另一个集合通信",
         # signals: silence and odd ranks
-        "rank {rank} of communicator {comm} logged neither an error nor a timeout while its "
-        "peers waited":
-            "通信域 {comm} 的 rank {rank} 在其对端等待期间既没有记录错误，也没有记录超时",
         "{text}; its last record is {delta} before the first timeout":
             "{text}；其最后一条记录比首个超时早 {delta}",
         "{key} is {value} here and {common} on the other ranks":
@@ -100,6 +118,8 @@ WORDS: dict[str, dict[str, str]] = {
             "通信域 {comm} 共有 {size} 个 rank，输入中只有 {present} 个；rank {ranks} 不在其中"
             "（{named}）：请收集它们的日志",
         "rank {rank} (device IP {ip})": "rank {rank}（设备 IP {ip}）",
+        "missing: collect the logs of {peer}, which the waits of {n} rank(s) lead to":
+            "缺失：请收集 {peer} 的日志，{n} 个 rank 的等待都指向它",
         "hosts {hosts} are named by the logs but not in the input":
             "日志中提到了主机 {hosts}，但输入中没有它们的日志",
         "{label} is in the input but went silent while its peers waited: check whether its "

@@ -150,7 +150,10 @@ def _root_cause(crossrank: CrossRank | None, attempt: int | None) -> RootCause |
 
 
 def _on(suspect: Suspect, finding: Finding) -> bool:
-    """Whether a finding is about the suspect's process (its pid, else its rank on its host)."""
+    """Whether a finding is about the suspect's process (its pid, else its rank on its host);
+    never for a peer the input does not contain."""
+    if not suspect.present:
+        return False
     if suspect.pid is not None and suspect.pid in finding.scope.pids:
         return True
     if suspect.rank is None or suspect.rank not in finding.scope.ranks:

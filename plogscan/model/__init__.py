@@ -23,6 +23,8 @@ from plogscan.model.crossrank import (
     ConfigReport,
     CrossRank,
     EvidenceRef,
+    GraphEdge,
+    GraphNode,
     Hop,
     MissingReport,
     Party,
@@ -32,6 +34,7 @@ from plogscan.model.crossrank import (
     ShortTimeout,
     Suspect,
     SuspectReason,
+    WaitGraph,
 )
 from plogscan.model.diagnosis import (
     Diagnosis,
@@ -78,6 +81,8 @@ __all__ = [
     "EvidenceRef",
     "FileStats",
     "Finding",
+    "GraphEdge",
+    "GraphNode",
     "Hop",
     "Incident",
     "IngestSummary",
@@ -96,6 +101,7 @@ __all__ = [
     "Suspect",
     "SuspectReason",
     "Verdict",
+    "WaitGraph",
     "explainers",
     "finding_order",
     "order_findings",

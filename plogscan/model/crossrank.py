@@ -1,5 +1,6 @@
 """What the cross-rank stage concluded about the ranks together: root cause (suspects, victims,
-chain), clock offsets, attempts, collectives, settings and missing ranks."""
+chain, the wait graph they come from), clock offsets, attempts, collectives, settings and
+missing ranks."""
 
 from __future__ import annotations
 
@@ -36,6 +37,11 @@ class Suspect:
     confidence: float  # 0..1, two decimals
     reasons: tuple[SuspectReason, ...]
     label: str  # "worker-1 device-3" (physical id when logged)
+    # The rule of the decision that named it (docs/crossrank.md): error | heartbeat | behind |
+    # silent | cycle | link | own-stream | missing.
+    end: str = "error"
+    present: bool = True  # False: a peer the input does not contain (collect its logs)
+    device_ip: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,12 +67,49 @@ class Hop:
 
 
 @dataclass(frozen=True)
+class GraphNode:
+    """A node of the wait graph: a process of the input, or a peer it names that the input
+    does not contain (``present`` false: an IP, an ``IP/device``, a rank)."""
+
+    id: str  # unique within its graph; the label, with the pid when two share one
+    label: str
+    present: bool
+    rank: int | None = None
+    host: str | None = None
+    device: int | None = None
+    pid: int | None = None
+    ip: str | None = None
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    """One record that says its process waited for another: ``source`` waited for ``target``."""
+
+    source: str  # node ids
+    target: str
+    kind: str  # socket | p2p | notify | roce | heartbeat | rendezvous | op-index | op-tag | ...
+    evidence: EvidenceRef | None = None
+    followed: bool = True  # False: the waits of a process that is an end by its own records
+
+
+@dataclass(frozen=True)
+class WaitGraph:
+    """The wait-for graph of one attempt, edges grouped by kind, at most a capped number of
+    them (``truncated`` counts the rest)."""
+
+    nodes: tuple[GraphNode, ...] = ()
+    edges: tuple[GraphEdge, ...] = ()
+    truncated: int = 0
+
+
+@dataclass(frozen=True)
 class RootCause:
     verdict: str  # localized | ambiguous | undetermined
     suspects: tuple[Suspect, ...] = ()
     victims: tuple[Party, ...] = ()
     chain: tuple[Hop, ...] = ()  # victim first, root last; a cycle repeats its first hop
     notes: tuple[str, ...] = ()  # what the analysis could not place
+    graph: WaitGraph = WaitGraph()
 
 
 @dataclass(frozen=True)
@@ -76,6 +119,9 @@ class ClockOffset:
     uncertainty_us: int
     pairs: int
     basis: str  # rendezvous | collective-entry | heartbeat | override
+    # False: too weak to move a record (too few pairs, or an uncertainty near its size); it
+    # is reported and not applied to aligned times.
+    applied: bool = True
 
 
 @dataclass(frozen=True)

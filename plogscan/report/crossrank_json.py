@@ -1,5 +1,6 @@
-"""The cross-rank sections of the JSON report: ``root_cause``, ``clock``, ``attempts``,
-``collectives``, ``config`` and ``missing`` (see ``plogscan/schema/report.schema.json``).
+"""The cross-rank sections of the JSON report: ``root_cause`` (with the wait graph it was read
+off), ``clock``, ``attempts``, ``collectives``, ``config`` and ``missing`` (see
+``plogscan/schema/report.schema.json``).
 
 Every key is always present; lists are empty and identity fields null when the logs say
 nothing. Confidences have two decimals. A report without cross-rank results (a diagnosis
@@ -18,6 +19,7 @@ from plogscan.model import (
     Party,
     RootCause,
     Suspect,
+    WaitGraph,
 )
 from plogscan.report.view import iso_ts
 
@@ -37,7 +39,7 @@ def sections(diagnosis: Diagnosis) -> dict:
             "reference": xr.clock.reference,
             "offsets": [{"host": o.host, "offset_us": o.offset_us,
                          "uncertainty_us": o.uncertainty_us, "pairs": o.pairs,
-                         "basis": o.basis} for o in xr.clock.offsets],
+                         "basis": o.basis, "applied": o.applied} for o in xr.clock.offsets],
             "flags": [{"host": f.host, "kind": f.kind, "detail": f.detail}
                       for f in xr.clock.flags],
         },
@@ -68,6 +70,7 @@ def root_cause(rc: RootCause) -> dict:
         "victims": [party_dict(v) for v in rc.victims],
         "chain": [_hop(h) for h in rc.chain],
         "notes": list(rc.notes),
+        "graph": _graph(rc.graph),
     }
 
 
@@ -76,10 +79,22 @@ def _suspect(s: Suspect) -> dict:
         "rank": s.rank, "host": s.host, "host_ip": s.host_ip, "device": s.device,
         "phy_device": s.phy_device, "pid": s.pid, "attempt": s.attempt,
         "communicator": s.communicator, "confidence": round(s.confidence, 2),
-        "label": s.label,
+        "label": s.label, "end": s.end, "present": s.present, "device_ip": s.device_ip,
         "reasons": [{"signal": r.signal, "text": r.text,
                      "evidence": [{"path": e.path, "line": e.line} for e in r.evidence]}
                     for r in s.reasons],
+    }
+
+
+def _graph(g: WaitGraph) -> dict:
+    return {
+        "nodes": [{"id": n.id, "label": n.label, "present": n.present, "rank": n.rank,
+                   "host": n.host, "device": n.device, "pid": n.pid, "ip": n.ip}
+                  for n in g.nodes],
+        "edges": [{"from": e.source, "to": e.target, "kind": e.kind, "followed": e.followed,
+                   "evidence": {"path": e.evidence.path, "line": e.evidence.line}
+                   if e.evidence is not None else None} for e in g.edges],
+        "truncated": g.truncated,
     }
 
 

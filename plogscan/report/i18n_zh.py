@@ -65,6 +65,7 @@ UI_ZH: dict[str, str] = {
     "reference {host}": "基准主机 {host}",
     "{n} pair": "{n} 组配对",
     "{n} pairs": "{n} 组配对",
+    "too weak to apply": "太弱，未应用",
     "Clock": "时钟",
     "no failure": "无故障",
     "Attempts": "运行批次",

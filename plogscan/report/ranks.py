@@ -56,7 +56,8 @@ def root_cause(diagnosis: Diagnosis) -> tuple[int, datetime, Finding] | None:
     (times aligned to the reference clock)."""
     resolve = rank_resolver(diagnosis)
     xr = diagnosis.crossrank
-    suspect = next((s.rank for s in xr.root_cause.suspects if s.rank is not None), None) \
+    suspect = next((s.rank for s in xr.root_cause.suspects if s.rank is not None
+                    and s.present), None) \
         if xr is not None else None
     if suspect is None and xr is not None and any(a.failed for a in xr.attempts):
         return None  # the cross-rank verdict names no rank: no report may name one instead

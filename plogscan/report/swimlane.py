@@ -244,7 +244,8 @@ def _cross_rank(diagnosis: Diagnosis) -> tuple[dict[tuple, str], list[tuple[tupl
     for v in rc.victims:
         roles[lane_of(v.rank, v.host, v.pid, "")] = "victim"
     for s in rc.suspects:
-        roles[lane_of(s.rank, s.host, s.pid, "")] = "root"
+        if s.present:  # a peer outside the input has no lane
+            roles[lane_of(s.rank, s.host, s.pid, "")] = "root"
     hops = []
     for h in rc.chain:
         if h.rank is None and h.host is None:

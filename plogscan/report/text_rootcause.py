@@ -103,7 +103,8 @@ def _facts(xr: CrossRank, verdict: CrossRankVerdict, lang: str) -> Table:
         for o in clock.offsets:
             pairs = count(lang, o.pairs, "{n} pair", "{n} pairs") \
                 if o.basis != "override" else ""
-            how = [p for p in (pairs, tr(lang, o.basis)) if p]
+            weak = tr(lang, "too weak to apply") if not o.applied else ""
+            how = [p for p in (pairs, tr(lang, o.basis), weak) if p]
             lines.append(f"{_safe(o.host)} {fmt_offset(o.offset_us)} {fmt_spread(o.uncertainty_us)}"
                          + tr(lang, " ({text})", text=listing(lang, how)))
         for f in clock.flags:

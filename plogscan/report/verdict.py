@@ -114,6 +114,8 @@ def incident_suspect(root_cause: RootCause | None, members: Sequence[Finding]
     if root_cause is None or not root_cause.suspects:
         return None
     suspect = root_cause.suspects[0]
+    if not suspect.present:  # a peer outside the input has no findings
+        return None
     for finding in members:
         if suspect.pid is not None and suspect.pid in finding.scope.pids:
             return suspect
