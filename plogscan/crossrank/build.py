@@ -205,14 +205,15 @@ class Builder:
                 low, high = min(indexed.values()), max(indexed.values())
                 ahead = sorted(k for k, i in indexed.items() if i == high)
                 text = ("its failed task is at op index {low} while {ranks} is at {high}: "
-                        "{behind} collective(s) behind (the smallest index is the likely root)"
+                        "{behind} behind (the smallest index is the likely root)"
                         if len(ahead) == 1 else "its failed task is at op index {low} while "
-                        "{ranks} are at {high}: {behind} collective(s) behind (the smallest "
-                        "index is the likely root)")
+                        "{ranks} are at {high}: {behind} behind (the smallest index is the "
+                        "likely root)")
+                behind = say.count(self.lang, high - low, "{n} collective", "{n} collectives")
                 self._behind(comm, "op-index", firsts,
                              [k for k, i in indexed.items() if i == low],
                              [k for k, i in indexed.items() if i != low],
-                             say(self.lang, text, low=low, high=high, behind=high - low,
+                             say(self.lang, text, low=low, high=high, behind=behind,
                                  ranks=", ".join(self._rank_label(k) for k in ahead[:4])))
             tags = Counter(t.tag for t in firsts.values())
             if len(tags) > 1:

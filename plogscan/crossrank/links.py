@@ -62,17 +62,20 @@ def _row(cells: list[str], columns: _Columns | None, offset: int) -> LinkRow | N
     if len(found) < 2:
         return None
     at = dict(found)
-    if columns is not None and columns.dest in at and columns.src in at:
+    # The header's positions hold only for a row of its own layout; a row of another layout
+    # (ports and TLS columns, or fewer) is read by its cells' shapes.
+    fits = columns is not None and columns.dest in at and columns.src in at
+    if fits:
         dest, src = at[columns.dest], at[columns.src]
     else:
         (_, dest), (_, src) = found[0], found[1]
     role = ""
     status = ""
-    if columns is not None and columns.role is not None and columns.role < len(cells):
+    if fits and columns.role is not None and columns.role < len(cells):
         role = cells[columns.role]
     else:
         role = next((c for c in cells if c.lower() in _ROLES), "")
-    if columns is not None and columns.status is not None and columns.status < len(cells):
+    if fits and columns.status is not None and columns.status < len(cells):
         status = cells[columns.status]
     elif role and role in cells:
         after = cells.index(role) + 1
