@@ -29,7 +29,7 @@ LAYERS: list[set[str]] = [
     {"ingest"},
     {"parse"},
     {"__init__", "model", "errors", "schema", "lang", "console", "categories", "textsafe",
-     "headline", "datafile", "outputs", "memory"},
+     "headline", "datafile", "outputs", "memory", "pathhints"},
 ]
 # Imports that a layer may not make although they run down the list.
 FORBIDDEN = {"report": {"parse", "ingest", "table"}}

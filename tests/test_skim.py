@@ -241,7 +241,7 @@ def test_a_generated_debug_heavy_tree_gives_the_same_diagnosis(tmp_path: Path) -
 def test_a_selector_sent_to_a_worker_reuses_the_compiled_database() -> None:
     import pickle
 
-    from plogscan.engine.literals import LiteralScanner
+    from plogscan.parse.literals import LiteralScanner
 
     text = "\n".join(_lines("rule literal")).encode()
     selector = Selector(RULES, extra_regexes=(PREFILTER,))

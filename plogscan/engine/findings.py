@@ -22,10 +22,10 @@ from typing import Any
 
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.describe import fill
-from plogscan.engine.fingerprint import fingerprint
 from plogscan.engine.rule import Rule, Sequence
 from plogscan.engine.words import scope_words, words
 from plogscan.model import Evidence, Finding, Scope
+from plogscan.model.fingerprint import fingerprint
 
 # A record's columns -> what the whole input says of its process: host, rank, device, pid (the
 # host process), identity ("content", "path" or "assumed"); None when nothing is known.

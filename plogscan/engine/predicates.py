@@ -238,7 +238,7 @@ class Prefilter:
         if ids is None:
             return None
         if pred.field not in self._scanners:
-            from plogscan.engine.literals import LiteralScanner
+            from plogscan.parse.literals import LiteralScanner
 
             self._scanners[pred.field] = LiteralScanner.build(tuple(ids))
         scanner = self._scanners[pred.field]

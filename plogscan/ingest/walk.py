@@ -66,12 +66,6 @@ from plogscan.ingest.classify import (
 )
 from plogscan.ingest.encodings import UTF8, Decoded, decode_head, detect
 from plogscan.ingest.limits import LimitHit, Limits
-from plogscan.ingest.pathhints import (
-    TAR_NAME,
-    log_kind_by_place,
-    path_hints,
-    placed_like_a_log,
-)
 from plogscan.ingest.sources import (
     NOISE_DIRS,
     NOT_A_LOG_REASON,
@@ -94,6 +88,12 @@ from plogscan.ingest.streams import (
     describe,
     failure,
     read_head,
+)
+from plogscan.pathhints import (
+    TAR_NAME,
+    log_kind_by_place,
+    path_hints,
+    placed_like_a_log,
 )
 from plogscan.schema import SourceKind
 
