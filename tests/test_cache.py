@@ -245,10 +245,10 @@ def test_reused_extractions_wait_for_their_digests_in_groups_bounded_by_bytes(tm
 
     from plogscan.ingest.batching import Batcher, Reuse
     from plogscan.ingest.chunks import FileState
-    from plogscan.ingest.facts import FACTS_SCHEMA
     from plogscan.ingest.reuse import FileKey, Stored
     from plogscan.model import FileStats
     from plogscan.parse.results import FileContext
+    from plogscan.schema.facts import FACTS_SCHEMA
 
     records = pa.table({"message": ["x" * 1000] * 1000})  # about 1 MB
     inflight: deque = deque()
@@ -278,10 +278,10 @@ def test_an_entry_reads_back_as_it_was_stored_batch_by_batch(tmp_path: Path,
     import pyarrow as pa
 
     from plogscan.cache import store as store_module
-    from plogscan.ingest.facts import FACTS_SCHEMA
     from plogscan.ingest.reuse import FileKey, Stored
     from plogscan.model import FileStats
     from plogscan.schema import EVENT_SCHEMA
+    from plogscan.schema.facts import FACTS_SCHEMA
 
     if codec == "none":
         monkeypatch.setattr(store_module, "_CODEC", None)

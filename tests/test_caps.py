@@ -12,7 +12,7 @@ import pytest
 from plogscan.analysis.overview import Overview
 from plogscan.crossrank import gather, streamfacts
 from plogscan.crossrank.gather import Gatherer
-from plogscan.ingest.facts import FACTS_SCHEMA
+from plogscan.schema.facts import FACTS_SCHEMA
 from plogscan.schema.keys import key_table, known_rows
 
 T0 = datetime(2026, 3, 2, 10, 0, 0)

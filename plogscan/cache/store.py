@@ -27,11 +27,11 @@ from pathlib import Path
 import pyarrow as pa
 
 from plogscan.errors import InputError
-from plogscan.ingest.facts import FACTS_SCHEMA
 from plogscan.ingest.linemarks import StoredMarks
 from plogscan.ingest.reuse import FileKey, Stored, code_fingerprint
 from plogscan.model import FileStats
 from plogscan.schema import EVENT_SCHEMA
+from plogscan.schema.facts import FACTS_SCHEMA
 
 __all__ = ["CacheInfo", "CacheStore", "clear", "code_fingerprint", "evict", "info"]
 

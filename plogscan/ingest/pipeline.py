@@ -52,7 +52,7 @@ from plogscan.ingest.chunks import (
     with_last,
 )
 from plogscan.ingest.classify import KindMemo
-from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
+from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.limits import LimitHit, Limits, format_size
 from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
@@ -63,6 +63,7 @@ from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, FileContext
 from plogscan.schema import table_schema
+from plogscan.schema.facts import FACTS_SCHEMA
 
 # Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
 # row group (about four chunks' worth of rows), few enough to keep memory bounded.

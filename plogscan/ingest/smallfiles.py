@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from plogscan.ingest.chunks import CHUNK_BYTES, clean
-from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
+from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.groups import FileOutcome, GroupOutcome, Piece
 from plogscan.ingest.joined import parse_joined
 from plogscan.ingest.reuse import content_digest
@@ -28,6 +28,7 @@ from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, FileContext
 from plogscan.schema import table_schema
+from plogscan.schema.facts import FACTS_SCHEMA
 
 __all__ = ["GROUP_BYTES", "GROUP_FILES", "SMALL_FILE_BYTES", "FileOutcome", "GroupOutcome",
            "parse_files"]
