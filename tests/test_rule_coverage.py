@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from plogscan.categories import CATEGORIES
 from plogscan.cli import cli
+from plogscan.codes import tables
 from plogscan.engine import builtin_rules_dir
 from plogscan.engine.coverage import ROWS, coverage
 from plogscan.engine.ruleset import display_path, load_partial
@@ -72,7 +73,7 @@ def test_every_stable_builtin_rule_has_a_positive_and_a_negative_case() -> None:
     cases = []
     for path in case_files([builtin_rules_dir()]):
         cases.extend(load_cases(path, display_path(path))[0])
-    assert coverage(rules, cases).problems == ()
+    assert coverage(rules, cases, tables()).problems == ()
 
 
 def test_catalogue_row_names_cover_every_row() -> None:

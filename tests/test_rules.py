@@ -7,8 +7,9 @@ import pytest
 
 from plogscan.crossrank.analyze import identities
 from plogscan.engine import builtin_rules_dir, load_rules
+from plogscan.engine.cases import run_case
 from plogscan.engine.checks import check
-from plogscan.engine.testing import Case, case_files, load_cases, run_case
+from plogscan.engine.testing import Case, case_files, load_cases
 
 
 def _cases() -> list[Case]:

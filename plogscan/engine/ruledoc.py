@@ -15,7 +15,7 @@ from plogscan.categories import CATEGORIES
 from plogscan.datafile.fields import Doc
 from plogscan.datafile.located import LList, LMap
 from plogscan.engine import ruletext
-from plogscan.engine.predicates import (
+from plogscan.engine.operators import (
     FIELD_KINDS,
     MAX_REGEX_CHARS,
     OPERATORS,

@@ -37,7 +37,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.engine.narrowing import Narrowed, Narrowing, RawHits, narrowed
-from plogscan.engine.predicates import FIELD_KINDS, _alternative_rows, _literals
+from plogscan.engine.operators import FIELD_KINDS
+from plogscan.engine.predicates import _alternative_rows, _literals
 from plogscan.engine.rawscan import RAW_FIELDS, raw_expressions
 from plogscan.engine.rule import Predicate, RuleSet
 from plogscan.parse.arrowtext import any_match
