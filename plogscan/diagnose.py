@@ -29,12 +29,13 @@ from plogscan.analysis.context import add_context
 from plogscan.analysis.overview import Overview
 from plogscan.analysis.unexplained import Unexplained
 from plogscan.baseline import exit_code_for
+from plogscan.catalog import RuleSet, load_rules
+from plogscan.catalog.describe import as_written
 from plogscan.codes import describe
 from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
 from plogscan.crossrank.patterns import PREFILTER as GATHER_PATTERN
-from plogscan.engine import RuleSet, load_rules, scan
-from plogscan.engine.describe import as_written
+from plogscan.engine import scan
 from plogscan.engine.presence import Presence
 from plogscan.engine.selector import Selector
 from plogscan.errors import InputError, Location, PlogscanError

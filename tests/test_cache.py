@@ -86,8 +86,8 @@ def test_same_size_and_time_but_other_content_is_parsed_again(logs: Path,
 
 
 def test_other_rules_use_other_entries(logs: Path, tmp_path: Path) -> None:
-    from plogscan.engine import load_rules
-    from plogscan.engine.rule import RuleSet
+    from plogscan.catalog import load_rules
+    from plogscan.catalog.rule import RuleSet
 
     cache = tmp_path / "cache"
     run([str(logs)], cache=cache)

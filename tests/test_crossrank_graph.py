@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plogscan.catalog.ruleset import load_rules
 from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
 from plogscan.crossrank.graph import Edge, WaitGraph
@@ -26,7 +27,6 @@ from plogscan.crossrank.resolve import Node
 from plogscan.crossrank.rootcause import MAX_EDGES, graph_view
 from plogscan.crossrank.summary import StreamKey, Summary
 from plogscan.diagnose import run
-from plogscan.engine.ruleset import load_rules
 from plogscan.report.json_report import document
 
 T0 = datetime(2026, 6, 2, 14, 0, 0)

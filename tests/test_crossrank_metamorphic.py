@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from plogscan.catalog.ruleset import load_rules
 from plogscan.diagnose import run
-from plogscan.engine.ruleset import load_rules
 from plogscan.report.json_report import document
 from tests import metamorphic as m
 from tests.corpus_path import corpus_dir, trees_dir

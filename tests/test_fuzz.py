@@ -30,9 +30,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from plogscan.catalog import load_rules
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.diagnose import NothingRead, run
-from plogscan.engine import load_rules
-from plogscan.engine.ruleset import rule_from_text
 from plogscan.errors import PlogscanError
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import Diagnosis

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from plogscan.catalog.rule import RuleSet
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.cli import cli
 from plogscan.diagnose import run
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.ruleset import rule_from_text
 from plogscan.lang import LANGS, default_lang, locale_lang
 from plogscan.report import render
 from plogscan.report.i18n import UI, tr

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.engine.operators import FIELD_KINDS, OPERATORS, check_regex, regex_groups
+from plogscan.catalog.operators import FIELD_KINDS, OPERATORS, check_regex, regex_groups
+from plogscan.catalog.rule import Condition, Predicate
 from plogscan.engine.predicates import MASKS, Prefilter, evaluate, extract
-from plogscan.engine.rule import Condition, Predicate
 from plogscan.schema import EVENT_SCHEMA
 
 

@@ -38,9 +38,10 @@ import pytest
 from click.testing import CliRunner, Result
 from markdown_it import MarkdownIt
 
+from plogscan.catalog import load_rules
 from plogscan.cli import cli
 from plogscan.diagnose import coalesced
-from plogscan.engine import load_rules, scan
+from plogscan.engine import scan
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.textinput import parse_files
 from plogscan.parse.results import FileContext

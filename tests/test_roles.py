@@ -12,10 +12,10 @@ from pathlib import Path
 
 import jsonschema
 
+from plogscan.catalog.checks import check
+from plogscan.catalog.rule import RuleSet
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.diagnose import run
-from plogscan.engine.checks import check
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.ruleset import rule_from_text
 from plogscan.model import (
     Finding,
     Level,

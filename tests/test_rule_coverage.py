@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from plogscan.categories import CATEGORIES
+from plogscan.catalog import builtin_rules_dir
+from plogscan.catalog.categories import CATEGORIES
+from plogscan.catalog.coverage import ROWS, coverage
+from plogscan.catalog.ruleset import display_path, load_partial
+from plogscan.catalog.ruletext import CATALOGUE_ROWS
+from plogscan.catalog.testing import case_files, load_cases
 from plogscan.cli import cli
 from plogscan.codes import tables
-from plogscan.engine import builtin_rules_dir
-from plogscan.engine.coverage import ROWS, coverage
-from plogscan.engine.ruleset import display_path, load_partial
-from plogscan.engine.ruletext import CATALOGUE_ROWS
-from plogscan.engine.testing import case_files, load_cases
 
 ROOT = Path(__file__).parent.parent
 

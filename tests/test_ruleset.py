@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from plogscan.categories import CATEGORIES, REMEDIES
+from plogscan.catalog import builtin_rules_dir, load_rules
+from plogscan.catalog.categories import CATEGORIES, REMEDIES
+from plogscan.catalog.rule import Sequence, Single
+from plogscan.catalog.ruleset import load_rule_file, rule_from_text
 from plogscan.datafile.fields import parse_duration
-from plogscan.engine import builtin_rules_dir, load_rules
-from plogscan.engine.rule import Sequence, Single
-from plogscan.engine.ruleset import load_rule_file, rule_from_text
 from plogscan.errors import ErrorGroup, InputError, RuleError
 
 BAD = Path(__file__).parent / "bad_rules"

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from plogscan.catalog import load_rules
+from plogscan.catalog.rule import RuleSet
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.crossrank.patterns import PREFILTER
 from plogscan.diagnose import run
-from plogscan.engine import load_rules
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.ruleset import rule_from_text
 from plogscan.engine.selector import Selector
 from plogscan.ingest.chunks import Chunk, parse_task
 from plogscan.ingest.skimming import skimmed_parse

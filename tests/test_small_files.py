@@ -108,7 +108,7 @@ def test_small_stdout_files_with_colour_codes(tmp_path: Path,
 
 def test_a_group_hands_on_its_records_and_facts_in_one_chunk(tmp_path: Path) -> None:
     root = _tree(tmp_path / "logs", ["plain", "blank-edges", "bad-utf8"], per_kind=20)
-    from plogscan.engine.ruleset import load_rules
+    from plogscan.catalog.ruleset import load_rules
     from plogscan.engine.selector import Selector
 
     ingest = Ingest(workers=1)
@@ -127,7 +127,7 @@ def test_a_group_pickles_its_records_once_not_once_per_file(tmp_path: Path, join
     worker) pickled: each file's records must not carry the whole group's buffers."""
     import pickle
 
-    from plogscan.engine import load_rules
+    from plogscan.catalog import load_rules
     from plogscan.engine.selector import Selector
     from plogscan.ingest.smallfiles import parse_files
     from plogscan.parse.results import FileContext
@@ -247,7 +247,7 @@ def test_a_skimmed_group_gives_what_its_whole_parse_gives(
     """diagnose's reduced parse skims a group's buffer before parsing it: its kept records,
     facts and per-file accounting are those of the same group parsed whole, and those of
     each file parsed alone."""
-    from plogscan.engine import load_rules
+    from plogscan.catalog import load_rules
     from plogscan.engine.selector import Selector
     from plogscan.ingest import joined
     from plogscan.ingest.smallfiles import GroupOutcome, parse_files

@@ -15,8 +15,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from plogscan.analysis.unexplained import Unexplained, explained_templates, template_of
+from plogscan.catalog import load_rules
 from plogscan.diagnose import run
-from plogscan.engine import load_rules
 from plogscan.model import Evidence, Finding, Level, Scope, Verdict
 from plogscan.report import render
 from plogscan.report.json_report import schema_path

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
+from plogscan.catalog.ruleset import load_rules
 from plogscan.compare.words import WORDS as COMPARE_WORDS
 from plogscan.crossrank.words import WORDS as CROSSRANK_WORDS
 from plogscan.diagnose import run
-from plogscan.engine.ruleset import load_rules
 from plogscan.engine.words import WORDS as ENGINE_WORDS
 from plogscan.lang import missing_translations
 from plogscan.report import i18n, render

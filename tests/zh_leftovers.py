@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator
 from html.parser import HTMLParser
 
-from plogscan.engine.rule import RuleSet
+from plogscan.catalog.rule import RuleSet
 from plogscan.model import Diagnosis
 from plogscan.textsafe import neutralize
 

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from plogscan.categories import CATEGORIES
+from plogscan.catalog.categories import CATEGORIES
 from plogscan.cli.census_labels import Label, read_labels
 from plogscan.errors import InputError, PlogscanError
 from plogscan.textsafe import one_line
 
 if TYPE_CHECKING:
-    from plogscan.engine import RuleSet
+    from plogscan.catalog import RuleSet
 
 
 @dataclass(frozen=True)

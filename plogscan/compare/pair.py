@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from plogscan.catalog import load_rules
 from plogscan.compare.differ import Plan
 from plogscan.compare.evidence import records
 from plogscan.compare.model import BAD, GOOD, Comparison
 from plogscan.compare.runs import read_run, table_batches
-from plogscan.engine import load_rules
 
 
 def compare_runs(good: str, bad: str, *, rules_dirs: Sequence[str] = (), lang: str = "en",

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from plogscan.catalog import RuleSet
 from plogscan.compare.model import Process
 from plogscan.compare.processes import StreamMap, processes_of
 from plogscan.compare.profile import Profile, ProfileBuilder
@@ -26,7 +27,6 @@ from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
 from plogscan.crossrank.identity import ProcessKey
 from plogscan.diagnose import NothingRead, run
-from plogscan.engine import RuleSet
 from plogscan.errors import InputError
 from plogscan.model import Diagnosis
 from plogscan.table.dataset import is_dataset, read_dataset

@@ -24,10 +24,10 @@ import tempfile
 import numpy as np
 import pyarrow as pa
 
+from plogscan.catalog.rule import Condition, Sequence, Threshold
 from plogscan.engine.arrowrows import as_rows
 from plogscan.engine.correlate import Row
 from plogscan.engine.groupbuckets import GroupBuckets
-from plogscan.engine.rule import Condition, Sequence, Threshold
 
 SPILL_ROWS = 100_000  # candidates kept in memory before they go to a temporary file
 THIN_ROWS = 500_000  # candidates whose thin columns stay in memory (some 20 MB)

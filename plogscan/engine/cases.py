@@ -1,5 +1,5 @@
 """A rule's own cases run: each excerpt parsed by the real parser and scanned with that rule
-alone, the findings compared with what the case expects (``engine.testing``).
+alone, the findings compared with what the case expects (``catalog.testing``).
 
 ``plogscan rules test`` and ``tests/test_rules.py`` both run cases through ``run_case``.
 """
@@ -11,9 +11,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from plogscan.catalog.rule import RuleSet
+from plogscan.catalog.testing import Case, CaseResult, compare
 from plogscan.engine.engine import scan
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.testing import Case, CaseResult, compare
 
 
 def parse_case(case: Case) -> pa.Table:

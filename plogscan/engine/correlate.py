@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from plogscan.catalog.rule import Requires, Sequence, Single, Step, Threshold
 from plogscan.engine.partialkeys import fold_partial_keys
-from plogscan.engine.rule import Requires, Sequence, Single, Step, Threshold
 from plogscan.engine.words import wanted_records, words
 from plogscan.model import Verdict
 

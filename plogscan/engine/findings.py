@@ -6,7 +6,7 @@ Placeholder and ``show`` names resolve in this order: the specials ``count``, ``
 order, then of the context records, latest first); columns of the trigger record (the one that
 filled the last step), else of the first evidence record that has one.
 A parenthesized fact whose value is unknown is left out, and ``record(s)`` agrees with its
-number (``engine.describe``). Log text is substituted as it is, never interpreted.
+number (``catalog.describe``). Log text is substituted as it is, never interpreted.
 
 With an ``Identify`` function (the cross-rank stage's view of the whole input), each record's
 host, rank and device are those of its process (a debug plog line gets the rank its run plog
@@ -20,9 +20,9 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from plogscan.catalog.describe import fill
+from plogscan.catalog.rule import Rule, Sequence
 from plogscan.engine.correlate import Occurrence, Row
-from plogscan.engine.describe import fill
-from plogscan.engine.rule import Rule, Sequence
 from plogscan.engine.words import scope_words, words
 from plogscan.model import Evidence, Finding, Scope
 from plogscan.model.fingerprint import fingerprint

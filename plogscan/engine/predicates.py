@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.engine.operators import FIELD_KINDS, OPERATORS
-from plogscan.engine.rule import Condition, Predicate
+from plogscan.catalog.operators import FIELD_KINDS, OPERATORS
+from plogscan.catalog.rule import Condition, Predicate
 
 MaskFn = Callable[[pa.Array, tuple], pa.Array]
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from plogscan.lang import Catalogue
 
 if TYPE_CHECKING:
-    from plogscan.engine.rule import Requires
+    from plogscan.catalog.rule import Requires
 
 WORDS: dict[str, dict[str, str]] = {
     "zh": {

@@ -16,11 +16,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plogscan.categories import CATEGORIES
-from plogscan.engine.checks import case_counts, case_problems
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.ruletext import CATALOGUE_ROWS
-from plogscan.engine.testing import Case
+from plogscan.catalog.categories import CATEGORIES
+from plogscan.catalog.checks import case_counts, case_problems
+from plogscan.catalog.rule import RuleSet
+from plogscan.catalog.ruletext import CATALOGUE_ROWS
+from plogscan.catalog.testing import Case
 
 # Short names of the formats.md §7 rows, for people reading the report.
 ROWS: dict[int, str] = {

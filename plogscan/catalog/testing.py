@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from plogscan.catalog.ruleset import CASE_SUFFIX, rule_files
 from plogscan.datafile.fields import Doc
 from plogscan.datafile.located import DataFileError, LList, LMap, load_yaml, read_data_file
-from plogscan.engine.ruleset import CASE_SUFFIX, rule_files
 from plogscan.errors import Location, RuleError
 from plogscan.model import Finding, Verdict
 
