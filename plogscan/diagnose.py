@@ -296,7 +296,7 @@ def run(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "er
             facts.flush()
 
     # The store stays open for the context lines: it keeps where lines start in the files
-    # they are read from (``ingest.linemarks``).
+    # they are read from (``cache.linemarks``).
     with contextlib.closing(store) if store is not None else contextlib.nullcontext():
         findings = None
         try:

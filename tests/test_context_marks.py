@@ -1,4 +1,4 @@
-"""Context lines read through line marks (``ingest.linemarks``) are the very lines a read from
+"""Context lines read through line marks (``cache.linemarks``) are the very lines a read from
 the start of the file gives: CRLF files, files without a final newline, lines cut because they
 are long (also across the read blocks' boundaries, with NULs and multibyte text in them), lines
 past the end. Marks that are not the file's are not used; a rerun with the cache seeks instead
@@ -17,12 +17,12 @@ import pytest
 
 from plogscan.analysis import context
 from plogscan.analysis.context import file_lines
+from plogscan.cache import linemarks
+from plogscan.cache.digest import file_digest
+from plogscan.cache.linemarks import LineMarks, StoredMarks
 from plogscan.cache.store import DATABASE, clear
 from plogscan.diagnose import run
-from plogscan.ingest import linemarks
 from plogscan.ingest.limits import Limits
-from plogscan.ingest.linemarks import LineMarks, StoredMarks
-from plogscan.ingest.reuse import file_digest
 from plogscan.report import render
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"

@@ -26,8 +26,8 @@ LAYERS: list[set[str]] = [
     {"crossrank", "analysis", "redact"},
     {"engine", "codes"},
     {"catalog"},  # the rules as data: below the matcher and the code tables that name them
-    {"table", "cache"},
-    {"ingest"},
+    {"table"},
+    {"ingest", "cache"},
     {"parse"},
     {"__init__", "model", "errors", "schema", "lang", "console", "textsafe", "headline",
      "datafile", "outputs", "memory", "pathhints"},

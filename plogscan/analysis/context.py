@@ -3,7 +3,7 @@
 Evidence records are known only after the rules have run, so their neighbouring lines are
 fetched afterwards: each file that holds evidence is read once more, up to the last line
 needed. With the extraction cache a plain file's line starts are kept as it is read
-(``ingest.linemarks``), so a rerun seeks to each wanted line and reads a few kilobytes around
+(``cache.linemarks``), so a rerun seeks to each wanted line and reads a few kilobytes around
 it. Archive members are found by walking their archive again. Lines are raw text, cut to a
 readable length.
 """
@@ -21,14 +21,14 @@ from typing import Any
 
 import numpy as np
 
-from plogscan.ingest.linemarks import LineMarks, MarkStore, StoredMarks
-from plogscan.ingest.reuse import absolute, stream_digest
+from plogscan.cache.digest import absolute, stream_digest
+from plogscan.cache.linemarks import LineMarks, MarkStore, StoredMarks
 from plogscan.model import Evidence, Finding
 
 CONTEXT_LINES = 3
 MAX_CHARS = 500
 READ_BLOCK = 1 << 20
-SMALL_BLOCK = 16 << 10  # the first read after a jump to a mark (see ``ingest.linemarks``)
+SMALL_BLOCK = 16 << 10  # the first read after a jump to a mark (see ``cache.linemarks``)
 LINE_BYTES = 4 * MAX_CHARS  # of a line held: enough for MAX_CHARS characters of any UTF-8
 _NEWLINE = ord("\n")
 READERS = min(4, os.cpu_count() or 1)  # threads reading context lines
@@ -51,7 +51,7 @@ def _read_lines(stream, numbers: set[int], marks: LineMarks | None = None) -> di
     with some gives just those lines. Of a line longer than a block only its first
     ``LINE_BYTES`` are held: a huge line (a NUL run, a dump) is read past, never kept whole.
 
-    With ``marks`` (a plain file's, see ``ingest.linemarks``) the stream is a seekable file:
+    With ``marks`` (a plain file's, see ``cache.linemarks``) the stream is a seekable file:
     the read jumps to the last mark before each wanted line and reads small blocks from there,
     and it records marks in what it reads past the last one. The lines are the same as those
     of a read from the start: blocks never cross a multiple of ``READ_BLOCK`` and a long line

@@ -10,7 +10,7 @@ database 0600, and its size is capped with least-recently-used eviction.
 Where: ``--cache DIR``, else ``PLOGSCAN_CACHE``, else ``$XDG_CACHE_HOME/plogscan`` (or
 ``~/.cache/plogscan``); ``--no-cache`` or ``PLOGSCAN_CACHE=off`` turns it off.
 
-In: ``ingest.reuse`` keys and entries (records and facts as Arrow tables). Out: the same,
+In: ``cache.digest`` keys and entries (records and facts as Arrow tables). Out: the same,
 read back; ``info`` and ``clear`` for ``plogscan cache``.
 
 Must not import: ``engine``, ``analysis``, ``crossrank``, ``report``, ``cli``, ``diagnose``:

@@ -4,7 +4,7 @@ out first.
 One row per (namespace, path): the file's size, modification time and content digest, when
 it was last used, and the entry itself as Arrow IPC record batches (kept records, facts;
 zstd-compressed) plus the file's accounting as JSON. Three more tables keep where lines
-start in the files whose context lines were read (``ingest.linemarks``), the kind sniffed
+start in the files whose context lines were read (``cache.linemarks``), the kind sniffed
 from each file's name and head (``ingest.classify.remembered_kind``) and whole results of
 earlier runs over unchanged inputs (``cache.memo``), under the same cap. SQLite keeps
 thousands of small entries in one file (20,000 small logs cost 20,000 rows, not 20,000
@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from plogscan.cache.digest import FileKey, Stored, code_fingerprint
+from plogscan.cache.linemarks import StoredMarks
 from plogscan.errors import InputError
-from plogscan.ingest.linemarks import StoredMarks
-from plogscan.ingest.reuse import FileKey, Stored, code_fingerprint
 from plogscan.model import FileStats
 from plogscan.schema import EVENT_SCHEMA
 from plogscan.schema.facts import FACTS_SCHEMA
@@ -78,7 +78,7 @@ class CacheInfo:
 
 
 class CacheStore:
-    """The ``ingest.reuse.FileStore`` of one namespace in one cache directory."""
+    """The ``cache.digest.FileStore`` of one namespace in one cache directory."""
 
     def __init__(self, directory: Path, namespace: str, max_bytes: int,
                  schema: pa.Schema = EVENT_SCHEMA) -> None:

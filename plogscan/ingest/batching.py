@@ -12,8 +12,8 @@ from collections import deque
 from concurrent.futures import Executor, Future
 from typing import Any, BinaryIO, NamedTuple
 
+from plogscan.cache.digest import FileKey, Stored, absolute, file_digests, plain_file
 from plogscan.ingest.chunks import FileState
-from plogscan.ingest.reuse import FileKey, Stored, absolute, file_digests, plain_file
 from plogscan.ingest.smallfiles import (
     GROUP_BYTES,
     GROUP_FILES,

@@ -37,6 +37,7 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
+from plogscan.cache.digest import FileStore, Stored, file_digest, file_key
 from plogscan.ingest import handoff
 from plogscan.ingest.batching import Batcher, Group, Reuse, SmallFile, small_file
 from plogscan.ingest.chunks import (
@@ -54,7 +55,6 @@ from plogscan.ingest.chunks import (
 from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.limits import LimitHit, Limits, format_size
-from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.ingest.stitch import extend, orphan, plus, restore_constants, shift_lines
 from plogscan.model import FileStats, IngestSummary, SkippedFile

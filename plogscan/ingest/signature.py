@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from plogscan.ingest.reuse import file_digests, sampled_bytes
+from plogscan.cache.digest import file_digests, sampled_bytes
 from plogscan.ingest.sources import NOISE_DIRS, is_noise
 
 MAX_ENTRIES = 250_000  # past this many entries a run is not memoized: the listing holds every

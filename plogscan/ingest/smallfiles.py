@@ -18,11 +18,11 @@ import stat
 import numpy as np
 import pyarrow as pa
 
+from plogscan.cache.digest import content_digest
 from plogscan.ingest.chunks import CHUNK_BYTES, clean
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.groups import FileOutcome, GroupOutcome, Piece
 from plogscan.ingest.joined import parse_joined
-from plogscan.ingest.reuse import content_digest
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
