@@ -243,7 +243,7 @@ def test_reused_extractions_wait_for_their_digests_in_groups_bounded_by_bytes(tm
 
     import pyarrow as pa
 
-    from plogscan.cache.digest import FileKey, Stored
+    from plogscan.cache.entries import FileKey, Stored
     from plogscan.ingest.batching import Batcher, Reuse
     from plogscan.ingest.chunks import FileState
     from plogscan.model import FileStats
@@ -278,7 +278,7 @@ def test_an_entry_reads_back_as_it_was_stored_batch_by_batch(tmp_path: Path,
     import pyarrow as pa
 
     from plogscan.cache import store as store_module
-    from plogscan.cache.digest import FileKey, Stored
+    from plogscan.cache.entries import FileKey, Stored
     from plogscan.model import FileStats
     from plogscan.schema import EVENT_SCHEMA
     from plogscan.schema.facts import FACTS_SCHEMA

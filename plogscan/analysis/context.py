@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from plogscan.cache.digest import absolute, stream_digest
+from plogscan.cache.digest import stream_digest
 from plogscan.cache.linemarks import LineMarks, MarkStore, StoredMarks
+from plogscan.ingest.filekeys import absolute
 from plogscan.model import Evidence, Finding
 
 CONTEXT_LINES = 3

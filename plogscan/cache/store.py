@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from plogscan.cache.digest import FileKey, Stored, code_fingerprint
+from plogscan.cache.entries import FileKey, Stored
+from plogscan.cache.fingerprint import code_fingerprint
 from plogscan.cache.linemarks import StoredMarks
 from plogscan.errors import InputError
 from plogscan.model import FileStats

@@ -12,8 +12,10 @@ from collections import deque
 from concurrent.futures import Executor, Future
 from typing import Any, BinaryIO, NamedTuple
 
-from plogscan.cache.digest import FileKey, Stored, absolute, file_digests, plain_file
+from plogscan.cache.digest import file_digests
+from plogscan.cache.entries import FileKey, Stored
 from plogscan.ingest.chunks import FileState
+from plogscan.ingest.filekeys import absolute, plain_file
 from plogscan.ingest.smallfiles import (
     GROUP_BYTES,
     GROUP_FILES,

@@ -26,9 +26,9 @@ from typing import BinaryIO
 
 import pyarrow as pa
 
-from plogscan.cache.digest import absolute
 from plogscan.ingest import handoff
 from plogscan.ingest.facts import Reducer
+from plogscan.ingest.filekeys import absolute
 from plogscan.ingest.skimming import reduced_parse
 from plogscan.ingest.streams import LimitReached
 from plogscan.ingest.textbytes import control_bytes

@@ -37,7 +37,8 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
-from plogscan.cache.digest import FileStore, Stored, file_digest, file_key
+from plogscan.cache.digest import file_digest
+from plogscan.cache.entries import FileStore, Stored
 from plogscan.ingest import handoff
 from plogscan.ingest.batching import Batcher, Group, Reuse, SmallFile, small_file
 from plogscan.ingest.chunks import (
@@ -54,6 +55,7 @@ from plogscan.ingest.chunks import (
 )
 from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
+from plogscan.ingest.filekeys import file_key
 from plogscan.ingest.limits import LimitHit, Limits, format_size
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.ingest.stitch import extend, orphan, plus, restore_constants, shift_lines
