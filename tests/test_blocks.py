@@ -182,7 +182,7 @@ def test_any_chunk_boundary_gives_the_records_of_one_chunk(kind: str) -> None:
         ingest = Ingest(workers=1, chunk_bytes=size)
         ctx = FileContext("f.log", kind)
         found = [r for b in ingest.batches_from([(ctx, io.BytesIO(data))]) for r in b.to_pylist()]
-        (stats,) = ingest.files
+        (stats,) = ingest.summary.files
         assert stats.lines == stats.record_lines + stats.blank_lines == MIXED.count("\n")
         return found, stats
 

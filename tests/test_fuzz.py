@@ -131,7 +131,7 @@ def test_chunk_size_changes_nothing(data: bytes, chunk: int, kind: str) -> None:
         ingest = Ingest(workers=1, chunk_bytes=size)
         ctx = FileContext("f.log", kind)
         rows = [r for b in ingest.batches_from([(ctx, io.BytesIO(data))]) for r in b.to_pylist()]
-        (stats,) = ingest.files
+        (stats,) = ingest.summary.files
         assert stats.lines == physical_lines(data) == stats.record_lines + stats.blank_lines
         return rows, stats
 

@@ -310,7 +310,8 @@ def test_limit_reasons_read_whole_in_chinese(tmp_path: Path) -> None:
     ingest = Ingest(workers=1, limits=Limits(files=5, depth=1, nesting=1,
                                              decompressed_bytes=4096, line_bytes=1024))
     list(ingest.batches([str(tmp_path)]))
-    texts = [s.reason for s in ingest.skipped] + [p for f in ingest.files for p in f.problems]
+    summary = ingest.summary
+    texts = [s.reason for s in summary.skipped] + [p for f in summary.files for p in f.problems]
     wanted = ("--max-files", "--max-depth", "--max-nesting", "decompressed", "longer than")
     for word in wanted:
         assert any(word in t for t in texts), (word, texts)

@@ -10,11 +10,12 @@ from __future__ import annotations
 import dataclasses
 from collections import deque
 from concurrent.futures import Executor, Future
-from typing import Any, BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple
 
 from plogscan.cache.digest import file_digests
 from plogscan.cache.entries import FileKey, Stored
 from plogscan.ingest.chunks import FileState
+from plogscan.ingest.facts import Reducer
 from plogscan.ingest.filekeys import absolute, plain_file
 from plogscan.ingest.smallfiles import (
     GROUP_BYTES,
@@ -23,7 +24,25 @@ from plogscan.ingest.smallfiles import (
     GroupOutcome,
     parse_files,
 )
+from plogscan.parse.lineformats import FormatSet
 from plogscan.schema import held_bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class ParseSpec:
+    """What every parse task of one run takes besides its chunk, range or files."""
+
+    formats: FormatSet | None  # None: the built-in set (each worker loads it)
+    shared: str | None  # the shared-memory directory worker processes hand tables back through
+    encoded: bool  # batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA
+    reducer: Reducer | None  # which records the workers hand on (``facts``)
+    line_bytes: int  # the longest physical line kept (``--max-line-bytes``)
+    digests: bool  # small-file groups hash each file's bytes for the extraction cache
+
+    def task_args(self) -> tuple[FormatSet | None, str | None, bool, Reducer | None, int]:
+        """The arguments ``chunks.parse_range`` and ``chunks.parse_task`` take after the
+        chunk and its file."""
+        return self.formats, self.shared, self.encoded, self.reducer, self.line_bytes
 
 
 @dataclasses.dataclass
@@ -55,9 +74,9 @@ class Batcher:
     # group goes to the pool, so a tree of large reused files is not held in memory at once.
     REUSE_BYTES = 32 << 20
 
-    def __init__(self, ingest: Any, pool: Executor, inflight: deque,
+    def __init__(self, spec: ParseSpec, pool: Executor, inflight: deque,
                  small_bytes: int = SMALL_FILE_BYTES) -> None:
-        self.ingest, self.pool, self.inflight = ingest, pool, inflight
+        self.spec, self.pool, self.inflight = spec, pool, inflight
         self.files: list[tuple[FileState, str, bytes | None]] = []
         self.size = 0
         self.reused: list[tuple[FileState, FileKey, Stored]] = []
@@ -86,10 +105,9 @@ class Batcher:
     def _flush_files(self) -> None:
         if not self.files:
             return
-        ingest = self.ingest
+        spec = self.spec
         future = self.pool.submit(parse_files, [(s.ctx, p, w) for s, p, w in self.files],
-                                  ingest._task_formats, ingest.encoded, ingest.reducer,
-                                  ingest.store is not None)
+                                  spec.formats, spec.encoded, spec.reducer, spec.digests)
         self.inflight.append(Group([s for s, _, _ in self.files], future))
         self.files, self.size = [], 0
 

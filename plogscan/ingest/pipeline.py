@@ -11,8 +11,8 @@ input size.
 
 Small plain files go to the workers in groups and are parsed as one (``smallfiles``). With a
 ``Reducer`` (``diagnose``) workers hand back only the records it keeps plus the facts of all
-(``facts``); with a ``FileStore`` too, unchanged files are read from it (``reuse``). The pool
-may be a cluster's (``cluster``): the tasks are the same.
+(``facts``); with a ``FileStore`` too, unchanged files are read from it (``cache.entries``).
+The pool may be a cluster's (``cluster``): the tasks are the same.
 
 Every physical line is accounted for in ``FileStats``: it is inside exactly one record
 (``record_lines``), or blank (``blank_lines``). ``lines == record_lines + blank_lines``.
@@ -40,7 +40,8 @@ import pyarrow as pa
 from plogscan.cache.digest import file_digest
 from plogscan.cache.entries import FileStore, Stored
 from plogscan.ingest import handoff
-from plogscan.ingest.batching import Batcher, Group, Reuse, SmallFile, small_file
+from plogscan.ingest.accounting import Accounting
+from plogscan.ingest.batching import Batcher, Group, ParseSpec, Reuse, SmallFile, small_file
 from plogscan.ingest.chunks import (
     CHUNK_BYTES,
     Chunk,
@@ -71,7 +72,6 @@ from plogscan.schema.facts import FACTS_SCHEMA
 # row group (about four chunks' worth of rows), few enough to keep memory bounded.
 INFLIGHT_PER_WORKER = 4
 JOIN_ROWS = 65536  # stored records of reused files are joined up to this many rows
-MAX_LIMIT_HITS = 1000  # limit hits kept for the report; later ones are only counted
 STORE_MIN_BYTES = 16 << 10  # smaller plog and device logs are not cached (``_cheaper_parsed``)
 
 
@@ -89,79 +89,84 @@ class Ingest:
         # The line formats are loaded when a file is parsed: a rerun that reads every file
         # from the cache needs none (``_fset`` None: the built-in ones).
         self._fset = fset
-        self.limits = limits or Limits()
-        self.limit_hits: list[LimitHit] = []
-        self.more_limit_hits = 0
+        self._limits = limits or Limits()
+        self._books = Accounting()
         # With a reducer, workers hand on only the records it keeps, and the facts of all
         # records go to ``on_facts`` (see ``facts``); the accounting stays whole.
-        self.reducer = reducer
-        self.on_facts = on_facts
+        self._reducer = reducer
+        self._on_facts = on_facts
         # With a reducer and a store, unchanged plain files are read from the store instead
-        # of parsed, and what was parsed is saved there (see ``reuse``).
-        self.store = store if reducer is not None else None
-        self.reused_files = 0
-        self.kinds = kinds  # the kinds sniffed by earlier runs (``classify.remembered_kind``)
+        # of parsed, and what was parsed is saved there (``cache.entries``).
+        self._store = store if reducer is not None else None
+        self._reused_files = 0
+        self._kinds = kinds  # the kinds sniffed by earlier runs (``classify.remembered_kind``)
         # A cluster executor (``cluster.DaskExecutor``) instead of the local pool: the same
         # submit/result interface, its slots instead of the local workers.
-        self.executor = executor
+        self._executor = executor
         self._cwd: str | None = None
-        self.processes = processes
+        self._processes = processes
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
-        self.encoded = encoded
-        self.schema = table_schema(encoded)
-        self.workers = max(1, workers or os.cpu_count() or 1)
-        self.chunk_bytes = chunk_bytes
-        self.on_progress = on_progress
-        self.files: list[FileStats] = []
-        self.skipped: list[SkippedFile] = []
-        self.errors: list[SkippedFile] = []  # named paths that could not be read at all
-        self.paths: tuple[str, ...] = ()
-        self._shared: str | None = None  # shared-memory directory of the running pool
+        self._encoded = encoded
+        self._schema = table_schema(encoded)
+        self._workers = max(1, workers or os.cpu_count() or 1)
+        self._chunk_bytes = chunk_bytes
+        self._on_progress = on_progress
+        self._spec: ParseSpec | None = None  # what every parse task of the running pool takes
 
     @property
     def summary(self) -> IngestSummary:
-        # Skips in directory-walk order of their paths, so that the report does not depend on
-        # the order in which the arguments were given.
-        hits = tuple(self.limit_hits)
-        if self.more_limit_hits:
-            last = hits[-1]
-            hits += (LimitHit(last.limit, last.option, last.value, "",
-                              f"and {self.more_limit_hits:,} more limit hits not listed"),)
-        return IngestSummary(self.paths, tuple(self.files),
-                             tuple(sorted(self.skipped, key=lambda s: s.path.split("/"))),
-                             hits, tuple(self.errors))
+        """What was read and skipped, and the limits that bit, so far."""
+        return self._books.summary
+
+    @property
+    def limits(self) -> Limits:
+        return self._limits
+
+    @property
+    def reused_files(self) -> int:
+        """Files whose stored extraction was used instead of parsing them."""
+        return self._reused_files
 
     def absorb(self, files: Iterable[FileStats], skipped: Iterable[SkippedFile],
                limits: Iterable[LimitHit] = (), errors: Iterable[SkippedFile] = ()) -> None:
         """Add accounting made by an earlier run (stored in an event table)."""
-        self.files.extend(files)
-        self.skipped.extend(skipped)
-        self.errors.extend(errors)
-        for hit in limits:
-            self.record_limit(hit)
+        self._books.absorb(files, skipped, limits, errors)
 
     def record_limit(self, hit: LimitHit) -> None:
         """Keep a limit that bit (the first ``MAX_LIMIT_HITS``; later ones are counted)."""
-        if len(self.limit_hits) < MAX_LIMIT_HITS:
-            self.limit_hits.append(hit)
-        else:
-            self.more_limit_hits += 1
+        self._books.record_limit(hit)
+
+    def record_inputs(self, paths: Sequence[str]) -> None:
+        """The paths the run was given (event tables included), as the summary names them."""
+        self._books.record_inputs(paths)
+
+    def hand_on(self, batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+        """A ready-made batch (an event table's) reduced as the workers reduce a parsed chunk:
+        with a reducer, the facts of all its rows to ``on_facts`` and only the kept rows
+        yielded; else the batch as it is."""
+        if self._reducer is None:
+            yield batch
+            return
+        table = pa.Table.from_batches([batch])
+        mask = self._reducer.keep(table)
+        if self._on_facts is not None:
+            self._on_facts(as_whole(facts_of(table), bool(mask.all())))
+        yield from _batches(table.filter(pa.array(mask)))
 
     def batches(self, paths: Sequence[str]) -> Iterator[pa.RecordBatch]:
         """Every record of every input, file by file, in line order."""
         from plogscan.ingest.sources import Skipped
         from plogscan.ingest.walkchild import walk_inputs
 
-        self.paths = tuple(paths)
+        self._books.record_inputs(paths)
 
         def items() -> Iterator[tuple[FileContext, BinaryIO]]:
-            for item in walk_inputs(list(paths), self.limits, self.record_limit, self.kinds,
-                                    block=self.chunk_bytes):
+            for item in walk_inputs(list(paths), self._limits, self.record_limit, self._kinds,
+                                    block=self._chunk_bytes):
                 if isinstance(item, Skipped):
-                    kept = self.errors if item.named else self.skipped
-                    kept.append(SkippedFile(item.path, item.reason))
-                    if self.on_progress:
-                        self.on_progress("skipped", 0)
+                    self._books.skip(item.path, item.reason, item.named)
+                    if self._on_progress:
+                        self._on_progress("skipped", 0)
                     continue
                 source, stream = item
                 yield FileContext(source.path, source.kind.value, source.host, source.rank,
@@ -176,7 +181,9 @@ class Ingest:
         # The pool is shut down (its workers done) before the hand-off directory is removed,
         # so no worker can write into it after it is gone, even when the run stops early.
         with handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box, pool:
-            self._shared = box.directory
+            self._spec = ParseSpec(self._task_formats, box.directory, self._encoded,
+                                   self._reducer, self._limits.line_bytes,
+                                   self._store is not None)
             try:
                 yield from self._run(pool, inputs)
             except BaseException:
@@ -189,18 +196,18 @@ class Ingest:
     def _run(self, pool: Executor, inputs: Iterable[tuple[FileContext, BinaryIO]]
              ) -> Iterator[pa.RecordBatch]:
         inflight: deque = deque()
-        slots = getattr(pool, "slots", None) or self.workers
+        slots = getattr(pool, "slots", None) or self._workers
         limit = slots * INFLIGHT_PER_WORKER
-        batch = Batcher(self, pool, inflight)  # small files and digests, in groups
+        batch = Batcher(self._spec, pool, inflight)  # small files and digests, in groups
         cwd = self._cwd = os.getcwd()  # paths sent to workers are absolute
         for ctx, stream in inputs:
             state = FileState(ctx)
             # a group does not cut long lines: a file that may hold one is read alone
-            small = small_file(stream, min(SMALL_FILE_BYTES, self.limits.line_bytes), cwd)
+            small = small_file(stream, min(SMALL_FILE_BYTES, self._limits.line_bytes), cwd)
             # The line limit changes what a file's extraction holds: it is part of the key.
-            key = (file_key(stream, (ctx, self.limits.line_bytes), cwd)
-                   if self.store is not None and not _cheaper_parsed(ctx, small) else None)
-            stored = self.store.find(key) if key is not None and self.store else None
+            key = (file_key(stream, (ctx, self._limits.line_bytes), cwd)
+                   if self._store is not None and not _cheaper_parsed(ctx, small) else None)
+            stored = self._store.find(key) if key is not None and self._store else None
             if stored is not None:  # used once its digest is confirmed
                 batch.reuse(state, key, stored)
             else:
@@ -223,16 +230,16 @@ class Ingest:
                inflight: deque, limit: int) -> Iterator[pa.RecordBatch]:
         """Submit the parse tasks of one file, draining the oldest as the queue fills."""
         ctx = state.ctx
-        ranges = plan_ranges(stream, self.chunk_bytes, self._cwd)
-        chunks = read_chunks(stream, state, self.chunk_bytes, self.limits.line_bytes)
+        ranges = plan_ranges(stream, self._chunk_bytes, self._cwd)
+        chunks = read_chunks(stream, state, self._chunk_bytes, self._limits.line_bytes)
         tasks = (self._range_tasks(pool, ranges, ctx, state) if ranges else
                  self._chunk_tasks(pool, with_last(chunks), ctx))
         submitted = 0
         for submit, size, is_last in tasks:
             inflight.append((state, submit(), is_last))
             submitted += 1
-            if self.on_progress:
-                self.on_progress("bytes", size)
+            if self._on_progress:
+                self._on_progress("bytes", size)
             while len(inflight) > limit:
                 yield from self._drain(inflight, pool)
         state.add("decode_errors", getattr(stream, "decode_errors", 0))
@@ -248,17 +255,13 @@ class Ingest:
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for index, part in enumerate(ranges):
             state.add("bytes", part.end - part.start)
-            yield ((lambda p=part: pool.submit(parse_range, p, ctx, self._task_formats,
-                                               self._shared, self.encoded, self.reducer,
-                                               self.limits.line_bytes)),
+            yield ((lambda p=part: pool.submit(parse_range, p, ctx, *self._spec.task_args())),
                    part.end - part.start, index == len(ranges) - 1)
 
     def _chunk_tasks(self, pool: Executor, chunks: Iterator[tuple[Chunk, bool]], ctx: FileContext
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for chunk, is_last in chunks:
-            yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, self._task_formats,
-                                                self._shared, self.encoded, self.reducer,
-                                                self.limits.line_bytes)),
+            yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, *self._spec.task_args())),
                    len(chunk.data), is_last)
 
     def _pool(self) -> Executor:
@@ -267,21 +270,21 @@ class Ingest:
         per-file columns rebuilt) and finish sooner, though the parse holds the GIL between
         kernels. Worker processes when asked for, there are several workers and fork is
         available."""
-        if self.executor is not None:
-            return self.executor
+        if self._executor is not None:
+            return self._executor
         forkable = "fork" in multiprocessing.get_all_start_methods()
-        if self.workers > 1 and self.processes and forkable:
+        if self._workers > 1 and self._processes and forkable:
             builtin_formats()  # loaded before the workers fork, so that they inherit it
             context = multiprocessing.get_context("fork")
             try:
-                return ProcessPoolExecutor(self.workers, mp_context=context,
+                return ProcessPoolExecutor(self._workers, mp_context=context,
                                            initializer=_ignore_interrupts)
             except (NotImplementedError, ImportError, OSError):
                 pass  # no working semaphores (no /dev/shm, sandboxes): threads still work
-        return ThreadPoolExecutor(self.workers, thread_name_prefix="plogscan-parse")
+        return ThreadPoolExecutor(self._workers, thread_name_prefix="plogscan-parse")
 
     @property
-    def fset(self) -> FormatSet:
+    def _formats(self) -> FormatSet:
         return self._fset if self._fset is not None else builtin_formats()
 
     @property
@@ -343,15 +346,16 @@ class Ingest:
     def _stored(self, items: list[Reuse]) -> Iterator[pa.RecordBatch]:
         if not items:
             return
-        self.reused_files += len(items)
+        self._reused_files += len(items)
         facts = [item.stored.facts for item in items if item.stored.facts.num_rows]
-        if self.on_facts is not None and facts:
-            self.on_facts(pa.concat_tables(facts).combine_chunks())
+        if self._on_facts is not None and facts:
+            self._on_facts(pa.concat_tables(facts).combine_chunks())
         for item in items:
-            if self.on_progress:
-                self.on_progress("bytes", item.stored.stats.bytes)
-                self.on_progress("file", 0)
-            self.files.append(dataclasses.replace(item.stored.stats, path=item.state.ctx.path))
+            if self._on_progress:
+                self._on_progress("bytes", item.stored.stats.bytes)
+                self._on_progress("file", 0)
+            self._books.files.append(dataclasses.replace(item.stored.stats,
+                                                         path=item.state.ctx.path))
         small: list[pa.Table] = []  # joined up to JOIN_ROWS; a larger table goes alone
         rows = 0
         for item in items:
@@ -368,11 +372,11 @@ class Ingest:
     def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
         """The files of a small-file group, finished in order; their records as one table."""
         group = item.future.result()
-        if group.facts is not None and group.facts.num_rows and self.on_facts is not None:
-            self.on_facts(group.facts)  # the group's facts at once, not file by file
+        if group.facts is not None and group.facts.num_rows and self._on_facts is not None:
+            self._on_facts(group.facts)  # the group's facts at once, not file by file
         for i, (state, outcome) in enumerate(zip(item.states, group.files, strict=True)):
-            if self.on_progress:
-                self.on_progress("bytes", outcome.stats.get("bytes", 0))
+            if self._on_progress:
+                self._on_progress("bytes", outcome.stats.get("bytes", 0))
             for name, value in outcome.stats.items():
                 state.add(name, value)
             state.problems.extend(outcome.problems)
@@ -408,7 +412,7 @@ class Ingest:
         if cleaned.dropped_records:
             state.add("records", cleaned.dropped_records)
             state.add("record_lines", cleaned.dropped_lines)
-        restore_constants(result, state.ctx, self.schema)
+        restore_constants(result, state.ctx, self._schema)
         if cleaned.relative_lines and state.lines_before:
             shift_lines(result, state.lines_before)
         state.lines_before += result.lines
@@ -425,14 +429,14 @@ class Ingest:
         head = result.head
         if head is not None and state.pending is not None:
             between = state.pending_trailing_blank + head.lead_blank
-            state.pending = extend(state.pending, head, between, self.schema)
+            state.pending = extend(state.pending, head, between, self._schema)
             state.add("blank_lines", -between)
             if state.pending.column("fmt")[0].as_py() in ("unparsed", "text"):
                 state.add("unparsed_lines", head.lines + between)
             state.pending_trailing_blank = 0
         elif head is not None:  # continuation lines with nothing before them in the file
-            state.pending = orphan(state.ctx, head, self.schema)
-            if self.reducer is not None:
+            state.pending = orphan(state.ctx, head, self._schema)
+            if self._reducer is not None:
                 self._facts(state, as_whole(facts_of(state.pending), True))
             state.add("unparsed_lines", head.lines)
             state.pending_trailing_blank = 0
@@ -459,7 +463,7 @@ class Ingest:
         before = state.pending
         parts = records.slice(0, lead)
         table = pa.concat_tables([before, parts]) if before is not None else parts
-        joined, _ = blocks.join(table, self.fset, state.ctx.kind in TEXT_KINDS)
+        joined, _ = blocks.join(table, self._formats, state.ctx.kind in TEXT_KINDS)
         old, new = blocks.record_counts(table), blocks.record_counts(joined)
         for key, value in (("unparsed_lines", new.unparsed_lines - old.unparsed_lines),
                            ("invalid_timestamps",
@@ -469,13 +473,13 @@ class Ingest:
         if before is not None:
             state.pending = joined.slice(0, 1)
             joined = joined.slice(1)
-        if self.reducer is not None and joined.num_rows:
+        if self._reducer is not None and joined.num_rows:
             self._facts(state, as_whole(facts_of(joined), True))
         return pa.concat_tables([joined, records.slice(lead)])
 
     def _facts(self, state: FileState, facts: pa.Table) -> None:
-        if self.on_facts is not None:
-            self.on_facts(facts)
+        if self._on_facts is not None:
+            self._on_facts(facts)
         if state.saving is not None:
             state.facts.append(facts)
 
@@ -486,12 +490,12 @@ class Ingest:
     def _finish(self, state: FileState) -> None:
         s = state.stats
         if s.get("cut_lines"):
-            bound = format_size(self.limits.line_bytes)
+            bound = format_size(self._limits.line_bytes)
             detail = (f"{s['cut_lines']:,} line(s) longer than {bound} kept their first {bound} "
                       f"(first: line {state.first_cut}); {s.get('cut_bytes', 0):,} bytes of them "
                       "were not read")
             state.problems.append(detail)
-            self.record_limit(self.limits.hit("line_bytes", state.ctx.path, detail))
+            self.record_limit(self._limits.hit("line_bytes", state.ctx.path, detail))
         stats = (FileStats(
             path=state.ctx.path, kind=state.ctx.kind, bytes=s.get("bytes", 0),
             lines=s.get("lines", 0), records=s.get("records", 0),
@@ -502,19 +506,19 @@ class Ingest:
             invalid_timestamps=s.get("invalid_timestamps", 0),
             epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems),
             encoding=state.ctx.encoding))
-        self.files.append(stats)
-        if state.saving is not None and self.store is not None and not state.problems:
+        self._books.files.append(stats)
+        if state.saving is not None and self._store is not None and not state.problems:
             key, digest = state.saving
             content = digest.result() if hasattr(digest, "result") else digest  # a future
             if content is not None:
                 records = (pa.concat_tables(state.kept) if state.kept
-                           else self.schema.empty_table())
+                           else self._schema.empty_table())
                 facts = (pa.concat_tables(state.facts) if state.facts
                          else FACTS_SCHEMA.empty_table())  # each chunk's, as handed on
-                self.store.save(key, Stored(content, stats, records, facts))
+                self._store.save(key, Stored(content, stats, records, facts))
         state.kept, state.facts = [], []
-        if self.on_progress:
-            self.on_progress("file", 0)
+        if self._on_progress:
+            self._on_progress("file", 0)
 
 
 

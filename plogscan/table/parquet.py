@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from plogscan.errors import InputError
-from plogscan.ingest.facts import as_whole, facts_of
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import FileStats, IngestSummary, LimitHit, SkippedFile
 from plogscan.outputs.atomic import Replacement
@@ -121,9 +120,8 @@ def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBat
     """Parquet inputs first (in the order given), then every other input through ``ingest``.
 
     The accounting stored in each table joins ``ingest``'s own, so reports on a table show the
-    files it was made from, as reports on the logs would. With ``ingest.reducer`` set, the
-    rows of a table are reduced here as the workers reduce parsed chunks (facts of all rows
-    to ``ingest.on_facts``, only the kept rows yielded)."""
+    files it was made from, as reports on the logs would. The rows of a table are reduced as
+    the workers reduce parsed chunks (``Ingest.hand_on``)."""
     tables = [p for p in paths if is_table(p)]
     logs = [p for p in paths if not is_table(p)]
     for path in tables:
@@ -135,24 +133,10 @@ def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBat
             ingest.absorb(*stored_inputs(handle))
             batches = read_parquet(handle)
         for batch in batches:
-            yield from _reduced(batch, ingest)
+            yield from ingest.hand_on(batch)
     if logs:
         yield from ingest.batches(logs)
-    ingest.paths = tuple(paths)
-
-
-def _reduced(batch: pa.RecordBatch, ingest: Ingest) -> Iterator[pa.RecordBatch]:
-    if ingest.reducer is None:
-        yield batch
-        return
-    table = pa.Table.from_batches([batch])
-    mask = ingest.reducer.keep(table)
-    if ingest.on_facts is not None:
-        ingest.on_facts(as_whole(facts_of(table), bool(mask.all())))
-    kept = table.filter(pa.array(mask))
-    for part in kept.to_batches():
-        if part.num_rows:
-            yield part
+    ingest.record_inputs(paths)
 
 
 class EventWriter:

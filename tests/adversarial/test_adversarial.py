@@ -153,7 +153,7 @@ def test_file_grows(tmp_path: Path) -> None:
     path = _range_file(tmp_path)
     lines = path.read_bytes().count(b"\n")
     ingest = _read(path, lambda p: p.open("ab").write(GOOD * 10))
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     assert stats.lines == lines == stats.record_lines + stats.blank_lines
     assert any(f"grew by {len(GOOD) * 10:,} bytes while it was read" in p
                for p in stats.problems)
@@ -163,7 +163,7 @@ def test_file_shrinks(tmp_path: Path) -> None:
     path = _range_file(tmp_path)
     lines = path.read_bytes().count(b"\n")
     ingest = _read(path, lambda p: os.truncate(p, 10000))
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     assert stats.lines < lines and stats.lines == stats.record_lines + stats.blank_lines
     assert any("the file became shorter" in p or "read stopped at byte" in p
                for p in stats.problems), stats.problems
@@ -176,7 +176,7 @@ def test_file_vanishes(tmp_path: Path) -> None:
         path.write_bytes(b"x\n" * 100)  # a new file under the old name
 
     ingest = _read(_range_file(tmp_path), replace)
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     assert any("replaced by another one" in p or "vanished" in p for p in stats.problems)
     assert stats.lines == stats.record_lines + stats.blank_lines
 
@@ -220,7 +220,7 @@ def test_compressible_gz_is_not_a_bomb(tmp_path: Path) -> None:
     limits = Limits(ratio=100, ratio_floor=1 << 20)  # a strict ratio, checked after 1 MiB
     ingest = Ingest(workers=1, limits=limits)
     list(ingest.batches([str(genuine), str(bomb)]))
-    whole, cut = ingest.files
+    whole, cut = ingest.summary.files
     assert whole.lines == 200_002 and not whole.problems
     ratio = 20 * len(line) * 200_000 // len(genuine.read_bytes())
     assert ratio > 100  # more compressible than the limit, and still read
@@ -294,6 +294,6 @@ def test_small_file_honours_the_line_limit(tmp_path: Path) -> None:
     path.write_bytes(b"x" * 5000 + b"\n" + GOOD)
     ingest = Ingest(workers=1, limits=Limits(line_bytes=1024))
     list(ingest.batches([str(path)]))
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     assert any("longer than 1 KiB kept their first 1 KiB" in p for p in stats.problems), \
         stats.problems
