@@ -101,11 +101,11 @@ class SampleReports:
         self._outputs: dict[tuple[str, str, str], str] = {}
 
     def diagnosis(self, sample: str, lang: str):
-        from plogscan.diagnose import run
+        from tests.helpers import diagnosed
 
         key = (sample, lang)
         if key not in self._diagnoses:
-            self._diagnoses[key] = run([str(SAMPLES_DIR / sample)], lang=lang)
+            self._diagnoses[key] = diagnosed([str(SAMPLES_DIR / sample)], lang=lang)
         return self._diagnoses[key]
 
     def output(self, sample: str, lang: str, fmt: str) -> str:

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from plogscan.cache.store import DATABASE
 from plogscan.cli import cli
-from plogscan.diagnose import run
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 
 @pytest.fixture
@@ -36,9 +36,9 @@ def test_rerun_reads_the_cache_and_gives_the_same_report(logs: Path, tmp_path: P
     """A rerun over unchanged inputs reuses the whole earlier result; without it
     (``reuse_result=False``, as when other files changed) each file's entry is reused."""
     cache = tmp_path / "cache"
-    plain = run([str(logs)])
-    first = run([str(logs)], cache=cache)
-    second = run([str(logs)], cache=cache, reuse_result=whole)
+    plain = diagnosed([str(logs)])
+    first = diagnosed([str(logs)], cache=cache)
+    second = diagnosed([str(logs)], cache=cache, reuse_result=whole)
     assert first.extra["reused_files"] == 0
     assert "reused_result" not in first.extra
     assert second.extra.get("reused_result", False) is whole
@@ -49,7 +49,7 @@ def test_rerun_reads_the_cache_and_gives_the_same_report(logs: Path, tmp_path: P
 
 def test_cache_is_private(logs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "private"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700
     assert stat.S_IMODE((cache / DATABASE).stat().st_mode) == 0o600
 
@@ -57,14 +57,14 @@ def test_cache_is_private(logs: Path, tmp_path: Path) -> None:
 @pytest.mark.usefixtures("every_file_stored")
 def test_changed_file_is_parsed_again(logs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     target = next(p for p in _files(logs) if "debug" in str(p))
     with target.open("a", encoding="utf-8") as handle:
         handle.write("[ERROR] HCCL(1,python3):2025-03-14-08:00:59.000.000 [x.cc:1] [1]"
                      "brand new failure text\n")
-    again = run([str(logs)], cache=cache)
+    again = diagnosed([str(logs)], cache=cache)
     assert again.extra["reused_files"] == len(again.inputs.files) - 1
-    assert _json(again) == _json(run([str(logs)]))
+    assert _json(again) == _json(diagnosed([str(logs)]))
     assert "brand new failure text" in _json(again)
 
 
@@ -72,7 +72,7 @@ def test_changed_file_is_parsed_again(logs: Path, tmp_path: Path) -> None:
 def test_same_size_and_time_but_other_content_is_parsed_again(logs: Path,
                                                               tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     target = next(p for p in _files(logs) if b"Already have context" in p.read_bytes())
     before = target.stat()
     data = target.read_bytes()
@@ -80,9 +80,9 @@ def test_same_size_and_time_but_other_content_is_parsed_again(logs: Path,
     assert changed != data and len(changed) == len(data)
     target.write_bytes(changed)
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
-    again = run([str(logs)], cache=cache)
+    again = diagnosed([str(logs)], cache=cache)
     assert again.extra["reused_files"] == len(again.inputs.files) - 1
-    assert _json(again) == _json(run([str(logs)]))
+    assert _json(again) == _json(diagnosed([str(logs)]))
 
 
 def test_other_rules_use_other_entries(logs: Path, tmp_path: Path) -> None:
@@ -90,10 +90,10 @@ def test_other_rules_use_other_entries(logs: Path, tmp_path: Path) -> None:
     from plogscan.catalog.rule import RuleSet
 
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     rules = load_rules([])
     fewer = RuleSet(tuple(r for r in rules if r.id != "CCU001"))
-    other = run([str(logs)], cache=cache, rules=fewer)
+    other = diagnosed([str(logs)], cache=cache, rules=fewer)
     assert other.extra["reused_files"] == 0
     assert all(f.rule != "CCU001" for f in other.findings)
 
@@ -105,10 +105,10 @@ def test_cap_evicts_least_recently_used(logs: Path, tmp_path: Path,
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("PLOGSCAN_CACHE_MAX", "1")  # nothing fits
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     assert info(cache, 1).entries == 0
     monkeypatch.setenv("PLOGSCAN_CACHE_MAX", "1G")
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     assert info(cache, 1 << 30).entries == len(_files(logs))
 
 
@@ -143,12 +143,12 @@ def test_a_use_is_noted_at_most_once_an_hour(logs: Path, tmp_path: Path) -> None
     import sqlite3
 
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     with sqlite3.connect(cache / DATABASE) as db:
         db.execute("UPDATE entries SET used = used - 7200 WHERE rowid = "
                    "(SELECT min(rowid) FROM entries)")
         before = dict(db.execute("SELECT rowid, used FROM entries"))
-    again = run([str(logs)], cache=cache, reuse_result=False)
+    again = diagnosed([str(logs)], cache=cache, reuse_result=False)
     assert again.extra["reused_files"] == len(before)
     with sqlite3.connect(cache / DATABASE) as db:
         after = dict(db.execute("SELECT rowid, used FROM entries"))
@@ -171,7 +171,7 @@ def test_a_rerun_sniffs_no_file_again_and_loads_no_line_formats(
     from plogscan.parse import formatcheck
 
     cache = tmp_path / "cache"
-    first = run([str(logs)], cache=cache)
+    first = diagnosed([str(logs)], cache=cache)
     noted = tmp_path / "noted.txt"
     real_classify, real_load = classify_module.classify, formatcheck.load_formats
 
@@ -193,16 +193,16 @@ def test_a_rerun_sniffs_no_file_again_and_loads_no_line_formats(
     monkeypatch.setattr(classify_module, "classify", counted)
     monkeypatch.setattr(formatcheck, "load_formats", loaded)
     formatcheck.builtin_formats.cache_clear()
-    second = run([str(logs)], cache=cache)
+    second = diagnosed([str(logs)], cache=cache)
     assert seen() == []
     assert _json(second) == _json(first)
     target = next(p for p in _files(logs) if "debug" in str(p))
     target.write_bytes(b"[ERROR] HCCL(1,python3):2025-03-14-08:00:59.000.000 [x.cc:1] [1]"
                        b"a new first line\n" + target.read_bytes())
-    third = run([str(logs)], cache=cache)
+    third = diagnosed([str(logs)], cache=cache)
     assert [s for s in seen() if s != "formats loaded"] == [str(target)]
     assert "formats loaded" in seen()  # to sniff and parse the changed file
-    assert _json(third) == _json(run([str(logs)], cache=None))
+    assert _json(third) == _json(diagnosed([str(logs)], cache=None))
     clear(cache)
     with sqlite3.connect(cache / DATABASE) as db:
         assert db.execute("SELECT count(*) FROM kinds").fetchone()[0] == 0
@@ -319,11 +319,11 @@ def test_plogs_cheaper_to_parse_again_are_not_kept(logs: Path, tmp_path: Path) -
     kept = [p for p in files if p.stat().st_size >= STORE_MIN_BYTES or p.name.startswith("train")]
     assert 0 < len(kept) < len(files)  # the sample has both kinds
     cache = tmp_path / "cache"
-    first = run([str(logs)], cache=cache)
+    first = diagnosed([str(logs)], cache=cache)
     assert info(cache, 1 << 30).entries == len(kept)
-    again = run([str(logs)], cache=cache, reuse_result=False)
+    again = diagnosed([str(logs)], cache=cache, reuse_result=False)
     assert again.extra["reused_files"] == len(kept)
-    assert _json(first) == _json(again) == _json(run([str(logs)]))
+    assert _json(first) == _json(again) == _json(diagnosed([str(logs)]))
 
 
 def test_the_kinds_a_walk_in_a_child_looks_up_are_copied_up_to_a_limit(tmp_path: Path) -> None:

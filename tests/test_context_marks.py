@@ -21,9 +21,9 @@ from plogscan.cache import linemarks
 from plogscan.cache.digest import file_digest
 from plogscan.cache.linemarks import LineMarks, StoredMarks
 from plogscan.cache.store import DATABASE, clear
-from plogscan.diagnose import run
 from plogscan.ingest.limits import Limits
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"
 
@@ -179,7 +179,7 @@ class _CountingReader(io.BytesIO):
 
 def _evidence_file(logs: Path) -> tuple[Path, int]:
     """The plain file and line of the first evidence record of the sample."""
-    diagnosis = run([str(logs)], context_lines=0)
+    diagnosis = diagnosed([str(logs)], context_lines=0)
     for finding in diagnosis.findings:
         for ev in finding.evidence:
             if ev.path.endswith(".log") and ev.line > 1:
@@ -203,11 +203,11 @@ def test_cached_reruns_give_the_context_of_a_read_from_the_start(tmp_path: Path)
     target.write_bytes(b"\r\n".join(lines).rstrip(b"\r\n"))
     limits = Limits(line_bytes=64 << 10)
     cache = tmp_path / "cache"
-    plain = render(run([str(logs)], cache=None, limits=limits), "json")
-    first = render(run([str(logs)], cache=cache, limits=limits), "json")
+    plain = render(diagnosed([str(logs)], cache=None, limits=limits), "json")
+    first = render(diagnosed([str(logs)], cache=cache, limits=limits), "json")
     with sqlite3.connect(cache / DATABASE) as db:
         assert db.execute("SELECT count(*) FROM line_marks").fetchone()[0] > 0
-    second = run([str(logs)], cache=cache, limits=limits, reuse_result=False)
+    second = diagnosed([str(logs)], cache=cache, limits=limits, reuse_result=False)
     # a file with a cut line is parsed every time (its entry is not kept); its marks are
     assert second.extra["reused_files"] == len(second.inputs.files) - 1
     assert plain == first == render(second, "json")
@@ -218,7 +218,7 @@ def test_cached_reruns_give_the_context_of_a_read_from_the_start(tmp_path: Path)
     assert any(problem for f in second.inputs.files if f.path == str(target)
                for problem in f.problems)  # the long line was cut
     os.utime(target)  # a changed time: the marks are taken again, the lines stay the same
-    assert render(run([str(logs)], cache=cache, limits=limits), "json") == plain
+    assert render(diagnosed([str(logs)], cache=cache, limits=limits), "json") == plain
     clear(cache)
     with sqlite3.connect(cache / DATABASE) as db:
         assert db.execute("SELECT count(*) FROM line_marks").fetchone()[0] == 0

@@ -26,8 +26,8 @@ from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.resolve import Node
 from plogscan.crossrank.rootcause import MAX_EDGES, graph_view
 from plogscan.crossrank.summary import StreamKey, Summary
-from plogscan.diagnose import run
 from plogscan.report.json_report import document
+from tests.helpers import diagnosed
 
 T0 = datetime(2026, 6, 2, 14, 0, 0)
 RULES = load_rules([])
@@ -56,7 +56,7 @@ def diagnose(root: Path, files: dict[str, str]) -> dict:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
-    return document(run([str(root)], rules=RULES, context_lines=0, workers=1))
+    return document(diagnosed([str(root)], rules=RULES, context_lines=0, workers=1))
 
 
 # ---------------------------------------------------------------------- extraction

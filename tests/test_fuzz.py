@@ -32,14 +32,15 @@ from hypothesis import strategies as st
 
 from plogscan.catalog import load_rules
 from plogscan.catalog.ruleset import rule_from_text
-from plogscan.diagnose import NothingRead, run
 from plogscan.errors import PlogscanError
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import Diagnosis
 from plogscan.parse.results import FileContext
+from plogscan.pipeline import NothingRead
 from plogscan.redact.redactor import Redactor
 from plogscan.report import Format, render
 from tests.fuzzing import FUZZ
+from tests.helpers import diagnosed
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = load_rules()
@@ -90,7 +91,7 @@ def physical_lines(data: bytes) -> int:
 
 def _diagnose(paths: list[str]) -> Diagnosis | None:
     try:
-        return run(paths, rules=RULES, workers=1, lang="en")
+        return diagnosed(paths, rules=RULES, workers=1, lang="en")
     except NothingRead:
         return None
 

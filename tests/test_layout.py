@@ -19,8 +19,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "plogscan"
 # Top to bottom. Each name is a top-level module or package of plogscan.
 LAYERS: list[set[str]] = [
     {"cli", "__main__"},
-    {"compare"},  # two runs, each diagnosed and read: above the orchestrator it calls
-    {"diagnose", "baseline"},
+    {"compare"},  # two runs, each diagnosed and read: above the pipeline it calls
+    {"pipeline", "baseline"},
     {"report"},
     {"incidents"},
     {"crossrank", "analysis", "redact"},

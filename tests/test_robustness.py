@@ -40,11 +40,11 @@ from markdown_it import MarkdownIt
 
 from plogscan.catalog import load_rules
 from plogscan.cli import cli
-from plogscan.diagnose import coalesced
 from plogscan.engine import scan
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.textinput import parse_files
 from plogscan.parse.results import FileContext
+from plogscan.pipeline.passes import coalesced
 from tests.forked import run_forked
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,10 +8,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from plogscan.diagnose import run
 from plogscan.ingest import pipeline
 from plogscan.ingest.pipeline import Ingest
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 HEADER = "[{level}] HCCL({pid},python3):2026-03-02-10:15:{sec:02d}.{ms:03d}.000 [x.cc:1] [7]"
 CASES = {
@@ -72,9 +72,9 @@ def test_diagnosis_of_many_small_files_is_unchanged(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "logs", list(CASES), per_kind=40)
     monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 0)
-    alone = render(run([str(root)]), "json")
+    alone = render(diagnosed([str(root)]), "json")
     monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 256 << 10)
-    assert render(run([str(root)]), "json") == alone
+    assert render(diagnosed([str(root)]), "json") == alone
 
 
 def test_plain_small_files_take_the_joined_parse(tmp_path: Path,
@@ -202,9 +202,9 @@ def test_text_and_plog_files_of_one_group_are_parsed_apart_in_file_order(
     assert grouped_summary == alone_summary
     assert grouped.to_pylist() == alone.to_pylist()
     monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 0)
-    plain = render(run([str(root)]), "json")
+    plain = render(diagnosed([str(root)]), "json")
     monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 256 << 10)
-    assert render(run([str(root)]), "json") == plain
+    assert render(diagnosed([str(root)]), "json") == plain
 
 
 def _skim_head(level: str, pid: int, ts: str, module: str = "GE") -> str:

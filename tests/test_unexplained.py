@@ -16,11 +16,11 @@ from jsonschema import Draft202012Validator
 
 from plogscan.analysis.unexplained import Unexplained, explained_templates, template_of
 from plogscan.catalog import load_rules
-from plogscan.diagnose import run
 from plogscan.model import Evidence, Finding, Level, Scope, Verdict
 from plogscan.report import render
 from plogscan.report.json_report import schema_path
 from plogscan.schema import EVENT_SCHEMA
+from tests.helpers import diagnosed
 
 T0 = datetime(2026, 4, 2, 8, 15, 0)
 
@@ -180,7 +180,7 @@ def test_diagnose_reports_unexplained_templates_and_codes(tmp_path: Path) -> Non
     log = tmp_path / "debug" / "plog" / "plog-31877_20260402081500000.log"
     log.parent.mkdir(parents=True)
     log.write_text(PLOG, encoding="utf-8")
-    diagnosis = run([str(tmp_path)], rules=load_rules([], builtin=False), context_lines=0)
+    diagnosis = diagnosed([str(tmp_path)], rules=load_rules([], builtin=False), context_lines=0)
     unexplained = diagnosis.extra["unexplained"]
     assert unexplained[0]["template"] == \
         "QueryLinkState: peer <IP> answered garbage <HEX>"
@@ -212,7 +212,7 @@ def test_codes_of_evidence_are_decoded_in_the_reports(tmp_path: Path) -> None:
     log = tmp_path / "logs" / "debug" / "plog" / "plog-31877_20260402081500000.log"
     log.parent.mkdir(parents=True)
     log.write_text(PLOG, encoding="utf-8")
-    diagnosis = run([str(log.parent)], rules=load_rules([rule.parent], builtin=False),
+    diagnosis = diagnosed([str(log.parent)], rules=load_rules([rule.parent], builtin=False),
                     context_lines=0)
     assert diagnosis.extra["codes"] == {
         "0x7150227": None,

@@ -28,11 +28,11 @@ import pytest
 from plogscan.catalog.ruleset import load_rules
 from plogscan.compare.words import WORDS as COMPARE_WORDS
 from plogscan.crossrank.words import WORDS as CROSSRANK_WORDS
-from plogscan.diagnose import run
 from plogscan.engine.words import WORDS as ENGINE_WORDS
 from plogscan.lang import missing_translations
 from plogscan.report import i18n, render
 from tests import zh_leftovers as z
+from tests.helpers import diagnosed
 from tests.report_fixtures import FIXTURES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,7 +59,7 @@ def _zh_runs() -> tuple[dict, set]:
     out = {}
     with missing_translations() as missed:
         for name in SAMPLES:
-            diagnosis = run([str(REPO / "samples" / name)], lang="zh", rules=rules)
+            diagnosis = diagnosed([str(REPO / "samples" / name)], lang="zh", rules=rules)
             out[name] = (diagnosis, {fmt: _visible(diagnosis, fmt) for fmt in FORMATS},
                          z.data_strings(diagnosis, rules))
         for name, make in FIXTURES.items():
@@ -111,7 +111,7 @@ def test_the_leftover_check_finds_an_untranslated_cross_rank_sentence(monkeypatc
                         "every rank that only waited")
     rules = load_rules([]).localized("zh")
     with missing_translations() as missed:
-        diagnosis = run([str(REPO / "samples" / "notify-wait-cascade")], lang="zh",
+        diagnosis = diagnosed([str(REPO / "samples" / "notify-wait-cascade")], lang="zh",
                         rules=rules)
     assert ("crossrank", "zh", "{text}: a real error, not a timeout; it outranks every rank "
             "that only waited") in missed

@@ -136,10 +136,10 @@ def excerpt_files(directory: Path, labels: dict[str, Label]) -> list[Path]:
 def diagnose_excerpt(path: Path, rules: RuleSet) -> Outcome:
     """Diagnose one excerpt alone, without the cache, in English; a refusal or a crash is an
     outcome, not an error, so that one file never hides the others."""
-    from plogscan.diagnose import NothingRead, run
+    from plogscan.pipeline import DiagnoseOptions, NothingRead, run
 
     try:
-        diagnosis = run([str(path)], rules=rules, fail_on="never", lang="en")
+        diagnosis = run(DiagnoseOptions(paths=(str(path),), rules=rules, fail_on="never"))
     except NothingRead as err:
         reasons = [s.reason for s in err.summary.skipped]
         return Outcome(False, refusal="; ".join(dict.fromkeys(reasons)) or err.message)

@@ -29,8 +29,8 @@ from plogscan.cli.common import (
 )
 from plogscan.cli.redaction import redact_options
 from plogscan.console import color_wanted, progress_bar, terminal_width, warn
-from plogscan.diagnose import FAIL_ON, NothingRead, run
 from plogscan.lang import ENV_VAR, LANGS
+from plogscan.pipeline import FAIL_ON, DiagnoseOptions, NothingRead, run
 from plogscan.report import Format, render, write_all
 from plogscan.report.i18n import tr
 
@@ -135,13 +135,13 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     logs = [p for p in paths if not p.endswith(".parquet")]
     with progress_bar(not quiet, lambda: input_size(logs)) as advance:
         try:
-            diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
-                            processes=parallel == "processes",
-                            on_progress=advance, events_out=events_out,
-                            lang=lang, clock_offsets=clock_offsets,
-                            clock_reference=clock_reference,
-                            cache=cache_dir(cache, no_cache), executor=executor,
-                            limits=limits, redactor=redactor)  # type: ignore[arg-type]
+            options = DiagnoseOptions(
+                paths=paths, rules_dirs=rules_dirs, fail_on=fail_on, lang=lang,
+                clock_offsets=clock_offsets, clock_reference=clock_reference, limits=limits,
+                workers=workers, processes=parallel == "processes",
+                cache=cache_dir(cache, no_cache), events_out=events_out)
+            diagnosis = run(options, on_progress=advance, executor=executor,
+                            redactor=redactor)
         except NothingRead as err:
             report_problems(err.summary, lang=lang)
             raise

@@ -26,9 +26,9 @@ from plogscan.compare.templates import host_pattern
 from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
 from plogscan.crossrank.identity import ProcessKey
-from plogscan.diagnose import NothingRead, run
 from plogscan.errors import InputError
 from plogscan.model import Diagnosis
+from plogscan.pipeline import DiagnoseOptions, NothingRead, run
 from plogscan.table.dataset import is_dataset, read_dataset
 from plogscan.table.parquet import is_table, open_event_table, read_parquet
 
@@ -63,9 +63,10 @@ def read_run(role: str, path: str, rules: RuleSet, *, lang: str = "en",
         given = is_table(path)
         table = path if given else str(Path(scratch) / "events.parquet")
         try:
-            diagnosis = run([path], fail_on="never", rules=rules, workers=workers,
-                            on_progress=on_progress, events_out=None if given else table,
-                            context_lines=0, lang=lang)
+            options = DiagnoseOptions(paths=(path,), fail_on="never", rules=rules,
+                                      workers=workers, events_out=None if given else table,
+                                      context_lines=0, lang=lang)
+            diagnosis = run(options, on_progress=on_progress)
         except NothingRead:
             raise InputError(f"nothing could be read from {role.upper()} {path}",
                              help="GOOD and BAD are each a log directory, archive, file or "

@@ -1,0 +1,59 @@
+"""The extraction cache as one diagnose run uses it: the store of per-file entries (and the
+line marks the context lines are read by), and the memo of whole results.
+
+An unusable cache directory only makes the run slower: ``problem`` says why, and the run goes
+on without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from plogscan.cache.location import max_bytes
+from plogscan.cache.memo import ResultMemo
+from plogscan.cache.store import CacheStore
+from plogscan.errors import InputError
+from plogscan.model import Diagnosis
+
+
+class RunCache:
+    """The cache of one run; ``store`` None when there is none (or it cannot be used)."""
+
+    def __init__(self, directory: Path | None = None, namespace: str = "",
+                 paths: Sequence[str] = (), result_key: str | None = None) -> None:
+        """``namespace`` names the code and the rule selection; with ``result_key`` (the
+        settings a result depends on) whole results of these ``paths`` are memoized too."""
+        self.store: CacheStore | None = None
+        self.problem: str | None = None  # why the cache could not be used, if it could not
+        self.memo: ResultMemo | None = None
+        if directory is None:
+            return
+        try:
+            self.store = CacheStore(directory, namespace, max_bytes())
+        except InputError as err:
+            self.problem = err.message
+            return
+        if result_key is not None:
+            self.memo = ResultMemo(self.store, paths, result_key)
+
+    def found(self) -> Diagnosis | None:
+        """The whole result of an earlier run over these very inputs and settings, if any."""
+        if self.memo is None or self.store is None:
+            return None
+        return self.memo.find(self.store)
+
+    def keep(self, diagnosis: Diagnosis) -> None:
+        """Keep ``diagnosis`` for a rerun over unchanged inputs (when memoizing)."""
+        if self.memo is not None:
+            self.memo.save(diagnosis)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+
+    def __enter__(self) -> RunCache:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,140 @@
+"""The ``diagnose`` pipeline as a library call: ``DiagnoseOptions`` -> ``Diagnosis``.
+
+sources -> parse -> event batches -> (engine + overview, in one pass) -> findings, with
+context lines and the exit code decided for ``fail_on``. Reporters take it from there. Each
+stage below is one named call of ``run``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from plogscan.analysis.context import add_context
+from plogscan.cache.fingerprint import code_fingerprint
+from plogscan.cache.run import RunCache
+from plogscan.catalog import load_rules
+from plogscan.catalog.rule import RuleSet
+from plogscan.engine import scan
+from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.prefetch import prefetched
+from plogscan.model import Diagnosis, Finding
+from plogscan.pipeline.assemble import assembled, findings_capped
+from plogscan.pipeline.options import DiagnoseOptions, NothingRead, Timings
+from plogscan.pipeline.passes import Passes
+from plogscan.redact.redactor import Redactor
+
+Progress = Callable[[str, int], None]
+
+
+def run(options: DiagnoseOptions, *, on_progress: Progress | None = None,
+        executor: Any = None, redactor: Redactor | None = None,
+        timings: Timings | None = None) -> Diagnosis:
+    """Read every input, run the rules, and return the whole diagnosis.
+
+    ``options.lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the
+    findings and of the reports' fixed words; a rule without that translation stays in
+    English. With ``options.cache`` (``plogscan.cache``) and ``options.reuse_result``, the
+    whole result of an earlier run over the same unchanged inputs with the same rules and
+    options is reused (``cache.memo``); without ``reuse_result`` each file's entry is.
+    ``executor`` (``ingest.cluster.DaskExecutor``) runs the parse, and reads the context
+    lines, on a cluster instead of the local pool. ``timings`` receives the seconds spent in
+    each stage. ``redactor`` redacts what ``events_out`` receives (records and accounting);
+    the rules run on the original records, and the caller redacts the returned diagnosis
+    (``plogscan.redact.values.redact_diagnosis``), after applying any baseline."""
+    timings = timings if timings is not None else Timings()
+    with timings.stage("total"):
+        rules = prepared_rules(options)
+        passes = Passes(options, rules, redactor, timings)
+        with run_cache(options, rules, passes, executor) as cache:
+            found = cache.found()
+            if found is not None:
+                return reused(found, on_progress)
+            ingest = ingest_for(options, passes, cache, executor, on_progress)
+            findings = single_pass(options, ingest, passes, rules)
+            concluded = passes.conclude(findings)
+            concluded = with_context(options, ingest, cache, executor, concluded)
+        extra = {"reused_files": ingest.reused_files,  # files read from the extraction cache
+                 "cache_problem": cache.problem}
+        diagnosis = assembled(passes, rules, ingest.summary, concluded, extra)
+        cache.keep(diagnosis)
+        return diagnosis
+
+
+def prepared_rules(options: DiagnoseOptions) -> RuleSet:
+    """The rules of the run (given, or loaded from the built-in pack and ``rules_dirs``), in
+    the run's language."""
+    rules = options.rules if options.rules is not None else load_rules(list(options.rules_dirs))
+    return rules.localized(options.lang)
+
+
+def run_cache(options: DiagnoseOptions, rules: RuleSet, passes: Passes,
+              executor: Any) -> RunCache:
+    """The run's extraction cache: none without a cache directory, or when every record is
+    handed on (``--events-out``: no selector to key entries by). Everything else a result
+    depends on is in the inputs, the code or the options' result key."""
+    if options.cache is None or passes.selector is None:
+        return RunCache()
+    namespace = hashlib.sha256((code_fingerprint() + passes.selector.fingerprint()).encode())
+    memoized = executor is None and options.reuse_result
+    return RunCache(options.cache, namespace.hexdigest(), options.paths,
+                    options.result_key(rules) if memoized else None)
+
+
+def reused(diagnosis: Diagnosis, on_progress: Progress | None) -> Diagnosis:
+    """A diagnosis the cache kept for these very inputs, as this run's: every file it read
+    came from the cache."""
+    if on_progress is not None:
+        on_progress("bytes", sum(f.bytes for f in diagnosis.inputs.files))
+    files = len(diagnosis.inputs.files)
+    return replace(diagnosis, extra={**diagnosis.extra, "reused_files": files,
+                                     "reused_result": True})
+
+
+def ingest_for(options: DiagnoseOptions, passes: Passes, cache: RunCache, executor: Any,
+               on_progress: Progress | None) -> Ingest:
+    """The ingest of the run: its workers hand on what the selector keeps, the facts of all
+    records to the passes, and reuse the cache's entries."""
+    facts = passes.facts
+    return Ingest(workers=options.workers, on_progress=on_progress,
+                  processes=options.processes, reducer=passes.selector,
+                  on_facts=facts.add if facts is not None else None, store=cache.store,
+                  executor=executor, limits=options.limits, kinds=cache.store)
+
+
+def single_pass(options: DiagnoseOptions, ingest: Ingest, passes: Passes,
+                rules: RuleSet) -> list[Finding]:
+    """The one pass over every record: the rules and every watcher of ``passes``; the event
+    table, if one is written, closed whatever happens. ``NothingRead`` when no input gave a
+    record or a file (an empty ``--events-out`` is not left behind)."""
+    findings = None
+    limits = ingest.limits
+    try:
+        findings = scan(prefetched(passes.watched(options.paths, ingest)), rules,
+                        passes.identify, passes.presence, max_findings=limits.findings,
+                        on_capped=lambda rule, matched, kept: ingest.record_limit(
+                            findings_capped(limits, rule, matched, kept)))
+    finally:
+        passes.close_writer(ingest.summary if findings is not None else None)
+    summary = ingest.summary
+    if not summary.files and not passes.saw_batches:
+        if options.events_out:  # leave no empty table behind that looks like a result
+            Path(options.events_out).unlink(missing_ok=True)
+        raise NothingRead(summary)
+    return findings
+
+
+def with_context(options: DiagnoseOptions, ingest: Ingest, cache: RunCache, executor: Any,
+                 concluded: tuple) -> tuple:
+    """The concluded findings with the lines around each evidence record (read while the
+    cache, which keeps where lines start, is open)."""
+    if not options.context_lines:
+        return concluded
+    ctx, crossrank, findings = concluded
+    findings = list(add_context(findings, options.paths, options.context_lines,
+                                executor.submit if executor is not None else None,
+                                limits=ingest.limits, marks=cache.store))
+    return ctx, crossrank, findings
