@@ -39,10 +39,10 @@ def test_rerun_reads_the_cache_and_gives_the_same_report(logs: Path, tmp_path: P
     plain = diagnosed([str(logs)])
     first = diagnosed([str(logs)], cache=cache)
     second = diagnosed([str(logs)], cache=cache, reuse_result=whole)
-    assert first.extra["reused_files"] == 0
-    assert "reused_result" not in first.extra
-    assert second.extra.get("reused_result", False) is whole
-    assert second.extra["reused_files"] == len(second.inputs.files) > 0
+    assert first.cache.reused_files == 0
+    assert not first.cache.reused_result
+    assert second.cache.reused_result is whole
+    assert second.cache.reused_files == len(second.inputs.files) > 0
     assert _json(plain) == _json(first) == _json(second)
     assert second.findings and second.findings[0].rule == "CCU001"
 
@@ -63,7 +63,7 @@ def test_changed_file_is_parsed_again(logs: Path, tmp_path: Path) -> None:
         handle.write("[ERROR] HCCL(1,python3):2025-03-14-08:00:59.000.000 [x.cc:1] [1]"
                      "brand new failure text\n")
     again = diagnosed([str(logs)], cache=cache)
-    assert again.extra["reused_files"] == len(again.inputs.files) - 1
+    assert again.cache.reused_files == len(again.inputs.files) - 1
     assert _json(again) == _json(diagnosed([str(logs)]))
     assert "brand new failure text" in _json(again)
 
@@ -81,7 +81,7 @@ def test_same_size_and_time_but_other_content_is_parsed_again(logs: Path,
     target.write_bytes(changed)
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
     again = diagnosed([str(logs)], cache=cache)
-    assert again.extra["reused_files"] == len(again.inputs.files) - 1
+    assert again.cache.reused_files == len(again.inputs.files) - 1
     assert _json(again) == _json(diagnosed([str(logs)]))
 
 
@@ -94,7 +94,7 @@ def test_other_rules_use_other_entries(logs: Path, tmp_path: Path) -> None:
     rules = load_rules([])
     fewer = RuleSet(tuple(r for r in rules if r.id != "CCU001"))
     other = diagnosed([str(logs)], cache=cache, rules=fewer)
-    assert other.extra["reused_files"] == 0
+    assert other.cache.reused_files == 0
     assert all(f.rule != "CCU001" for f in other.findings)
 
 
@@ -149,7 +149,7 @@ def test_a_use_is_noted_at_most_once_an_hour(logs: Path, tmp_path: Path) -> None
                    "(SELECT min(rowid) FROM entries)")
         before = dict(db.execute("SELECT rowid, used FROM entries"))
     again = diagnosed([str(logs)], cache=cache, reuse_result=False)
-    assert again.extra["reused_files"] == len(before)
+    assert again.cache.reused_files == len(before)
     with sqlite3.connect(cache / DATABASE) as db:
         after = dict(db.execute("SELECT rowid, used FROM entries"))
     old = min(before)
@@ -322,7 +322,7 @@ def test_plogs_cheaper_to_parse_again_are_not_kept(logs: Path, tmp_path: Path) -
     first = diagnosed([str(logs)], cache=cache)
     assert info(cache, 1 << 30).entries == len(kept)
     again = diagnosed([str(logs)], cache=cache, reuse_result=False)
-    assert again.extra["reused_files"] == len(kept)
+    assert again.cache.reused_files == len(kept)
     assert _json(first) == _json(again) == _json(diagnosed([str(logs)]))
 
 

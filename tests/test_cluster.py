@@ -108,6 +108,6 @@ def test_cluster_run_uses_and_fills_the_cache(executor, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     first = diagnosed(paths, executor=executor, cache=cache)
     second = diagnosed(paths, executor=executor, cache=cache)
-    assert first.extra["reused_files"] == 0
-    assert second.extra["reused_files"] == len(second.inputs.files) > 0
+    assert first.cache.reused_files == 0
+    assert second.cache.reused_files == len(second.inputs.files) > 0
     assert render(second, "json") == render(first, "json") == render(diagnosed(paths), "json")

@@ -209,7 +209,7 @@ def test_cached_reruns_give_the_context_of_a_read_from_the_start(tmp_path: Path)
         assert db.execute("SELECT count(*) FROM line_marks").fetchone()[0] > 0
     second = diagnosed([str(logs)], cache=cache, limits=limits, reuse_result=False)
     # a file with a cut line is parsed every time (its entry is not kept); its marks are
-    assert second.extra["reused_files"] == len(second.inputs.files) - 1
+    assert second.cache.reused_files == len(second.inputs.files) - 1
     assert plain == first == render(second, "json")
     moved = line + len(filler) + 1
     evidence = [ev for f in second.findings for ev in f.evidence

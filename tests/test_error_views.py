@@ -51,14 +51,14 @@ def problems(diagnosis: Diagnosis) -> list[str]:
     found = []
     held = [(ev.path, ev.line, ev.line + ev.line_count) for f in diagnosis.findings
             for ev in f.evidence]
-    for t in diagnosis.extra["unexplained"]:
-        example = t["example"]
-        if STRUCTURE_RE.search(example["message"]):  # the template's numbers are masked
-            found.append(f"unexplained structure: {t['template']!r}")
-        if any(path == example["path"] and first <= example["line"] < end
+    for t in diagnosis.unexplained:
+        example = t.example
+        if STRUCTURE_RE.search(example.message):  # the template's numbers are masked
+            found.append(f"unexplained structure: {t.template!r}")
+        if any(path == example.path and first <= example.line < end
                for path, first, end in held):
-            found.append(f"unexplained but explained: {example['path']}:{example['line']} "
-                         f"{t['template']!r}")
+            found.append(f"unexplained but explained: {example.path}:{example.line} "
+                         f"{t.template!r}")
     for lane in key_events(diagnosis):
         for event in lane.events:
             if event.kind == "first-error" and STRUCTURE_RE.search(headline(event.message)):
@@ -90,7 +90,7 @@ def test_the_check_sees_a_table_left_in_pieces(tmp_path: Path) -> None:
                            f"[comm_base.cc:90{i}][4107]{row}\n" for i, row in enumerate(rows)))
     diagnosis = diagnosed([str(log)], context_lines=0)
     assert problems(diagnosis) == []
-    (template,) = [t["template"] for t in diagnosis.extra["unexplained"]]
+    (template,) = [t.template for t in diagnosis.unexplained]
     assert "leader" in template
     (lane,) = key_events(diagnosis)
     assert [e.line for e in lane.events if e.kind == "first-error"] == [3]

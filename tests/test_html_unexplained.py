@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_unexplained_templates_are_shown_as_inert_text() -> None:
     diagnosis = diagnosed([str(REPO / "samples" / "hostile-text")], workers=1)
-    assert diagnosis.extra.get("unexplained"), "the sample has errors no rule explains"
+    assert diagnosis.unexplained, "the sample has errors no rule explains"
     page = render(diagnosis, "html")
     section = page[page.index('id="unexplained"'):page.index('id="ingest"')]
     assert "ERR00100 PTA call acl api failed &lt;script&gt;" in section

@@ -89,7 +89,7 @@ def test_a_cached_rerun_counts_the_files_facts_in_bulk(tmp_path: Path, monkeypat
     monkeypatch.setattr(gather, "count_from_facts",
                         lambda g, facts: calls.append(facts.num_rows) or counted(g, facts))
     second = diagnosed([logs], cache=cache, reuse_result=False)
-    assert second.extra["reused_files"] == 300
+    assert second.cache.reused_files == 300
     assert render(second, "json") == first
     assert 1 <= len(calls) <= 3 and sum(calls) >= 300
 

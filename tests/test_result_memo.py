@@ -42,7 +42,7 @@ def test_an_unchanged_rerun_reuses_the_result_and_prints_the_same(logs: Path,
     first = diagnosed([str(logs)], cache=cache)
     assert _results(cache) == 1
     second = diagnosed([str(logs)], cache=cache)
-    assert second.extra["reused_result"] is True
+    assert second.cache.reused_result is True
     for fmt in ("json", "markdown", "sarif", "text"):
         assert render(second, fmt) == render(first, fmt) == render(diagnosed([str(logs)]), fmt)
 
@@ -68,7 +68,7 @@ def test_any_change_of_the_inputs_runs_again(logs: Path, tmp_path: Path, change:
         target.parent.chmod(0o500)  # what the walk may read changed: listed with its mode
     try:
         again = diagnosed([str(logs)], cache=cache)
-        assert "reused_result" not in again.extra
+        assert not again.cache.reused_result
         assert render(again, "json") == render(diagnosed([str(logs)]), "json")
         # The new inputs' result is kept beside the old one, or instead of it when their
         # listing is the same (only the content changed).
@@ -83,9 +83,9 @@ def test_other_settings_are_other_results(logs: Path, tmp_path: Path) -> None:
     for options in ({"fail_on": "critical"}, {"context_lines": 1}, {"lang": "zh"},
                     {"clock_offsets": (("172.16.40.7", 0.5),)}):
         other = diagnosed([str(logs)], cache=cache, **options)  # type: ignore[arg-type]
-        assert "reused_result" not in other.extra, options
+        assert not other.cache.reused_result, options
         assert render(other, "json") == render(diagnosed([str(logs)], **options), "json")
-        assert diagnosed([str(logs)], cache=cache, **options).extra["reused_result"] is True
+        assert diagnosed([str(logs)], cache=cache, **options).cache.reused_result is True
 
 
 def test_events_out_and_standard_input_are_never_reused(logs: Path, tmp_path: Path) -> None:
@@ -144,7 +144,7 @@ def test_a_damaged_or_foreign_entry_is_a_miss(logs: Path, tmp_path: Path) -> Non
     with sqlite3.connect(cache / DATABASE) as db:
         db.execute("UPDATE results SET payload = ?", (hostile[0],))
     again = diagnosed([str(logs)], cache=cache)
-    assert "reused_result" not in again.extra
+    assert not again.cache.reused_result
     assert render(again, "json") == render(first, "json")
 
 

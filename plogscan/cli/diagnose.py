@@ -148,8 +148,8 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
         finally:
             if executor is not None:
                 executor.close()
-    if diagnosis.extra.get("cache_problem"):
-        warn(f"{diagnosis.extra['cache_problem']}; ran without the cache (--no-cache "
+    if diagnosis.cache.problem:
+        warn(f"{diagnosis.cache.problem}; ran without the cache (--no-cache "
              "hides this warning)")
     if baseline is not None:  # on the real fingerprints, before any redaction
         diagnosis, _suppressed, expired = apply_baseline(diagnosis, baseline)

@@ -14,7 +14,15 @@ from plogscan.codes import describe
 from plogscan.crossrank.analyze import Context
 from plogscan.incidents import with_incidents
 from plogscan.ingest.limits import LimitHit, Limits
-from plogscan.model import CrossRank, Diagnosis, EventRow, Finding, IngestSummary, RuleInfo
+from plogscan.model import (
+    CacheUse,
+    CrossRank,
+    Diagnosis,
+    EventRow,
+    Finding,
+    IngestSummary,
+    RuleInfo,
+)
 from plogscan.parse.codescan import codes_in
 from plogscan.pipeline.passes import Passes
 
@@ -57,7 +65,7 @@ def findings_capped(limits: Limits, rule: str, matched: int, kept: int) -> Limit
 
 def assembled(passes: Passes, rules: RuleSet, summary: IngestSummary,
               concluded: tuple[Context, CrossRank | None, list[Finding]],
-              extra: dict[str, object]) -> Diagnosis:
+              cache: CacheUse) -> Diagnosis:
     """The whole diagnosis of a run whose pass and cross-rank stage are done."""
     options = passes.options
     lang = options.lang
@@ -68,13 +76,6 @@ def assembled(passes: Passes, rules: RuleSet, summary: IngestSummary,
         findings.append(gap)
     events, truncated = passes.overview.events(_evidence_rows(findings))
     events = tuple(_aligned_event(e, ctx) for e in events)
-    extra = {
-        "codes": evidence_codes(findings, lang),
-        "unexplained": passes.unexplained.result(findings),
-        "unexplained_overflow": passes.unexplained.overflow_records,
-        **extra,
-        "processes_omitted": passes.overview.processes_omitted,  # past the overview's cap
-    }
     diagnosis = Diagnosis(
         inputs=summary, findings=tuple(findings),
         rules_evaluated=tuple(sorted((*rule_infos(rules), unreadable.rule_info(lang)),
@@ -82,7 +83,10 @@ def assembled(passes: Passes, rules: RuleSet, summary: IngestSummary,
         processes=ctx.processes(passes.overview.processes()),
         events=events, events_truncated=truncated,
         exit_code=exit_code(findings, options.fail_on, summary),
-        fail_on=options.fail_on, extra=extra, lang=lang, crossrank=crossrank)
+        fail_on=options.fail_on, codes=evidence_codes(findings, lang),
+        unexplained=passes.unexplained.result(findings),
+        unexplained_overflow=passes.unexplained.overflow_records, cache=cache,
+        processes_omitted=passes.overview.processes_omitted, lang=lang, crossrank=crossrank)
     return with_incidents(diagnosis)
 
 

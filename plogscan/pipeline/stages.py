@@ -21,7 +21,7 @@ from plogscan.catalog.rule import RuleSet
 from plogscan.engine import scan
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.prefetch import prefetched
-from plogscan.model import Diagnosis, Finding
+from plogscan.model import CacheUse, Diagnosis, Finding
 from plogscan.pipeline.assemble import assembled, findings_capped
 from plogscan.pipeline.options import DiagnoseOptions, NothingRead, Timings
 from plogscan.pipeline.passes import Passes
@@ -57,9 +57,8 @@ def run(options: DiagnoseOptions, *, on_progress: Progress | None = None,
             findings = single_pass(options, ingest, passes, rules)
             concluded = passes.conclude(findings)
             concluded = with_context(options, ingest, cache, executor, concluded)
-        extra = {"reused_files": ingest.reused_files,  # files read from the extraction cache
-                 "cache_problem": cache.problem}
-        diagnosis = assembled(passes, rules, ingest.summary, concluded, extra)
+        use = CacheUse(reused_files=ingest.reused_files, problem=cache.problem)
+        diagnosis = assembled(passes, rules, ingest.summary, concluded, use)
         cache.keep(diagnosis)
         return diagnosis
 
@@ -89,9 +88,8 @@ def reused(diagnosis: Diagnosis, on_progress: Progress | None) -> Diagnosis:
     came from the cache."""
     if on_progress is not None:
         on_progress("bytes", sum(f.bytes for f in diagnosis.inputs.files))
-    files = len(diagnosis.inputs.files)
-    return replace(diagnosis, extra={**diagnosis.extra, "reused_files": files,
-                                     "reused_result": True})
+    use = replace(diagnosis.cache, reused_files=len(diagnosis.inputs.files), reused_result=True)
+    return replace(diagnosis, cache=use)
 
 
 def ingest_for(options: DiagnoseOptions, passes: Passes, cache: RunCache, executor: Any,
