@@ -154,7 +154,7 @@ def test_a_small_file_the_walk_read_whole_is_not_read_again(
     import builtins
 
     from plogscan.ingest import smallfiles
-    from plogscan.ingest.walk import HEAD_BYTES
+    from plogscan.ingest.sniff import HEAD_BYTES
 
     root = _tree(tmp_path / "logs", ["plain", "continuation-first", "bad-utf8"])
     folder = root / "rank_0" / "process_log" / "debug" / "plog"

@@ -213,8 +213,8 @@ def _collect(inputs: Sequence[str], wanted: dict[str, set[int]],
                 take(path, where, result)
     members = {p for p in wanted if p not in plain}
     if members:
+        from plogscan.ingest.sniff import iter_inputs
         from plogscan.ingest.sources import Skipped
-        from plogscan.ingest.walk import iter_inputs
 
         # Standard input and pipes were consumed by the first read: opening a pipe again
         # would wait forever for a writer.

@@ -51,9 +51,9 @@ from typing import Any, BinaryIO, Protocol, cast
 from plogscan.ingest.chunks import CHUNK_BYTES
 from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.limits import LimitHit, Limits
+from plogscan.ingest.sniff import Walker, WalkItem, is_pattern, open_checked
 from plogscan.ingest.sources import Skipped
 from plogscan.ingest.streams import PlainFile, describe
-from plogscan.ingest.walk import Walker, WalkItem, is_pattern, open_checked
 
 BATCH_EVENTS = 64  # events pickled together
 BATCH_BYTES = 256 << 10  # ... unless their bytes reach this first
