@@ -70,9 +70,9 @@ def every_file_stored(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep every file's extraction in the cache, the tiny plogs of the samples included
     (by default a plog under ``STORE_MIN_BYTES`` is parsed again instead): for the tests of
     the per-file entries."""
-    from plogscan.ingest import pipeline
+    from plogscan.ingest import stored
 
-    monkeypatch.setattr(pipeline, "STORE_MIN_BYTES", 0)
+    monkeypatch.setattr(stored, "STORE_MIN_BYTES", 0)
 
 
 @pytest.fixture

@@ -259,9 +259,11 @@ def test_reused_extractions_wait_for_their_digests_in_groups_bounded_by_bytes(tm
             path = tmp_path / f"plog-{i}.log"
             path.write_text("x\n")
             stats = FileStats(path=str(path), kind="plog", bytes=2)
-            batcher.reuse(FileState(FileContext(path=str(path), kind="plog")),
-                          FileKey(str(path), 2, 0),
-                          Stored("digest", stats, records, FACTS_SCHEMA.empty_table()))
+            with path.open("rb") as stream:
+                batcher.reuse(FileState(FileContext(path=str(path), kind="plog")),
+                              FileKey(str(path), 2, 0),
+                              Stored("digest", stats, records, FACTS_SCHEMA.empty_table()),
+                              stream)
             assert len(batcher.reused) < 5  # never more than the bytes allow
         batcher.flush()
     assert len(inflight) == 12 and all(isinstance(item, Reuse) for item in inflight)
@@ -313,7 +315,7 @@ def test_plogs_cheaper_to_parse_again_are_not_kept(logs: Path, tmp_path: Path) -
     whose groups often fall back to one file at a time, and larger logs are kept. The
     reports stay those of a run without the cache."""
     from plogscan.cache.store import info
-    from plogscan.ingest.pipeline import STORE_MIN_BYTES
+    from plogscan.ingest.stored import STORE_MIN_BYTES
 
     files = _files(logs)
     kept = [p for p in files if p.stat().st_size >= STORE_MIN_BYTES or p.name.startswith("train")]

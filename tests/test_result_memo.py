@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from plogscan.cache.results import _ResultUnpickler, decode, encode
 from plogscan.cache.store import DATABASE
 from plogscan.cli import cli
-from plogscan.ingest.signature import listing
+from plogscan.ingest.walk import Lister
+from plogscan.model.listing import InputListing
 from plogscan.report import render
 from tests.helpers import diagnosed
 
@@ -92,31 +93,34 @@ def test_events_out_and_standard_input_are_never_reused(logs: Path, tmp_path: Pa
     cache = tmp_path / "cache"
     diagnosed([str(logs)], cache=cache, events_out=str(tmp_path / "events.parquet"))
     assert not (cache / DATABASE).exists() or _results(cache) == 0
-    assert listing(["-"]) is None
-    assert listing([str(logs), "-"]) is None
+    assert not listing(["-"]).memoizable
+    assert not listing([str(logs), "-"]).memoizable
+
+
+def listing(paths: list[str]) -> InputListing:
+    return Lister(paths).complete()
 
 
 def test_the_listing_sees_names_sizes_times_links_and_globs(logs: Path, tmp_path: Path) -> None:
     base = listing([str(logs)])
-    assert base is not None and base.files
+    assert base.memoizable and list(base.files())
     assert listing([str(logs)]) == base  # deterministic
     target = _evidence_file(logs)
     os.utime(target, ns=(0, 1))
-    assert listing([str(logs)]).stat_hash != base.stat_hash  # type: ignore[union-attr]
+    assert listing([str(logs)]).stat_hash() != base.stat_hash()
     (logs / "link").symlink_to(target)
     linked = listing([str(logs)])
     (logs / "link").unlink()
     (logs / "link").symlink_to(logs)
-    assert listing([str(logs)]).stat_hash != linked.stat_hash  # type: ignore[union-attr]
+    assert listing([str(logs)]).stat_hash() != linked.stat_hash()
     (logs / "link").unlink()
     (logs / ".DS_Store").write_bytes(b"noise the walk never reads")
-    assert listing([str(logs)]).stat_hash == listing([str(logs)]).stat_hash  # type: ignore
+    assert listing([str(logs)]).stat_hash() == listing([str(logs)]).stat_hash()
     pattern = str(logs / "**" / "*.log")
     globbed = listing([pattern])
-    assert globbed is not None and set(globbed.files) == {
-        str(p) for p in logs.rglob("*.log")}
+    assert {e.path for e in globbed.files()} == {str(p) for p in logs.rglob("*.log")}
     (target.parent / "extra.log").write_bytes(b"x\n")
-    assert listing([pattern]).stat_hash != globbed.stat_hash  # type: ignore[union-attr]
+    assert listing([pattern]).stat_hash() != globbed.stat_hash()
 
 
 def test_a_damaged_or_foreign_entry_is_a_miss(logs: Path, tmp_path: Path) -> None:

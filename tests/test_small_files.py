@@ -150,7 +150,8 @@ def test_a_small_file_the_walk_read_whole_is_not_read_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The walk's sniff reads a small file whole; its group parses those bytes instead of
     opening the file a second time. A file longer than the sniffed head is read by its
-    group's worker, and both give what each file parsed alone gives."""
+    group's worker through the walk's descriptor, without opening it again; both give what
+    each file parsed alone gives."""
     import builtins
 
     from plogscan.ingest import smallfiles
@@ -164,7 +165,8 @@ def test_a_small_file_the_walk_read_whole_is_not_read_again(
     monkeypatch.setattr(smallfiles, "open", lambda path, *a, **k: opened.append(path) or
                         builtins.open(path, *a, **k), raising=False)  # noqa: SIM115
     grouped, grouped_summary = _ingest([str(root)], True, monkeypatch)
-    assert opened == [str(longer)]
+    assert opened == []
+    assert longer.stat().st_size > HEAD_BYTES
     alone, alone_summary = _ingest([str(root)], False, monkeypatch)
     assert grouped_summary == alone_summary
     assert grouped.to_pylist() == alone.to_pylist()

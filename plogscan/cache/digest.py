@@ -66,6 +66,48 @@ def stream_digest(handle: BinaryIO) -> str:
     return digest.hexdigest()
 
 
+def fd_digest(fd: int) -> str | None:
+    """``file_digest`` of the regular file open as ``fd``, read with ``os.pread`` (no open,
+    and the descriptor's position is left alone); None when it cannot be read."""
+    try:
+        size = os.fstat(fd).st_size
+        digest = content_digest(b"")
+        if size <= WHOLE_BYTES:
+            offset = 0
+            while block := os.pread(fd, DIGEST_BLOCK, offset):
+                digest.update(block)
+                offset += len(block)
+            return digest.hexdigest()
+        digest.update(b"sampled %d\n" % size)
+        digest.update(read_at(fd, EDGE_BYTES, 0))
+        step = (size - 2 * EDGE_BYTES - SAMPLE_BYTES) // max(1, SAMPLES - 1)
+        for index in range(SAMPLES):
+            digest.update(read_at(fd, SAMPLE_BYTES, EDGE_BYTES + index * step))
+        digest.update(read_at(fd, EDGE_BYTES, size - EDGE_BYTES))
+        return digest.hexdigest()
+    except OSError:
+        return None
+
+
+def fd_digests(fds: list[int]) -> list[str | None]:
+    """``fd_digest`` of each descriptor (one task for many small files)."""
+    return [fd_digest(fd) for fd in fds]
+
+
+def read_at(fd: int, size: int, offset: int) -> bytes:
+    """Up to ``size`` bytes of the file open as ``fd`` at ``offset`` (fewer only at its end),
+    the descriptor's position left alone."""
+    parts = []
+    while size > 0:
+        block = os.pread(fd, size, offset)
+        if not block:
+            break
+        parts.append(block)
+        size -= len(block)
+        offset += len(block)
+    return b"".join(parts)
+
+
 def content_digest(data: bytes) -> hashlib._Hash:
     """The hash ``file_digest`` uses, started on ``data``."""
     return hashlib.sha256(data)

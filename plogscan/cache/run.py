@@ -7,7 +7,7 @@ on without it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from plogscan.cache.location import max_bytes
@@ -15,15 +15,19 @@ from plogscan.cache.memo import ResultMemo
 from plogscan.cache.store import CacheStore
 from plogscan.errors import InputError
 from plogscan.model import Diagnosis
+from plogscan.model.listing import InputListing
 
 
 class RunCache:
     """The cache of one run; ``store`` None when there is none (or it cannot be used)."""
 
     def __init__(self, directory: Path | None = None, namespace: str = "",
-                 paths: Sequence[str] = (), result_key: str | None = None) -> None:
+                 listing: Callable[[], InputListing] | None = None,
+                 result_key: str | None = None,
+                 unchanged: Callable[[InputListing], bool] | None = None) -> None:
         """``namespace`` names the code and the rule selection; with ``result_key`` (the
-        settings a result depends on) whole results of these ``paths`` are memoized too."""
+        settings a result depends on) whole results of the inputs of ``listing()`` (asked for
+        only then) are memoized too, kept when ``unchanged(listing)`` after the run."""
         self.store: CacheStore | None = None
         self.problem: str | None = None  # why the cache could not be used, if it could not
         self.memo: ResultMemo | None = None
@@ -34,8 +38,8 @@ class RunCache:
         except InputError as err:
             self.problem = err.message
             return
-        if result_key is not None:
-            self.memo = ResultMemo(self.store, paths, result_key)
+        if result_key is not None and listing is not None and unchanged is not None:
+            self.memo = ResultMemo(self.store, listing(), result_key, unchanged)
 
     def found(self) -> Diagnosis | None:
         """The whole result of an earlier run over these very inputs and settings, if any."""

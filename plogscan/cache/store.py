@@ -198,7 +198,7 @@ class CacheStore:
 
     def find_result(self, listing: str, content: Callable[[], str | None]) -> bytes | None:
         """The result kept for the inputs whose listing hashes to ``listing``
-        (``ingest.signature``), when ``content()`` (called only if there is one) gives the
+        (``model.listing``), when ``content()`` (called only if there is one) gives the
         content hash it was kept with."""
         try:
             row = self._db.execute(

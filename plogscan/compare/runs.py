@@ -27,6 +27,7 @@ from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
 from plogscan.crossrank.identity import ProcessKey
 from plogscan.errors import InputError
+from plogscan.ingest.walk import Lister
 from plogscan.model import Diagnosis
 from plogscan.pipeline import DiagnoseOptions, NothingRead, run
 from plogscan.table.dataset import is_dataset, read_dataset
@@ -57,7 +58,8 @@ def table_batches(path: str) -> Iterator[pa.RecordBatch]:
 @contextmanager
 def read_run(role: str, path: str, rules: RuleSet, *, lang: str = "en",
              workers: int | None = None,
-             on_progress: Callable[[str, int], None] | None = None) -> Iterator[Run]:
+             on_progress: Callable[[str, int], None] | None = None,
+             listing: Lister | None = None) -> Iterator[Run]:
     """The run at ``path``, read; its temporary files live until the block ends."""
     with tempfile.TemporaryDirectory(prefix="plogscan-diff-") as scratch:
         given = is_table(path)
@@ -66,7 +68,7 @@ def read_run(role: str, path: str, rules: RuleSet, *, lang: str = "en",
             options = DiagnoseOptions(paths=(path,), fail_on="never", rules=rules,
                                       workers=workers, events_out=None if given else table,
                                       context_lines=0, lang=lang)
-            diagnosis = run(options, on_progress=on_progress)
+            diagnosis = run(options, listing=listing, on_progress=on_progress)
         except NothingRead:
             raise InputError(f"nothing could be read from {role.upper()} {path}",
                              help="GOOD and BAD are each a log directory, archive, file or "

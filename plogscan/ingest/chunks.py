@@ -26,6 +26,7 @@ from typing import BinaryIO
 
 import pyarrow as pa
 
+from plogscan.cache.digest import read_at
 from plogscan.ingest import handoff
 from plogscan.ingest.facts import Reducer
 from plogscan.ingest.filekeys import absolute
@@ -66,6 +67,10 @@ class Range:
     end: int
     open_record: bool
     file_id: tuple[int, int] | None = None  # (device, inode) the worker must find at ``path``
+    # A descriptor of the file the walk opened (a duplicate, in a worker thread of this
+    # process): read with ``os.pread``, so the file is not opened again. Worker processes and
+    # a cluster's workers open ``path`` instead (a descriptor does not cross to them).
+    fd: int | None = None
 
 
 @dataclass
@@ -230,6 +235,19 @@ def _open_range(part: Range):  # type: ignore[no-untyped-def]
     return handle
 
 
+def _read_range(part: Range) -> tuple[bytes, bytes]:
+    """The range's bytes but its last, and its last byte: that is the range's final newline,
+    left out without copying the chunk (only a file's last range may end without one)."""
+    size = part.end - part.start
+    if part.fd is not None:
+        return (read_at(part.fd, size - 1, part.start) if size > 1 else b"",
+                read_at(part.fd, 1, part.end - 1))
+    with _open_range(part) as handle:
+        handle.seek(part.start)
+        data = handle.read(size - 1) if size > 1 else b""
+        return data, handle.read(1)
+
+
 def parse_range(part: Range, ctx: FileContext, fset: FormatSet | None,
                 shared: str | None = None, encoded: bool = False,
                 reducer: Reducer | None = None, line_bytes: int = MAX_LINE_BYTES) -> Cleaned:
@@ -237,12 +255,7 @@ def parse_range(part: Range, ctx: FileContext, fset: FormatSet | None,
     problem = None
     size = part.end - part.start
     try:
-        with _open_range(part) as handle:
-            handle.seek(part.start)
-            # The last byte apart: it is the range's final newline, left out without copying
-            # the chunk (only a file's last range may end without one).
-            data = handle.read(size - 1) if size > 1 else b""
-            last = handle.read(1)
+        data, last = _read_range(part)
     except _Replaced as err:
         data, last = b"", b""
         problem = f"read stopped at byte {part.start}: {err}"

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -37,11 +36,19 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
-from plogscan.cache.digest import file_digest
-from plogscan.cache.entries import FileStore, Stored
+from plogscan.cache.digest import content_digest, fd_digest, file_digest
+from plogscan.cache.entries import FileKey, FileStore, Stored
 from plogscan.ingest import handoff
 from plogscan.ingest.accounting import Accounting
-from plogscan.ingest.batching import Batcher, Group, ParseSpec, Reuse, SmallFile, small_file
+from plogscan.ingest.batching import (
+    Batcher,
+    Group,
+    ParseSpec,
+    Reuse,
+    closed_when_done,
+    held,
+    small_file,
+)
 from plogscan.ingest.chunks import (
     CHUNK_BYTES,
     Chunk,
@@ -58,8 +65,11 @@ from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.filekeys import file_key
 from plogscan.ingest.limits import LimitHit, Limits, format_size
+from plogscan.ingest.pool import parse_pool
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.ingest.stitch import extend, orphan, plus, restore_constants, shift_lines
+from plogscan.ingest.stored import cheaper_parsed, reopened
+from plogscan.ingest.walk import Lister
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse import blocks
 from plogscan.parse.formatcheck import builtin_formats
@@ -72,7 +82,6 @@ from plogscan.schema.facts import FACTS_SCHEMA
 # row group (about four chunks' worth of rows), few enough to keep memory bounded.
 INFLIGHT_PER_WORKER = 4
 JOIN_ROWS = 65536  # stored records of reused files are joined up to this many rows
-STORE_MIN_BYTES = 16 << 10  # smaller plog and device logs are not cached (``_cheaper_parsed``)
 
 
 class Ingest:
@@ -85,12 +94,16 @@ class Ingest:
                  reducer: Reducer | None = None,
                  on_facts: Callable[[pa.Table], None] | None = None,
                  store: FileStore | None = None, executor: Any = None,
-                 limits: Limits | None = None, kinds: KindMemo | None = None) -> None:
+                 limits: Limits | None = None, kinds: KindMemo | None = None,
+                 digests: dict[str, str] | None = None) -> None:
         # The line formats are loaded when a file is parsed: a rerun that reads every file
         # from the cache needs none (``_fset`` None: the built-in ones).
         self._fset = fset
         self._limits = limits or Limits()
         self._books = Accounting()
+        # The content digest of each plain file, by absolute path: the ones known already
+        # are not computed again, and every one computed is kept here (``walk.Lister``).
+        self._digests = digests
         # With a reducer, workers hand on only the records it keeps, and the facts of all
         # records go to ``on_facts`` (see ``facts``); the accounting stays whole.
         self._reducer = reducer
@@ -112,6 +125,7 @@ class Ingest:
         self._chunk_bytes = chunk_bytes
         self._on_progress = on_progress
         self._spec: ParseSpec | None = None  # what every parse task of the running pool takes
+        self._local = False  # the running pool's workers are threads of this process
 
     @property
     def summary(self) -> IngestSummary:
@@ -153,15 +167,17 @@ class Ingest:
             self._on_facts(as_whole(facts_of(table), bool(mask.all())))
         yield from _batches(table.filter(pa.array(mask)))
 
-    def batches(self, paths: Sequence[str]) -> Iterator[pa.RecordBatch]:
-        """Every record of every input, file by file, in line order."""
+    def batches(self, paths: Sequence[str] | Lister) -> Iterator[pa.RecordBatch]:
+        """Every record of every input, file by file, in line order: the inputs of a walk
+        (``walk.Lister``; made here from ``paths`` when none is given)."""
         from plogscan.ingest.sources import Skipped
         from plogscan.ingest.walkchild import walk_inputs
 
-        self._books.record_inputs(paths)
+        listing = paths if isinstance(paths, Lister) else Lister(paths, self._limits)
+        self._books.record_inputs(listing.args)
 
         def items() -> Iterator[tuple[FileContext, BinaryIO]]:
-            for item in walk_inputs(list(paths), self._limits, self.record_limit, self._kinds,
+            for item in walk_inputs(listing, self._limits, self.record_limit, self._kinds,
                                     block=self._chunk_bytes):
                 if isinstance(item, Skipped):
                     self._books.skip(item.path, item.reason, item.named)
@@ -177,7 +193,7 @@ class Ingest:
     def batches_from(self, inputs: Iterable[tuple[FileContext, BinaryIO]]
                      ) -> Iterator[pa.RecordBatch]:
         """Like ``batches`` for already opened streams (used by ``parse_text``)."""
-        pool = self._pool()
+        pool = parse_pool(self._workers, self._processes, self._executor)
         # The pool is shut down (its workers done) before the hand-off directory is removed,
         # so no worker can write into it after it is gone, even when the run stops early.
         with handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box, pool:
@@ -198,7 +214,9 @@ class Ingest:
         inflight: deque = deque()
         slots = getattr(pool, "slots", None) or self._workers
         limit = slots * INFLIGHT_PER_WORKER
-        batch = Batcher(self._spec, pool, inflight)  # small files and digests, in groups
+        self._local = isinstance(pool, ThreadPoolExecutor)  # descriptors reach its workers
+        # small files and digests, in groups
+        batch = Batcher(self._spec, pool, inflight, local=self._local)
         cwd = self._cwd = os.getcwd()  # paths sent to workers are absolute
         for ctx, stream in inputs:
             state = FileState(ctx)
@@ -206,17 +224,19 @@ class Ingest:
             small = small_file(stream, min(SMALL_FILE_BYTES, self._limits.line_bytes), cwd)
             # The line limit changes what a file's extraction holds: it is part of the key.
             key = (file_key(stream, (ctx, self._limits.line_bytes), cwd)
-                   if self._store is not None and not _cheaper_parsed(ctx, small) else None)
+                   if self._store is not None and not cheaper_parsed(ctx, small) else None)
             stored = self._store.find(key) if key is not None and self._store else None
             if stored is not None:  # used once its digest is confirmed
-                batch.reuse(state, key, stored)
+                batch.reuse(state, key, stored, stream)
             else:
                 if key is not None and small is None:
-                    state.saving = key, pool.submit(file_digest, key.path)
+                    state.saving = key, self._digest(pool, key, stream)
                 elif key is not None:
                     state.saving = key, None  # the group's worker hashes the bytes
+                elif small is not None and small.whole is not None:
+                    self._keep_digest(small.path, content_digest(small.whole).hexdigest())
                 if small is not None:
-                    batch.small(state, small)
+                    batch.small(state, small, stream)
                 else:
                     batch.flush()
                     yield from self._parse(pool, state, stream, inflight, limit)
@@ -226,13 +246,31 @@ class Ingest:
         while inflight:
             yield from self._drain(inflight, pool)
 
+    def _digest(self, pool: Executor, key: FileKey, stream: BinaryIO) -> Any:
+        """The content digest of a plain file to store (a future, or the digest when it is
+        known already): computed through the walk's descriptor where it reaches the
+        workers, else by path."""
+        known = self._digests.get(key.path) if self._digests is not None else None
+        if known is not None:
+            return known
+        fd = held(stream) if self._local else None
+        if fd is None:
+            return pool.submit(file_digest, key.path)
+        future = pool.submit(fd_digest, fd)
+        closed_when_done(future, [fd])
+        return future
+
+    def _keep_digest(self, path: str, digest: str | None) -> None:
+        if self._digests is not None and digest is not None:
+            self._digests[path] = digest
+
     def _parse(self, pool: Executor, state: FileState, stream: BinaryIO,
                inflight: deque, limit: int) -> Iterator[pa.RecordBatch]:
         """Submit the parse tasks of one file, draining the oldest as the queue fills."""
         ctx = state.ctx
         ranges = plan_ranges(stream, self._chunk_bytes, self._cwd)
         chunks = read_chunks(stream, state, self._chunk_bytes, self._limits.line_bytes)
-        tasks = (self._range_tasks(pool, ranges, ctx, state) if ranges else
+        tasks = (self._range_tasks(pool, ranges, ctx, state, stream) if ranges else
                  self._chunk_tasks(pool, with_last(chunks), ctx))
         submitted = 0
         for submit, size, is_last in tasks:
@@ -251,37 +289,28 @@ class Ingest:
             self._finish(state)
 
     def _range_tasks(self, pool: Executor, ranges: list[Range], ctx: FileContext,
-                     state: FileState
+                     state: FileState, stream: BinaryIO
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for index, part in enumerate(ranges):
             state.add("bytes", part.end - part.start)
-            yield ((lambda p=part: pool.submit(parse_range, p, ctx, *self._spec.task_args())),
+            yield ((lambda p=part: self._submit_range(pool, p, ctx, stream)),
                    part.end - part.start, index == len(ranges) - 1)
+
+    def _submit_range(self, pool: Executor, part: Range, ctx: FileContext, stream: BinaryIO
+                      ) -> Future[Cleaned]:
+        """A range's parse task; in a worker thread it reads the walk's descriptor."""
+        fd = held(stream) if self._local else None
+        if fd is not None:
+            part = dataclasses.replace(part, fd=fd)
+        future = pool.submit(parse_range, part, ctx, *self._spec.task_args())
+        closed_when_done(future, [fd] if fd is not None else [])
+        return future
 
     def _chunk_tasks(self, pool: Executor, chunks: Iterator[tuple[Chunk, bool]], ctx: FileContext
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for chunk, is_last in chunks:
             yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, *self._spec.task_args())),
                    len(chunk.data), is_last)
-
-    def _pool(self) -> Executor:
-        """The cluster's executor when one was given. Else worker threads by default: on the
-        2-core benchmark machine they use less CPU in all than processes (no hand-off, no
-        per-file columns rebuilt) and finish sooner, though the parse holds the GIL between
-        kernels. Worker processes when asked for, there are several workers and fork is
-        available."""
-        if self._executor is not None:
-            return self._executor
-        forkable = "fork" in multiprocessing.get_all_start_methods()
-        if self._workers > 1 and self._processes and forkable:
-            builtin_formats()  # loaded before the workers fork, so that they inherit it
-            context = multiprocessing.get_context("fork")
-            try:
-                return ProcessPoolExecutor(self._workers, mp_context=context,
-                                           initializer=_ignore_interrupts)
-            except (NotImplementedError, ImportError, OSError):
-                pass  # no working semaphores (no /dev/shm, sandboxes): threads still work
-        return ThreadPoolExecutor(self._workers, thread_name_prefix="plogscan-parse")
 
     @property
     def _formats(self) -> FormatSet:
@@ -325,16 +354,19 @@ class Ingest:
         same: list[Reuse] = []
         for item in run:
             digest = digests[item.index]
+            self._keep_digest(item.key.path, digest)
             if digest is not None and digest == item.stored.digest:
+                if item.fd is not None:
+                    os.close(item.fd)
                 same.append(item)
                 continue
             yield from self._stored(same)
             same = []
             state = item.state
-            state.saving = item.key, pool.submit(file_digest, item.key.path)
+            state.saving = item.key, digest  # the content just hashed: the one parsed now
             inflight: deque = deque()
             try:
-                with open(item.key.path, "rb") as stream:
+                with reopened(item) as stream:
                     yield from self._parse(pool, state, stream, inflight, 1 << 30)
                     while inflight:
                         yield from self._drain(inflight, pool)
@@ -510,6 +542,7 @@ class Ingest:
         if state.saving is not None and self._store is not None and not state.problems:
             key, digest = state.saving
             content = digest.result() if hasattr(digest, "result") else digest  # a future
+            self._keep_digest(key.path, content)
             if content is not None:
                 records = (pa.concat_tables(state.kept) if state.kept
                            else self._schema.empty_table())
@@ -520,25 +553,6 @@ class Ingest:
         if self._on_progress:
             self._on_progress("file", 0)
 
-
-
-def _cheaper_parsed(ctx: FileContext, small: SmallFile | None) -> bool:
-    """Whether a file costs less to parse again than to keep in the cache: a plog or device
-    log under ``STORE_MIN_BYTES``, which its small-file group parses joined with the others.
-    Storing its extraction and reading it back cost more (20,000 plogs of about 150 bytes: a
-    first run with the cache took 1.8 times as long as one without, a rerun with one file
-    changed 1.3 times). Text kinds (job stdout) are kept: their groups often fall back to one
-    file at a time (a record may run past a file's end, where a join is not exact), at
-    milliseconds a file."""
-    return small is not None and small.size < STORE_MIN_BYTES and ctx.kind not in TEXT_KINDS
-
-
-def _ignore_interrupts() -> None:
-    """In a worker process: Ctrl-C is the main process's to handle (it drops the queued
-    chunks and shuts the pool down), so a worker prints no traceback of its own."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _note_growth(stream: BinaryIO, planned: int, state: FileState) -> None:

@@ -38,11 +38,18 @@ GROUP_BYTES = CHUNK_BYTES
 GROUP_FILES = 4096
 
 
-def _read(ctx: FileContext, path: str, whole: bytes | None, digest: bool) -> Piece:
+def _read(ctx: FileContext, path: str, whole: bytes | int | None, digest: bool) -> Piece:
     """The bytes of one file of the group: ``whole`` when the walk read all of them already,
-    else read from ``path``."""
-    if whole is not None:
+    read from the descriptor ``whole`` when it is one (the walk's, duplicated: a worker
+    thread reads it without opening the file again), else read from ``path``."""
+    if isinstance(whole, bytes):
         return _piece(ctx, whole, digest)
+    if isinstance(whole, int):
+        try:
+            return _piece(ctx, os.pread(whole, SMALL_FILE_BYTES + 1, 0), digest)
+        except OSError as err:
+            return Piece(ctx, b"", 0, 0, 0,
+                         f"read stopped at byte 0: {type(err).__name__}: {err}")
     try:
         # Without blocking, and only a regular file: the walk checked it, but it may have been
         # swapped for a FIFO since.
@@ -66,12 +73,13 @@ def _piece(ctx: FileContext, raw: bytes, digest: bool) -> Piece:
                  content_digest(raw).hexdigest() if digest else None, control)
 
 
-def parse_files(files: list[tuple[FileContext, str, bytes | None]], fset: FormatSet | None,
+def parse_files(files: list[tuple[FileContext, str, bytes | int | None]],
+                fset: FormatSet | None,
                 encoded: bool = False, reducer: Reducer | None = None,
                 digests: bool = False) -> GroupOutcome:
     """Parse a group of small plain files (runs in a worker): each given by its path and, when
-    the walk read all of it already, its bytes; with ``digests`` each outcome carries its
-    file's content digest.
+    the walk read all of it already, its bytes (or a descriptor to read it from, see
+    ``_read``); with ``digests`` each outcome carries its file's content digest.
 
     Text kinds (stdout, syslog) are parsed apart from the others, the one way a file's kind
     changes how it is parsed, and the records put back in file order: a job directory lists a

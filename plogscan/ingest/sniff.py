@@ -2,20 +2,18 @@
 
 ``iter_inputs`` turns the paths a user typed (files, directories, globs, ``.gz``/``.bz2``/``.xz``
 files, ``.tar``/``.tar.gz``/``.tgz``/``.zip`` archives, in any mix and nesting) into one
-deterministic sequence of readable logs and skipped files. Every log comes with its ``Source``
-(display path, kind, path hints, size, encoding) and a stream of its *decompressed*, UTF-8
-bytes from the start.
+deterministic sequence of readable logs and skipped files: the entries of the walk
+(``walk.Lister``), each regular file opened once and sniffed. Every log comes with its
+``Source`` (display path, kind, path hints, size, encoding) and a stream of its
+*decompressed*, UTF-8 bytes from the start.
 
 Containment
-    Nothing outside what the user named is read. What is named on the command line is read as
-    named: a regular file (through a symlink too), a directory, ``-`` (standard input), or a
-    FIFO or character device (``<(zcat run.log.gz)`` arrives as ``/dev/fd/N``), read once as a
-    stream. Inside a directory walk, a symlink (to a file or a directory) is followed only when
-    its target stays inside the directory named, and is skipped with its reason otherwise;
-    FIFOs, sockets and devices are skipped as ``not a regular file`` without being opened
-    (opening one could block, or read for ever). Files are opened without following a link
-    swapped in after the check and without blocking, and must still be the regular file that
-    was checked. Archive members are read in place and never written anywhere.
+    Nothing outside what the user named is read (the walk says what is inside). FIFOs,
+    sockets and devices found in a directory are skipped as ``not a regular file`` without
+    being opened (opening one could block, or read for ever). Files are opened without
+    following a link swapped in after the check and without blocking, and must still be the
+    regular file that was checked. Archive members are read in place and never written
+    anywhere.
 
 Nothing lost
     A file named or placed like a log (``pathhints.placed_like_a_log``) is read even when its
@@ -29,28 +27,24 @@ Limits
     unread is a ``Skipped`` entry or a problem of the file.
 
 Order
-    Arguments in the order given; a directory walk in sorted name order, depth first (so the
-    whole walk is sorted by path); glob matches sorted; archive members in archive order.
+    The walk's (``walk``); archive members in archive order.
 
 What each file is comes from ``classify``, what its path says from ``pathhints``, how
 compressed streams and archives are read from ``streams`` and ``archives``, and the skip
 reasons from ``sources``.
 
-Long module: the walk, the stream sniffing and the text checks share the walker's state (what
-was read, the limits, the file count), so they stay one class.
+Long module: the stream sniffing and the text checks share the reader's state (the limits,
+the file count), so they stay one class.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import glob
 import io
 import os
-import re
 import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import BinaryIO
@@ -67,7 +61,6 @@ from plogscan.ingest.classify import (
 from plogscan.ingest.encodings import UTF8, Decoded, decode_head, detect
 from plogscan.ingest.limits import LimitHit, Limits
 from plogscan.ingest.sources import (
-    NOISE_DIRS,
     NOT_A_LOG_REASON,
     NOT_LOG_SUFFIXES,
     PARQUET_REASON,
@@ -75,7 +68,6 @@ from plogscan.ingest.sources import (
     UNKNOWN_REASON,
     Skipped,
     Source,
-    is_noise,
     printable,
 )
 from plogscan.ingest.streams import (
@@ -89,6 +81,8 @@ from plogscan.ingest.streams import (
     failure,
     read_head,
 )
+from plogscan.ingest.walk import Lister
+from plogscan.model.listing import EntryKind, ListedInput
 from plogscan.pathhints import (
     TAR_NAME,
     log_kind_by_place,
@@ -100,10 +94,6 @@ from plogscan.schema import SourceKind
 HEAD_BYTES = 64 * 1024  # bytes sniffed for container type and content
 EXTENDED_HEAD_BYTES = 1024 * 1024  # non-seekable text whose head matched nothing: look this far
 TAIL_BYTES = 64 * 1024  # seekable text whose head matched nothing: also sniff its tail
-_GLOB_CHARS = re.compile(r"[*?\[]")
-OUTSIDE_REASON = "symlink leads outside the directory given: not followed"
-NO_MATCH_REASON = "no file matches this pattern"
-EMPTY_DIR_REASON = "empty directory"
 # Opened without blocking (a FIFO swapped in cannot hang the run) and, in a walk, without
 # following a symlink swapped in after the check.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -114,16 +104,13 @@ WalkItem = tuple[Source, BinaryIO] | Skipped  # what a walk yields
 
 @dataclass
 class Walker:
-    """State of one ``iter_inputs`` run: what was already read (to report duplicates), the
-    limits and the number of files read so far. ``on_limit`` and ``kinds`` are looked up
-    each time they are used, so that they can be swapped mid-walk (``walkchild`` does, in the
-    process it forks to go on with the walk)."""
+    """State of one read of the inputs: the limits and the number of files read so far.
+    ``on_limit`` and ``kinds`` are looked up each time they are used, so that they can be
+    swapped mid-walk (``walkchild`` does, in the process it forks to go on with the walk)."""
 
     limits: Limits = field(default_factory=Limits)
     on_limit: Callable[[LimitHit], None] | None = None
     kinds: KindMemo | None = None  # kinds found by earlier runs (``classify.remembered_kind``)
-    files: dict[tuple[int, int], str] = field(default_factory=dict)
-    dirs: dict[tuple[int, int], str] = field(default_factory=dict)
     count: int = 0
     stopped: bool = False
 
@@ -132,12 +119,20 @@ class Walker:
             return classify(path, head)
         return remembered_kind(self.kinds, path, head)
 
-    def inputs(self, paths: Sequence[str]) -> Iterator[WalkItem]:
-        """What ``iter_inputs`` yields for ``paths``."""
-        for arg in paths:
+    def inputs(self, listing: Iterable[ListedInput]) -> Iterator[WalkItem]:
+        """What ``iter_inputs`` yields for the entries of a walk: each regular file opened
+        and sniffed, each entry the walk skipped as it is, the rest left to the walk."""
+        for entry in listing:
             if self.stopped:
                 return
-            yield from self.argument(os.fspath(arg))
+            if entry.skipped is not None:
+                if entry.limit is not None:
+                    self.relay(entry.limit)
+                yield Skipped(printable(entry.path), entry.skipped, named=entry.named)
+            elif entry.kind is EntryKind.FILE:
+                yield from self.file(entry)
+            elif entry.kind is EntryKind.STREAM:
+                yield from self.stdin() if entry.path == "-" else self.pipe(entry.path)
 
     def relay(self, hit: LimitHit) -> None:
         """Hand a limit hit to ``on_limit`` as it is at the time of the hit."""
@@ -158,50 +153,7 @@ class Walker:
         self._hit("files", shown, detail)
         return Skipped(shown, f"not read: {detail} (--max-files)")
 
-    # -- file system -------------------------------------------------------------------------
-
-    def argument(self, arg: str) -> Iterator[WalkItem]:
-        if arg == "-" and not os.path.lexists(arg):
-            yield from self.stdin()
-            return
-        if is_pattern(arg):
-            matches = sorted(glob.glob(arg, recursive=True))
-            if not matches:
-                yield Skipped(printable(arg), NO_MATCH_REASON, named=True)
-                return
-            walked: set[str] = set()
-            for match in matches:
-                if self.stopped:
-                    return
-                if _inside(match, walked):
-                    continue  # covered by the walk of a matched directory
-                if os.path.isdir(match):
-                    walked.add(os.path.normpath(match))
-                yield from self.path(match)
-            return
-        yield from self.path(arg)
-
-    def path(self, path: str) -> Iterator[WalkItem]:
-        """A path the user named: read as named (a symlink is followed)."""
-        shown = printable(path)
-        try:
-            st = os.stat(path)
-        except OSError as exc:
-            yield Skipped(shown, _named_failure(path, exc), named=True)
-            return
-        if stat.S_ISDIR(st.st_mode):
-            empty = True
-            for item in self.walk(path, st):
-                empty = False
-                yield item
-            if empty and not self.stopped:  # said, so that it is not taken for read
-                yield Skipped(shown, EMPTY_DIR_REASON)
-        elif stat.S_ISREG(st.st_mode):
-            yield from self.file(path, st, follow=True, named=True)
-        elif stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode):
-            yield from self.pipe(path)  # named by the user: <(zcat x.gz), /dev/stdin
-        else:
-            yield Skipped(shown, "not a regular file", named=True)
+    # -- what a walk found ---------------------------------------------------------------------
 
     def stdin(self) -> Iterator[WalkItem]:
         """``-``: the standard input, read once as a stream."""
@@ -231,97 +183,27 @@ class Walker:
             yield from self.stream(printable(path), f, None, seekable=False, depth=0,
                                    named=True)
 
-    def walk(self, top: str, top_stat: os.stat_result) -> Iterator[WalkItem]:
-        """Depth first, entries sorted by name; a directory already on the path is a loop.
-        Symlinks are followed only to targets inside ``top``; depth is bounded."""
-        root = os.path.realpath(top)
-        ancestors: list[tuple[int, int]] = []
-        stack: list[tuple[Iterator[str], tuple[int, int], str]] = []
-
-        def enter(path: str, st: os.stat_result) -> Skipped | None:
-            top_named = not stack  # the directory named itself, not one found in it
-            key = (st.st_dev, st.st_ino)
-            if key in ancestors:
-                return Skipped(printable(path), "symlink loop")
-            if key in self.dirs:
-                return Skipped(printable(path), f"duplicate: same directory as {self.dirs[key]}")
-            if len(stack) > self.limits.depth:
-                detail = (f"more than {self.limits.depth} directory levels below "
-                          f"{printable(top)}: this directory was not read")
-                self._hit("depth", printable(path), detail)
-                return Skipped(printable(path), f"not read: {detail} (--max-depth)")
-            try:
-                with os.scandir(path) as it:
-                    names = sorted(e.name for e in it)
-            except OSError as exc:
-                if top_named:
-                    return Skipped(printable(path), describe(exc), named=True)
-                return Skipped(printable(path), f"unreadable: {describe(exc)}")
-            self.dirs[key] = printable(path)
-            ancestors.append(key)
-            stack.append((iter(names), key, path))
-            return None
-
-        skipped = enter(top, top_stat)
-        if skipped is not None:
-            yield skipped
-            return
-        while stack and not self.stopped:
-            names, _, directory = stack[-1]
-            name = next(names, None)
-            if name is None:
-                stack.pop()
-                ancestors.pop()
-                continue
-            if is_noise(name) or name.lower() in NOISE_DIRS:
-                continue
-            child = os.path.join(directory, name)
-            try:
-                st = os.lstat(child)
-                link = stat.S_ISLNK(st.st_mode)
-                if link:
-                    if not _within(os.path.realpath(child), root):
-                        yield Skipped(printable(child), OUTSIDE_REASON)
-                        continue
-                    st = os.stat(child)
-            except OSError as exc:
-                yield Skipped(printable(child), _stat_failure(child, exc))
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                skipped = enter(child, st)
-                if skipped is not None:
-                    yield skipped
-            elif stat.S_ISREG(st.st_mode):
-                yield from self.file(child, st, follow=link)
-            else:
-                yield Skipped(printable(child), "not a regular file")
-
-    def file(self, path: str, st: os.stat_result, *, follow: bool, named: bool = False
-             ) -> Iterator[WalkItem]:
-        shown = printable(path)
-        key = (st.st_dev, st.st_ino)
-        if key in self.files:
-            yield Skipped(shown, f"duplicate: same file as {self.files[key]}")
-            return
-        self.files[key] = shown
-        if path.lower().endswith(".parquet"):
-            yield Skipped(shown, PARQUET_REASON)
-            return
+    def file(self, entry: ListedInput) -> Iterator[WalkItem]:
+        """A regular file of the walk, opened (still the file listed) and sniffed."""
+        shown = printable(entry.path)
         skipped = self._count(shown)
         if skipped is not None:
             yield skipped
             return
+        assert entry.file_id is not None
         try:
-            f = open_checked(path, key, follow=follow)
+            f = open_checked(entry.path, entry.file_id, follow=entry.follow)
         except OSError as exc:
-            yield Skipped(shown, describe(exc) if named else f"unreadable: {describe(exc)}",
-                          named=named)
+            reason = describe(exc)
+            yield Skipped(shown, reason if entry.named else f"unreadable: {reason}",
+                          named=entry.named)
             return
         except ValueError as exc:
             yield Skipped(shown, str(exc))
             return
         with f:
-            yield from self.stream(shown, f, st.st_size, seekable=True, depth=0, named=named)
+            yield from self.stream(shown, f, entry.size, seekable=True, depth=0,
+                                   named=entry.named)
 
     # -- streams -----------------------------------------------------------------------------
 
@@ -499,50 +381,11 @@ def open_checked(path: str, key: tuple[int, int], *, follow: bool) -> BinaryIO:
     return handle  # type: ignore[return-value]
 
 
-def is_pattern(arg: str) -> bool:
-    """Whether an argument is a glob pattern: no such path, and ``*``, ``?`` or ``[`` in it."""
-    return not os.path.lexists(arg) and _GLOB_CHARS.search(arg) is not None
-
-
-def _within(target: str, root: str) -> bool:
-    """Whether the resolved ``target`` is ``root`` or inside it."""
-    try:
-        return os.path.commonpath([target, root]) == root
-    except ValueError:
-        return False
-
-
 def _binary_reason(shown: str, nul_only: bool) -> str:
     if not nul_only:
         return "binary file"
     empty_tar = TAR_NAME.search(shown) is not None  # a tar of no member is all zeros
     return "empty archive" if empty_tar else "binary file (only NUL bytes)"
-
-
-def _named_failure(path: str, exc: OSError) -> str:
-    """Why a path named on the command line cannot be read, in the system's words."""
-    reason = describe(exc)
-    if exc.errno == errno.ENOENT and os.path.islink(path):
-        return f"{reason} (broken symlink)"
-    return reason
-
-
-def _stat_failure(path: str, exc: OSError) -> str:
-    if exc.errno == errno.ELOOP:
-        return "symlink loop"
-    if exc.errno == errno.ENOENT:
-        return "broken symlink" if os.path.islink(path) else "not found"
-    return f"unreadable: {describe(exc)}"
-
-
-def _inside(path: str, directories: set[str]) -> bool:
-    parent = os.path.dirname(os.path.normpath(path))
-    while parent and parent not in directories:
-        up = os.path.dirname(parent)
-        if up == parent:
-            return False
-        parent = up
-    return bool(parent)
 
 
 def iter_inputs(paths: Sequence[str], limits: Limits | None = None,
@@ -562,4 +405,5 @@ def iter_inputs(paths: Sequence[str], limits: Limits | None = None,
     sniffed (``classify.remembered_kind``). Never raises on bad input; see the module
     docstring for the reasons a file is skipped.
     """
-    yield from Walker(limits or Limits(), on_limit, kinds).inputs(paths)
+    limits = limits or Limits()
+    yield from Walker(limits, on_limit, kinds).inputs(Lister(paths, limits))

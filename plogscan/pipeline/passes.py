@@ -21,6 +21,7 @@ from plogscan.engine.selector import Selector
 from plogscan.errors import Location, PlogscanError
 from plogscan.ingest.facts import merged_facts
 from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.walk import Lister
 from plogscan.memory import release_freed
 from plogscan.model import Finding, IngestSummary
 from plogscan.pipeline.options import DiagnoseOptions, Timings
@@ -141,9 +142,11 @@ class Passes:
             self.contexts.append(Context(self.gatherer.summary(), self.crossrank_options))
         return self.contexts[0]
 
-    def watched(self, paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBatch]:
-        """Every batch of the inputs, seen by every watcher on its way to the rules."""
-        for batch in coalesced(event_batches(list(paths), ingest)):
+    def watched(self, paths: Sequence[str], ingest: Ingest, inputs: Lister
+                ) -> Iterator[pa.RecordBatch]:
+        """Every batch of the inputs (the walk of ``inputs``), seen by every watcher on its
+        way to the rules."""
+        for batch in coalesced(event_batches(list(paths), ingest, inputs)):
             self.saw_batches = True
             self.overview.consume(batch, processes=not self.selective)
             self.unexplained.consume(batch)

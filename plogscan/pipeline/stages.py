@@ -21,25 +21,30 @@ from plogscan.catalog.rule import RuleSet
 from plogscan.engine import scan
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.prefetch import prefetched
+from plogscan.ingest.walk import Lister, unchanged
 from plogscan.model import CacheUse, Diagnosis, Finding
 from plogscan.pipeline.assemble import assembled, findings_capped
 from plogscan.pipeline.options import DiagnoseOptions, NothingRead, Timings
 from plogscan.pipeline.passes import Passes
 from plogscan.redact.redactor import Redactor
+from plogscan.table.parquet import named_inputs
 
 Progress = Callable[[str, int], None]
 
 
-def run(options: DiagnoseOptions, *, on_progress: Progress | None = None,
-        executor: Any = None, redactor: Redactor | None = None,
-        timings: Timings | None = None) -> Diagnosis:
+def run(options: DiagnoseOptions, *, listing: Lister | None = None,
+        on_progress: Progress | None = None, executor: Any = None,
+        redactor: Redactor | None = None, timings: Timings | None = None) -> Diagnosis:
     """Read every input, run the rules, and return the whole diagnosis.
 
     ``options.lang`` (``plogscan.lang.LANGS``) picks the language of the rule texts in the
     findings and of the reports' fixed words; a rule without that translation stays in
-    English. With ``options.cache`` (``plogscan.cache``) and ``options.reuse_result``, the
-    whole result of an earlier run over the same unchanged inputs with the same rules and
-    options is reused (``cache.memo``); without ``reuse_result`` each file's entry is.
+    English. ``listing`` is the walk of ``options.paths`` when the caller made it already
+    (``table.parquet.named_inputs``: the progress total and the redaction take it too), so
+    the paths are walked once whoever asks. With ``options.cache`` (``plogscan.cache``) and
+    ``options.reuse_result``, the whole result of an earlier run over the same unchanged
+    inputs with the same rules and options is reused (``cache.memo``); without
+    ``reuse_result`` each file's entry is.
     ``executor`` (``ingest.cluster.DaskExecutor``) runs the parse, and reads the context
     lines, on a cluster instead of the local pool. ``timings`` receives the seconds spent in
     each stage. ``redactor`` redacts what ``events_out`` receives (records and accounting);
@@ -49,12 +54,13 @@ def run(options: DiagnoseOptions, *, on_progress: Progress | None = None,
     with timings.stage("total"):
         rules = prepared_rules(options)
         passes = Passes(options, rules, redactor, timings)
-        with run_cache(options, rules, passes, executor) as cache:
+        inputs = listing if listing is not None else named_inputs(options.paths, options.limits)
+        with run_cache(options, rules, passes, executor, inputs) as cache:
             found = cache.found()
             if found is not None:
                 return reused(found, on_progress)
-            ingest = ingest_for(options, passes, cache, executor, on_progress)
-            findings = single_pass(options, ingest, passes, rules)
+            ingest = ingest_for(options, passes, cache, executor, on_progress, inputs)
+            findings = single_pass(options, ingest, passes, rules, inputs)
             concluded = passes.conclude(findings)
             concluded = with_context(options, ingest, cache, executor, concluded)
         use = CacheUse(reused_files=ingest.reused_files, problem=cache.problem)
@@ -70,17 +76,18 @@ def prepared_rules(options: DiagnoseOptions) -> RuleSet:
     return rules.localized(options.lang)
 
 
-def run_cache(options: DiagnoseOptions, rules: RuleSet, passes: Passes,
-              executor: Any) -> RunCache:
+def run_cache(options: DiagnoseOptions, rules: RuleSet, passes: Passes, executor: Any,
+              inputs: Lister) -> RunCache:
     """The run's extraction cache: none without a cache directory, or when every record is
     handed on (``--events-out``: no selector to key entries by). Everything else a result
-    depends on is in the inputs, the code or the options' result key."""
+    depends on is in the inputs (their listing, the whole of it asked for only here), the
+    code or the options' result key."""
     if options.cache is None or passes.selector is None:
         return RunCache()
     namespace = hashlib.sha256((code_fingerprint() + passes.selector.fingerprint()).encode())
     memoized = executor is None and options.reuse_result
-    return RunCache(options.cache, namespace.hexdigest(), options.paths,
-                    options.result_key(rules) if memoized else None)
+    return RunCache(options.cache, namespace.hexdigest(), inputs.complete,
+                    options.result_key(rules) if memoized else None, unchanged)
 
 
 def reused(diagnosis: Diagnosis, on_progress: Progress | None) -> Diagnosis:
@@ -93,25 +100,27 @@ def reused(diagnosis: Diagnosis, on_progress: Progress | None) -> Diagnosis:
 
 
 def ingest_for(options: DiagnoseOptions, passes: Passes, cache: RunCache, executor: Any,
-               on_progress: Progress | None) -> Ingest:
+               on_progress: Progress | None, inputs: Lister) -> Ingest:
     """The ingest of the run: its workers hand on what the selector keeps, the facts of all
-    records to the passes, and reuse the cache's entries."""
+    records to the passes, and reuse the cache's entries; the digests it computes are kept
+    with the inputs' listing, for the memo of the whole result."""
     facts = passes.facts
     return Ingest(workers=options.workers, on_progress=on_progress,
                   processes=options.processes, reducer=passes.selector,
                   on_facts=facts.add if facts is not None else None, store=cache.store,
-                  executor=executor, limits=options.limits, kinds=cache.store)
+                  executor=executor, limits=options.limits, kinds=cache.store,
+                  digests=inputs.digests if cache.memo is not None else None)
 
 
-def single_pass(options: DiagnoseOptions, ingest: Ingest, passes: Passes,
-                rules: RuleSet) -> list[Finding]:
+def single_pass(options: DiagnoseOptions, ingest: Ingest, passes: Passes, rules: RuleSet,
+                inputs: Lister) -> list[Finding]:
     """The one pass over every record: the rules and every watcher of ``passes``; the event
     table, if one is written, closed whatever happens. ``NothingRead`` when no input gave a
     record or a file (an empty ``--events-out`` is not left behind)."""
     findings = None
     limits = ingest.limits
     try:
-        findings = scan(prefetched(passes.watched(options.paths, ingest)), rules,
+        findings = scan(prefetched(passes.watched(options.paths, ingest, inputs)), rules,
                         passes.identify, passes.presence, max_findings=limits.findings,
                         on_capped=lambda rule, matched, kept: ingest.record_limit(
                             findings_capped(limits, rule, matched, kept)))

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from plogscan.errors import InputError
+from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.walk import Lister
 from plogscan.model import FileStats, IngestSummary, LimitHit, SkippedFile
 from plogscan.outputs.atomic import Replacement
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
@@ -116,8 +118,10 @@ def stored_inputs(handle: pq.ParquetFile
     return files, skipped, limits, errors
 
 
-def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBatch]:
-    """Parquet inputs first (in the order given), then every other input through ``ingest``.
+def event_batches(paths: Sequence[str], ingest: Ingest, listing: Lister | None = None
+                  ) -> Iterator[pa.RecordBatch]:
+    """Parquet inputs first (in the order given), then every other input through ``ingest``
+    (the walk of ``listing``, when one was made already: ``named_inputs``).
 
     The accounting stored in each table joins ``ingest``'s own, so reports on a table show the
     files it was made from, as reports on the logs would. The rows of a table are reduced as
@@ -135,8 +139,13 @@ def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBat
         for batch in batches:
             yield from ingest.hand_on(batch)
     if logs:
-        yield from ingest.batches(logs)
+        yield from ingest.batches(listing if listing is not None else logs)
     ingest.record_inputs(paths)
+
+
+def named_inputs(paths: Sequence[str], limits: Limits | None = None) -> Lister:
+    """The walk of ``paths``, event tables named among them taken as tables."""
+    return Lister(paths, limits, is_table)
 
 
 class EventWriter:

@@ -23,9 +23,11 @@ import pytest
 from click.testing import CliRunner
 
 from plogscan.cli import cli
+from plogscan.ingest.chunks import Range, parse_range
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
+from plogscan.parse.results import FileContext
 from tests.adversarial.cases import CASES, GOOD, PLOG, Case
 from tests.forked import run_forked
 
@@ -170,15 +172,23 @@ def test_file_shrinks(tmp_path: Path) -> None:
 
 
 def test_file_vanishes(tmp_path: Path) -> None:
-    """Removed while read: the workers find the path gone, or replaced by another file."""
+    """Removed while read: worker threads read the descriptor the walk opened, so they read
+    the very file that was opened, whole, and never the new file under its name; a worker
+    that opens the path itself (a process, a cluster's) finds it gone or replaced, and says
+    so."""
     def replace(path: Path) -> None:
         path.unlink()
         path.write_bytes(b"x\n" * 100)  # a new file under the old name
 
-    ingest = _read(_range_file(tmp_path), replace)
+    path = _range_file(tmp_path)
+    lines = path.read_bytes().count(b"\n")
+    ingest = _read(path, replace)
     (stats,) = ingest.summary.files
-    assert any("replaced by another one" in p or "vanished" in p for p in stats.problems)
-    assert stats.lines == stats.record_lines + stats.blank_lines
+    assert stats.lines == lines == stats.record_lines + stats.blank_lines
+    assert not stats.problems
+    opened_by_path = Range(str(path), 0, 4096, False, file_id=(0, 0))
+    cleaned = parse_range(opened_by_path, FileContext(str(path), "plog-debug"), None)
+    assert "replaced by another one" in (cleaned.problem or "")
 
 
 def test_named_pipe(tmp_path: Path) -> None:
