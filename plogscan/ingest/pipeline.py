@@ -39,7 +39,7 @@ import pyarrow as pa
 from plogscan.cache.digest import content_digest, fd_digest, file_digest
 from plogscan.cache.entries import FileKey, FileStore, Stored
 from plogscan.ingest import handoff
-from plogscan.ingest.accounting import Accounting
+from plogscan.ingest.accounting import Accounting, cut_lines_note, file_stats
 from plogscan.ingest.batching import (
     Batcher,
     Group,
@@ -54,24 +54,29 @@ from plogscan.ingest.chunks import (
     Chunk,
     Cleaned,
     FileState,
-    Range,
-    parse_range,
     parse_task,
-    plan_ranges,
     read_chunks,
     with_last,
 )
 from plogscan.ingest.classify import KindMemo
+from plogscan.ingest.contextlines import ContextSpec, Stitched, kept_schema, with_context_columns
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.filekeys import file_key
-from plogscan.ingest.limits import LimitHit, Limits, format_size
+from plogscan.ingest.limits import LimitHit, Limits
 from plogscan.ingest.pool import parse_pool
+from plogscan.ingest.ranges import Range, parse_range, plan_ranges
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
-from plogscan.ingest.stitch import extend, orphan, plus, restore_constants, shift_lines
+from plogscan.ingest.stitch import (
+    extend,
+    join_lead,
+    orphan,
+    plus,
+    restore_constants,
+    shift_lines,
+)
 from plogscan.ingest.stored import cheaper_parsed, reopened
 from plogscan.ingest.walk import Lister
 from plogscan.model import FileStats, IngestSummary, SkippedFile
-from plogscan.parse import blocks
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, FileContext
@@ -95,7 +100,8 @@ class Ingest:
                  on_facts: Callable[[pa.Table], None] | None = None,
                  store: FileStore | None = None, executor: Any = None,
                  limits: Limits | None = None, kinds: KindMemo | None = None,
-                 digests: dict[str, str] | None = None) -> None:
+                 digests: dict[str, str] | None = None,
+                 context: ContextSpec | None = None) -> None:
         # The line formats are loaded when a file is parsed: a rerun that reads every file
         # from the cache needs none (``_fset`` None: the built-in ones).
         self._fset = fset
@@ -104,6 +110,9 @@ class Ingest:
         # The content digest of each plain file, by absolute path: the ones known already
         # are not computed again, and every one computed is kept here (``walk.Lister``).
         self._digests = digests
+        # With ``context``, the records rules may use come with the lines around them, taken
+        # by the workers from the bytes they parse (``contextlines``): no file is read again.
+        self._context = context
         # With a reducer, workers hand on only the records it keeps, and the facts of all
         # records go to ``on_facts`` (see ``facts``); the accounting stays whole.
         self._reducer = reducer
@@ -158,6 +167,8 @@ class Ingest:
         """A ready-made batch (an event table's) reduced as the workers reduce a parsed chunk:
         with a reducer, the facts of all its rows to ``on_facts`` and only the kept rows
         yielded; else the batch as it is."""
+        if self._context is not None:
+            batch = with_context_columns(batch)
         if self._reducer is None:
             yield batch
             return
@@ -199,9 +210,10 @@ class Ingest:
         with handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box, pool:
             self._spec = ParseSpec(self._task_formats, box.directory, self._encoded,
                                    self._reducer, self._limits.line_bytes,
-                                   self._store is not None)
+                                   self._store is not None, self._context)
             try:
-                yield from self._run(pool, inputs)
+                for batch in self._run(pool, inputs):
+                    yield with_context_columns(batch) if self._context else batch
             except BaseException:
                 # Ctrl-C or a failed write: queued chunks are dropped, not parsed, so the
                 # workers stop at once (the ones running finish their chunk).
@@ -271,7 +283,7 @@ class Ingest:
         ranges = plan_ranges(stream, self._chunk_bytes, self._cwd)
         chunks = read_chunks(stream, state, self._chunk_bytes, self._limits.line_bytes)
         tasks = (self._range_tasks(pool, ranges, ctx, state, stream) if ranges else
-                 self._chunk_tasks(pool, with_last(chunks), ctx))
+                 self._chunk_tasks(pool, with_last(chunks, self._radius), ctx))
         submitted = 0
         for submit, size, is_last in tasks:
             inflight.append((state, submit(), is_last))
@@ -421,7 +433,18 @@ class Ingest:
         if group.records.num_rows:  # the group's records as one batch (see coalesced)
             yield from _batches(group.records)
 
+    @property
+    def _stored_schema(self) -> pa.Schema:
+        """The schema of the records handed on (and kept for the cache)."""
+        return kept_schema(self._schema) if self._context is not None else self._schema
+
+    @property
+    def _radius(self) -> int:
+        return self._context.radius if self._context is not None else 0
+
     def _emit(self, state: FileState, table: pa.Table) -> Iterator[pa.RecordBatch]:
+        if state.context is not None:
+            table = state.context.attach(table)
         if state.saving is not None:
             state.kept.append(table)
         yield from _batches(table)
@@ -445,8 +468,13 @@ class Ingest:
             state.add("records", cleaned.dropped_records)
             state.add("record_lines", cleaned.dropped_lines)
         restore_constants(result, state.ctx, self._schema)
-        if cleaned.relative_lines and state.lines_before:
-            shift_lines(result, state.lines_before)
+        shift = state.lines_before if cleaned.relative_lines else 0
+        if shift:
+            shift_lines(result, shift)
+        found = cleaned.context
+        if found is not None:
+            state.context = state.context or Stitched()
+            state.context.add(found, shift)
         state.lines_before += result.lines
         for key, value in (("lines", result.lines), ("blank_lines", result.blank_lines),
                            ("unparsed_lines", result.unparsed_lines),
@@ -462,19 +490,26 @@ class Ingest:
         if head is not None and state.pending is not None:
             between = state.pending_trailing_blank + head.lead_blank
             state.pending = extend(state.pending, head, between, self._schema)
+            if found is not None:
+                state.context.grown(_first_line(state.pending), found.extent_after)
             state.add("blank_lines", -between)
             if state.pending.column("fmt")[0].as_py() in ("unparsed", "text"):
                 state.add("unparsed_lines", head.lines + between)
             state.pending_trailing_blank = 0
         elif head is not None:  # continuation lines with nothing before them in the file
             state.pending = orphan(state.ctx, head, self._schema)
+            if found is not None:
+                state.context.put(head.first_line, found.head_before, found.extent_after)
             if self._reducer is not None:
                 self._facts(state, as_whole(facts_of(state.pending), True))
             state.add("unparsed_lines", head.lines)
             state.pending_trailing_blank = 0
         records = result.records
         if result.lead:
+            joins = state.pending is not None
             records = self._join_lead(state, records, result.lead)
+            if joins and found is not None:
+                state.context.grown(_first_line(state.pending), found.extent_after)
         if records.num_rows == 0:
             state.pending_trailing_blank += result.trailing_blank
             return
@@ -486,25 +521,19 @@ class Ingest:
         table = pa.concat_tables(out)
         self._count(state, table)
         yield from self._emit(state, table)
+        if state.context is not None:
+            state.context.keep(_first_line(state.pending))
 
     def _join_lead(self, state: FileState, records: pa.Table, lead: int) -> pa.Table:
         """The records of a chunk with its first ``lead`` joined to the record before the
         chunk where they continue it (a block cut by the chunk boundary, ``parse.blocks``),
         and to each other. The worker left their facts out: those of the records they make
         are added here; the file's accounting follows the join."""
-        before = state.pending
-        parts = records.slice(0, lead)
-        table = pa.concat_tables([before, parts]) if before is not None else parts
-        joined, _ = blocks.join(table, self._formats, state.ctx.kind in TEXT_KINDS)
-        old, new = blocks.record_counts(table), blocks.record_counts(joined)
-        for key, value in (("unparsed_lines", new.unparsed_lines - old.unparsed_lines),
-                           ("invalid_timestamps",
-                            new.invalid_timestamps - old.invalid_timestamps),
-                           ("epoch_clock_records", new.epoch_records - old.epoch_records)):
+        joined, pending, changes = join_lead(state.pending, records.slice(0, lead),
+                                             self._formats, state.ctx.kind in TEXT_KINDS)
+        for key, value in changes:
             state.add(key, value)
-        if before is not None:
-            state.pending = joined.slice(0, 1)
-            joined = joined.slice(1)
+        state.pending = pending
         if self._reducer is not None and joined.num_rows:
             self._facts(state, as_whole(facts_of(joined), True))
         return pa.concat_tables([joined, records.slice(lead)])
@@ -520,24 +549,11 @@ class Ingest:
         state.add("record_lines", int(pa.compute.sum(table.column("line_count")).as_py() or 0))
 
     def _finish(self, state: FileState) -> None:
-        s = state.stats
-        if s.get("cut_lines"):
-            bound = format_size(self._limits.line_bytes)
-            detail = (f"{s['cut_lines']:,} line(s) longer than {bound} kept their first {bound} "
-                      f"(first: line {state.first_cut}); {s.get('cut_bytes', 0):,} bytes of them "
-                      "were not read")
+        detail = cut_lines_note(state, self._limits.line_bytes)
+        if detail is not None:
             state.problems.append(detail)
             self.record_limit(self._limits.hit("line_bytes", state.ctx.path, detail))
-        stats = (FileStats(
-            path=state.ctx.path, kind=state.ctx.kind, bytes=s.get("bytes", 0),
-            lines=s.get("lines", 0), records=s.get("records", 0),
-            record_lines=s.get("record_lines", 0), blank_lines=s.get("blank_lines", 0),
-            unparsed_lines=s.get("unparsed_lines", 0), decode_errors=s.get("decode_errors", 0),
-            nul_bytes=s.get("nul_bytes", 0), control_bytes=s.get("control_bytes", 0),
-            truncated_lines=s.get("truncated_lines", 0),
-            invalid_timestamps=s.get("invalid_timestamps", 0),
-            epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems),
-            encoding=state.ctx.encoding))
+        stats = file_stats(state)
         self._books.files.append(stats)
         if state.saving is not None and self._store is not None and not state.problems:
             key, digest = state.saving
@@ -545,7 +561,7 @@ class Ingest:
             self._keep_digest(key.path, content)
             if content is not None:
                 records = (pa.concat_tables(state.kept) if state.kept
-                           else self._schema.empty_table())
+                           else self._stored_schema.empty_table())
                 facts = (pa.concat_tables(state.facts) if state.facts
                          else FACTS_SCHEMA.empty_table())  # each chunk's, as handed on
                 self._store.save(key, Stored(content, stats, records, facts))
@@ -565,6 +581,11 @@ def _note_growth(stream: BinaryIO, planned: int, state: FileState) -> None:
     if now > planned:
         state.problems.append(f"the file grew by {now - planned:,} bytes while it was read: "
                               f"bytes after {planned:,} were not read")
+
+
+def _first_line(table: pa.Table | None) -> int | None:
+    """The first line of a one-record table (the pending record), if there is one."""
+    return table.column("line")[0].as_py() if table is not None else None
 
 
 def _batches(table: pa.Table) -> Iterator[pa.RecordBatch]:

@@ -10,8 +10,10 @@ import pyarrow as pa
 import pyarrow.compute
 
 from plogscan.ingest.chunks import CONSTANT_COLUMNS
+from plogscan.parse import blocks
 from plogscan.parse.codescan import extract_codes
 from plogscan.parse.columns import constant_column
+from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import ChunkResult, FileContext, Head
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, SourceKind
 
@@ -64,3 +66,20 @@ def extend(pending: pa.Table, head: Head, between: int, schema: pa.Schema) -> pa
     row["codes"] = extract_codes(pa.array([row["message"]], pa.large_string()),
                                  pa.array([row["level"]], pa.string()))[0].as_py()
     return pa.Table.from_pylist([row], schema=schema)
+
+
+def join_lead(pending: pa.Table | None, lead: pa.Table, formats: FormatSet, text_kind: bool
+              ) -> tuple[pa.Table, pa.Table | None, list[tuple[str, int]]]:
+    """The ``lead`` records of a chunk joined to the ``pending`` record before the chunk
+    where they continue it (a block cut by the chunk boundary, ``parse.blocks``), and to each
+    other: the records left after the pending one, the pending one as joined, and what the
+    join changes in the file's accounting."""
+    table = pa.concat_tables([pending, lead]) if pending is not None else lead
+    joined, _ = blocks.join(table, formats, text_kind)
+    old, new = blocks.record_counts(table), blocks.record_counts(joined)
+    changes = [("unparsed_lines", new.unparsed_lines - old.unparsed_lines),
+               ("invalid_timestamps", new.invalid_timestamps - old.invalid_timestamps),
+               ("epoch_clock_records", new.epoch_records - old.epoch_records)]
+    if pending is not None:
+        return joined.slice(1), joined.slice(0, 1), changes
+    return joined, None, changes
