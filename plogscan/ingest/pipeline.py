@@ -5,9 +5,9 @@ into byte ranges (only a small window around each cut is read here) and every wo
 own range; compressed files and archive members are read and decompressed by the main process
 and their chunks sent to the workers. Workers are threads by default; as processes (where
 ``fork`` works) they hand their tables back through shared memory (``handoff``). Either way
-they parse with Arrow and numpy kernels. Results are stitched back in order, so a record that
-spans two chunks comes out whole. At most a few chunks are in flight at any time, whatever the
-input size.
+they parse with Arrow and numpy kernels. Results are stitched back in order (``stitch``), so a
+record that spans two chunks comes out whole. At most a few chunks are in flight at any time,
+whatever the input size.
 
 Small plain files go to the workers in groups and are parsed as one (``smallfiles``). With a
 ``Reducer`` (``diagnose``) workers hand back only the records it keeps plus the facts of all
@@ -59,27 +59,20 @@ from plogscan.ingest.chunks import (
     with_last,
 )
 from plogscan.ingest.classify import KindMemo
-from plogscan.ingest.contextlines import ContextSpec, Stitched, kept_schema, with_context_columns
+from plogscan.ingest.contextlines import ContextSpec, kept_schema, with_context_columns
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.filekeys import file_key
 from plogscan.ingest.limits import LimitHit, Limits
 from plogscan.ingest.pool import parse_pool
 from plogscan.ingest.ranges import Range, parse_range, plan_ranges
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
-from plogscan.ingest.stitch import (
-    extend,
-    join_lead,
-    orphan,
-    plus,
-    restore_constants,
-    shift_lines,
-)
+from plogscan.ingest.stitch import Stitcher, nonempty_batches
 from plogscan.ingest.stored import cheaper_parsed, reopened
 from plogscan.ingest.walk import Lister
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
-from plogscan.parse.results import TEXT_KINDS, FileContext
+from plogscan.parse.results import FileContext
 from plogscan.schema import table_schema
 from plogscan.schema.facts import FACTS_SCHEMA
 
@@ -134,6 +127,9 @@ class Ingest:
         self._chunk_bytes = chunk_bytes
         self._on_progress = on_progress
         self._spec: ParseSpec | None = None  # what every parse task of the running pool takes
+        # Puts each file's chunks back together in order (``stitch``).
+        self._stitcher = Stitcher(self._schema, lambda: self._formats, on_facts,
+                                  reducer is not None)
         self._local = False  # the running pool's workers are threads of this process
 
     @property
@@ -176,7 +172,7 @@ class Ingest:
         mask = self._reducer.keep(table)
         if self._on_facts is not None:
             self._on_facts(as_whole(facts_of(table), bool(mask.all())))
-        yield from _batches(table.filter(pa.array(mask)))
+        yield from nonempty_batches(table.filter(pa.array(mask)))
 
     def batches(self, paths: Sequence[str] | Lister) -> Iterator[pa.RecordBatch]:
         """Every record of every input, file by file, in line order: the inputs of a walk
@@ -350,12 +346,9 @@ class Ingest:
             return
         state, future, is_last = item
         cleaned = future.result()
-        yield from self._merge(state, cleaned)
+        yield from self._stitcher.merge(state, cleaned)
         if is_last:
-            if state.pending is not None:
-                self._count(state, state.pending)
-                yield from self._emit(state, state.pending)
-                state.pending = None
+            yield from self._stitcher.flush(state)
             self._finish(state)
 
     def _reuse(self, run: list[Reuse], pool: Executor) -> Iterator[pa.RecordBatch]:
@@ -405,13 +398,13 @@ class Ingest:
         for item in items:
             records = item.stored.records
             if small and rows + records.num_rows > JOIN_ROWS:
-                yield from _batches(pa.concat_tables(small).combine_chunks())
+                yield from nonempty_batches(pa.concat_tables(small).combine_chunks())
                 small, rows = [], 0
             if records.num_rows:
                 small.append(records)
                 rows += records.num_rows
         if small:
-            yield from _batches(pa.concat_tables(small).combine_chunks())
+            yield from nonempty_batches(pa.concat_tables(small).combine_chunks())
 
     def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
         """The files of a small-file group, finished in order; their records as one table."""
@@ -431,7 +424,7 @@ class Ingest:
                 state.saving = (state.saving[0], outcome.digest)
             self._finish(state)
         if group.records.num_rows:  # the group's records as one batch (see coalesced)
-            yield from _batches(group.records)
+            yield from nonempty_batches(group.records)
 
     @property
     def _stored_schema(self) -> pa.Schema:
@@ -441,112 +434,6 @@ class Ingest:
     @property
     def _radius(self) -> int:
         return self._context.radius if self._context is not None else 0
-
-    def _emit(self, state: FileState, table: pa.Table) -> Iterator[pa.RecordBatch]:
-        if state.context is not None:
-            table = state.context.attach(table)
-        if state.saving is not None:
-            state.kept.append(table)
-        yield from _batches(table)
-
-    def _merge(self, state: FileState, cleaned: Cleaned) -> Iterator[pa.RecordBatch]:
-        result = cleaned.result
-        if cleaned.records_file is not None:
-            result.records = handoff.take(cleaned.records_file)
-        if cleaned.problem:
-            state.problems.append(cleaned.problem)
-        if cleaned.cut_lines:
-            first = cleaned.first_cut + (state.lines_before if cleaned.relative_lines else 0)
-            state.cut(first, cleaned.cut_bytes)
-            state.add("cut_lines", cleaned.cut_lines - 1)
-        if cleaned.facts is not None:
-            facts = cleaned.facts
-            if cleaned.relative_lines and state.lines_before:  # numbered like its records
-                facts = plus(facts, ("first_line", "last_line"), state.lines_before)
-            self._facts(state, facts)
-        if cleaned.dropped_records:
-            state.add("records", cleaned.dropped_records)
-            state.add("record_lines", cleaned.dropped_lines)
-        restore_constants(result, state.ctx, self._schema)
-        shift = state.lines_before if cleaned.relative_lines else 0
-        if shift:
-            shift_lines(result, shift)
-        found = cleaned.context
-        if found is not None:
-            state.context = state.context or Stitched()
-            state.context.add(found, shift)
-        state.lines_before += result.lines
-        for key, value in (("lines", result.lines), ("blank_lines", result.blank_lines),
-                           ("unparsed_lines", result.unparsed_lines),
-                           ("record_lines", -result.shared_lines),
-                           ("truncated_lines", result.truncated_lines),
-                           ("invalid_timestamps", result.invalid_timestamps),
-                           ("epoch_clock_records", result.epoch_records),
-                           ("nul_bytes", cleaned.nul_bytes),
-                           ("control_bytes", cleaned.control_bytes),
-                           ("decode_errors", cleaned.decode_errors)):
-            state.add(key, value)
-        head = result.head
-        if head is not None and state.pending is not None:
-            between = state.pending_trailing_blank + head.lead_blank
-            state.pending = extend(state.pending, head, between, self._schema)
-            if found is not None:
-                state.context.grown(_first_line(state.pending), found.extent_after)
-            state.add("blank_lines", -between)
-            if state.pending.column("fmt")[0].as_py() in ("unparsed", "text"):
-                state.add("unparsed_lines", head.lines + between)
-            state.pending_trailing_blank = 0
-        elif head is not None:  # continuation lines with nothing before them in the file
-            state.pending = orphan(state.ctx, head, self._schema)
-            if found is not None:
-                state.context.put(head.first_line, found.head_before, found.extent_after)
-            if self._reducer is not None:
-                self._facts(state, as_whole(facts_of(state.pending), True))
-            state.add("unparsed_lines", head.lines)
-            state.pending_trailing_blank = 0
-        records = result.records
-        if result.lead:
-            joins = state.pending is not None
-            records = self._join_lead(state, records, result.lead)
-            if joins and found is not None:
-                state.context.grown(_first_line(state.pending), found.extent_after)
-        if records.num_rows == 0:
-            state.pending_trailing_blank += result.trailing_blank
-            return
-        out = [records.slice(0, records.num_rows - 1)]
-        if state.pending is not None:
-            out.insert(0, state.pending)
-        state.pending = records.slice(records.num_rows - 1)
-        state.pending_trailing_blank = result.trailing_blank
-        table = pa.concat_tables(out)
-        self._count(state, table)
-        yield from self._emit(state, table)
-        if state.context is not None:
-            state.context.keep(_first_line(state.pending))
-
-    def _join_lead(self, state: FileState, records: pa.Table, lead: int) -> pa.Table:
-        """The records of a chunk with its first ``lead`` joined to the record before the
-        chunk where they continue it (a block cut by the chunk boundary, ``parse.blocks``),
-        and to each other. The worker left their facts out: those of the records they make
-        are added here; the file's accounting follows the join."""
-        joined, pending, changes = join_lead(state.pending, records.slice(0, lead),
-                                             self._formats, state.ctx.kind in TEXT_KINDS)
-        for key, value in changes:
-            state.add(key, value)
-        state.pending = pending
-        if self._reducer is not None and joined.num_rows:
-            self._facts(state, as_whole(facts_of(joined), True))
-        return pa.concat_tables([joined, records.slice(lead)])
-
-    def _facts(self, state: FileState, facts: pa.Table) -> None:
-        if self._on_facts is not None:
-            self._on_facts(facts)
-        if state.saving is not None:
-            state.facts.append(facts)
-
-    def _count(self, state: FileState, table: pa.Table) -> None:
-        state.add("records", table.num_rows)
-        state.add("record_lines", int(pa.compute.sum(table.column("line_count")).as_py() or 0))
 
     def _finish(self, state: FileState) -> None:
         detail = cut_lines_note(state, self._limits.line_bytes)
@@ -581,15 +468,3 @@ def _note_growth(stream: BinaryIO, planned: int, state: FileState) -> None:
     if now > planned:
         state.problems.append(f"the file grew by {now - planned:,} bytes while it was read: "
                               f"bytes after {planned:,} were not read")
-
-
-def _first_line(table: pa.Table | None) -> int | None:
-    """The first line of a one-record table (the pending record), if there is one."""
-    return table.column("line")[0].as_py() if table is not None else None
-
-
-def _batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
-    for batch in table.to_batches():
-        if batch.num_rows:
-            yield batch
-
