@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The floor-versions run: the bundled samples, their goldens and the command-line tests on the
 # lowest Python that pyproject.toml declares (requires-python), with every dependency at the
-# lowest version it declares (constraints-floor.txt), in a fresh venv of its own.
+# lowest version it declares (constraints-floor.txt), in a fresh venv of its own; and the lint
+# with the lowest ruff.
 # scripts/test.sh runs it after the whole suite, so CI runs it too.
 #
 # The interpreter is $PLOGSCAN_FLOOR_PYTHON when set, else the newest installed patch release
@@ -26,8 +27,9 @@ TESTS=(
   tests/test_ci_hook.py
   tests/test_progress.py
 )
-# What those tests import besides plogscan and its dependencies (pinned by the constraints).
-TEST_PACKAGES=(pytest jsonschema)
+# What those tests import besides plogscan and its dependencies, and the linter (all pinned by
+# the constraints).
+TEST_PACKAGES=(pytest jsonschema ruff)
 
 say() { echo "floor-versions run: $*"; }
 
@@ -102,6 +104,7 @@ say "Python $("$venv_python" -c 'import platform; print(platform.python_version(
        | tr '\n' ' ')"
 say "$("$venv_python" -m plogscan --version | tail -n 1) (set up in $((SECONDS - started)) s)"
 
+"$work/venv/bin/ruff" check --quiet plogscan tests bench
 # PYTHONPATH is cleared so that the venv's editable install of this checkout is what runs.
 env -u PYTHONPATH "$venv_python" -m pytest -q -p no:cacheprovider \
   --junitxml="$work/junit.xml" "${TESTS[@]}"
