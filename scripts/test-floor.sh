@@ -98,16 +98,17 @@ if ! pip install --no-index --find-links "$wheels" "${wanted[@]}" >/dev/null 2>&
     "${TEST_PACKAGES[@]}"
   pip install --no-index --find-links "$wheels" "${wanted[@]}"
 fi
-say "Python $("$venv_python" -c 'import platform; print(platform.python_version())')," \
+# The venv's editable install of this checkout is what runs, whatever PYTHONPATH said.
+unset PYTHONPATH
+say "venv ready in $((SECONDS - started)) s:" \
+    "Python $("$venv_python" -c 'import platform; print(platform.python_version())')," \
     "$("$venv_python" -m pip list --disable-pip-version-check --format=freeze 2>/dev/null \
        | grep -iE '^(click|rich|pandas|pyarrow|pyyaml|numpy|jinja2|hyperscan)==' \
        | tr '\n' ' ')"
-say "$("$venv_python" -m plogscan --version | tail -n 1) (set up in $((SECONDS - started)) s)"
+say "$("$venv_python" -m plogscan --version | tail -n 1)"
 
 "$work/venv/bin/ruff" check --quiet plogscan tests bench
-# PYTHONPATH is cleared so that the venv's editable install of this checkout is what runs.
-env -u PYTHONPATH "$venv_python" -m pytest -q -p no:cacheprovider \
-  --junitxml="$work/junit.xml" "${TESTS[@]}"
+"$venv_python" -m pytest -q -p no:cacheprovider --junitxml="$work/junit.xml" "${TESTS[@]}"
 
 # A run that collected nothing from a file would pass without testing it.
 "$venv_python" - "$work/junit.xml" "${TESTS[@]}" <<'EOF'
