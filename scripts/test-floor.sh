@@ -108,7 +108,10 @@ say "venv ready in $((SECONDS - started)) s:" \
 say "$("$venv_python" -m plogscan --version | tail -n 1)"
 
 "$work/venv/bin/ruff" check --quiet plogscan tests bench
-"$venv_python" -m pytest -q -p no:cacheprovider --junitxml="$work/junit.xml" "${TESTS[@]}"
+# Its own --basetemp: pytest then neither keeps the run's files nor, at exit, sweeps the older
+# runs' out of the shared temporary directory (minutes on a machine where big suites ran).
+"$venv_python" -m pytest -q -p no:cacheprovider --basetemp="$work/pytest" \
+  --junitxml="$work/junit.xml" "${TESTS[@]}"
 
 # A run that collected nothing from a file would pass without testing it.
 "$venv_python" - "$work/junit.xml" "${TESTS[@]}" <<'EOF'
