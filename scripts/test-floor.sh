@@ -22,10 +22,13 @@ TESTS=(
   tests/test_crossrank_samples.py
   tests/test_report_formats.py
   tests/test_lang.py
+  tests/test_report_words.py
   tests/test_cli_ingest_events.py
   tests/test_cli_rules.py
   tests/test_ci_hook.py
-  tests/test_progress.py
+  tests/test_input_errors.py
+  tests/test_unreadable_inputs.py
+  tests/test_terminal.py
 )
 # What those tests import besides plogscan and its dependencies, and the linter (all pinned by
 # the constraints).
