@@ -25,6 +25,7 @@ TESTS=(
   tests/test_report_words.py
   tests/test_cli_ingest_events.py
   tests/test_cli_rules.py
+  tests/test_diff.py
   tests/test_ci_hook.py
   tests/test_input_errors.py
   tests/test_unreadable_inputs.py
