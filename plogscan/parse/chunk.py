@@ -24,7 +24,14 @@ from plogscan.parse.messages import (
     segments_max,
     sum_blank_inside,
 )
-from plogscan.parse.pasted import after_alone, strip_text, text_only, wrapped_lines
+from plogscan.parse.pasted import (
+    after_alone,
+    prefix_only,
+    prefixed_details,
+    strip_text,
+    text_only,
+    wrapped_lines,
+)
 from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext, Head
 from plogscan.schema import SourceKind
 
@@ -91,11 +98,15 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     wrapped = np.zeros(n, bool)
     if is_text_kind:
         # Unmatched text lines start records unless indented (judged after any framework
-        # prefix such as "[rank0]:   "): indented lines continue a traceback or a block,
-        # except right after a record that takes no continuation (a markdown fence). A line
-        # that a terminal re-wrapped continues the line before.
-        start |= (fmt < 0) & ~blank & ~indented(lines, spans.msg_start)
+        # prefix such as "[rank0]:   ") or empty after their prefix: such lines continue a
+        # traceback or a block, except right after a record that takes no continuation (a
+        # markdown fence), and except the detail lines of an error-manager message behind a
+        # prefix (each a record; ``blocks`` joins them to their message, if it is there). A
+        # line that a terminal re-wrapped continues the line before.
+        start |= (fmt < 0) & ~blank & ~indented(lines, spans.msg_start) & ~prefix_only(
+            lines, spans)
         start |= after_alone(fmt, blank, fset) & ~blank
+        start |= prefixed_details(lines, spans, blank)
         wrapped = wrapped_lines(lines, spans, blank, fset)
         start &= ~wrapped
     # Glued parts after the first always start a record of their own.

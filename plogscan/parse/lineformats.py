@@ -37,8 +37,9 @@ _FORMAT_KEYS = {
     "level", "levels", "keep_prefix", "alone", "block",
 }
 # What a format's records are in a message that spans records (``parse.blocks``): the head of
-# a Python traceback, the exception line that ends one, a record of an error-manager block.
-BLOCK_ROLES = ("traceback", "exception", "error-manager")
+# a Python traceback, the exception line that ends one, a record of an error-manager block,
+# the part of a device exception dump after its head.
+BLOCK_ROLES = ("traceback", "exception", "error-manager", "device-dump")
 _BODY_KEYS = {"name", "pattern", "when_src_file_missing", "when_tid_missing"}
 _PREFIX_KEYS = {"name", "description", "pattern", "samples"}
 _STRIP_KEYS = {"name", "description", "pattern", "samples"}
