@@ -81,16 +81,18 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     long_line = long_lines(lines)
     truncated_lines = int(long_line.sum())
     physical = lines
+    is_text_kind = ctx.kind in TEXT_KINDS
     if split_glued:
+        patterns = tuple(p.pattern for p in fset.prefixes)
         lines, position = glue.split(lines, position, glue.suspects(buf),
-                                     glue.prefix_only(tuple(p.pattern for p in fset.prefixes)))
+                                     glue.prefix_only(patterns),
+                                     glue.prefix_re2(patterns) if is_text_kind else None)
     n = len(lines)
     if n != n_physical:
         long_line = long_line[position]
     lineno = first_line + position if numbers is None else numbers[position]
     blank = blank_lines(lines)
     spans = match_lines(lines, blank, fset)
-    is_text_kind = ctx.kind in TEXT_KINDS
     if not is_text_kind:
         text_only(spans, fset)
     fmt = spans.fmt
@@ -150,7 +152,7 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
                                wrapped)
     records = assemble(lines, spans, messages, ctx, fset, starts, last, lineno, record_lines,
                         long_line, encoded)
-    if not split_glued and glue.possible(records, head, lines, spans):
+    if not split_glued and glue.possible(records, head, lines, spans, is_text_kind):
         return None
     # Messages that span records (tables, tracebacks, error-manager blocks) become one record;
     # the first records may continue one before the chunk (``lead``: ingest joins them).
