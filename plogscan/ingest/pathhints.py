@@ -274,6 +274,15 @@ def named_like_output(path: str) -> bool:
     return suffix(name).lower() in OUTPUT_SUFFIXES and not _NOTE_NAME.fullmatch(name)
 
 
+def text_kind_by_place(path: str) -> SourceKind:
+    """The kind of a text file whose lines match no known shape, read as a log: a system log
+    when its name says so (``messages``, ``syslog``...), else text of job output (its lines
+    are records of their own, with the level their words give them); a CANN grammar would
+    make all of it one unparsed record."""
+    dirs, name = split_path(path)
+    return SourceKind.SYSLOG if name_kind(dirs, name) is SourceKind.SYSLOG else SourceKind.STDOUT
+
+
 def log_kind_by_place(path: str) -> SourceKind:
     """The kind of a log whose content matched no known shape: what its name promises, a host
     plog kind under ``debug/``/``run/``, else job output (``stdout``)."""

@@ -73,6 +73,7 @@ from plogscan.ingest.pathhints import (
     named_like_output,
     path_hints,
     placed_like_a_log,
+    text_kind_by_place,
 )
 from plogscan.ingest.sources import (
     NOISE_DIRS,
@@ -434,8 +435,10 @@ class Walker:
                 not log_like or (nul_only and TAR_NAME.search(shown) is not None)):
             yield Skipped(shown, _binary_reason(shown, nul_only))
             return
-        if kind is None and (log_like or (named_like_output(shown) and ratio <= SUSPECT_RATIO)):
-            kind = log_kind_by_place(shown)  # read: its text as records, its junk counted
+        text = not binary and ratio <= SUSPECT_RATIO
+        if kind is None and (log_like or (text and named_like_output(shown))):
+            # read: its lines as records of text, or its junk counted
+            kind = text_kind_by_place(shown) if text else log_kind_by_place(shown)
         if kind is None and err is not None:  # its read failed before it could be told
             yield Skipped(shown, failure(err))
             return
