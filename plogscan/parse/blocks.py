@@ -126,10 +126,9 @@ def _links(records: pa.Table, fset: FormatSet, text_kind: bool
     fmt = plain_text(_column(records, "fmt"))
     role = {r: _isin_values(fmt, fset_names(fset, r)) for r in BLOCK_ROLES}
     blocked = role["exception"] | role["error-manager"] | role["device-dump"]
-    candidates = message.take(pa.array(rows))
-    tabled = _matches(candidates, _TABLE_START)
-    if text_kind:  # error-manager details that are records of their own
-        tabled |= _matches(candidates, _DETAIL_MARKS)
+    # a table row, or in job output an error-manager detail that is a record of its own
+    tabled = _matches(message.take(pa.array(rows)),
+                      f"{_TABLE_START}|{_DETAIL_MARKS}" if text_kind else _TABLE_START)
     rows = rows[tabled | blocked[rows]]
     if len(rows) == 0:
         return joins, needs_title, needs_errmgr

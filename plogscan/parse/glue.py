@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.parse.arrowtext import LARGE
+from plogscan.parse.arrowtext import LARGE, holds, line_buffers
 from plogscan.parse.cannheader import native
 from plogscan.parse.lineformats import MAX_PREFIXES
 from plogscan.parse.linematch import Spans
@@ -157,7 +157,10 @@ def possible(records: pa.Table, head: Head | None, lines: pa.Array,
     alarm only costs the second parse.
     """
     messages = records.column("message")
-    in_text = _GLUE_IN_TEXT + ("|" + _PROCESS if text_kind else "")
+    # a glued process prefix leaves " pid=" in a message (the line's own was taken off)
+    process = text_kind and any(holds(line_buffers(c)[1], _PROCESS_MARK.encode(), 4)
+                                for c in messages.chunks)
+    in_text = _GLUE_IN_TEXT + ("|" + _PROCESS if process else "")
     if pc.any(pc.match_substring_regex(messages, in_text)).as_py():
         return True
     if head is not None and re.search(in_text, head.text):

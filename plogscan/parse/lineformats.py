@@ -160,10 +160,30 @@ class FormatSet:
                              + [f.pattern for f in self.formats[1:]])
 
     @cached_property
+    def prefix_starts(self) -> tuple[np.ndarray | None, ...]:
+        """For each prefix, a 256-entry mask of the bytes a line can start with for it to
+        match (None: any byte)."""
+        return tuple(_start_mask(p.pattern) for p in self.prefixes)
+
+    @cached_property
+    def format_starts(self) -> tuple[np.ndarray | None, ...]:
+        """For each format, what ``prefix_starts`` is for each prefix."""
+        return tuple(_start_mask(f.pattern) for f in self.formats)
+
+    @cached_property
     def start_bytes(self) -> tuple[np.ndarray, tuple[str, ...]]:
         """The bytes a line can start with for any format or prefix to match it (a 256-entry
         mask), and the patterns of which any byte may be the first."""
         return _start_bytes([p.pattern for p in self.prefixes] + [f.pattern for f in self.formats])
+
+
+def _start_mask(pattern: str) -> np.ndarray | None:
+    found = first_bytes(pattern)
+    if found is None:
+        return None
+    mask = np.zeros(256, bool)
+    mask[list(found)] = True
+    return mask
 
 
 def _start_bytes(patterns: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:

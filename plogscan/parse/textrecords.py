@@ -31,6 +31,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.parse.arrowtext import line_buffers
+
 # Words that make a line an error, for a reader (RE2). The first branch is a level word
 # (upper case, whole word or in brackets); then tracebacks and exception lines; CANN
 # error-manager codes and the tail of their detail lines; torch_npu codes; the device
@@ -86,25 +88,25 @@ def infer_levels(messages: pa.Array, level: pa.Array, text: np.ndarray) -> pa.Ar
     rows = np.flatnonzero(text & ~_mask(level.is_valid()))
     if len(rows) == 0:
         return level
-    sub = messages.take(pa.array(rows))
-    error = _mask(pc.match_substring_regex(sub, ERROR_WORDS))
-    rest = np.flatnonzero(~error)
-    warning = np.zeros(len(rows), bool)
-    if len(rest):
-        warning[rest] = _mask(pc.match_substring_regex(sub.take(pa.array(rest)), WARNING_WORDS))
-    found = error | warning
+    # One pass over every row for either kind of word (a pass costs mostly per row), then
+    # the error words on the few rows that hold one.
+    sub = messages if len(rows) == len(messages) else messages.take(pa.array(rows))
+    found = _mask(pc.match_substring_regex(sub, f"{ERROR_WORDS}|{WARNING_WORDS}"))
     if not found.any():
         return level
-    values = np.where(error, "ERROR", "WARNING")[found]
+    rows = rows[found]
+    error = _mask(pc.match_substring_regex(messages.take(pa.array(rows)), ERROR_WORDS))
     mask = np.zeros(len(level), bool)
-    mask[rows[found]] = True
-    return pc.replace_with_mask(level, pa.array(mask), pa.array(values, level.type))
+    mask[rows] = True
+    values = pa.array(np.where(error, "ERROR", "WARNING"), level.type)
+    return pc.replace_with_mask(level, pa.array(mask), values)
 
 
 def unescaped(messages: pa.Array, text: np.ndarray) -> pa.Array:
     """``messages`` with the JSON string escapes of the rows of ``text`` that hold at least two
     (``\\n``, ``\\"``) undone, and the colour codes they then show taken out."""
-    rows = np.flatnonzero(text)
+    rows = np.intersect1d(np.flatnonzero(text), _rows_with_backslash(messages),
+                          assume_unique=True)
     if len(rows) == 0:
         return messages
     sub = messages.take(pa.array(rows))
@@ -121,6 +123,16 @@ def unescaped(messages: pa.Array, text: np.ndarray) -> pa.Array:
     mask = np.zeros(len(messages), bool)
     mask[picked] = True
     return pc.replace_with_mask(messages, pa.array(mask), part.cast(messages.type))
+
+
+def _rows_with_backslash(messages: pa.Array) -> np.ndarray:
+    """The rows whose message holds a backslash (most text has none): found in the bytes of
+    all messages at once, not row by row."""
+    offsets, data = line_buffers(messages)
+    places = np.flatnonzero(data[offsets[0]:offsets[-1]] == 92) + offsets[0]
+    if len(places) == 0:
+        return places
+    return np.unique(np.searchsorted(offsets, places, side="right") - 1)
 
 
 def _mask(values: pa.Array) -> np.ndarray:
