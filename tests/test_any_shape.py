@@ -297,9 +297,18 @@ def test_records_glued_on_one_line_behind_process_prefixes_are_split() -> None:
 
 def test_nested_process_prefixes_are_not_glued_records() -> None:
     text = ("(HttpServer pid=70) (Worker_TP3 pid=71) ERROR 04-20 21:27:00 [executor.py:932] "
-            "worker failed\n")
-    (record,) = rows(text)
-    assert (record["pid"], record["message"]) == (71, "worker failed")
+            "worker failed\n"
+            "[RAW SERVER] (Worker_TP3 pid=71) ERROR 04-20 21:27:01 [executor.py:932] relayed\n")
+    nested, relayed = rows(text)
+    assert (nested["pid"], nested["message"]) == (71, "worker failed")
+    assert (relayed["pid"], relayed["message"]) == (71, "relayed")
+
+
+def test_a_relayed_record_glued_mid_line_is_split_before_its_relay_mark() -> None:
+    text = ("cut here [RAW SERVER] (Worker_TP3 pid=71) ERROR 04-20 21:27:01 [executor.py:932] "
+            "relayed\n")
+    cut, relayed = rows(text)
+    assert (cut["message"], relayed["pid"], relayed["message"]) == ("cut here ", 71, "relayed")
 
 
 # Pieces of pasted text, each a few lines in their order (none starts as a line a terminal

@@ -435,10 +435,10 @@ class Walker:
                 not log_like or (nul_only and TAR_NAME.search(shown) is not None)):
             yield Skipped(shown, _binary_reason(shown, nul_only))
             return
-        text = not binary and ratio <= SUSPECT_RATIO
-        if kind is None and (log_like or (text and named_like_output(shown))):
+        is_text = not binary and ratio <= SUSPECT_RATIO
+        if kind is None and (log_like or (is_text and named_like_output(shown))):
             # read: its lines as records of text, or its junk counted
-            kind = text_kind_by_place(shown) if text else log_kind_by_place(shown)
+            kind = text_kind_by_place(shown) if is_text else log_kind_by_place(shown)
         if kind is None and err is not None:  # its read failed before it could be told
             yield Skipped(shown, failure(err))
             return

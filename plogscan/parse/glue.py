@@ -33,9 +33,10 @@ _TAG_INITIAL = np.zeros(256, bool)  # first letters of the level tags
 _TAG_INITIAL[list(b"EWIDT")] = True
 # A process prefix and a logger's level and time (job output): where it is not the line's own
 # prefix, a record glued to the text before it.
-_PROCESS = (r"\((?:[\w.-]+ )?(?:rank=\d+ )?pid=\d+\)(?:, ip=[\d.]+)? ?"
+_PROCESS = (r"(?:\[RAW SERVER\] )?\((?:[\w.-]+ )?(?:rank=\d+ )?pid=\d+\)(?:, ip=[\d.]+)? ?"
             r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d")
-_GLUE_PY = re.compile(r"(?<=.)(?=\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*"
+_GLUE_PY = re.compile(r"(?<=.)(?<!\[RAW SERVER\] )"
+                      r"(?=\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*"
                       r"\(-?\d+,[^)]*\):|" + _PROCESS + ")")
 _PROCESS_MARK = " pid="  # in every line that holds a process prefix
 
@@ -158,8 +159,9 @@ def possible(records: pa.Table, head: Head | None, lines: pa.Array,
     """
     messages = records.column("message")
     # a glued process prefix leaves " pid=" in a message (the line's own was taken off)
-    process = text_kind and any(holds(line_buffers(c)[1], _PROCESS_MARK.encode(), 4)
-                                for c in messages.chunks)
+    process = text_kind and (
+        any(holds(line_buffers(c)[1], _PROCESS_MARK.encode(), 4) for c in messages.chunks)
+        or (head is not None and _PROCESS_MARK in head.text))
     in_text = _GLUE_IN_TEXT + ("|" + _PROCESS if process else "")
     if pc.any(pc.match_substring_regex(messages, in_text)).as_py():
         return True
