@@ -170,16 +170,46 @@ def test_a_windows_path_is_not_taken_for_escapes() -> None:
 # ---------------------------------------------------------------------------------------------
 # Prefixes and shapes of pasted text.
 
-def test_pytest_gutter_lines_are_one_error_record() -> None:
+def test_pytest_gutter_lines_are_error_records() -> None:
+    """pytest indents the traceback it prints behind ``E``: its frames are one error record,
+    and its exception line, at the traceback's own left edge, a record of its own."""
     text = (
         "E             File \"/srv/app/dist.py\", line 47, in wrapper\n"
         "E               return func(*args, **kwargs)\n"
         "E\n"
         "E           RuntimeError: ProcessGroupHCCL does not support scatter\n"
     )
-    (record,) = rows(text)
-    assert (record["level"], record["line_count"]) == ("ERROR", 4)
-    assert "does not support scatter" in record["message"]
+    frames, error = rows(text)
+    assert (frames["level"], frames["line_count"]) == ("ERROR", 3)
+    assert (error["fmt"], error["level"], error["message"]) == (
+        "py-exception", "ERROR", "RuntimeError: ProcessGroupHCCL does not support scatter")
+
+
+INDENTED = (
+    "[ERROR] RUNTIME(4120,python):2026-03-12-09:10:11.120.340 [stream.cc:88]4121 sync failed\n"
+    "ERROR 03-12 09:10:12 [engine.py:458] RuntimeError: ACL stream synchronize failed\n"
+    "(EngineCore pid=118) ERROR 03-12 09:10:12 [core.py:77] Traceback (most recent call last):\n"
+    "(EngineCore pid=118) ERROR 03-12 09:10:12 [core.py:77]   File \"/srv/app/run.py\", line 5\n"
+    "(EngineCore pid=118) ERROR 03-12 09:10:12 [core.py:77] RuntimeError: NPU out of memory.\n"
+    "Traceback (most recent call last):\n"
+    "  File \"/srv/app/run.py\", line 9, in <module>\n"
+    "    main()\n"
+    "ValueError: the device is busy\n"
+    "E20260312 09:10:13.120340  4120 transfer_engine.cpp:97] connect failed\n"
+    "2026-03-12 09:10:14 [ERROR] the worker exited\n"
+)
+
+
+@pytest.mark.parametrize("indent", ["    ", "\t", "  > ", "   "])
+def test_text_pasted_indented_reads_as_it_reads_unindented(indent: str) -> None:
+    """An issue template or a quoted block indents a whole paste: its records keep their
+    shape, fields and lines, and an indented traceback frame still continues its record."""
+    def shape(text: str) -> list[tuple]:
+        return [(r["fmt"], r["level"], r["pid"], r["line"], r["line_count"],
+                 [line.strip() for line in r["message"].splitlines()]) for r in rows(text)]
+
+    moved = "".join(indent + line for line in INDENTED.splitlines(True))
+    assert shape(moved) == shape(INDENTED)
 
 
 def test_captured_stream_and_line_number_gutters_are_peeled() -> None:

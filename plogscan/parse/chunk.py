@@ -15,7 +15,7 @@ from plogscan.parse import blocks, cannheader, glue
 from plogscan.parse.arrowtext import blank_lines, split_lines
 from plogscan.parse.columns import assemble
 from plogscan.parse.lineformats import FormatSet
-from plogscan.parse.linematch import match_lines
+from plogscan.parse.linematch import match_indented, match_lines
 from plogscan.parse.messages import (
     indented,
     line_messages,
@@ -99,6 +99,10 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     start = fmt >= 0
     wrapped = np.zeros(n, bool)
     if is_text_kind:
+        behind = np.flatnonzero((fmt < 0) & ~blank & indented(lines, spans.msg_start))
+        if len(behind):  # a record's line pasted indented is still the record's first line
+            match_indented(lines, behind, fset, spans)
+            start = fmt >= 0
         # Unmatched text lines start records unless indented (judged after any framework
         # prefix such as "[rank0]:   ") or empty after their prefix: such lines continue a
         # traceback or a block, except right after a record that takes no continuation (a

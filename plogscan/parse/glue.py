@@ -138,11 +138,12 @@ def prefix_re2(patterns: tuple[str, ...]) -> str:
 @lru_cache(maxsize=8)
 def prefix_only(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     """A Python pattern for text made of line prefixes only (``patterns``, RE2 prefixes
-    without anything RE2-only; up to ``MAX_PREFIXES`` of them, in any order)."""
+    without anything RE2-only; up to ``MAX_PREFIXES`` of them, in any order), indented or
+    not (a quoted block pasted indented)."""
     if not patterns:
         return None
     plain = (re.sub(r"\(\?P<\w+>", "(?:", p) for p in patterns)  # names repeat among them
-    return re.compile(f"(?:{'|'.join(f'(?:{p})' for p in plain)}){{1,{MAX_PREFIXES}}}")
+    return re.compile(f"[ \\t]*(?:{'|'.join(f'(?:{p})' for p in plain)}){{1,{MAX_PREFIXES}}}")
 
 
 def possible(records: pa.Table, head: Head | None, lines: pa.Array,

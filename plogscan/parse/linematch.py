@@ -160,6 +160,38 @@ def _peel_prefixes(sub: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans)
     return offset
 
 
+def match_indented(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) -> None:
+    """Prefixes and formats behind the indentation of ``rows`` (lines no format matched, whose
+    message starts with spaces or tabs), kept only where a prefix or a format then matches:
+    text pasted indented (a quoted block, an issue template's list) reads as it reads
+    unindented, while an indented line that matches nothing (a traceback frame, a detail
+    line) stays a continuation.
+
+    Fields are recorded as offsets into the whole line, past the indentation."""
+    base = out.msg_start[rows]
+    part = tails(lines, rows, base)
+    width = (pc.binary_length(part).to_numpy(zero_copy_only=False)
+             - pc.binary_length(pc.utf8_ltrim(part, characters=" \t")).to_numpy(
+                 zero_copy_only=False))
+    inner = Spans.empty(len(rows))
+    _match_rest(slice_from(part, width), np.arange(len(rows)), fset, inner)
+    ok = (inner.fmt >= 0) | (inner.prefix_end > 0)
+    if not ok.any():
+        return
+    hit, shift = rows[ok], (base + width)[ok]
+    out.fmt[hit] = inner.fmt[ok]
+    for name, starts in inner.start.items():
+        has = starts[ok] >= 0
+        if has.any():
+            out.start[name][hit[has]] = starts[ok][has] + shift[has]
+            out.length[name][hit[has]] = inner.length[name][ok][has]
+    out.spans_added |= inner.spans_added
+    out.msg_start[hit] = inner.msg_start[ok] + shift
+    peeled = inner.prefix_end[ok] > 0
+    out.prefix_end[hit[peeled]] = inner.prefix_end[ok][peeled] + shift[peeled]
+    out.other_lines = np.union1d(out.other_lines, hit)
+
+
 def first_bytes_of(lines: pa.Array) -> np.ndarray:
     """The first byte of each line (0 for an empty one)."""
     offsets, data = line_buffers(lines)
