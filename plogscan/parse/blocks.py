@@ -44,6 +44,10 @@ Python loop per record.
 A chunk's first records may join a record of the chunk before (``lead``): the parser leaves
 them as they are, and ingest joins them once it holds both (``join`` over the record before the
 chunk and those records).
+
+Long module: the four kinds of block share one pass that links each record to the one before
+it (``_links``: adjacency, same writer, the role each format plays) and one join over those
+links; a module per kind would repeat that pass or pass its arrays around between modules.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ FIELDS = ("level", "module", "pid", "proc", "ts", "tid", "src_file", "src_line",
 TIMESTAMPS = ("cann", "generic")
 _FORMAT_KEYS = {
     "name", "description", "primary", "timestamp", "pattern", "samples", "bodies", "module",
-    "level", "levels", "keep_prefix", "alone", "block",
+    "level", "levels", "keep_prefix", "alone", "pasted", "block",
 }
 # What a format's records are in a message that spans records (``parse.blocks``): the head of
 # a Python traceback, the exception line that ends one, a record of an error-manager block,
@@ -75,6 +75,12 @@ class LineFormat:
     levels: dict[str, str] = field(default_factory=dict)
     keep_prefix: bool = False
     alone: bool = False  # its records take no continuation lines (markdown fences, <details>)
+    pasted: bool = False  # a shape of pasted text and job output only, never of a CANN file
+
+    @property
+    def text_only(self) -> bool:
+        """Whether the format is read only in job output and pasted text."""
+        return self.alone or self.pasted
     block: str | None = None  # its part in a message that spans records (BLOCK_ROLES)
     bodies: tuple[Body, ...] = ()
     samples: tuple[tuple[str, dict[str, Any], Location], ...] = ()
@@ -402,6 +408,7 @@ def _format(path: Path, item: dict, errors: list[FormatError]) -> LineFormat | N
         primary=bool(item.get("primary")), module=item.get("module"), level=item.get("level"),
         levels={str(k): str(v) for k, v in (item.get("levels") or {}).items() if k != "__line__"},
         keep_prefix=bool(item.get("keep_prefix")), alone=bool(item.get("alone")),
+        pasted=bool(item.get("pasted")),
         block=item.get("block"), bodies=tuple(bodies), samples=tuple(samples))
 
 

@@ -37,10 +37,10 @@ def strip_text(buf: bytes, fset: FormatSet) -> bytes:
 
 
 def text_only(spans: Spans, fset: FormatSet) -> None:
-    """Forget the matches of ``alone`` formats: in a file a CANN component wrote, a line that
-    looks like a markdown fence is text of the record before it, not the structure of a
-    paste."""
-    alone = [i for i, f in enumerate(fset.formats) if f.alone]
+    """Forget the matches of text-only formats (``alone``, ``pasted``): in a file a CANN
+    component wrote, a line that looks like a markdown fence or a bare ``[DEBUG]`` is text of
+    the record before it (a header it cut), not the structure of a paste."""
+    alone = [i for i, f in enumerate(fset.formats) if f.text_only]
     if alone:
         spans.fmt[np.isin(spans.fmt, alone)] = -1
 
