@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.parse.arrowtext import gathered, string_views, views_fit
+from plogscan.schema import CONTEXT_COLUMNS
 
 MAX_CHARS = 500
 # Of a line held: more than MAX_CHARS characters of any UTF-8, after a cut that falls inside
@@ -34,7 +35,6 @@ LINE_BYTES = 4 * (MAX_CHARS + 2)
 EDGE_WINDOW = 64 << 10  # first read around a range for its edge lines (doubled as needed)
 EDGE_READ_MAX = 64 << 20  # read at most this far for them (a line longer is cut short)
 LINES = pa.list_(pa.string())
-CONTEXT_COLUMNS = ("context_before", "context_after")
 CONTEXT_FIELDS = [pa.field(name, LINES) for name in CONTEXT_COLUMNS]
 ROWS_SCHEMA = pa.schema([pa.field("line", pa.int64()), *CONTEXT_FIELDS])
 _MARK = " …"
