@@ -51,6 +51,10 @@ CATEGORIES: dict[str, str] = {
     "aicpu-timeout": "an AI CPU operator timed out",
     "missing-kernel": "a kernel, operator package or binary could not be found or loaded",
     "runtime-error": "a runtime wrapper code (EZ9999, 507011...) with no more specific record",
+    "python-error": "a Python exception in user or framework code with no device or CANN "
+    "cause below it",
+    "host-oom": "the host, not the device, ran out of memory (the Linux OOM killer, "
+    "MemoryError, std::bad_alloc, Cannot allocate memory)",
     "evidence-gap": "the logs lack what is needed to decide (log level too low, files missing)",
     "unexplained": "error records that no rule explains, clustered into templates",
 }
@@ -108,6 +112,17 @@ REMEDIES: dict[str, str] = {
     "missing-kernel": "install the operator (kernels) package matching the toolkit and the "
     "SoC, and source its set_env.sh",
     "runtime-error": "read the findings ranked above and the first ERROR of the process",
+    "python-error": "read the exception and the frame that raised it: fix the code, the input "
+    "or the package it names",
+    "host-oom": "lower the host memory the job needs (data loader workers, CPU offload, "
+    "checkpoint loading) or give the container or node more memory",
     "evidence-gap": "collect the missing logs or raise the log level and rerun",
     "unexplained": "read the templates; write a rule when one recurs",
 }
+
+# Timeouts: what waiting for something that failed looks like. A finding of one of these
+# follows from an earlier fault of its own process, when the logs show one (``incidents``).
+WAITING: frozenset[str] = frozenset({
+    "hccl-notify-timeout", "hccl-link-timeout", "stream-sync-timeout", "aicore-timeout",
+    "aicpu-timeout",
+})

@@ -31,10 +31,12 @@ incident: root, same rule, symptoms.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
+from plogscan.categories import WAITING
 from plogscan.model import (
+    ROLE_RANK,
     CrossRank,
     Diagnosis,
     Finding,
@@ -102,9 +104,10 @@ class _Places:
         return min((found[0] for rule in rules if rule != f.rule
                     if (found := self.matches.get((f.attempt, rule)))), default=None)
 
-    def first_in_process(self, index: int, rules: Iterable[str]) -> int | None:
+    def first_in_process(self, index: int, rules: Iterable[str],
+                         accept: Callable[[int], bool] | None = None) -> int | None:
         """The first MATCH finding of ``rules`` (not the finding's own) in its attempt and in
-        its process (``_same_place``)."""
+        its process (``_same_place``), of those ``accept`` takes when it is given."""
         f = self.findings[index]
         mine = self.processes[index]
         pids = {pid for _, pid in mine}
@@ -122,6 +125,8 @@ class _Places:
             for j in sorted(set(near)):
                 if best is not None and j >= best:
                     break
+                if accept is not None and not accept(j):
+                    continue
                 if _same_place(mine, self.processes[j], self.paths[index], self.paths[j]):
                     best = j
                     break
@@ -186,6 +191,7 @@ def _causes(findings: Sequence[Finding], crossrank: CrossRank | None = None
             localized[attempt] = first
     places = _Places(findings)
     by_record: dict[tuple[str, int], list[int]] = {}
+    general = _General(places, by_record)
     first_root_rank: dict[int | None, int] = {}
     for j, g in enumerate(findings):
         if g.verdict is Verdict.MATCH:
@@ -214,8 +220,76 @@ def _causes(findings: Sequence[Finding], crossrank: CrossRank | None = None
         if found is None and root is None and f.rank_role == "victim":
             root = first_root_rank.get(f.attempt)
             found = root if root != index else None
+        if found is None and f.verdict is Verdict.MATCH:
+            found = general.cause(index)
         parents.append(found)
     return parents
+
+
+class _General:
+    """The causes the rules' roles and categories give, where no ``explains``, ``links`` or
+    cross-rank verdict names one (the root first, rules/README.md):
+
+    * a **fallback** finding (a reading of a record by a general mechanism, such as its
+      documented code) follows from a finding that is not a fallback and holds one of its
+      records: that rule explains the record; failing that, from the first root cause of its
+      process;
+    * a **symptom** (a wrapper code, a Python traceback) follows from the first root cause of
+      its process, or fallback that does not read the same record;
+    * a root cause of a **waiting** category (``categories.WAITING``: a timeout) follows from
+      the first root cause of its process, of another category, that began no later.
+
+    Only findings of other rules that matched and report a fault (not ``evidence-gap``) are
+    causes.
+    """
+
+    def __init__(self, places: _Places, by_record: dict[tuple[str, int], list[int]]) -> None:
+        self.places = places
+        self.by_record = by_record
+        self.rules = sorted({f.rule for f in places.findings})
+
+    def _fault(self, j: int, *roles: str) -> bool:
+        g = self.places.findings[j]
+        return g.verdict is Verdict.MATCH and g.category != EVIDENCE_GAP and g.role in roles
+
+    def _shared(self, index: int) -> set[int]:
+        f = self.places.findings[index]
+        return {j for ev in f.evidence for j in self.by_record.get((ev.path, ev.line), ())
+                if j != index and self.places.findings[j].attempt == f.attempt
+                and self.places.findings[j].rule != f.rule}
+
+    def cause(self, index: int) -> int | None:
+        f = self.places.findings[index]
+        findings = self.places.findings
+        first = self.places.first_in_process
+        if f.role == "fallback":
+            shared = [j for j in self._shared(index)
+                      if self._fault(j, "root-cause", "symptom")]
+            if shared:
+                return min(shared)
+            return first(index, self.rules, lambda j: self._fault(j, "root-cause"))
+        if f.role == "symptom":
+            shared = self._shared(index)
+            return first(index, self.rules, lambda j: self._fault(j, "root-cause") or (
+                self._fault(j, "fallback") and j not in shared))
+        if f.category in WAITING:
+            return first(index, self.rules, lambda j: self._fault(j, "root-cause")
+                         and findings[j].category not in WAITING and _began_by(findings[j], f))
+        return None
+
+
+def _began_by(a: Finding, b: Finding) -> bool:
+    """Whether ``a`` began no later than ``b``: by time when both have one, else by line in a
+    file they share (a pasted excerpt has no times)."""
+    if a.first_ts is not None and b.first_ts is not None:
+        return a.first_ts <= b.first_ts
+    first_a: dict[str, int] = {}
+    for ev in a.evidence:
+        first_a[ev.path] = min(ev.line, first_a.get(ev.path, ev.line))
+    first_b: dict[str, int] = {}
+    for ev in b.evidence:
+        first_b[ev.path] = min(ev.line, first_b.get(ev.path, ev.line))
+    return any(line <= first_b[path] for path, line in first_a.items() if path in first_b)
 
 
 def _root_of(index: int, parents: list[int | None]) -> int:
@@ -229,14 +303,18 @@ def _root_of(index: int, parents: list[int | None]) -> int:
 
 
 EVIDENCE_GAP = "evidence-gap"  # what the logs lack: never the answer over what they show
+# A wrapper code with no more specific record: after the other roots of its standing.
+WRAPPER_CATEGORY = "runtime-error"
 
 
 def _incident_key(root: Finding) -> tuple:
-    """Faults the logs show first (root causes, then symptoms whose cause they lack), then
-    what they lack (``evidence-gap``: files that could not be read...), then checks that
+    """Faults the logs show first (root causes, then fallback readings of records no rule
+    explains, then symptoms whose cause they lack; in each, a wrapper code's category after
+    the others), then what they lack (``evidence-gap``: files that could not be read...), then checks that
     could not run; within each, ``finding_order``."""
     return (root.verdict is not Verdict.MATCH, root.category == EVIDENCE_GAP,
-            root.role == "symptom", *finding_order(root))
+            ROLE_RANK.get(root.role, 0), root.category == WRAPPER_CATEGORY,
+            *finding_order(root))
 
 
 def _has_place(finding: Finding) -> bool:
