@@ -3,11 +3,11 @@
 
 ``role`` says whether a rule names a root cause, a fallback (a reading of a record by a
 general mechanism, such as the code tables, that only answers where no rule written for the
-cause does) or a symptom (a wrapper code, a downstream effect); ``links`` names related rules so a report can show the chain; ``explains`` names the
-rules whose findings follow from this one's (reports put this rule's findings before them);
-``covers`` names the
-rows of the error-signature catalogue (formats.md §7) the rule implements, for
-``plogscan rules coverage``; ``i18n`` carries the title, description and remediation in other
+cause does) or a symptom (a wrapper code, a downstream effect); ``links`` names related rules
+so a report can show the chain; ``explains`` names the rules whose findings follow from this
+one's (reports put this rule's findings before them); ``covers`` names the rows of the
+error-signature catalogue (formats.md §7) the rule implements, for ``plogscan rules
+coverage``; ``i18n`` carries the title, description and remediation in other
 languages than the English base. Each check records a located error in the ``Doc``.
 """
 

@@ -36,7 +36,6 @@ from dataclasses import replace
 
 from plogscan.categories import WAITING
 from plogscan.model import (
-    ROLE_RANK,
     CrossRank,
     Diagnosis,
     Finding,
@@ -308,13 +307,14 @@ WRAPPER_CATEGORY = "runtime-error"
 
 
 def _incident_key(root: Finding) -> tuple:
-    """Faults the logs show first (root causes, then fallback readings of records no rule
-    explains, then symptoms whose cause they lack; in each, a wrapper code's category after
-    the others), then what they lack (``evidence-gap``: files that could not be read...), then checks that
-    could not run; within each, ``finding_order``."""
+    """Faults the logs show first (root causes and fallback readings of records no rule
+    explains, then symptoms whose cause they lack; in each, by level, a fallback after a root
+    cause, a wrapper code's category after the others), then what they lack
+    (``evidence-gap``: files that could not be read...), then checks that could not run;
+    within each, ``finding_order``."""
     return (root.verdict is not Verdict.MATCH, root.category == EVIDENCE_GAP,
-            ROLE_RANK.get(root.role, 0), root.category == WRAPPER_CATEGORY,
-            *finding_order(root))
+            root.role == "symptom", -root.level.rank, root.role == "fallback",
+            root.category == WRAPPER_CATEGORY, *finding_order(root))
 
 
 def _has_place(finding: Finding) -> bool:
