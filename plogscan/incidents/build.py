@@ -11,22 +11,26 @@ A finding follows from another (its *cause*) when, in the same attempt of the jo
    real errors alike, follows from that rank's first finding; without a localized suspect, a
    finding of a rank that only waited (``rank_role`` victim) follows from the first finding
    of a rank the analysis calls a root cause. An ``ambiguous`` or ``undetermined`` verdict
-   folds nothing across ranks: independent failures stay incidents of their own.
+   folds nothing across ranks: independent failures stay incidents of their own;
+4. failing all these, its role and category say so (``_General``): a fallback reading of a
+   record follows from the rule that explains the record, or the first root cause of its
+   process; a symptom from the first root cause of its process; a timeout from an earlier
+   fault of its process.
 
-Findings with no cause are roots. Roots of one rule in one attempt make one incident; every
-other finding joins the incident of the root its causes lead to, so every finding belongs to
-exactly one incident. In an incident, the findings of the root's rule on other processes or
-ranks are ``same_rule``, all others ``symptoms``.
+Findings with no cause are roots. Roots of one rule (and category) in one attempt make one
+incident; every other finding joins the incident of the root its causes lead to, so every
+finding belongs to exactly one incident. In an incident, the findings of the root's rule on
+other processes or ranks are ``same_rule``, all others ``symptoms``.
 
 Incidents come in the order to fix them: a root that is itself a symptom (a wrapper whose
 cause the logs do not show) comes after the other roots, a root that says what the logs lack
 (category ``evidence-gap``: files that could not be read, an incomplete dump) after every
-fault they show, and one that could not be checked last; then level, then time
-(``model.finding_order``). A finding about no rank, process or record (the inputs as a whole)
-is never folded into another rank's incident. A rank that only waited is folded into its root's
-incident when the logs show one; when they do not, its finding is the best account of the
-failure there is, and ranks by level and time like any root. Findings come incident by
-incident: root, same rule, symptoms.
+fault they show, and one that could not be checked last; then level (a fallback after a root
+cause, a wrapper code's category after the others), then time (``model.finding_order``). A
+finding about no rank, process or record (the inputs as a whole) is never folded into another
+rank's incident. A rank that only waited is folded into its root's incident when the logs show
+one; when they do not, its finding is the best account of the failure there is, and ranks by
+level and time like any root. Findings come incident by incident: root, same rule, symptoms.
 """
 
 from __future__ import annotations
@@ -226,21 +230,12 @@ def _causes(findings: Sequence[Finding], crossrank: CrossRank | None = None
 
 
 class _General:
-    """The causes the rules' roles and categories give, where no ``explains``, ``links`` or
-    cross-rank verdict names one (the root first, rules/README.md):
-
-    * a **fallback** finding (a reading of a record by a general mechanism, such as its
-      documented code) follows from a finding that is not a fallback and holds one of its
-      records: that rule explains the record; failing that, from the first root cause of its
-      process;
-    * a **symptom** (a wrapper code, a Python traceback) follows from the first root cause of
-      its process, or fallback that does not read the same record;
-    * a root cause of a **waiting** category (``categories.WAITING``: a timeout) follows from
-      the first root cause of its process, of another category, that began no later.
-
-    Only findings of other rules that matched and report a fault (not ``evidence-gap``) are
-    causes.
-    """
+    """The causes the rules' roles and categories give (point 4 above, rules/README.md "The
+    root first"): a fallback follows from a finding that is not a fallback and holds one of
+    its records, else from the first root cause of its process; a symptom from the first root
+    cause (or fallback reading another record) of its process; a root cause of a ``WAITING``
+    category from the first root cause of another category of its process that began no
+    later. Only matched findings that report a fault (not ``evidence-gap``) are causes."""
 
     def __init__(self, places: _Places, by_record: dict[tuple[str, int], list[int]]) -> None:
         self.places = places
@@ -342,11 +337,14 @@ def build(findings: Iterable[Finding], crossrank: CrossRank | None = None
     base = sorted(findings, key=finding_order)
     parents = _causes(base, crossrank)
     roots = [_root_of(i, parents) for i in range(len(base))]
-    heads: dict[tuple[int | None, str], int] = {}  # (attempt, rule) -> first root of it
+    # (attempt, rule, category) -> its first root: a rule whose findings take their category
+    # from what they read (``category_from``) makes one incident per category.
+    heads: dict[tuple[int | None, str, str], int] = {}
     for i in range(len(base)):
         if roots[i] == i:
-            heads.setdefault((base[i].attempt, base[i].rule), i)
-    head_of = [heads[(base[roots[i]].attempt, base[roots[i]].rule)] for i in range(len(base))]
+            heads.setdefault((base[i].attempt, base[i].rule, base[i].category), i)
+    head_of = [heads[(base[roots[i]].attempt, base[roots[i]].rule, base[roots[i]].category)]
+               for i in range(len(base))]
     groups: dict[int, list[int]] = {}
     for i in range(len(base)):
         groups.setdefault(head_of[i], []).append(i)
