@@ -107,11 +107,10 @@ def general_cause(findings: list[Finding], index: int) -> int | None:
         return next((j for j, g in others if accept(j, g) and _same_process(f, g)), None)
 
     if f.role == "fallback":
-        on_record = [j for j, g in others if j in shared and fault(g, "root-cause", "symptom")]
+        on_record = [j for j, g in others if j in shared and fault(g, "root-cause")]
         return on_record[0] if on_record else first(lambda j, g: fault(g, "root-cause"))
     if f.role == "symptom":
-        return first(lambda j, g: fault(g, "root-cause")
-                     or (fault(g, "fallback") and j not in shared))
+        return first(lambda j, g: fault(g, "root-cause", "fallback"))
     if f.category in WAITING:
         return first(lambda j, g: fault(g, "root-cause") and g.category not in WAITING
                      and _began_by(g, f))

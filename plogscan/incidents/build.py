@@ -13,9 +13,9 @@ A finding follows from another (its *cause*) when, in the same attempt of the jo
    of a rank the analysis calls a root cause. An ``ambiguous`` or ``undetermined`` verdict
    folds nothing across ranks: independent failures stay incidents of their own;
 4. failing all these, its role and category say so (``_General``): a fallback reading of a
-   record follows from the rule that explains the record, or the first root cause of its
-   process; a symptom from the first root cause of its process; a timeout from an earlier
-   fault of its process.
+   record follows from the root cause that explains the record, or the first root cause of
+   its process; a symptom from the first root cause or fallback of its process; a timeout
+   from an earlier fault of its process.
 
 Findings with no cause are roots. Roots of one rule (and category) in one attempt make one
 incident; every other finding joins the incident of the root its causes lead to, so every
@@ -231,11 +231,11 @@ def _causes(findings: Sequence[Finding], crossrank: CrossRank | None = None
 
 class _General:
     """The causes the rules' roles and categories give (point 4 above, rules/README.md "The
-    root first"): a fallback follows from a finding that is not a fallback and holds one of
-    its records, else from the first root cause of its process; a symptom from the first root
-    cause (or fallback reading another record) of its process; a root cause of a ``WAITING``
-    category from the first root cause of another category of its process that began no
-    later. Only matched findings that report a fault (not ``evidence-gap``) are causes."""
+    root first"): a fallback follows from a root cause that holds one of its records, else
+    from the first root cause of its process; a symptom from the first root cause or fallback
+    of its process; a root cause of a ``WAITING`` category from the first root cause of
+    another category of its process that began no later. Only matched findings that report a
+    fault (not ``evidence-gap``) are causes."""
 
     def __init__(self, places: _Places, by_record: dict[tuple[str, int], list[int]]) -> None:
         self.places = places
@@ -257,15 +257,12 @@ class _General:
         findings = self.places.findings
         first = self.places.first_in_process
         if f.role == "fallback":
-            shared = [j for j in self._shared(index)
-                      if self._fault(j, "root-cause", "symptom")]
+            shared = [j for j in self._shared(index) if self._fault(j, "root-cause")]
             if shared:
                 return min(shared)
             return first(index, self.rules, lambda j: self._fault(j, "root-cause"))
         if f.role == "symptom":
-            shared = self._shared(index)
-            return first(index, self.rules, lambda j: self._fault(j, "root-cause") or (
-                self._fault(j, "fallback") and j not in shared))
+            return first(index, self.rules, lambda j: self._fault(j, "root-cause", "fallback"))
         if f.category in WAITING:
             return first(index, self.rules, lambda j: self._fault(j, "root-cause")
                          and findings[j].category not in WAITING and _began_by(findings[j], f))
