@@ -3,8 +3,9 @@
 A lane is one rank (``rank N``) when the rank is known, else one process (``host pid P``), else
 one file: the same lane key as the HTML swimlane. Its key events are the first error, the
 steps of every matched finding (the flagship's reuse -> fault, for example; a fallback's only
-when it leads an incident) and the first timeouts, in time order, capped so the timeline stays compact. Records come from
-``Diagnosis.events`` and the findings' evidence, which are small by construction.
+when it leads an incident) and the first timeouts, in time order, capped so the timeline
+stays compact. Records come from ``Diagnosis.events`` and the findings' evidence, which are
+small by construction.
 """
 
 from __future__ import annotations
