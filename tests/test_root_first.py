@@ -108,3 +108,53 @@ def test_a_specific_code_reading_leads_a_wrapper_code_reading(tmp_path: Path) ->
     assert _top(diagnosis) == ("CODE001", "env-config")
     categories = {f.category for f in diagnosis.findings if f.rule == "CODE001"}
     assert categories == {"env-config", "runtime-error"}
+
+
+def test_a_lost_heartbeat_leads_the_device_that_then_cannot_be_opened(tmp_path: Path) -> None:
+    """The device stopped answering first; failing to open it again is what followed."""
+    diagnosis = _diagnose(tmp_path, (
+        "[ERROR] RUNTIME(5120,python3):2026-03-01-08:00:01.100.200 [device.cc:1201]5120 "
+        "ReportHeartBeat: Device lost heartbeat, device_id=3\n"
+        "[ERROR] RUNTIME(5120,python3):2026-03-01-08:00:05.100.200 [device.cc:300]5120 Open: "
+        "open device 3 failed, runtime result = 507033\n"))
+    assert _top(diagnosis)[1] == "heartbeat-lost"
+    assert "DEV001" in _folded(diagnosis)
+
+
+def test_a_vector_core_exception_leads_its_wrappers(tmp_path: Path) -> None:
+    diagnosis = _diagnose(tmp_path, (
+        "[ERROR] RUNTIME(812,python):2026-04-02-19:40:03.552.610 [device_error_proc.cc:1100]812 "
+        "ProcessStarsCoreErrorInfo: The error from device(chipId:0, dieId:0), serial number is 2, "
+        "there is an aivec error exception, core id is 11, error code = 0x10\n"
+        "[ERROR] RUNTIME(812,python):2026-04-02-19:40:03.552.800 [api_impl.cc:1830]812 "
+        "StreamSynchronize: sync failed, runtime result = 507035\n"
+        "EZ9999: Inner Error!\n"
+        "RuntimeError: ACL stream synchronize failed, error code:507035\n"))
+    assert _top(diagnosis) == ("AIC001", "aicore-exception")
+    assert {"RT003", "PY001"} <= _folded(diagnosis)
+
+
+def test_a_collective_timeout_leads_the_runtime_code_that_reports_it(tmp_path: Path) -> None:
+    diagnosis = _diagnose(tmp_path, (
+        "[ERROR] HCCL(9001,python):2026-05-01-10:00:00.100.000 [task_exception_handler.cc:600]"
+        "[9001][TaskExceptionHandler][Callback]Task run failed, base information is streamID:[3], "
+        "taskID[88], taskType[Notify Wait], tag[AllReduce_10.0.0.1%enp_60000_0_1700000000], "
+        "AllReduce.\n"
+        "[ERROR] RUNTIME(9001,python):2026-05-01-10:00:00.200.000 [api_impl.cc:1830]9001 "
+        "StreamSynchronize: sync failed, runtime result = 507048\n"
+        "RuntimeError: ACL stream synchronize failed, error code:507048\n"))
+    assert _top(diagnosis)[1] == "hccl-notify-timeout"
+    assert {"CODE001", "PY001"} <= _folded(diagnosis)
+
+
+def test_a_failed_capture_call_leads_the_reading_of_its_code(tmp_path: Path) -> None:
+    """507899 alone reads as a driver error; the call that returned it says a graph capture
+    failed, which is the answer, and the code folds under it."""
+    diagnosis = _diagnose(tmp_path, (
+        "[ERROR] ASCENDCL(2201,python):2026-03-01-10:00:00.100.000 [model.cpp:500]2201 "
+        "aclmdlRICaptureEnd: capture end failed, runtime result = 507899\n"
+        "RuntimeError: capture_end: NPU function error: "
+        "c10_npu::acl::AclmdlRICaptureEnd(capture_stream_, &model_ri), error code is 507899\n"))
+    assert _top(diagnosis) == ("GRAPH003", "acl-graph")
+    assert {"CODE001", "RT002", "PY001"} <= _folded(diagnosis)
+    assert len(diagnosis.incidents) == 1
