@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from plogscan.ingest.chunks import CHUNK_BYTES
 from plogscan.ingest.classify import classify
-from plogscan.ingest.pathhints import path_hints
+from plogscan.ingest.pathhints import path_hints, text_kind_by_place
 from plogscan.ingest.pipeline import Ingest
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import FileContext
@@ -24,7 +24,7 @@ def _context(path: str, data: bytes, kind: SourceKind | str | None) -> FileConte
     host, rank, device, _pid = path_hints(path)
     if kind is None:
         found = classify(path, data[:65536])
-        kind = found if found is not None else SourceKind.PLOG
+        kind = found if found is not None else text_kind_by_place(path)  # as the walk reads it
     kind_value = kind.value if isinstance(kind, SourceKind) else str(kind)
     return FileContext(path, kind_value, host, rank, device)
 
