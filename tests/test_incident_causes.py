@@ -5,8 +5,8 @@ definition gives.
 comparing it with every finding of the rules that explain it. ``pairwise_causes`` below is the
 definition, written as the plain comparison of every pair; random findings (rules that explain
 each other, symptoms with links, unchecked findings, findings with and without pids and
-hosts, shared and separate files, two attempts, ranks that only waited) get the same causes
-from both.
+hosts, shared and separate files, two attempts, ranks that only waited, fallbacks that share
+a record, timeouts after a fault, evidence gaps) get the same causes from both.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from datetime import datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plogscan.catalog.categories import WAITING
 from plogscan.incidents.build import _causes
 from plogscan.model import Evidence, Finding, Level, Scope, Verdict, explainers, finding_order
 
@@ -74,8 +75,46 @@ def pairwise_causes(findings: list[Finding]) -> list[int | None]:
         if found is None and f.rank_role == "victim":
             root = first_root_rank.get(f.attempt)
             found = root if root != index else None
+        if found is None and f.verdict is Verdict.MATCH:
+            found = general_cause(findings, index)
         parents.append(found)
     return parents
+
+
+def _began_by(a: Finding, b: Finding) -> bool:
+    """By time when both have one, else by the first line in a shared file."""
+    if a.first_ts is not None and b.first_ts is not None:
+        return a.first_ts <= b.first_ts
+    return any(ea.path == eb.path and ea.line <= eb.line
+               and all(e.line >= ea.line for e in a.evidence if e.path == ea.path)
+               and all(e.line >= eb.line for e in b.evidence if e.path == eb.path)
+               for ea in a.evidence for eb in b.evidence)
+
+
+def general_cause(findings: list[Finding], index: int) -> int | None:
+    """The roles' and categories' causes (``incidents.build._General``), pair by pair."""
+    f = findings[index]
+
+    def fault(g: Finding, *roles: str) -> bool:
+        return g.verdict is Verdict.MATCH and g.category != "evidence-gap" and g.role in roles
+
+    others = [(j, g) for j, g in enumerate(findings)
+              if j != index and g.rule != f.rule and g.attempt == f.attempt]
+    records = {(ev.path, ev.line) for ev in f.evidence}
+    shared = {j for j, g in others if records & {(ev.path, ev.line) for ev in g.evidence}}
+
+    def first(accept) -> int | None:
+        return next((j for j, g in others if accept(j, g) and _same_process(f, g)), None)
+
+    if f.role == "fallback":
+        on_record = [j for j, g in others if j in shared and fault(g, "root-cause")]
+        return on_record[0] if on_record else first(lambda j, g: fault(g, "root-cause"))
+    if f.role == "symptom":
+        return first(lambda j, g: fault(g, "root-cause", "fallback"))
+    if f.category in WAITING:
+        return first(lambda j, g: fault(g, "root-cause") and g.category not in WAITING
+                     and _began_by(g, f))
+    return None
 
 
 @st.composite
@@ -91,10 +130,12 @@ def _finding(draw, n: int) -> Finding:
                          pid=draw(st.sampled_from([None, pid])), host=host),)
     scope = Scope(hosts=(host,) if host and draw(st.booleans()) else (),
                   pids=(pid,) if pid is not None and draw(st.booleans()) else ())
-    return Finding(fingerprint=f"{rule}{n}", rule=rule, name=rule, title=rule, category="c",
+    category = draw(st.sampled_from(["c", "c", "evidence-gap", *sorted(WAITING)[:2]]))
+    return Finding(fingerprint=f"{rule}{n}", rule=rule, name=rule, title=rule, category=category,
                    level=draw(st.sampled_from([Level.ERROR, Level.CRITICAL])), verdict=verdict,
-                   description="", scope=scope, first_ts=ts, last_ts=ts, evidence=evidence,
-                   remediation=(), role=draw(st.sampled_from(["root-cause", "symptom"])),
+                   description="", scope=scope, first_ts=ts if draw(st.booleans()) else None,
+                   last_ts=ts, evidence=evidence, remediation=(),
+                   role=draw(st.sampled_from(["root-cause", "symptom", "fallback"])),
                    links=_LINKS[rule], explains=_EXPLAINS[rule],
                    rank_role=draw(st.sampled_from([None, None, "victim", "root-cause"])),
                    attempt=draw(st.sampled_from([None, 1])))

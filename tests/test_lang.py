@@ -161,7 +161,8 @@ def _sample(name: str, lang: str):
 
 def test_zh_verdict_inputs_and_level_words() -> None:
     text = render(_sample("ccu-reuse-no-debug", "zh"), "text", width=400, details=True)
-    assert "失败：严重 2、错误 4、警告 2、提示 4（2 条无法判定）；--fail-on error，退出码 1" in text
+    assert ("失败：严重 2、错误 10、警告 2、提示 4（2 条无法判定）；--fail-on error，退出码 1"
+            in text)
     assert "文件      已读取 8 个 · 跳过 1 个 · 242 行 · 208 条记录 · 0 行未解析" in text
     assert "错误 · 命中 · ccu-exception" in text  # level and verdict words
     assert "无法判定：缺少证据（2）" in text

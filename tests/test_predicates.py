@@ -176,7 +176,8 @@ def test_check_regex(pattern: str, problem: str | None) -> None:
 
 def test_every_operator_names_the_field_kinds_it_takes() -> None:
     assert set(FIELD_KINDS) == set(EVENT_SCHEMA.names) - {"ts", "ts_aligned"}
-    assert {"eq", "in", "contains", "startswith", "endswith", "re", "gte", "lte"} == set(OPERATORS)
+    assert {"eq", "in", "contains", "startswith", "endswith", "re", "gte", "lte",
+            "known"} == set(OPERATORS)
     assert FIELD_KINDS["message"] == "str" and FIELD_KINDS["codes"] == "list"
     assert FIELD_KINDS["pid"] == "int" and FIELD_KINDS["truncated"] == "bool"
 
@@ -243,3 +244,23 @@ def test_the_prefilter_joins_the_first_literal_test_of_every_alternative() -> No
     patterns = Prefilter([cond]).patterns
     assert set(patterns) == {"message"}  # "skipped" runs second, on the ERROR rows only
     assert patterns["message"] == r"(?i)(?:HCCL timeout|a\.b|c\(d)"
+
+
+def test_known_codes_are_those_the_code_tables_class() -> None:
+    """``codes|known: true`` holds for a code the tables give a failure class, never for a
+    success value, an undefined code or a code known only by its component letter; it
+    captures the most telling code of the record (a wrapper only when there is no other)."""
+    batch = make_events([
+        {"codes": ["EH9999", "207000"]},  # a wrapper and the code that says why
+        {"codes": ["EZ9999"]},            # a wrapper alone
+        {"codes": ["0x0", "000000"]},     # success values
+        {"codes": ["999001", "EB0001"]},  # undefined; known only by component letter
+        {"codes": []},
+    ])
+    known = Condition(((pred("codes", "known", True),),))
+    assert evaluate(known, batch).tolist() == [True, True, False, False, False]
+    found = extract(Condition(((Predicate("codes", "known", (True,),
+                                          (OPERATORS["known"].captures,)),),)), batch)
+    assert found["code"][:2] == ["207000", "EZ9999"]
+    assert found["code_category"][:2] == ["env-config", "runtime-error"]
+    assert found["code"][2:] == [None, None, None]

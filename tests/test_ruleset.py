@@ -171,6 +171,16 @@ def test_readme_lists_exactly_the_taxonomy_with_meanings() -> None:
     assert required <= set(CATEGORIES)
 
 
+def test_every_category_says_its_meaning_and_first_step_in_chinese() -> None:
+    from plogscan.catalog.categories import CATEGORIES_ZH, REMEDIES_ZH, first_step, meaning
+
+    assert list(CATEGORIES_ZH) == list(CATEGORIES) and list(REMEDIES_ZH) == list(REMEDIES)
+    assert all(text.strip() for text in (*CATEGORIES_ZH.values(), *REMEDIES_ZH.values()))
+    assert meaning("host-oom", "zh") == CATEGORIES_ZH["host-oom"] != CATEGORIES["host-oom"]
+    assert first_step("python-error", "en") == REMEDIES["python-error"]
+    assert meaning("host-oom", "fr") == CATEGORIES["host-oom"]  # no such language: English
+
+
 def test_installed_layout_prefers_the_packaged_copy(tmp_path: Path) -> None:
     package = tmp_path / "site-packages" / "plogscan"
     package.mkdir(parents=True)

@@ -150,7 +150,7 @@ def test_the_answer_ends_the_terminal_report_and_details_unfold_the_appendix() -
     """The last lines are the answer and the exit code; the appendix is one line per section
     until --details, which --help names."""
     folded = diagnose("link-chain-silent-rank", "--width", "100").stdout.splitlines()
-    assert folded[-1] == "FAIL: 15 error, 15 warning; --fail-on error, exit code 1"
+    assert folded[-1] == "FAIL: 30 error, 15 warning; --fail-on error, exit code 1"
     assert folded[-3].startswith("Answer  I1 HCCL007  ")
     assert "worker-1 device-5 (rank 13)" in " ".join(folded[-3:-1])
     assert "INGEST HEALTH" not in folded and "UNEXPLAINED ERRORS" not in "\n".join(folded)

@@ -41,6 +41,8 @@ class Operator:
     kinds: frozenset[str]
     cost: int  # 0 exact, 1 literal substring, 2 regex: evaluated in this order
     single: bool = False  # takes exactly one value (no OR list)
+    value_kind: str | None = None  # the kind of its values when not the field's own
+    captures: tuple[str, ...] = ()  # the names it captures (``re``: the pattern's groups)
 
 
 _TEXT = frozenset({"str", "list"})
@@ -53,6 +55,10 @@ OPERATORS: dict[str, Operator] = {
     "re": Operator(_TEXT, 2),
     "gte": Operator(frozenset({"int"}), 0, single=True),
     "lte": Operator(frozenset({"int"}), 0, single=True),
+    # ``codes|known: true``: a code of the record is in the code tables with a failure class;
+    # captures the most telling such code and its class (``plogscan.codes.most_specific``).
+    "known": Operator(frozenset({"list"}), 0, single=True, value_kind="true",
+                      captures=("code", "code_category")),
 }
 
 _GROUP = re.compile(r"\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>")

@@ -144,6 +144,7 @@ class Rule:
     links: tuple[str, ...] = ()  # ids of related rules (a symptom names its root causes)
     explains: tuple[str, ...] = ()  # ids of rules whose findings follow from this rule's
     covers: tuple[int, ...] = ()  # formats.md §7 catalogue rows this rule implements
+    category_from: str | None = None  # a capture naming each finding's category (else category)
     i18n: tuple[tuple[str, RuleText], ...] = ()
 
     def text(self, lang: str = "en") -> RuleText:

@@ -41,7 +41,7 @@ from plogscan.schema import COLUMNS, LEVELS, SourceKind
 
 RULE_KEYS = ("id", "name", "title", "category", "level", "status", "description", "remediation",
              "references", "requires", "match", "by", "sequence", "threshold", "show",
-             "role", "links", "explains", "covers", "i18n")
+             "role", "links", "explains", "covers", "i18n", "category_from")
 REQUIRED = ("id", "name", "title", "category", "level", "description", "remediation")
 BODIES = ("match", "sequence", "threshold")
 _ID = re.compile(r"[A-Z]{2,10}[0-9]{3}")
@@ -75,6 +75,7 @@ def build_rule(doc: Doc, m: LMap) -> Rule | None:
     show = doc.text_list(m, "show", "rule") or ()
     if body is not None:
         _check_names(doc, m, body, show)
+    category_from = _category_from(doc, m, body)
     base = RuleText(title, description, remediation, requires.advice if requires else ()) \
         if title and description and remediation else None
     meaning = ruletext.meaning(doc, m, rid, base)
@@ -86,8 +87,24 @@ def build_rule(doc: Doc, m: LMap) -> Rule | None:
         description=str(description), remediation=remediation or (),
         body=body, references=doc.text_list(m, "references", "rule") or (),
         requires=requires, show=show, where=Location(doc.path, m.key_lines.get("id", 1)),
-        **meaning,
+        category_from=category_from, **meaning,
     )
+
+
+def _category_from(doc: Doc, m: LMap, body: Body | None) -> str | None:
+    """``category_from``: a capture every matching record has, whose value (a category of the
+    taxonomy, such as the ``code_category`` of ``codes|known``) is each finding's category."""
+    name = doc.text(m, "category_from", "rule") if "category_from" in m else None
+    if name is None or body is None:
+        return None
+    conds = ([s.cond for s in body.positive] if isinstance(body, Sequence) else [body.cond])
+    if not any(name in c.guaranteed for c in conds):
+        doc.error(f"'category_from' names '{name}', which no step always captures",
+                  m.value_lines["category_from"],
+                  help="name a capture every alternative of a step produces, such as the "
+                  "code_category of 'codes|known: true'")
+        return None
+    return name
 
 
 def _body(doc: Doc, m: LMap) -> Body | None:
@@ -218,10 +235,11 @@ def _predicate(doc: Doc, key: str, value: object, kline: int, vline: int) -> Pre
     if not raw or (spec.single and len(raw) > 1):
         doc.error(f"'{key}' takes {'one value' if spec.single else 'a value or a list'}", vline)
         return None
-    values = [_value(doc, kind, key, v, ln) for v, ln in zip(raw, lines, strict=True)]
+    values = [_value(doc, spec.value_kind or kind, key, v, ln)
+              for v, ln in zip(raw, lines, strict=True)]
     if any(v is None for v in values):
         return None
-    groups: tuple[tuple[str, ...], ...] = ()
+    groups: tuple[tuple[str, ...], ...] = (spec.captures,) if spec.captures else ()
     if op == "re":
         for pattern, ln in zip(values, lines, strict=True):
             if len(str(pattern)) > MAX_REGEX_CHARS:
@@ -242,6 +260,12 @@ def _predicate(doc: Doc, key: str, value: object, kline: int, vline: int) -> Pre
 
 
 def _value(doc: Doc, kind: str, key: str, value: object, line: int) -> object | None:
+    if kind == "true":  # an operator that is on or absent (``codes|known: true``)
+        if value is True:
+            return True
+        doc.error(f"'{key}' takes true, got {value!r}", line,
+                  help="to match records without such a code, leave the test out")
+        return None
     if kind in ("str", "list") and isinstance(value, str | int) and not isinstance(value, bool):
         return str(value)
     if kind == "int" and isinstance(value, int) and not isinstance(value, bool):

@@ -1,12 +1,13 @@
 """The rule keys about meaning rather than matching: ``role``, ``links``, ``explains``,
 ``covers``, ``i18n``.
 
-``role`` says whether a rule names a root cause or a symptom (a wrapper code, a downstream
-effect); ``links`` names related rules so a report can show the chain; ``explains`` names the
-rules whose findings follow from this one's (reports put this rule's findings before them);
-``covers`` names the
-rows of the error-signature catalogue (formats.md §7) the rule implements, for
-``plogscan rules coverage``; ``i18n`` carries the title, description and remediation in other
+``role`` says whether a rule names a root cause, a fallback (a reading of a record by a
+general mechanism, such as the code tables, that only answers where no rule written for the
+cause does) or a symptom (a wrapper code, a downstream effect); ``links`` names related rules
+so a report can show the chain; ``explains`` names the rules whose findings follow from this
+one's (reports put this rule's findings before them); ``covers`` names the rows of the
+error-signature catalogue (formats.md §7) the rule implements, for ``plogscan rules
+coverage``; ``i18n`` carries the title, description and remediation in other
 languages than the English base. Each check records a located error in the ``Doc``.
 """
 
@@ -21,7 +22,7 @@ from plogscan.datafile.fields import Doc
 from plogscan.datafile.located import LMap
 from plogscan.datafile.translated import each_language
 
-ROLES: tuple[str, ...] = ("root-cause", "symptom")
+ROLES: tuple[str, ...] = ("root-cause", "fallback", "symptom")
 CATALOGUE_ROWS = 25  # formats.md §7 has rows 1..25
 _ID = re.compile(r"[A-Z]{2,10}[0-9]{3}")
 _ROW = re.compile(r"row-([0-9]+)")
@@ -42,7 +43,7 @@ def placeholders(text: str) -> set[str]:
 
 
 def role(doc: Doc, m: LMap) -> str:
-    """``role``: root-cause (default) or symptom."""
+    """``role``: root-cause (default), fallback or symptom."""
     if "role" not in m:
         return "root-cause"
     return doc.choice(m, "role", "rule", ROLES) or "root-cause"

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from plogscan.catalog import builtin_rules_dir, load_rules
+from plogscan.catalog.categories import meaning
 from plogscan.catalog.checks import check
 from plogscan.catalog.describe import as_written
 from plogscan.catalog.rule import Rule
@@ -92,11 +93,13 @@ def _summary(rule: Rule, lang: str) -> str:
         f"  {rule.title}",
         f"  level: {rule.level.value}   category: {rule.category}   status: {rule.status}"
         f"   role: {rule.role}" + (f"   links: {', '.join(rule.links)}" if rule.links else ""),
+        f"  {rule.category}: {meaning(rule.category, lang)}"
+        + (f"   (category_from: {rule.category_from})" if rule.category_from else ""),
         f"  source: {rule.where.path}",
         "",
     ]
     if lang != "en":  # the YAML below holds the English text; show the chosen language's
-        lines[4:4] = ["", *textwrap.wrap(as_written(rule.description), 96, initial_indent="  ",
+        lines[5:5] = ["", *textwrap.wrap(as_written(rule.description), 96, initial_indent="  ",
                                          subsequent_indent="  ")]
         lines[-1:-1] = [f"  {n}. {step}" for n, step in enumerate(rule.remediation, 1)]
     try:

@@ -21,14 +21,20 @@ or ``table``: codes are read from text, never from files of logs.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 from plogscan.codes import decode as _decode
 from plogscan.codes.decode import KINDS, PREFIX_WORDS, CodeInfo
 from plogscan.codes.tables import CodeTableError, Entry, Tables, load_tables
 
-__all__ = ["KINDS", "PREFIX_WORDS", "CodeInfo", "CodeTableError", "Entry", "Tables", "decode",
-           "describe", "known_codes", "load_tables", "tables"]
+__all__ = ["KINDS", "PREFIX_WORDS", "WRAPPER_CATEGORY", "CodeInfo", "CodeTableError", "Entry",
+           "Tables", "category_of", "decode", "describe", "known_codes", "load_tables",
+           "most_specific", "tables"]
+
+# The category of codes that only say a call failed (EZ9999, 507011, ERR00100...): a record's
+# other codes say more.
+WRAPPER_CATEGORY = "runtime-error"
 
 
 @lru_cache(maxsize=1)
@@ -55,3 +61,33 @@ def known_codes(table_set: Tables | None = None) -> list[str]:
     """Every code defined by the tables, each in a form ``decode`` accepts."""
     return _decode.known_codes(table_set or tables())
 
+
+
+@lru_cache(maxsize=4096)
+def category_of(code: str) -> str | None:
+    """The failure class the tables give ``code`` (its most specific reading that has one), or
+    None: a success value (``0``, ``0x0``, ``HCCL_SUCCESS``, torch_npu type 0), a code no table
+    defines, an error-manager code known only by its component letter. Never raises."""
+    digits = code[2:] if code[:2].lower() == "0x" else code
+    if not digits.strip("0"):  # zero: a success value in every table
+        return None
+    try:
+        readings = decode(code)
+    except (CodeTableError, ValueError):
+        return None
+    return next((r.category for r in readings if r.category), None)
+
+
+def most_specific(codes: Iterable[str]) -> tuple[str, str] | None:
+    """The code of a record that says most, with its category: the first one with a category
+    other than ``WRAPPER_CATEGORY``, else the first wrapper; None when no code has a
+    category."""
+    wrapper: tuple[str, str] | None = None
+    for code in codes:
+        category = category_of(code)
+        if category is None:
+            continue
+        if category != WRAPPER_CATEGORY:
+            return code, category
+        wrapper = wrapper or (code, category)
+    return wrapper

@@ -44,7 +44,7 @@ from plogscan.compare.spread import (
     spreads,
 )
 from plogscan.crossrank.config import PER_RANK
-from plogscan.model import Evidence, Finding, Level
+from plogscan.model import ROLE_RANK, Evidence, Finding, Level
 
 MAX_TEMPLATES = 200  # templates listed per direction
 MAX_VALUES = 200  # codes, levels or modules listed per kind and run
@@ -170,23 +170,24 @@ class Plan:
 
     def _findings(self, lines: _Lines) -> list[FindingDiff]:
         groups = {run: _finding_groups(r.diagnosis.findings) for run, r in self.runs.items()}
-        out = []
+        out: list[tuple[int, FindingDiff]] = []  # (role rank, finding): causes first
         for run in (BAD, GOOD):
             for (rule, verdict), found in groups[run].items():
                 if (rule, verdict) in groups[other(run)]:
                     continue
                 head = found[0]
                 times = [f.first_ts for f in found if f.first_ts is not None]
-                out.append(FindingDiff(
+                out.append((ROLE_RANK.get(head.role, 0), FindingDiff(
                     run=run, rule=rule, name=head.name, title=head.title,
                     level=head.level.value, verdict=verdict, count=len(found),
                     ranks=tuple(sorted({r for f in found for r in f.scope.ranks})),
                     first_ts=min(times) if times else None,
                     evidence=tuple(lines.evidence(run, ev)
-                                   for ev in head.evidence[:FINDING_EVIDENCE])))
-        out.sort(key=lambda f: (f.run != BAD, -Level(f.level).rank, f.first_ts is None,
-                                f.first_ts or _EPOCH, f.rule, f.verdict))
-        return out
+                                   for ev in head.evidence[:FINDING_EVIDENCE]))))
+        out.sort(key=lambda p: (p[1].run != BAD, -Level(p[1].level).rank, p[0],
+                                p[1].first_ts is None, p[1].first_ts or _EPOCH, p[1].rule,
+                                p[1].verdict))
+        return [f for _, f in out]
 
 
 class _Lines:

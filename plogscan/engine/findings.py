@@ -20,6 +20,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from plogscan.catalog.categories import CATEGORIES
 from plogscan.catalog.describe import fill
 from plogscan.catalog.rule import Rule, Sequence
 from plogscan.engine.correlate import Occurrence, Row
@@ -67,7 +68,7 @@ def build_finding(rule: Rule, occ: Occurrence, identify: Identify | None = None,
         rule=rule.id,
         name=rule.name,
         title=rule.title,
-        category=rule.category,
+        category=_category(rule, values),
         level=rule.level,
         verdict=occ.verdict,
         description=occ.description or fill(rule.description, lookup),
@@ -83,6 +84,12 @@ def build_finding(rule: Rule, occ: Occurrence, identify: Identify | None = None,
         links=rule.links,
         explains=rule.explains,
     )
+
+
+def _category(rule: Rule, values: dict[str, str]) -> str:
+    """The rule's category, or the taxonomy category its ``category_from`` capture names."""
+    named = values.get(rule.category_from) if rule.category_from else None
+    return named if named in CATEGORIES else rule.category
 
 
 def _identified(occ: Occurrence, identify: Identify) -> Occurrence:

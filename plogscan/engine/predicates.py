@@ -66,6 +66,16 @@ def _re(arr: pa.Array, values: tuple) -> pa.Array:
     return _any(arr, values, lambda a, v: pc.match_substring_regex(a, v))
 
 
+def _known(arr: pa.Array, values: tuple) -> pa.Array:
+    """Codes the code tables give a failure class (``plogscan.codes.category_of``): each
+    distinct code of the batch is looked up once."""
+    from plogscan.codes import category_of
+
+    distinct = pc.unique(arr.drop_null()).to_pylist()
+    known = [code for code in distinct if category_of(code) is not None]
+    return pc.is_in(arr, value_set=pa.array(known, type=arr.type))
+
+
 def _gte(arr: pa.Array, values: tuple) -> pa.Array:
     return pc.greater_equal(arr, pa.scalar(values[0], type=arr.type))
 
@@ -78,7 +88,7 @@ def _lte(arr: pa.Array, values: tuple) -> pa.Array:
 # and cost), over a whole column.
 MASKS: dict[str, MaskFn] = {
     "eq": _eq, "in": _eq, "contains": _contains, "startswith": _startswith,
-    "endswith": _endswith, "re": _re, "gte": _gte, "lte": _lte,
+    "endswith": _endswith, "re": _re, "gte": _gte, "lte": _lte, "known": _known,
 }
 
 
@@ -278,6 +288,9 @@ def extract(cond: Condition, sub: pa.RecordBatch) -> dict[str, list[str | None]]
     for alt in cond.alternatives:
         alt_rows = _alternative_rows(alt, sub, None)
         for pred in alt:
+            if pred.op == "known" and alt_rows.size:
+                _merge(out, alt_rows, _known_codes(sub.column(pred.field), alt_rows),
+                       OPERATORS["known"].captures)
             if pred.op != "re":
                 continue
             column = sub.column(pred.field)
@@ -288,6 +301,18 @@ def extract(cond: Condition, sub: pa.RecordBatch) -> dict[str, list[str | None]]
                 found = pc.extract_regex(texts, pattern)
                 _merge(out, alt_rows, found, groups)
     return out
+
+
+def _known_codes(column: pa.Array, rows: np.ndarray) -> pa.StructArray:
+    """For the given rows of a ``codes`` column: the most telling known code and its class,
+    as the struct ``extract_regex`` gives a pattern's groups."""
+    from plogscan.codes import most_specific
+
+    picked = [most_specific(codes or ()) for codes in column.take(pa.array(rows)).to_pylist()]
+    return pa.StructArray.from_arrays(
+        [pa.array([p[0] if p else None for p in picked], pa.string()),
+         pa.array([p[1] if p else None for p in picked], pa.string())],
+        names=list(OPERATORS["known"].captures))
 
 
 def _merge(

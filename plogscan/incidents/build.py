@@ -11,29 +11,34 @@ A finding follows from another (its *cause*) when, in the same attempt of the jo
    real errors alike, follows from that rank's first finding; without a localized suspect, a
    finding of a rank that only waited (``rank_role`` victim) follows from the first finding
    of a rank the analysis calls a root cause. An ``ambiguous`` or ``undetermined`` verdict
-   folds nothing across ranks: independent failures stay incidents of their own.
+   folds nothing across ranks: independent failures stay incidents of their own;
+4. failing all these, its role and category say so (``_General``): a fallback reading of a
+   record follows from the root cause that explains the record, or the first root cause of
+   its process; a symptom from the first root cause or fallback of its process; a timeout
+   from an earlier fault of its process.
 
-Findings with no cause are roots. Roots of one rule in one attempt make one incident; every
-other finding joins the incident of the root its causes lead to, so every finding belongs to
-exactly one incident. In an incident, the findings of the root's rule on other processes or
-ranks are ``same_rule``, all others ``symptoms``.
+Findings with no cause are roots. Roots of one rule (and category) in one attempt make one
+incident; every other finding joins the incident of the root its causes lead to, so every
+finding belongs to exactly one incident. In an incident, the findings of the root's rule on
+other processes or ranks are ``same_rule``, all others ``symptoms``.
 
 Incidents come in the order to fix them: a root that is itself a symptom (a wrapper whose
 cause the logs do not show) comes after the other roots, a root that says what the logs lack
 (category ``evidence-gap``: files that could not be read, an incomplete dump) after every
-fault they show, and one that could not be checked last; then level, then time
-(``model.finding_order``). A finding about no rank, process or record (the inputs as a whole)
-is never folded into another rank's incident. A rank that only waited is folded into its root's
-incident when the logs show one; when they do not, its finding is the best account of the
-failure there is, and ranks by level and time like any root. Findings come incident by
-incident: root, same rule, symptoms.
+fault they show, and one that could not be checked last; then level (a fallback after a root
+cause, a wrapper code's category after the others), then time (``model.finding_order``). A
+finding about no rank, process or record (the inputs as a whole) is never folded into another
+rank's incident. A rank that only waited is folded into its root's incident when the logs show
+one; when they do not, its finding is the best account of the failure there is, and ranks by
+level and time like any root. Findings come incident by incident: root, same rule, symptoms.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
+from plogscan.catalog.categories import WAITING
 from plogscan.model import (
     CrossRank,
     Diagnosis,
@@ -102,9 +107,10 @@ class _Places:
         return min((found[0] for rule in rules if rule != f.rule
                     if (found := self.matches.get((f.attempt, rule)))), default=None)
 
-    def first_in_process(self, index: int, rules: Iterable[str]) -> int | None:
+    def first_in_process(self, index: int, rules: Iterable[str],
+                         accept: Callable[[int], bool] | None = None) -> int | None:
         """The first MATCH finding of ``rules`` (not the finding's own) in its attempt and in
-        its process (``_same_place``)."""
+        its process (``_same_place``), of those ``accept`` takes when it is given."""
         f = self.findings[index]
         mine = self.processes[index]
         pids = {pid for _, pid in mine}
@@ -122,6 +128,8 @@ class _Places:
             for j in sorted(set(near)):
                 if best is not None and j >= best:
                     break
+                if accept is not None and not accept(j):
+                    continue
                 if _same_place(mine, self.processes[j], self.paths[index], self.paths[j]):
                     best = j
                     break
@@ -186,6 +194,7 @@ def _causes(findings: Sequence[Finding], crossrank: CrossRank | None = None
             localized[attempt] = first
     places = _Places(findings)
     by_record: dict[tuple[str, int], list[int]] = {}
+    general = _General(places, by_record)
     first_root_rank: dict[int | None, int] = {}
     for j, g in enumerate(findings):
         if g.verdict is Verdict.MATCH:
@@ -214,8 +223,64 @@ def _causes(findings: Sequence[Finding], crossrank: CrossRank | None = None
         if found is None and root is None and f.rank_role == "victim":
             root = first_root_rank.get(f.attempt)
             found = root if root != index else None
+        if found is None and f.verdict is Verdict.MATCH:
+            found = general.cause(index)
         parents.append(found)
     return parents
+
+
+class _General:
+    """The causes the rules' roles and categories give (point 4 above, rules/README.md "The
+    root first"): a fallback follows from a root cause that holds one of its records, else
+    from the first root cause of its process; a symptom from the first root cause or fallback
+    of its process; a root cause of a ``WAITING`` category from the first root cause of
+    another category of its process that began no later. Only matched findings that report a
+    fault (not ``evidence-gap``) are causes."""
+
+    def __init__(self, places: _Places, by_record: dict[tuple[str, int], list[int]]) -> None:
+        self.places = places
+        self.by_record = by_record
+        self.rules = sorted({f.rule for f in places.findings})
+
+    def _fault(self, j: int, *roles: str) -> bool:
+        g = self.places.findings[j]
+        return g.verdict is Verdict.MATCH and g.category != EVIDENCE_GAP and g.role in roles
+
+    def _shared(self, index: int) -> set[int]:
+        f = self.places.findings[index]
+        return {j for ev in f.evidence for j in self.by_record.get((ev.path, ev.line), ())
+                if j != index and self.places.findings[j].attempt == f.attempt
+                and self.places.findings[j].rule != f.rule}
+
+    def cause(self, index: int) -> int | None:
+        f = self.places.findings[index]
+        findings = self.places.findings
+        first = self.places.first_in_process
+        if f.role == "fallback":
+            shared = [j for j in self._shared(index) if self._fault(j, "root-cause")]
+            if shared:
+                return min(shared)
+            return first(index, self.rules, lambda j: self._fault(j, "root-cause"))
+        if f.role == "symptom":
+            return first(index, self.rules, lambda j: self._fault(j, "root-cause", "fallback"))
+        if f.category in WAITING:
+            return first(index, self.rules, lambda j: self._fault(j, "root-cause")
+                         and findings[j].category not in WAITING and _began_by(findings[j], f))
+        return None
+
+
+def _began_by(a: Finding, b: Finding) -> bool:
+    """Whether ``a`` began no later than ``b``: by time when both have one, else by line in a
+    file they share (a pasted excerpt has no times)."""
+    if a.first_ts is not None and b.first_ts is not None:
+        return a.first_ts <= b.first_ts
+    first_a: dict[str, int] = {}
+    for ev in a.evidence:
+        first_a[ev.path] = min(ev.line, first_a.get(ev.path, ev.line))
+    first_b: dict[str, int] = {}
+    for ev in b.evidence:
+        first_b[ev.path] = min(ev.line, first_b.get(ev.path, ev.line))
+    return any(line <= first_b[path] for path, line in first_a.items() if path in first_b)
 
 
 def _root_of(index: int, parents: list[int | None]) -> int:
@@ -229,14 +294,19 @@ def _root_of(index: int, parents: list[int | None]) -> int:
 
 
 EVIDENCE_GAP = "evidence-gap"  # what the logs lack: never the answer over what they show
+# A wrapper code with no more specific record: after the other roots of its standing.
+WRAPPER_CATEGORY = "runtime-error"
 
 
 def _incident_key(root: Finding) -> tuple:
-    """Faults the logs show first (root causes, then symptoms whose cause they lack), then
-    what they lack (``evidence-gap``: files that could not be read...), then checks that
-    could not run; within each, ``finding_order``."""
+    """Faults the logs show first (root causes and fallback readings of records no rule
+    explains, then symptoms whose cause they lack; in each, by level, a fallback after a root
+    cause, a wrapper code's category after the others), then what they lack
+    (``evidence-gap``: files that could not be read...), then checks that could not run;
+    within each, ``finding_order``."""
     return (root.verdict is not Verdict.MATCH, root.category == EVIDENCE_GAP,
-            root.role == "symptom", *finding_order(root))
+            root.role == "symptom", -root.level.rank, root.role == "fallback",
+            root.category == WRAPPER_CATEGORY, *finding_order(root))
 
 
 def _has_place(finding: Finding) -> bool:
@@ -264,11 +334,14 @@ def build(findings: Iterable[Finding], crossrank: CrossRank | None = None
     base = sorted(findings, key=finding_order)
     parents = _causes(base, crossrank)
     roots = [_root_of(i, parents) for i in range(len(base))]
-    heads: dict[tuple[int | None, str], int] = {}  # (attempt, rule) -> first root of it
+    # (attempt, rule, category) -> its first root: a rule whose findings take their category
+    # from what they read (``category_from``) makes one incident per category.
+    heads: dict[tuple[int | None, str, str], int] = {}
     for i in range(len(base)):
         if roots[i] == i:
-            heads.setdefault((base[i].attempt, base[i].rule), i)
-    head_of = [heads[(base[roots[i]].attempt, base[roots[i]].rule)] for i in range(len(base))]
+            heads.setdefault((base[i].attempt, base[i].rule, base[i].category), i)
+    head_of = [heads[(base[roots[i]].attempt, base[roots[i]].rule, base[roots[i]].category)]
+               for i in range(len(base))]
     groups: dict[int, list[int]] = {}
     for i in range(len(base)):
         groups.setdefault(head_of[i], []).append(i)

@@ -108,7 +108,9 @@ class Finding:
     references: tuple[str, ...] = ()
     missing: tuple[str, ...] = ()  # for NOT_EVALUABLE: what evidence is missing and how to get it
     captures: tuple[tuple[str, str], ...] = ()  # named regex captures, sorted by name
-    role: str = "root-cause"  # "root-cause" | "symptom" (a wrapper or downstream effect)
+    # "root-cause" | "fallback" (a reading of a record by a general mechanism, such as its
+    # documented code) | "symptom" (a wrapper or downstream effect)
+    role: str = "root-cause"
     links: tuple[str, ...] = ()  # ids of related rules (a symptom names its likely root causes)
     # What the cross-rank analysis says of the ranks this finding is about: "root-cause",
     # "victim", or None where it says nothing (``role`` keeps the rule's own meaning).
@@ -121,7 +123,7 @@ class Finding:
     id: str = ""
 
 
-ROLE_RANK = {"root-cause": 0, "symptom": 1}
+ROLE_RANK = {"root-cause": 0, "fallback": 1, "symptom": 2}
 
 
 def finding_order(f: Finding) -> tuple:

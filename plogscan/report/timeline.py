@@ -2,9 +2,10 @@
 
 A lane is one rank (``rank N``) when the rank is known, else one process (``host pid P``), else
 one file: the same lane key as the HTML swimlane. Its key events are the first error, the
-steps of every matched finding (the flagship's reuse -> fault, for example) and the first
-timeouts, in time order, capped so the timeline stays compact. Records come from
-``Diagnosis.events`` and the findings' evidence, which are small by construction.
+steps of every matched finding (the flagship's reuse -> fault, for example; a fallback's only
+when it leads an incident) and the first timeouts, in time order, capped so the timeline
+stays compact. Records come from ``Diagnosis.events`` and the findings' evidence, which are
+small by construction.
 """
 
 from __future__ import annotations
@@ -86,8 +87,11 @@ def key_events(diagnosis: Diagnosis) -> list[Lane]:
         lanes.setdefault(lane, {}).setdefault((event.path, event.line), event)
 
     # Finding steps first, so a record that is both a step and the first error keeps its step.
+    # A fallback's reading of a record another finding explains adds no event of its own.
+    roots = {incident.root for incident in diagnosis.incidents}
     for finding in report_findings(diagnosis):
-        if finding.verdict is not Verdict.MATCH:
+        if finding.verdict is not Verdict.MATCH or (
+                finding.role == "fallback" and finding.id not in roots):
             continue
         for ev in finding.evidence[:MAX_STEPS_PER_FINDING]:
             add(_lane(ev), KeyEvent(ev.ts, "step", f"{finding.rule} {step_word(lang, ev.step)}",
