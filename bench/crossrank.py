@@ -7,7 +7,7 @@ off (``generate.py --inject-root-cause``). Then, each in its own child process:
 
 1. ``python -m plogscan diagnose TREE --format json -o OUT --quiet``: the whole run, wall time
    and peak RSS (``/usr/bin/time -v`` when present);
-2. the same diagnosis through ``plogscan.diagnose.run(..., timings=...)``, which reports the
+2. the same diagnosis through ``plogscan.pipeline.run(..., timings=...)``, which reports the
    seconds of the cross-rank stage: ``crossrank-gather`` (the per-process summary, taken during
    the one pass) and ``crossrank`` (identities, clocks, attempts, suspects after it).
 
@@ -37,10 +37,10 @@ REPO = BENCH.parent
 GNU_TIME = "/usr/bin/time"
 _STAGES = (
     "import json, sys\n"
-    "from plogscan.diagnose import run\n"
-    "timings = {}\n"
-    "run([sys.argv[1]], timings=timings)\n"
-    "print(json.dumps(timings))\n"
+    "from plogscan.pipeline import DiagnoseOptions, Timings, run\n"
+    "timings = Timings()\n"
+    "run(DiagnoseOptions(paths=(sys.argv[1],)), timings=timings)\n"
+    "print(json.dumps(timings.seconds))\n"
 )
 
 

@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from plogscan.engine import load_rules
+from plogscan.catalog import load_rules
 from plogscan.engine.predicates import _literals
 from plogscan.engine.selector import Selector
 from plogscan.ingest.pipeline import Ingest

@@ -26,12 +26,7 @@ from pathlib import Path
 from plogscan.datafile.located import DataFileError, read_data_file
 from plogscan.errors import InputError, Location
 from plogscan.incidents import with_incidents
-from plogscan.model import Diagnosis, Finding, Level
-from plogscan.report.view import (
-    EXTRA_BASELINE_EXPIRED,
-    EXTRA_SUPPRESSED,
-    EXTRA_SUPPRESSED_REASONS,
-)
+from plogscan.model import BaselineOutcome, Diagnosis, ExpiredBaselineEntry, Finding, Level
 
 BASELINE_VERSION = 1
 MAX_BASELINE_BYTES = 64 << 20  # a baseline of a million findings is about 200 MB; refuse more
@@ -179,7 +174,7 @@ def apply_baseline(diagnosis: Diagnosis, baseline: Baseline, *,
                                                        list[BaselineEntry]]:
     """Suppress the findings a baseline knows; report the entries that have expired.
 
-    Returns the new diagnosis (suppressed findings removed, listed in ``extra``, exit code
+    Returns the new diagnosis (suppressed findings removed, listed in ``baseline``, exit code
     recomputed for its ``fail_on`` unless it was 2), the suppressed findings and the expired
     entries. An expired entry suppresses nothing.
     """
@@ -188,16 +183,15 @@ def apply_baseline(diagnosis: Diagnosis, baseline: Baseline, *,
     expired = [e for e in baseline.entries if e.expired(today)]
     kept = tuple(f for f in diagnosis.findings if f.fingerprint not in active)
     gone = [f for f in diagnosis.findings if f.fingerprint in active]
-    extra = dict(diagnosis.extra)
-    extra[EXTRA_SUPPRESSED] = list(extra.get(EXTRA_SUPPRESSED) or []) + gone
-    reasons = dict(extra.get(EXTRA_SUPPRESSED_REASONS) or {})
+    before = diagnosis.baseline or BaselineOutcome()
+    reasons = dict(before.suppressed_reasons)
     reasons.update({f.fingerprint: active[f.fingerprint].reason for f in gone})
-    extra[EXTRA_SUPPRESSED_REASONS] = reasons
-    extra[EXTRA_BASELINE_EXPIRED] = [e.to_dict() for e in expired]
+    outcome = BaselineOutcome(before.suppressed + tuple(gone), reasons,
+                              tuple(ExpiredBaselineEntry(**e.to_dict()) for e in expired))
     exit_code = diagnosis.exit_code if diagnosis.exit_code >= 2 else exit_code_for(
         kept, diagnosis.fail_on)
-    kept_diagnosis = with_incidents(replace(diagnosis, findings=kept, incidents=(), extra=extra,
-                                            exit_code=exit_code))
+    kept_diagnosis = with_incidents(replace(diagnosis, findings=kept, incidents=(),
+                                            baseline=outcome, exit_code=exit_code))
     return kept_diagnosis, gone, expired
 
 

@@ -70,9 +70,9 @@ def every_file_stored(monkeypatch: pytest.MonkeyPatch) -> None:
     """Keep every file's extraction in the cache, the tiny plogs of the samples included
     (by default a plog under ``STORE_MIN_BYTES`` is parsed again instead): for the tests of
     the per-file entries."""
-    from plogscan.ingest import pipeline
+    from plogscan.ingest import stored
 
-    monkeypatch.setattr(pipeline, "STORE_MIN_BYTES", 0)
+    monkeypatch.setattr(stored, "STORE_MIN_BYTES", 0)
 
 
 @pytest.fixture
@@ -101,11 +101,11 @@ class SampleReports:
         self._outputs: dict[tuple[str, str, str], str] = {}
 
     def diagnosis(self, sample: str, lang: str):
-        from plogscan.diagnose import run
+        from tests.helpers import diagnosed
 
         key = (sample, lang)
         if key not in self._diagnoses:
-            self._diagnoses[key] = run([str(SAMPLES_DIR / sample)], lang=lang)
+            self._diagnoses[key] = diagnosed([str(SAMPLES_DIR / sample)], lang=lang)
         return self._diagnoses[key]
 
     def output(self, sample: str, lang: str, fmt: str) -> str:

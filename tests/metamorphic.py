@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from plogscan.ingest.pathhints import path_hints
+from plogscan.pathhints import path_hints
 
 _HEADER_PID = re.compile(r"(\[[A-Z]+\]\s?[A-Za-z0-9_]+\()(\d+)(,)")
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}-\d{2}:\d{2}:\d{2}\.\d{3}\.\d{3}")

@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from plogscan.cli import cli
 from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.sniff import iter_inputs
 from plogscan.ingest.sources import Skipped, Source
 from plogscan.ingest.textinput import parse_text
-from plogscan.ingest.walk import iter_inputs
 from plogscan.parse.results import FileContext
 from plogscan.schema import SourceKind
 from tests.corpus_path import corpus_dir, pasted_corpus_dirs, trees_dir
@@ -372,7 +372,7 @@ def test_pasted_shapes_are_counted_and_cut_anywhere_alike(lines: list[str], chun
         ingest = Ingest(workers=1, chunk_bytes=size)
         ctx = FileContext("paste.log", kind)
         got = [r for b in ingest.batches_from([(ctx, io.BytesIO(data))]) for r in b.to_pylist()]
-        (stats,) = ingest.files
+        (stats,) = ingest.summary.files
         physical = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
         assert stats.lines == physical == stats.record_lines + stats.blank_lines
         return got, stats
@@ -390,8 +390,8 @@ def _corpus_logs() -> list[Path]:
 
 @pytest.mark.skipif(not _corpus_logs(), reason="shared/corpus not beside the checkout")
 def test_every_log_of_the_corpora_gives_a_report() -> None:
+    from plogscan.catalog import load_rules
     from plogscan.cli.census import diagnose_excerpt
-    from plogscan.engine import load_rules
 
     rules = load_rules()
     refused = []

@@ -12,12 +12,13 @@ import io
 
 import pytest
 
-from plogscan import diagnose
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.textinput import parse_text
 from plogscan.parse.results import FileContext
+from plogscan.pipeline import stages
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 PLOG = "worker-2/process_log/debug/plog/plog-4100_20260203100000000.log"
 STDOUT = "job/train.log"
@@ -182,7 +183,7 @@ def test_any_chunk_boundary_gives_the_records_of_one_chunk(kind: str) -> None:
         ingest = Ingest(workers=1, chunk_bytes=size)
         ctx = FileContext("f.log", kind)
         found = [r for b in ingest.batches_from([(ctx, io.BytesIO(data))]) for r in b.to_pylist()]
-        (stats,) = ingest.files
+        (stats,) = ingest.summary.files
         assert stats.lines == stats.record_lines + stats.blank_lines == MIXED.count("\n")
         return found, stats
 
@@ -201,10 +202,10 @@ def test_small_chunks_give_the_diagnosis_of_whole_files(tmp_path, monkeypatch) -
     out.parent.mkdir(parents=True)
     out.write_text(MIXED * 2)
     limits = Limits(line_bytes=1024)  # files past it are read in chunks, not in groups
-    whole = render(diagnose.run([str(tmp_path)], limits=limits), "json")
+    whole = render(diagnosed([str(tmp_path)], limits=limits), "json")
     for size in (64, 300):
-        monkeypatch.setattr(diagnose, "Ingest", functools.partial(Ingest, chunk_bytes=size))
-        assert render(diagnose.run([str(tmp_path)], limits=limits), "json") == whole, size
+        monkeypatch.setattr(stages, "Ingest", functools.partial(Ingest, chunk_bytes=size))
+        assert render(diagnosed([str(tmp_path)], limits=limits), "json") == whole, size
 
 
 def test_every_data_row_of_a_joined_table_is_a_wait_of_the_cross_rank_stage() -> None:

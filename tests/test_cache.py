@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from plogscan.cache.store import DATABASE
 from plogscan.cli import cli
-from plogscan.diagnose import run
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 
 @pytest.fixture
@@ -36,20 +36,20 @@ def test_rerun_reads_the_cache_and_gives_the_same_report(logs: Path, tmp_path: P
     """A rerun over unchanged inputs reuses the whole earlier result; without it
     (``reuse_result=False``, as when other files changed) each file's entry is reused."""
     cache = tmp_path / "cache"
-    plain = run([str(logs)])
-    first = run([str(logs)], cache=cache)
-    second = run([str(logs)], cache=cache, reuse_result=whole)
-    assert first.extra["reused_files"] == 0
-    assert "reused_result" not in first.extra
-    assert second.extra.get("reused_result", False) is whole
-    assert second.extra["reused_files"] == len(second.inputs.files) > 0
+    plain = diagnosed([str(logs)])
+    first = diagnosed([str(logs)], cache=cache)
+    second = diagnosed([str(logs)], cache=cache, reuse_result=whole)
+    assert first.cache.reused_files == 0
+    assert not first.cache.reused_result
+    assert second.cache.reused_result is whole
+    assert second.cache.reused_files == len(second.inputs.files) > 0
     assert _json(plain) == _json(first) == _json(second)
     assert second.findings and second.findings[0].rule == "CCU001"
 
 
 def test_cache_is_private(logs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "private"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700
     assert stat.S_IMODE((cache / DATABASE).stat().st_mode) == 0o600
 
@@ -57,14 +57,14 @@ def test_cache_is_private(logs: Path, tmp_path: Path) -> None:
 @pytest.mark.usefixtures("every_file_stored")
 def test_changed_file_is_parsed_again(logs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     target = next(p for p in _files(logs) if "debug" in str(p))
     with target.open("a", encoding="utf-8") as handle:
         handle.write("[ERROR] HCCL(1,python3):2025-03-14-08:00:59.000.000 [x.cc:1] [1]"
                      "brand new failure text\n")
-    again = run([str(logs)], cache=cache)
-    assert again.extra["reused_files"] == len(again.inputs.files) - 1
-    assert _json(again) == _json(run([str(logs)]))
+    again = diagnosed([str(logs)], cache=cache)
+    assert again.cache.reused_files == len(again.inputs.files) - 1
+    assert _json(again) == _json(diagnosed([str(logs)]))
     assert "brand new failure text" in _json(again)
 
 
@@ -72,7 +72,7 @@ def test_changed_file_is_parsed_again(logs: Path, tmp_path: Path) -> None:
 def test_same_size_and_time_but_other_content_is_parsed_again(logs: Path,
                                                               tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     target = next(p for p in _files(logs) if b"Already have context" in p.read_bytes())
     before = target.stat()
     data = target.read_bytes()
@@ -80,21 +80,21 @@ def test_same_size_and_time_but_other_content_is_parsed_again(logs: Path,
     assert changed != data and len(changed) == len(data)
     target.write_bytes(changed)
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
-    again = run([str(logs)], cache=cache)
-    assert again.extra["reused_files"] == len(again.inputs.files) - 1
-    assert _json(again) == _json(run([str(logs)]))
+    again = diagnosed([str(logs)], cache=cache)
+    assert again.cache.reused_files == len(again.inputs.files) - 1
+    assert _json(again) == _json(diagnosed([str(logs)]))
 
 
 def test_other_rules_use_other_entries(logs: Path, tmp_path: Path) -> None:
-    from plogscan.engine import load_rules
-    from plogscan.engine.rule import RuleSet
+    from plogscan.catalog import load_rules
+    from plogscan.catalog.rule import RuleSet
 
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     rules = load_rules([])
     fewer = RuleSet(tuple(r for r in rules if r.id != "CCU001"))
-    other = run([str(logs)], cache=cache, rules=fewer)
-    assert other.extra["reused_files"] == 0
+    other = diagnosed([str(logs)], cache=cache, rules=fewer)
+    assert other.cache.reused_files == 0
     assert all(f.rule != "CCU001" for f in other.findings)
 
 
@@ -105,10 +105,10 @@ def test_cap_evicts_least_recently_used(logs: Path, tmp_path: Path,
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("PLOGSCAN_CACHE_MAX", "1")  # nothing fits
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     assert info(cache, 1).entries == 0
     monkeypatch.setenv("PLOGSCAN_CACHE_MAX", "1G")
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     assert info(cache, 1 << 30).entries == len(_files(logs))
 
 
@@ -143,13 +143,13 @@ def test_a_use_is_noted_at_most_once_an_hour(logs: Path, tmp_path: Path) -> None
     import sqlite3
 
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     with sqlite3.connect(cache / DATABASE) as db:
         db.execute("UPDATE entries SET used = used - 7200 WHERE rowid = "
                    "(SELECT min(rowid) FROM entries)")
         before = dict(db.execute("SELECT rowid, used FROM entries"))
-    again = run([str(logs)], cache=cache, reuse_result=False)
-    assert again.extra["reused_files"] == len(before)
+    again = diagnosed([str(logs)], cache=cache, reuse_result=False)
+    assert again.cache.reused_files == len(before)
     with sqlite3.connect(cache / DATABASE) as db:
         after = dict(db.execute("SELECT rowid, used FROM entries"))
     old = min(before)
@@ -171,7 +171,7 @@ def test_a_rerun_sniffs_no_file_again_and_loads_no_line_formats(
     from plogscan.parse import formatcheck
 
     cache = tmp_path / "cache"
-    first = run([str(logs)], cache=cache)
+    first = diagnosed([str(logs)], cache=cache)
     noted = tmp_path / "noted.txt"
     real_classify, real_load = classify_module.classify, formatcheck.load_formats
 
@@ -193,16 +193,16 @@ def test_a_rerun_sniffs_no_file_again_and_loads_no_line_formats(
     monkeypatch.setattr(classify_module, "classify", counted)
     monkeypatch.setattr(formatcheck, "load_formats", loaded)
     formatcheck.builtin_formats.cache_clear()
-    second = run([str(logs)], cache=cache)
+    second = diagnosed([str(logs)], cache=cache)
     assert seen() == []
     assert _json(second) == _json(first)
     target = next(p for p in _files(logs) if "debug" in str(p))
     target.write_bytes(b"[ERROR] HCCL(1,python3):2025-03-14-08:00:59.000.000 [x.cc:1] [1]"
                        b"a new first line\n" + target.read_bytes())
-    third = run([str(logs)], cache=cache)
+    third = diagnosed([str(logs)], cache=cache)
     assert [s for s in seen() if s != "formats loaded"] == [str(target)]
     assert "formats loaded" in seen()  # to sniff and parse the changed file
-    assert _json(third) == _json(run([str(logs)], cache=None))
+    assert _json(third) == _json(diagnosed([str(logs)], cache=None))
     clear(cache)
     with sqlite3.connect(cache / DATABASE) as db:
         assert db.execute("SELECT count(*) FROM kinds").fetchone()[0] == 0
@@ -216,22 +216,22 @@ def test_eviction_takes_the_least_recently_used_rows_of_every_table(tmp_path: Pa
     store = CacheStore(tmp_path / "cache", "ns", 1 << 30)
     store.close()
     with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
-        rows = [("entries", "old entry", 1.0, 100), ("line_marks", "old marks", 2.0, 100),
+        rows = [("entries", "old entry", 1.0, 100), ("results", "old result", 2.0, 100),
                 ("kinds", "old kind", 3.0, 100), ("entries", "new entry", 10.0, 100),
-                ("line_marks", "new marks", 11.0, 100), ("kinds", "new kind", 12.0, 100)]
+                ("results", "new result", 11.0, 100), ("kinds", "new kind", 12.0, 100)]
         for table, path, used, size in rows:
             if table == "entries":
                 db.execute("INSERT INTO entries VALUES ('ns', ?, 0, 0, '', ?, ?, '{}', x'')",
                            (path, used, size))
-            elif table == "line_marks":
-                db.execute("INSERT INTO line_marks VALUES ('ns', ?, 0, 0, '', ?, ?, x'')",
+            elif table == "results":
+                db.execute("INSERT INTO results VALUES ('ns', ?, '', ?, ?, x'')",
                            (path, used, size))
             else:
                 db.execute("INSERT INTO kinds VALUES ('ns', ?, '', ?, ?)", (path, used, size))
         assert evict(db, 300) == 1  # one entry and two other rows out: 600 -> 300 bytes
-        left = {path for table in ("entries", "line_marks", "kinds")
+        left = {path for table in ("entries", "results", "kinds")
                 for (path,) in db.execute(f"SELECT path FROM {table}")}
-    assert left == {"new entry", "new marks", "new kind"}
+    assert left == {"new entry", "new result", "new kind"}
 
 
 def test_reused_extractions_wait_for_their_digests_in_groups_bounded_by_bytes(tmp_path: Path
@@ -243,12 +243,12 @@ def test_reused_extractions_wait_for_their_digests_in_groups_bounded_by_bytes(tm
 
     import pyarrow as pa
 
+    from plogscan.cache.entries import FileKey, Stored
     from plogscan.ingest.batching import Batcher, Reuse
     from plogscan.ingest.chunks import FileState
-    from plogscan.ingest.facts import FACTS_SCHEMA
-    from plogscan.ingest.reuse import FileKey, Stored
     from plogscan.model import FileStats
     from plogscan.parse.results import FileContext
+    from plogscan.schema.facts import FACTS_SCHEMA
 
     records = pa.table({"message": ["x" * 1000] * 1000})  # about 1 MB
     inflight: deque = deque()
@@ -259,9 +259,11 @@ def test_reused_extractions_wait_for_their_digests_in_groups_bounded_by_bytes(tm
             path = tmp_path / f"plog-{i}.log"
             path.write_text("x\n")
             stats = FileStats(path=str(path), kind="plog", bytes=2)
-            batcher.reuse(FileState(FileContext(path=str(path), kind="plog")),
-                          FileKey(str(path), 2, 0),
-                          Stored("digest", stats, records, FACTS_SCHEMA.empty_table()))
+            with path.open("rb") as stream:
+                batcher.reuse(FileState(FileContext(path=str(path), kind="plog")),
+                              FileKey(str(path), 2, 0),
+                              Stored("digest", stats, records, FACTS_SCHEMA.empty_table()),
+                              stream)
             assert len(batcher.reused) < 5  # never more than the bytes allow
         batcher.flush()
     assert len(inflight) == 12 and all(isinstance(item, Reuse) for item in inflight)
@@ -278,10 +280,10 @@ def test_an_entry_reads_back_as_it_was_stored_batch_by_batch(tmp_path: Path,
     import pyarrow as pa
 
     from plogscan.cache import store as store_module
-    from plogscan.ingest.facts import FACTS_SCHEMA
-    from plogscan.ingest.reuse import FileKey, Stored
+    from plogscan.cache.entries import FileKey, Stored
     from plogscan.model import FileStats
     from plogscan.schema import EVENT_SCHEMA
+    from plogscan.schema.facts import FACTS_SCHEMA
 
     if codec == "none":
         monkeypatch.setattr(store_module, "_CODEC", None)
@@ -313,17 +315,17 @@ def test_plogs_cheaper_to_parse_again_are_not_kept(logs: Path, tmp_path: Path) -
     whose groups often fall back to one file at a time, and larger logs are kept. The
     reports stay those of a run without the cache."""
     from plogscan.cache.store import info
-    from plogscan.ingest.pipeline import STORE_MIN_BYTES
+    from plogscan.ingest.stored import STORE_MIN_BYTES
 
     files = _files(logs)
     kept = [p for p in files if p.stat().st_size >= STORE_MIN_BYTES or p.name.startswith("train")]
     assert 0 < len(kept) < len(files)  # the sample has both kinds
     cache = tmp_path / "cache"
-    first = run([str(logs)], cache=cache)
+    first = diagnosed([str(logs)], cache=cache)
     assert info(cache, 1 << 30).entries == len(kept)
-    again = run([str(logs)], cache=cache, reuse_result=False)
-    assert again.extra["reused_files"] == len(kept)
-    assert _json(first) == _json(again) == _json(run([str(logs)]))
+    again = diagnosed([str(logs)], cache=cache, reuse_result=False)
+    assert again.cache.reused_files == len(kept)
+    assert _json(first) == _json(again) == _json(diagnosed([str(logs)]))
 
 
 def test_the_kinds_a_walk_in_a_child_looks_up_are_copied_up_to_a_limit(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """Summaries that describe at most so many processes or streams keep the first ones, in
 order, go on counting those, and count the rest: the same past their cap whether rows come
-few at a time or a million at once (``table.keys`` finds the held ones)."""
+few at a time or a million at once (``schema.keys`` finds the held ones)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from plogscan.analysis.overview import Overview
 from plogscan.crossrank import gather, streamfacts
 from plogscan.crossrank.gather import Gatherer
-from plogscan.ingest.facts import FACTS_SCHEMA
-from plogscan.table.keys import key_table, known_rows
+from plogscan.schema.facts import FACTS_SCHEMA
+from plogscan.schema.keys import key_table, known_rows
 
 T0 = datetime(2026, 3, 2, 10, 0, 0)
 

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from plogscan import diagnose
 from plogscan.crossrank import gather
 from plogscan.ingest.pipeline import Ingest
+from plogscan.pipeline import stages
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 PLOG = ("[{level}] HCCL(4242,python3):2026-03-14-{h:02d}:{m:02d}:{s:02d}.{ms:03d}.000 "
         "[hccl_comm.cc:310] [4242]routine step {n}")
@@ -46,7 +47,7 @@ def _tree(root: Path) -> Path:
 def test_small_chunks_give_the_diagnosis_of_whole_files(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "logs")
-    whole = diagnose.run([str(root)])
+    whole = diagnosed([str(root)])
     streams: list = []
     real = gather.Gatherer.summary
 
@@ -56,8 +57,8 @@ def test_small_chunks_give_the_diagnosis_of_whole_files(
         return summary
 
     monkeypatch.setattr(gather.Gatherer, "summary", watched)
-    monkeypatch.setattr(diagnose, "Ingest", functools.partial(Ingest, chunk_bytes=4096))
-    chunked = diagnose.run([str(root)])
+    monkeypatch.setattr(stages, "Ingest", functools.partial(Ingest, chunk_bytes=4096))
+    chunked = diagnosed([str(root)])
     assert render(chunked, "json") == render(whole, "json")
     stdout = [s for s in streams if s.key.path.endswith("train_rank0.log")]
     assert sum(s.records for s in stdout) == LINES

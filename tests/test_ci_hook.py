@@ -1,6 +1,6 @@
 """The CI guide's example, run for real: ``docs/ci/github-hook.sh`` against a small log tree.
 
-These tests need the whole pipeline (``plogscan.diagnose`` and ``plogscan diagnose
+These tests need the whole pipeline (``plogscan.pipeline`` and ``plogscan diagnose
 --output-dir``/``--baseline``). Until that is importable they FAIL on purpose, never skip: a
 CI guide whose example does not run must not look green.
 """
@@ -46,7 +46,7 @@ NOISE = (
 
 def require_pipeline() -> None:
     try:
-        import plogscan.diagnose  # noqa: F401
+        import plogscan.pipeline.stages  # noqa: F401
     except ImportError as err:
         pytest.fail(f"the diagnose pipeline is not importable yet ({err}); these tests run "
                     "docs/ci/github-hook.sh end to end and must not be skipped")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from plogscan.catalog import load_rules
+from plogscan.catalog.testing import case_files, load_cases
 from plogscan.cli import cli
-from plogscan.engine import load_rules
-from plogscan.engine.testing import case_files, load_cases
 
 ROOT = Path(__file__).parent.parent
 BAD = Path(__file__).parent / "bad_rules"

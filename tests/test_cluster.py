@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from plogscan.cli import cli
-from plogscan.diagnose import run
 from plogscan.ingest.pipeline import Ingest
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 distributed = pytest.importorskip("distributed", reason="needs plogscan[distributed]")
 
@@ -40,8 +40,8 @@ def executor(cluster):
 @pytest.mark.parametrize("sample", ["ccu-reuse-before-mc2", "mc2-before-eager", "hostile-text"])
 def test_cluster_diagnosis_is_identical(executor, sample: str) -> None:
     paths = [str(SAMPLES / sample)]
-    local = run(paths)
-    remote = run(paths, executor=executor)
+    local = diagnosed(paths)
+    remote = diagnosed(paths, executor=executor)
     assert render(remote, "json") == render(local, "json")
     assert remote.inputs == local.inputs
     assert remote.findings == local.findings  # evidence and its context lines included
@@ -106,8 +106,8 @@ def test_missing_extra_exits_2(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) 
 def test_cluster_run_uses_and_fills_the_cache(executor, tmp_path: Path) -> None:
     paths = [str(SAMPLES / "ccu-reuse-before-mc2")]
     cache = tmp_path / "cache"
-    first = run(paths, executor=executor, cache=cache)
-    second = run(paths, executor=executor, cache=cache)
-    assert first.extra["reused_files"] == 0
-    assert second.extra["reused_files"] == len(second.inputs.files) > 0
-    assert render(second, "json") == render(first, "json") == render(run(paths), "json")
+    first = diagnosed(paths, executor=executor, cache=cache)
+    second = diagnosed(paths, executor=executor, cache=cache)
+    assert first.cache.reused_files == 0
+    assert second.cache.reused_files == len(second.inputs.files) > 0
+    assert render(second, "json") == render(first, "json") == render(diagnosed(paths), "json")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from plogscan.categories import CATEGORIES
+from plogscan.catalog.categories import CATEGORIES
 from plogscan.cli import cli
 from plogscan.cli.explain import group_words
 from plogscan.codes import (

@@ -19,8 +19,9 @@ from click.testing import CliRunner
 
 from plogscan.cli import cli
 from plogscan.ingest.limits import LIMIT_OPTIONS, Limits, format_size, parse_size
+from plogscan.ingest.sniff import iter_inputs, open_checked
 from plogscan.ingest.sources import Skipped
-from plogscan.ingest.walk import OUTSIDE_REASON, iter_inputs, open_checked
+from plogscan.ingest.walk import OUTSIDE_REASON
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = b"[INFO] GE(1,python):2026-03-02-10:15:01.123.456 [a.cc:1][tid:1] ok\n"

@@ -30,7 +30,7 @@ FILES = sorted(CORPUS.glob("*.log")) if CORPUS else []
 def test_every_cann_header_line_becomes_a_typed_record(path: Path) -> None:
     ingest = Ingest()
     rows = [r for b in ingest.batches([str(path)]) for r in b.to_pylist()]
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     assert stats.lines == stats.record_lines + stats.blank_lines
     by_line, within = {}, {}
     for row in rows:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from plogscan.categories import CATEGORIES
+from plogscan.catalog.categories import CATEGORIES
 from plogscan.cli import cli
 from tests.corpus_path import corpus_dir
 

@@ -23,7 +23,8 @@ from functools import cache
 import pytest
 from click.testing import CliRunner
 
-from plogscan.categories import CATEGORIES
+from plogscan.catalog import load_rules
+from plogscan.catalog.categories import CATEGORIES
 from plogscan.cli import cli
 from plogscan.cli.census import (
     Census,
@@ -32,7 +33,6 @@ from plogscan.cli.census import (
     take_census,
     unknown_classes,
 )
-from plogscan.engine import load_rules
 from tests.corpus_path import pasted_corpus_dirs
 
 CORPORA = pasted_corpus_dirs()

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plogscan.catalog.ruleset import load_rules
 from plogscan.crossrank import patterns as p
 from plogscan.crossrank.anchors import read_anchor
 from plogscan.crossrank.graph import Edge, WaitGraph
@@ -25,9 +26,8 @@ from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.resolve import Node
 from plogscan.crossrank.rootcause import MAX_EDGES, graph_view
 from plogscan.crossrank.summary import StreamKey, Summary
-from plogscan.diagnose import run
-from plogscan.engine.ruleset import load_rules
 from plogscan.report.json_report import document
+from tests.helpers import diagnosed
 
 T0 = datetime(2026, 6, 2, 14, 0, 0)
 RULES = load_rules([])
@@ -56,7 +56,7 @@ def diagnose(root: Path, files: dict[str, str]) -> dict:
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
-    return document(run([str(root)], rules=RULES, context_lines=0, workers=1))
+    return document(diagnosed([str(root)], rules=RULES, context_lines=0, workers=1))
 
 
 # ---------------------------------------------------------------------- extraction

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from plogscan.diagnose import run
-from plogscan.engine.ruleset import load_rules
+from plogscan.catalog.ruleset import load_rules
 from plogscan.report.json_report import document
 from tests import metamorphic as m
 from tests.corpus_path import corpus_dir, trees_dir
+from tests.helpers import diagnosed
 
 REPO = Path(__file__).resolve().parents[1]
 TREES = trees_dir()
@@ -49,7 +49,7 @@ def _rules():  # type: ignore[no-untyped-def]
 
 def _answer(tree: m.Tree, where: Path) -> dict:
     where.mkdir(parents=True, exist_ok=True)
-    return document(run(tree.write(where), rules=_rules(), context_lines=0, workers=1))
+    return document(diagnosed(tree.write(where), rules=_rules(), context_lines=0, workers=1))
 
 
 @cache

@@ -1,10 +1,10 @@
-"""A rule's description reads naturally whatever its records hold (``engine.describe``)."""
+"""A rule's description reads naturally whatever its records hold (``catalog.describe``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from plogscan.engine.describe import as_written, fill
+from plogscan.catalog.describe import as_written, fill
 
 TEMPLATE = ("In {scope}, the allocation failed ({count} record(s); code {error_code}, requested "
             "{requested}) after {stuck} notify(ies).")

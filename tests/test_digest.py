@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from plogscan.ingest import reuse
-from plogscan.ingest.reuse import WHOLE_BYTES, content_digest, file_digest
+from plogscan.cache import digest as reuse
+from plogscan.cache.digest import WHOLE_BYTES, content_digest, file_digest
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 
 

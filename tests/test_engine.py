@@ -12,9 +12,10 @@ from datetime import datetime, timedelta
 import pyarrow as pa
 import pytest
 
-from plogscan.engine import RuleSet, scan
+from plogscan.catalog import RuleSet
+from plogscan.catalog.ruleset import rule_from_text
+from plogscan.engine import scan
 from plogscan.engine.correlate import MAX_PER_STEP, format_span
-from plogscan.engine.ruleset import rule_from_text
 from plogscan.errors import InputError
 from plogscan.model import Level, Verdict
 from plogscan.schema import EVENT_SCHEMA

@@ -16,11 +16,11 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from plogscan import diagnose
 from plogscan.headline import STRUCTURE, headline, headlines, naming_line, structure
 from plogscan.model import Diagnosis
 from plogscan.report.timeline import key_events
 from tests.corpus_path import corpus_dir, pasted_corpus_dir, trees_dir
+from tests.helpers import diagnosed
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 STRUCTURE_RE = re.compile(STRUCTURE)
@@ -53,15 +53,15 @@ def problems(diagnosis: Diagnosis) -> list[str]:
     # share their line, so a record there is held only when its text is the evidence's
     held = [(ev.path, ev.line, ev.line + ev.line_count, ev.message) for f in diagnosis.findings
             for ev in f.evidence]
-    for t in diagnosis.extra["unexplained"]:
-        example = t["example"]
-        if STRUCTURE_RE.search(example["message"]):  # the template's numbers are masked
-            found.append(f"unexplained structure: {t['template']!r}")
-        text = example["message"].split("\n", 1)[0][:60]
-        if any(path == example["path"] and first <= example["line"] < end and text in message
+    for t in diagnosis.unexplained:
+        example = t.example
+        if STRUCTURE_RE.search(example.message):  # the template's numbers are masked
+            found.append(f"unexplained structure: {t.template!r}")
+        text = example.message.split("\n", 1)[0][:60]
+        if any(path == example.path and first <= example.line < end and text in message
                for path, first, end, message in held):
-            found.append(f"unexplained but explained: {example['path']}:{example['line']} "
-                         f"{t['template']!r}")
+            found.append(f"unexplained but explained: {example.path}:{example.line} "
+                         f"{t.template!r}")
     for lane in key_events(diagnosis):
         for event in lane.events:
             if event.kind == "first-error" and STRUCTURE_RE.search(headline(event.message)):
@@ -73,12 +73,12 @@ def problems(diagnosis: Diagnosis) -> list[str]:
                                           if (p / "README.md").is_file()))
 def test_no_bundled_sample_lists_structure_or_an_explained_record_as_an_error(
         sample: str) -> None:
-    assert problems(diagnose.run([str(SAMPLES / sample)], context_lines=0)) == []
+    assert problems(diagnosed([str(SAMPLES / sample)], context_lines=0)) == []
 
 
 @pytest.mark.parametrize("paths", _corpora())
 def test_no_corpus_lists_structure_or_an_explained_record_as_an_error(paths: list[str]) -> None:
-    assert problems(diagnose.run(paths, context_lines=0)) == []
+    assert problems(diagnosed(paths, context_lines=0)) == []
 
 
 def test_the_check_sees_a_table_left_in_pieces(tmp_path: Path) -> None:
@@ -91,9 +91,9 @@ def test_the_check_sees_a_table_left_in_pieces(tmp_path: Path) -> None:
     log = tmp_path / "plog-4100_20260203100000000.log"
     log.write_text("".join(f"[ERROR] HCCL(4100,python3):2026-02-03-10:00:05.{i:03d}.100 "
                            f"[comm_base.cc:90{i}][4107]{row}\n" for i, row in enumerate(rows)))
-    diagnosis = diagnose.run([str(log)], context_lines=0)
+    diagnosis = diagnosed([str(log)], context_lines=0)
     assert problems(diagnosis) == []
-    (template,) = [t["template"] for t in diagnosis.extra["unexplained"]]
+    (template,) = [t.template for t in diagnosis.unexplained]
     assert "leader" in template
     (lane,) = key_events(diagnosis)
     assert [e.line for e in lane.events if e.kind == "first-error"] == [3]

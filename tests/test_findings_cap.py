@@ -13,9 +13,10 @@ import pyarrow as pa
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
+from plogscan.catalog import RuleSet
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.cli import cli
-from plogscan.engine import RuleSet, scan
-from plogscan.engine.ruleset import rule_from_text
+from plogscan.engine import scan
 from plogscan.schema import EVENT_SCHEMA
 
 ROOT = Path(__file__).resolve().parent.parent

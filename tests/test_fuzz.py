@@ -30,16 +30,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from plogscan.diagnose import NothingRead, run
-from plogscan.engine import load_rules
-from plogscan.engine.ruleset import rule_from_text
+from plogscan.catalog import load_rules
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.errors import PlogscanError
 from plogscan.ingest.pipeline import Ingest
 from plogscan.model import Diagnosis
 from plogscan.parse.results import FileContext
+from plogscan.pipeline import NothingRead
 from plogscan.redact.redactor import Redactor
 from plogscan.report import Format, render
 from tests.fuzzing import FUZZ
+from tests.helpers import diagnosed
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = load_rules()
@@ -90,7 +91,7 @@ def physical_lines(data: bytes) -> int:
 
 def _diagnose(paths: list[str]) -> Diagnosis | None:
     try:
-        return run(paths, rules=RULES, workers=1, lang="en")
+        return diagnosed(paths, rules=RULES, workers=1, lang="en")
     except NothingRead:
         return None
 
@@ -131,7 +132,7 @@ def test_chunk_size_changes_nothing(data: bytes, chunk: int, kind: str) -> None:
         ingest = Ingest(workers=1, chunk_bytes=size)
         ctx = FileContext("f.log", kind)
         rows = [r for b in ingest.batches_from([(ctx, io.BytesIO(data))]) for r in b.to_pylist()]
-        (stats,) = ingest.files
+        (stats,) = ingest.summary.files
         assert stats.lines == physical_lines(data) == stats.record_lines + stats.blank_lines
         return rows, stats
 

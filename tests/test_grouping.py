@@ -1,6 +1,6 @@
 """``schema.grouping.grouped`` gives the groups a plain Arrow group-by gives, for plain and
 dictionary-encoded text keys, nulls and chunks with dictionaries of their own;
-``table.keys.known_rows`` matches text keys through shared codes, nulls equal to nulls."""
+``schema.keys.known_rows`` matches text keys through shared codes, nulls equal to nulls."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from plogscan.schema.grouping import grouped
-from plogscan.table.keys import known_rows
+from plogscan.schema.keys import known_rows
 
 _AGGREGATIONS = [([], "count_all"), ("n", "sum"), ("n", "min")]
 

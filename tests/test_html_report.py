@@ -402,12 +402,12 @@ SAMPLES = Path(__file__).resolve().parents[1] / "samples"
 def test_bundled_samples_render_small_and_clean_in_the_browser(browser, tmp_path):
     """Every sample, through the real pipeline: under 2 MB, loads offline without errors, one
     lane per rank, and the hostile-text sample's payloads show as text and execute nothing."""
-    from plogscan import diagnose
+    from tests.helpers import diagnosed
 
     samples = sorted(p for p in SAMPLES.iterdir() if p.is_dir() and not p.name.startswith("_"))
     assert samples, f"no samples under {SAMPLES}"
     for sample in samples:
-        diagnosis = diagnose.run([str(sample)])
+        diagnosis = diagnosed([str(sample)])
         document = html_report.render(diagnosis)
         assert len(document.encode("utf-8")) < 2 * 1024 * 1024, sample.name
         loaded = open_report(browser, tmp_path, diagnosis)
@@ -429,9 +429,9 @@ def test_browser_chart_marks_match_the_legend_and_labels_never_overlap(browser, 
     """The densest sample's chart: every kind of mark drawn has its legend key drawn the same
     way, step marks are labelled by rule id, no two visible labels overlap, and a label left
     out for room shows while its mark is pointed at."""
-    from plogscan import diagnose
+    from tests.helpers import diagnosed
 
-    diagnosis = diagnose.run([str(SAMPLES / "link-chain-silent-rank")])
+    diagnosis = diagnosed([str(SAMPLES / "link-chain-silent-rank")])
     page = open_report(browser, tmp_path, diagnosis).page
     drawn = set(page.eval_on_selector_all(
         "svg.swimlane .m", "els => els.map(e => e.tagName + '.' + e.classList[1])"))

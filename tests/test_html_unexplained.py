@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plogscan.diagnose import run
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def test_unexplained_templates_are_shown_as_inert_text() -> None:
-    diagnosis = run([str(REPO / "samples" / "hostile-text")], workers=1)
-    assert diagnosis.extra.get("unexplained"), "the sample has errors no rule explains"
+    diagnosis = diagnosed([str(REPO / "samples" / "hostile-text")], workers=1)
+    assert diagnosis.unexplained, "the sample has errors no rule explains"
     page = render(diagnosis, "html")
     section = page[page.index('id="unexplained"'):page.index('id="ingest"')]
     assert "tensor name &lt;script&gt;alert(" in section  # a [PTA] record no rule reads

@@ -16,7 +16,7 @@ from datetime import datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.categories import WAITING
+from plogscan.catalog.categories import WAITING
 from plogscan.incidents.build import _causes
 from plogscan.model import Evidence, Finding, Level, Scope, Verdict, explainers, finding_order
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from plogscan.baseline import Baseline, BaselineEntry, apply_baseline
-from plogscan.diagnose import run
 from plogscan.incidents import build
 from plogscan.model import Evidence, Finding, Level, Scope, Verdict
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted(p for p in (ROOT / "samples").iterdir() if p.is_dir() and not
@@ -30,7 +30,7 @@ MULTI_RANK = ("notify-wait-cascade", "link-chain-silent-rank", "op-index-mismatc
 
 @pytest.fixture(scope="module")
 def diagnoses():
-    return {p.name: run([str(p)], context_lines=0) for p in SAMPLES}
+    return {p.name: diagnosed([str(p)], context_lines=0) for p in SAMPLES}
 
 
 @pytest.mark.parametrize("sample", [p.name for p in SAMPLES])
@@ -88,8 +88,8 @@ def test_the_victims_fold_into_the_root_incident(diagnoses) -> None:
 
 def test_ids_are_stable_across_reruns() -> None:
     sample = str(ROOT / "samples" / "restart-two-attempts")
-    first = json.loads(render(run([sample], context_lines=0), "json"))
-    again = json.loads(render(run([sample], context_lines=0), "json"))
+    first = json.loads(render(diagnosed([sample], context_lines=0), "json"))
+    again = json.loads(render(diagnosed([sample], context_lines=0), "json"))
     assert [f["id"] for f in first["findings"]] == [f["id"] for f in again["findings"]]
     assert first["incidents"] == again["incidents"]
 

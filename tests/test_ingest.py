@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.textinput import parse_text
 from plogscan.parse.results import FileContext
-from plogscan.schema import decoded
+from plogscan.schema import decoded, table_schema
 from tests import plog_lines as L
 
 
@@ -27,11 +27,11 @@ def ingest_bytes(data: bytes, chunk: int, kind: str = "plog-debug", encoded: boo
     ingest = Ingest(chunk_bytes=chunk, workers=2, encoded=encoded)
     batches = list(ingest.batches_from([(FileContext("f.log", kind), io.BytesIO(data))]))
     for batch in batches:
-        assert batch.schema == ingest.schema
+        assert batch.schema == table_schema(encoded)
     if encoded:
         batches = [decoded(batch) for batch in batches]
     table = pa.Table.from_batches(batches) if batches else None
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     return table, stats
 
 
@@ -148,7 +148,7 @@ def test_truncated_gzip_keeps_what_was_readable(tmp_path: Path) -> None:
     path.write_bytes(packed[: len(packed) // 2])
     ingest = Ingest()
     table = pa.Table.from_batches(list(ingest.batches([str(path)])))
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     assert 0 < table.num_rows < 2000
     assert stats.problems and "read stopped" in stats.problems[0]
 
@@ -190,3 +190,13 @@ def test_the_small_utf8_check_agrees_with_arrows(parts: list[bytes]) -> None:
         assert valid_utf8(padded)
     except UnicodeDecodeError:
         assert not valid_utf8(padded)
+
+
+def test_ingest_shows_only_its_calls_and_its_accounting() -> None:
+    """Other packages drive ``Ingest`` through these names alone; its collaborators and state
+    are its own (the attributes are private, the accounting is read from ``summary``)."""
+    public = {name for name in dir(Ingest) if not name.startswith("_")}
+    assert public == {"batches", "batches_from", "hand_on", "absorb", "record_limit",
+                      "record_inputs", "summary", "limits", "reused_files"}
+    ingest = Ingest(workers=1)
+    assert not {name for name in vars(ingest) if not name.startswith("_")}

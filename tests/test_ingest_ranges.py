@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plogscan.ingest import chunks as ingest_module
-from plogscan.ingest.chunks import plan_ranges
+from plogscan.ingest import ranges as ingest_module
 from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.ranges import plan_ranges
 from plogscan.parse.results import FileContext
 from tests import plog_lines as L
 
@@ -25,7 +25,7 @@ def _by_ranges(path: Path, chunk: int, workers: int = 2) -> tuple[pa.Table | Non
     ingest = Ingest(chunk_bytes=chunk, workers=workers)
     with open(path, "rb") as stream:
         batches = list(ingest.batches_from([(FileContext(str(path), "plog-debug"), stream)]))
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     return (pa.Table.from_batches(batches) if batches else None), stats
 
 
@@ -33,7 +33,7 @@ def _streamed(data: bytes, path: Path) -> tuple[pa.Table | None, object]:
     ingest = Ingest(chunk_bytes=1 << 20, workers=1)
     ctx = FileContext(str(path), "plog-debug")
     batches = list(ingest.batches_from([(ctx, io.BytesIO(data))]))
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     return (pa.Table.from_batches(batches) if batches else None), stats
 
 

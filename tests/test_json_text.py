@@ -68,10 +68,10 @@ def test_what_json_dumps_refuses_is_refused(document: object) -> None:
 
 
 def test_a_whole_report_is_written_as_json_dumps_writes_it() -> None:
-    from plogscan.diagnose import run
     from plogscan.report.json_report import document
+    from tests.helpers import diagnosed
 
-    report = document(run([str(SAMPLE)]))
+    report = document(diagnosed([str(SAMPLE)]))
     assert report["findings"]
     assert indented_json(report) == _stdlib(report)
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from plogscan.catalog.rule import RuleSet
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.cli import cli
-from plogscan.diagnose import run
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.ruleset import rule_from_text
 from plogscan.lang import LANGS, default_lang, locale_lang
 from plogscan.report import render
 from plogscan.report.i18n import UI, tr
+from tests.helpers import diagnosed
 
 REPO = Path(__file__).resolve().parents[1]
 NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "PLOGSCAN_LANG": ""}
@@ -84,7 +84,7 @@ def _log(tmp_path: Path) -> Path:
 
 def test_run_gives_findings_and_rule_infos_in_the_chosen_language(tmp_path: Path) -> None:
     rules = RuleSet((rule_from_text(RULE),))
-    zh = run([str(_log(tmp_path))], rules=rules, lang="zh", context_lines=0)
+    zh = diagnosed([str(_log(tmp_path))], rules=rules, lang="zh", context_lines=0)
     (finding,) = zh.findings
     assert finding.title == "AI Core 算子执行异常"
     assert finding.description == "进程 51234 中 AI Core 算子执行异常（1 条记录）。"  # scope too
@@ -92,14 +92,14 @@ def test_run_gives_findings_and_rule_infos_in_the_chosen_language(tmp_path: Path
     titles = {r.id: r.title for r in zh.rules_evaluated}  # the rules, and the input check
     assert titles == {"TST400": "AI Core 算子执行异常", "INPUT001": "无法读取的日志文件"}
     assert zh.lang == "zh"
-    en = run([str(_log(tmp_path))], rules=rules, context_lines=0)
+    en = diagnosed([str(_log(tmp_path))], rules=rules, context_lines=0)
     assert en.findings[0].title == "AI Core kernel exception" and en.lang == "en"
     assert en.findings[0].fingerprint == finding.fingerprint  # language never changes identity
 
 
 def test_zh_reports_translate_headings_and_rule_texts(tmp_path: Path) -> None:
     rules = RuleSet((rule_from_text(RULE),))
-    diagnosis = run([str(_log(tmp_path))], rules=rules, lang="zh", context_lines=0)
+    diagnosis = diagnosed([str(_log(tmp_path))], rules=rules, lang="zh", context_lines=0)
     text = render(diagnosis, "text", width=100)
     assert "plogscan 诊断报告" in text and "结论 · 1 个事件" in text and "事件 I1 · " in text
     assert "证据" in text and "处置建议" in text and "AI Core 算子执行异常" in text
@@ -156,7 +156,7 @@ def test_rules_show_in_chinese(tmp_path: Path) -> None:
 
 
 def _sample(name: str, lang: str):
-    return run([str(REPO / "samples" / name)], lang=lang)
+    return diagnosed([str(REPO / "samples" / name)], lang=lang)
 
 
 def test_zh_verdict_inputs_and_level_words() -> None:

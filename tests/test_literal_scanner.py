@@ -8,7 +8,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.engine.literals import LiteralScanner
+from plogscan.parse.literals import LiteralScanner
 
 LITERALS = ("already", "context", "timeout", "507916")
 SCANNER = LiteralScanner.build(LITERALS)

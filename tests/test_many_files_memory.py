@@ -19,8 +19,8 @@ from click.testing import CliRunner
 
 import plogscan.report.json_report as json_report
 from plogscan.cli import cli
-from plogscan.diagnose import COALESCE_BATCHES, coalesced
 from plogscan.model import FileStats
+from plogscan.pipeline.passes import COALESCE_BATCHES, coalesced
 from plogscan.report.json_report import listed_files, schema_path
 
 
@@ -73,8 +73,8 @@ def test_the_report_counts_the_files_it_does_not_list(tmp_path: Path, monkeypatc
 @pytest.mark.usefixtures("every_file_stored")
 def test_a_cached_rerun_counts_the_files_facts_in_bulk(tmp_path: Path, monkeypatch) -> None:
     from plogscan.crossrank import gather
-    from plogscan.diagnose import run
     from plogscan.report import render
+    from tests.helpers import diagnosed
 
     for i in range(300):
         folder = tmp_path / "logs" / f"rank_{i % 4}" / "process_log" / "run" / "plog"
@@ -83,13 +83,13 @@ def test_a_cached_rerun_counts_the_files_facts_in_bulk(tmp_path: Path, monkeypat
             f"[INFO] GE({1000 + i},python3):2026-05-01-10:00:0{i % 10}.000.000 "
             "[ge.cc:640]1 Run:done\n")
     logs, cache = str(tmp_path / "logs"), tmp_path / "cache"
-    first = render(run([logs], cache=cache), "json")
+    first = render(diagnosed([logs], cache=cache), "json")
     calls: list[int] = []
     counted = gather.count_from_facts
     monkeypatch.setattr(gather, "count_from_facts",
                         lambda g, facts: calls.append(facts.num_rows) or counted(g, facts))
-    second = run([logs], cache=cache, reuse_result=False)
-    assert second.extra["reused_files"] == 300
+    second = diagnosed([logs], cache=cache, reuse_result=False)
+    assert second.cache.reused_files == 300
     assert render(second, "json") == first
     assert 1 <= len(calls) <= 3 and sum(calls) >= 300
 

@@ -33,13 +33,14 @@ def test_glibc_trim_is_found_and_returns_free_heap_pages() -> None:
 
 def test_diagnose_releases_once_after_the_last_batch(monkeypatch: pytest.MonkeyPatch,
                                                      flagship_logs) -> None:
-    from plogscan import diagnose
+    from plogscan.pipeline import passes
     from plogscan.report import render
+    from tests.helpers import diagnosed
 
     calls: list[int] = []
-    plain = render(diagnose.run([str(flagship_logs)], cache=None), "json")
-    monkeypatch.setattr(diagnose, "release_freed", lambda: calls.append(1) or
+    plain = render(diagnosed([str(flagship_logs)], cache=None), "json")
+    monkeypatch.setattr(passes, "release_freed", lambda: calls.append(1) or
                         memory.release_freed())
-    released = render(diagnose.run([str(flagship_logs)], cache=None), "json")
+    released = render(diagnosed([str(flagship_logs)], cache=None), "json")
     assert calls == [1]
     assert released == plain

@@ -9,13 +9,14 @@ from functools import cache
 import numpy as np
 import pytest
 
+from plogscan.catalog import load_rules
+from plogscan.catalog.rule import RuleSet
+from plogscan.catalog.ruleset import builtin_rules_dir, rule_from_text
+from plogscan.catalog.testing import case_files, load_cases
 from plogscan.crossrank.patterns import PREFILTER
-from plogscan.engine import load_rules
+from plogscan.engine.cases import parse_case
 from plogscan.engine.predicates import evaluate
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.ruleset import builtin_rules_dir, rule_from_text
 from plogscan.engine.selector import Selector
-from plogscan.engine.testing import case_files, load_cases, parse_case
 from plogscan.ingest.chunks import Chunk, parse_task
 from plogscan.ingest.textinput import parse_text
 from plogscan.parse.formatcheck import builtin_formats

@@ -10,8 +10,8 @@ import pytest
 
 from plogscan.errors import ErrorGroup
 from plogscan.ingest.classify import classify
+from plogscan.ingest.sniff import iter_inputs
 from plogscan.ingest.textinput import parse_text
-from plogscan.ingest.walk import iter_inputs
 from plogscan.parse.formatcheck import load_formats
 from plogscan.parse.lineformats import MAX_PREFIXES
 from plogscan.schema import SourceKind

@@ -10,7 +10,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.ingest.pathhints import _ARCHIVE_SUFFIX, _COMPRESSION_SUFFIX, split_path
+from plogscan.pathhints import _ARCHIVE_SUFFIX, _COMPRESSION_SUFFIX, split_path
 
 _COMPONENTS = st.sampled_from(["", ".", "..", "run", "plog", "x.tar.gz", "y.zip", "job.tgz",
                                "z.log.gz", "f.log", "h.gz.gz", "device-0", "a b"])
@@ -41,7 +41,7 @@ def test_split_path_follows_its_definition(parts: list[tuple[str, str]], last: s
 def test_suffix_is_the_suffix_a_path_object_gives(name: str) -> None:
     from pathlib import PurePosixPath
 
-    from plogscan.ingest.pathhints import suffix
+    from plogscan.pathhints import suffix
 
     if "/" not in name and name not in ("", ".", ".."):
         assert suffix(name) == PurePosixPath(name).suffix

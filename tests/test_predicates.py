@@ -9,16 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.engine.predicates import (
-    FIELD_KINDS,
-    OPERATORS,
-    Prefilter,
-    check_regex,
-    evaluate,
-    extract,
-    regex_groups,
-)
-from plogscan.engine.rule import Condition, Predicate
+from plogscan.catalog.operators import FIELD_KINDS, OPERATORS, check_regex, regex_groups
+from plogscan.catalog.rule import Condition, Predicate
+from plogscan.engine.predicates import MASKS, Prefilter, evaluate, extract
 from plogscan.schema import EVENT_SCHEMA
 
 
@@ -187,6 +180,10 @@ def test_every_operator_names_the_field_kinds_it_takes() -> None:
             "known"} == set(OPERATORS)
     assert FIELD_KINDS["message"] == "str" and FIELD_KINDS["codes"] == "list"
     assert FIELD_KINDS["pid"] == "int" and FIELD_KINDS["truncated"] == "bool"
+
+
+def test_every_operator_of_the_catalogue_has_a_mask_and_no_mask_is_left_over() -> None:
+    assert MASKS.keys() == OPERATORS.keys()
 
 
 def test_timestamps_are_not_a_matchable_field() -> None:

@@ -8,8 +8,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plogscan.catalog.rule import Requires
 from plogscan.engine.presence import Presence
-from plogscan.engine.rule import Requires
 
 _ROW = st.tuples(st.sampled_from([None, "host-a", "host-b"]),
                  st.sampled_from([None, 1, 2, 3, 4, 5, 6]),

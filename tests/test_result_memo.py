@@ -16,9 +16,10 @@ from click.testing import CliRunner
 from plogscan.cache.results import _ResultUnpickler, decode, encode
 from plogscan.cache.store import DATABASE
 from plogscan.cli import cli
-from plogscan.diagnose import run
-from plogscan.ingest.signature import listing
+from plogscan.ingest.walk import Lister
+from plogscan.model.listing import InputListing
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 
 @pytest.fixture
@@ -39,18 +40,18 @@ def _results(cache: Path) -> int:
 def test_an_unchanged_rerun_reuses_the_result_and_prints_the_same(logs: Path,
                                                                  tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    first = run([str(logs)], cache=cache)
+    first = diagnosed([str(logs)], cache=cache)
     assert _results(cache) == 1
-    second = run([str(logs)], cache=cache)
-    assert second.extra["reused_result"] is True
+    second = diagnosed([str(logs)], cache=cache)
+    assert second.cache.reused_result is True
     for fmt in ("json", "markdown", "sarif", "text"):
-        assert render(second, fmt) == render(first, fmt) == render(run([str(logs)]), fmt)
+        assert render(second, fmt) == render(first, fmt) == render(diagnosed([str(logs)]), fmt)
 
 
 @pytest.mark.parametrize("change", ["append", "same-size-and-time", "new-file", "chmod-dir"])
 def test_any_change_of_the_inputs_runs_again(logs: Path, tmp_path: Path, change: str) -> None:
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     target = _evidence_file(logs)
     if change == "append":
         with target.open("ab") as handle:
@@ -67,9 +68,9 @@ def test_any_change_of_the_inputs_runs_again(logs: Path, tmp_path: Path, change:
     else:
         target.parent.chmod(0o500)  # what the walk may read changed: listed with its mode
     try:
-        again = run([str(logs)], cache=cache)
-        assert "reused_result" not in again.extra
-        assert render(again, "json") == render(run([str(logs)]), "json")
+        again = diagnosed([str(logs)], cache=cache)
+        assert not again.cache.reused_result
+        assert render(again, "json") == render(diagnosed([str(logs)]), "json")
         # The new inputs' result is kept beside the old one, or instead of it when their
         # listing is the same (only the content changed).
         assert _results(cache) == (1 if change == "same-size-and-time" else 2)
@@ -79,49 +80,52 @@ def test_any_change_of_the_inputs_runs_again(logs: Path, tmp_path: Path, change:
 
 def test_other_settings_are_other_results(logs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache)
+    diagnosed([str(logs)], cache=cache)
     for options in ({"fail_on": "critical"}, {"context_lines": 1}, {"lang": "zh"},
                     {"clock_offsets": (("172.16.40.7", 0.5),)}):
-        other = run([str(logs)], cache=cache, **options)  # type: ignore[arg-type]
-        assert "reused_result" not in other.extra, options
-        assert render(other, "json") == render(run([str(logs)], **options), "json")
-        assert run([str(logs)], cache=cache, **options).extra["reused_result"] is True
+        other = diagnosed([str(logs)], cache=cache, **options)  # type: ignore[arg-type]
+        assert not other.cache.reused_result, options
+        assert render(other, "json") == render(diagnosed([str(logs)], **options), "json")
+        assert diagnosed([str(logs)], cache=cache, **options).cache.reused_result is True
 
 
 def test_events_out_and_standard_input_are_never_reused(logs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    run([str(logs)], cache=cache, events_out=str(tmp_path / "events.parquet"))
+    diagnosed([str(logs)], cache=cache, events_out=str(tmp_path / "events.parquet"))
     assert not (cache / DATABASE).exists() or _results(cache) == 0
-    assert listing(["-"]) is None
-    assert listing([str(logs), "-"]) is None
+    assert not listing(["-"]).memoizable
+    assert not listing([str(logs), "-"]).memoizable
+
+
+def listing(paths: list[str]) -> InputListing:
+    return Lister(paths).complete()
 
 
 def test_the_listing_sees_names_sizes_times_links_and_globs(logs: Path, tmp_path: Path) -> None:
     base = listing([str(logs)])
-    assert base is not None and base.files
+    assert base.memoizable and list(base.files())
     assert listing([str(logs)]) == base  # deterministic
     target = _evidence_file(logs)
     os.utime(target, ns=(0, 1))
-    assert listing([str(logs)]).stat_hash != base.stat_hash  # type: ignore[union-attr]
+    assert listing([str(logs)]).stat_hash() != base.stat_hash()
     (logs / "link").symlink_to(target)
     linked = listing([str(logs)])
     (logs / "link").unlink()
     (logs / "link").symlink_to(logs)
-    assert listing([str(logs)]).stat_hash != linked.stat_hash  # type: ignore[union-attr]
+    assert listing([str(logs)]).stat_hash() != linked.stat_hash()
     (logs / "link").unlink()
     (logs / ".DS_Store").write_bytes(b"noise the walk never reads")
-    assert listing([str(logs)]).stat_hash == listing([str(logs)]).stat_hash  # type: ignore
+    assert listing([str(logs)]).stat_hash() == listing([str(logs)]).stat_hash()
     pattern = str(logs / "**" / "*.log")
     globbed = listing([pattern])
-    assert globbed is not None and set(globbed.files) == {
-        str(p) for p in logs.rglob("*.log")}
+    assert {e.path for e in globbed.files()} == {str(p) for p in logs.rglob("*.log")}
     (target.parent / "extra.log").write_bytes(b"x\n")
-    assert listing([pattern]).stat_hash != globbed.stat_hash  # type: ignore[union-attr]
+    assert listing([pattern]).stat_hash() != globbed.stat_hash()
 
 
 def test_a_damaged_or_foreign_entry_is_a_miss(logs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    first = run([str(logs)], cache=cache)
+    first = diagnosed([str(logs)], cache=cache)
     assert decode(encode(first)) == first
 
     pwned = tmp_path / "pwned"
@@ -143,8 +147,8 @@ def test_a_damaged_or_foreign_entry_is_a_miss(logs: Path, tmp_path: Path) -> Non
         _ResultUnpickler(io.BytesIO(b"")).find_class("plogscan.model.diagnosis", "dataclass")
     with sqlite3.connect(cache / DATABASE) as db:
         db.execute("UPDATE results SET payload = ?", (hostile[0],))
-    again = run([str(logs)], cache=cache)
-    assert "reused_result" not in again.extra
+    again = diagnosed([str(logs)], cache=cache)
+    assert not again.cache.reused_result
     assert render(again, "json") == render(first, "json")
 
 

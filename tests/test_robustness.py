@@ -38,12 +38,13 @@ import pytest
 from click.testing import CliRunner, Result
 from markdown_it import MarkdownIt
 
+from plogscan.catalog import load_rules
 from plogscan.cli import cli
-from plogscan.diagnose import coalesced
-from plogscan.engine import load_rules, scan
+from plogscan.engine import scan
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.textinput import parse_files
 from plogscan.parse.results import FileContext
+from plogscan.pipeline.passes import coalesced
 from tests.forked import run_forked
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -605,7 +606,7 @@ def test_every_line_is_accounted_for(seed: int) -> None:
     ingest = Ingest(workers=1, chunk_bytes=rnd.choice([1, 7, 64, 1000, 1 << 20]), processes=False)
     ctx = FileContext("f.log", rnd.choice(["plog", "stdout", "device-fw", "syslog"]))
     rows = sum(b.num_rows for b in ingest.batches_from([(ctx, io.BytesIO(data))]))
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     assert stats.lines == _count_lines(data)
     assert stats.lines == stats.record_lines + stats.blank_lines, stats
     assert rows == stats.records
@@ -625,7 +626,7 @@ def test_glued_and_indented_headers_count_each_line_once(text: str, chunk: int) 
         ingest = Ingest(workers=1, chunk_bytes=chunk, processes=False)
         kind = "stdout" if path.endswith("stdout.log") else "plog"
         list(ingest.batches_from([(FileContext(path, kind), io.BytesIO(content.encode()))]))
-        (stats,) = ingest.files
+        (stats,) = ingest.summary.files
         assert stats.lines == text.count("\n") + 1
         assert stats.lines == stats.record_lines + stats.blank_lines, stats
     table = parse_files({"plog-1_20260302101500000.log": text}, chunk_bytes=chunk)
@@ -671,7 +672,7 @@ def test_ingest_stats_totals_match_an_independent_count(tmp_path: Path) -> None:
     assert total == sum(expected.values())
     ingest = Ingest(workers=1)
     list(ingest.batches([str(root)]))
-    for stats in ingest.files:
+    for stats in ingest.summary.files:
         assert stats.lines == stats.record_lines + stats.blank_lines == expected[stats.path]
 
 

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import jsonschema
 
-from plogscan.diagnose import run
-from plogscan.engine.checks import check
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.ruleset import rule_from_text
+from plogscan.catalog.checks import check
+from plogscan.catalog.rule import RuleSet
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.model import (
     Finding,
     Level,
@@ -28,6 +27,7 @@ from plogscan.model import (
 from plogscan.report import render
 from plogscan.report.json_report import schema_path
 from plogscan.report.view import finding_key, ordered_findings
+from tests.helpers import diagnosed
 
 ROOT_RULE = """\
 id: TST501
@@ -66,7 +66,7 @@ def _diagnose(tmp_path: Path, level: str = "error"):
     log = tmp_path / "plog-61001_20260507091000000.log"
     log.write_text(LOG, encoding="utf-8")
     rules = RuleSet((rule_from_text(ROOT_RULE), rule_from_text(SYMPTOM_RULE.format(level=level))))
-    return run([str(log)], rules=rules, context_lines=0)
+    return diagnosed([str(log)], rules=rules, context_lines=0)
 
 
 def _finding(rule: str, role: str, level: Level, second: int) -> Finding:
@@ -144,8 +144,9 @@ def test_explains_from_rule_data_reaches_the_findings(tmp_path: Path) -> None:
     log.write_text(LOG, encoding="utf-8")
     wrapper = SYMPTOM_RULE.format(level="critical").replace("role: symptom\nlinks: [TST501]\n", "")
     root = ROOT_RULE + "explains: [TST502]\n"
-    diagnosis = run([str(log)], rules=RuleSet((rule_from_text(root), rule_from_text(wrapper))),
-                    context_lines=0)
+    diagnosis = diagnosed([str(log)],
+                          rules=RuleSet((rule_from_text(root), rule_from_text(wrapper))),
+                          context_lines=0)
     assert [(f.rule, f.explains) for f in diagnosis.findings] == [
         ("TST501", ("TST502",)), ("TST502", ())]
     document = json.loads(render(diagnosis, "json"))
@@ -208,7 +209,7 @@ def test_reports_show_the_chain(tmp_path: Path) -> None:
 def _builtin_top(tmp_path: Path, name: str, text: str) -> list[str]:
     log = tmp_path / name
     log.write_text(text, encoding="utf-8")
-    return [f.rule for f in run([str(log)], context_lines=0).findings]
+    return [f.rule for f in diagnosed([str(log)], context_lines=0).findings]
 
 
 def test_an_environment_failure_outranks_the_device_and_hccl_failures_it_causes(

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from plogscan.diagnose import run
 from plogscan.model import Diagnosis
+from tests.helpers import diagnosed
 
 
 def _diagnose(tmp_path: Path, text: str, name: str = "pasted.log") -> Diagnosis:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    return run([str(path)], fail_on="never", lang="en")
+    return diagnosed([str(path)], fail_on="never", lang="en")
 
 
 def _top(diagnosis: Diagnosis) -> tuple[str, str]:

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from plogscan.categories import CATEGORIES
+from plogscan.catalog import builtin_rules_dir
+from plogscan.catalog.categories import CATEGORIES
+from plogscan.catalog.coverage import ROWS, coverage
+from plogscan.catalog.ruleset import display_path, load_partial
+from plogscan.catalog.ruletext import CATALOGUE_ROWS
+from plogscan.catalog.testing import case_files, load_cases
 from plogscan.cli import cli
-from plogscan.engine import builtin_rules_dir
-from plogscan.engine.coverage import ROWS, coverage
-from plogscan.engine.ruleset import display_path, load_partial
-from plogscan.engine.ruletext import CATALOGUE_ROWS
-from plogscan.engine.testing import case_files, load_cases
+from plogscan.codes import tables
 
 ROOT = Path(__file__).parent.parent
 
@@ -72,7 +73,7 @@ def test_every_stable_builtin_rule_has_a_positive_and_a_negative_case() -> None:
     cases = []
     for path in case_files([builtin_rules_dir()]):
         cases.extend(load_cases(path, display_path(path))[0])
-    assert coverage(rules, cases).problems == ()
+    assert coverage(rules, cases, tables()).problems == ()
 
 
 def test_catalogue_row_names_cover_every_row() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from plogscan.catalog import load_rules
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.cli import cli
-from plogscan.engine import load_rules
-from plogscan.engine.ruleset import rule_from_text
 from plogscan.errors import ErrorGroup
 
 ROOT = Path(__file__).parent.parent

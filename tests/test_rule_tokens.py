@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 
+from plogscan.catalog import load_rules
+from plogscan.catalog.rule import Condition, Rule
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.codes import decode
-from plogscan.engine import load_rules
-from plogscan.engine.rule import Condition, Rule
-from plogscan.engine.ruleset import rule_from_text
 from tests.corpus_path import corpus_dir, pasted_corpus_dirs, trees_dir
 
 TEXT_OPS = frozenset({"contains", "startswith", "endswith", "eq", "in", "re"})

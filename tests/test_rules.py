@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from plogscan.catalog import builtin_rules_dir, load_rules
+from plogscan.catalog.checks import check
+from plogscan.catalog.testing import Case, case_files, load_cases
 from plogscan.crossrank.analyze import identities
-from plogscan.engine import builtin_rules_dir, load_rules
-from plogscan.engine.checks import check
-from plogscan.engine.testing import Case, case_files, load_cases, run_case
+from plogscan.engine.cases import run_case
 
 
 def _cases() -> list[Case]:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from plogscan.categories import CATEGORIES, REMEDIES
+from plogscan.catalog import builtin_rules_dir, load_rules
+from plogscan.catalog.categories import CATEGORIES, REMEDIES
+from plogscan.catalog.rule import Sequence, Single
+from plogscan.catalog.ruleset import load_rule_file, rule_from_text
 from plogscan.datafile.fields import parse_duration
-from plogscan.engine import builtin_rules_dir, load_rules
-from plogscan.engine.rule import Sequence, Single
-from plogscan.engine.ruleset import load_rule_file, rule_from_text
 from plogscan.errors import ErrorGroup, InputError, RuleError
 
 BAD = Path(__file__).parent / "bad_rules"
@@ -172,7 +172,7 @@ def test_readme_lists_exactly_the_taxonomy_with_meanings() -> None:
 
 
 def test_every_category_says_its_meaning_and_first_step_in_chinese() -> None:
-    from plogscan.categories import CATEGORIES_ZH, REMEDIES_ZH, first_step, meaning
+    from plogscan.catalog.categories import CATEGORIES_ZH, REMEDIES_ZH, first_step, meaning
 
     assert list(CATEGORIES_ZH) == list(CATEGORIES) and list(REMEDIES_ZH) == list(REMEDIES)
     assert all(text.strip() for text in (*CATEGORIES_ZH.values(), *REMEDIES_ZH.values()))

@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from plogscan.diagnose import run
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 HEAD = "[{level}] HCCL({pid},python3):2026-03-02-10:15:{s:02d}.000.000 [x.cc:1] [7]"
 
 
 def _both(paths: list[str], tmp_path: Path) -> tuple[str, str]:
-    selective = render(run(paths), "json")
-    whole = render(run(paths, events_out=str(tmp_path / "events.parquet")), "json")
+    selective = render(diagnosed(paths), "json")
+    whole = render(diagnosed(paths, events_out=str(tmp_path / "events.parquet")), "json")
     return selective, whole
 
 

@@ -11,9 +11,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from plogscan.diagnose import run
 from plogscan.engine import candidatestore, seqstore
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 HEAD = "[{level}] {module}({pid},python3):2026-03-17-14:{m:02d}:{s:02d}.{ms:03d}.000 "
 REUSE = "[op_common.cc:1187] [7]Already have context, skip create, ctxSize is {n}"
@@ -50,9 +50,9 @@ def _tree(root: Path, seed: int) -> Path:
 def test_thinned_sequence_gives_the_same_findings(seed: int, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "logs", seed)
-    thinned = run([str(root)])
+    thinned = diagnosed([str(root)])
     monkeypatch.setattr(seqstore, "eligible", lambda rule: False)
-    plain = run([str(root)])
+    plain = diagnosed([str(root)])
     assert render(thinned, "json") == render(plain, "json")
     assert any(f.rule == "CCU001" for f in plain.findings)
 
@@ -62,9 +62,9 @@ def test_spilled_candidates_give_the_same_findings(seed: int, tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "logs", seed)
     monkeypatch.setattr(candidatestore, "SPILL_ROWS", 5)  # past 5 records: to the temporary file
-    spilled = run([str(root)])
+    spilled = diagnosed([str(root)])
     monkeypatch.setattr(seqstore, "eligible", lambda rule: False)
-    assert render(spilled, "json") == render(run([str(root)]), "json")
+    assert render(spilled, "json") == render(diagnosed([str(root)]), "json")
 
 
 def test_spilled_rows_are_read_back_batch_by_batch(tmp_path: Path) -> None:
@@ -104,7 +104,7 @@ def test_candidates_split_by_group_on_disk_give_the_same_findings(
         return made[-1]
 
     monkeypatch.setattr(candidatestore, "GroupBuckets", watched)
-    bucketed = run([str(root)])
+    bucketed = diagnosed([str(root)])
     assert made and all(not Path(b.directory).exists() for b in made)  # used, then removed
     monkeypatch.setattr(seqstore, "eligible", lambda rule: False)
-    assert render(bucketed, "json") == render(run([str(root)]), "json")
+    assert render(bucketed, "json") == render(diagnosed([str(root)]), "json")

@@ -11,11 +11,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from plogscan.catalog import load_rules
+from plogscan.catalog.rule import RuleSet
+from plogscan.catalog.ruleset import rule_from_text
 from plogscan.crossrank.patterns import PREFILTER
-from plogscan.diagnose import run
-from plogscan.engine import load_rules
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.ruleset import rule_from_text
 from plogscan.engine.selector import Selector
 from plogscan.ingest.chunks import Chunk, parse_task
 from plogscan.ingest.skimming import skimmed_parse
@@ -23,6 +22,7 @@ from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.results import FileContext
 from plogscan.parse.superset import superset_regex
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 FSET = builtin_formats()
@@ -221,7 +221,7 @@ def test_superset_regex_matches_wherever_the_original_does(text: str, pattern: s
 @pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.iterdir() if p.is_dir()))
 def test_samples_give_the_same_diagnosis(sample: str) -> None:
     paths = [str(SAMPLES / sample)]
-    assert render(run(paths), "json") == render(run(paths, skim=False), "json")
+    assert render(diagnosed(paths), "json") == render(diagnosed(paths, skim=False), "json")
 
 
 def test_a_generated_debug_heavy_tree_gives_the_same_diagnosis(tmp_path: Path) -> None:
@@ -233,7 +233,7 @@ def test_a_generated_debug_heavy_tree_gives_the_same_diagnosis(tmp_path: Path) -
     gen.generate(gen.Config(out=tmp_path / "tree", size=6 << 20, ranks=2, seed=3,
                             reuse_share=0.06))
     paths = [str(tmp_path / "tree")]
-    skimmed, whole = run(paths), run(paths, skim=False)
+    skimmed, whole = diagnosed(paths), diagnosed(paths, skim=False)
     assert skimmed.inputs.files and skimmed.findings
     assert render(skimmed, "json") == render(whole, "json")
 
@@ -241,7 +241,7 @@ def test_a_generated_debug_heavy_tree_gives_the_same_diagnosis(tmp_path: Path) -
 def test_a_selector_sent_to_a_worker_reuses_the_compiled_database() -> None:
     import pickle
 
-    from plogscan.engine.literals import LiteralScanner
+    from plogscan.parse.literals import LiteralScanner
 
     text = "\n".join(_lines("rule literal")).encode()
     selector = Selector(RULES, extra_regexes=(PREFILTER,))

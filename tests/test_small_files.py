@@ -8,10 +8,10 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from plogscan.diagnose import run
 from plogscan.ingest import pipeline
 from plogscan.ingest.pipeline import Ingest
 from plogscan.report import render
+from tests.helpers import diagnosed
 
 HEADER = "[{level}] HCCL({pid},python3):2026-03-02-10:15:{sec:02d}.{ms:03d}.000 [x.cc:1] [7]"
 CASES = {
@@ -72,9 +72,9 @@ def test_diagnosis_of_many_small_files_is_unchanged(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path / "logs", list(CASES), per_kind=40)
     monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 0)
-    alone = render(run([str(root)]), "json")
+    alone = render(diagnosed([str(root)]), "json")
     monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 256 << 10)
-    assert render(run([str(root)]), "json") == alone
+    assert render(diagnosed([str(root)]), "json") == alone
 
 
 def test_plain_small_files_take_the_joined_parse(tmp_path: Path,
@@ -108,7 +108,7 @@ def test_small_stdout_files_with_colour_codes(tmp_path: Path,
 
 def test_a_group_hands_on_its_records_and_facts_in_one_chunk(tmp_path: Path) -> None:
     root = _tree(tmp_path / "logs", ["plain", "blank-edges", "bad-utf8"], per_kind=20)
-    from plogscan.engine.ruleset import load_rules
+    from plogscan.catalog.ruleset import load_rules
     from plogscan.engine.selector import Selector
 
     ingest = Ingest(workers=1)
@@ -127,7 +127,7 @@ def test_a_group_pickles_its_records_once_not_once_per_file(tmp_path: Path, join
     worker) pickled: each file's records must not carry the whole group's buffers."""
     import pickle
 
-    from plogscan.engine import load_rules
+    from plogscan.catalog import load_rules
     from plogscan.engine.selector import Selector
     from plogscan.ingest.smallfiles import parse_files
     from plogscan.parse.results import FileContext
@@ -150,11 +150,12 @@ def test_a_small_file_the_walk_read_whole_is_not_read_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The walk's sniff reads a small file whole; its group parses those bytes instead of
     opening the file a second time. A file longer than the sniffed head is read by its
-    group's worker, and both give what each file parsed alone gives."""
+    group's worker through the walk's descriptor, without opening it again; both give what
+    each file parsed alone gives."""
     import builtins
 
     from plogscan.ingest import smallfiles
-    from plogscan.ingest.walk import HEAD_BYTES
+    from plogscan.ingest.sniff import HEAD_BYTES
 
     root = _tree(tmp_path / "logs", ["plain", "continuation-first", "bad-utf8"])
     folder = root / "rank_0" / "process_log" / "debug" / "plog"
@@ -164,7 +165,8 @@ def test_a_small_file_the_walk_read_whole_is_not_read_again(
     monkeypatch.setattr(smallfiles, "open", lambda path, *a, **k: opened.append(path) or
                         builtins.open(path, *a, **k), raising=False)  # noqa: SIM115
     grouped, grouped_summary = _ingest([str(root)], True, monkeypatch)
-    assert opened == [str(longer)]
+    assert opened == []
+    assert longer.stat().st_size > HEAD_BYTES
     alone, alone_summary = _ingest([str(root)], False, monkeypatch)
     assert grouped_summary == alone_summary
     assert grouped.to_pylist() == alone.to_pylist()
@@ -202,9 +204,9 @@ def test_text_and_plog_files_of_one_group_are_parsed_apart_in_file_order(
     assert grouped_summary == alone_summary
     assert grouped.to_pylist() == alone.to_pylist()
     monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 0)
-    plain = render(run([str(root)]), "json")
+    plain = render(diagnosed([str(root)]), "json")
     monkeypatch.setattr(pipeline, "SMALL_FILE_BYTES", 256 << 10)
-    assert render(run([str(root)]), "json") == plain
+    assert render(diagnosed([str(root)]), "json") == plain
 
 
 def _skim_head(level: str, pid: int, ts: str, module: str = "GE") -> str:
@@ -247,7 +249,7 @@ def test_a_skimmed_group_gives_what_its_whole_parse_gives(
     """diagnose's reduced parse skims a group's buffer before parsing it: its kept records,
     facts and per-file accounting are those of the same group parsed whole, and those of
     each file parsed alone."""
-    from plogscan.engine import load_rules
+    from plogscan.catalog import load_rules
     from plogscan.engine.selector import Selector
     from plogscan.ingest import joined
     from plogscan.ingest.smallfiles import GroupOutcome, parse_files

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from plogscan.ingest.classify import classify
-from plogscan.ingest.pathhints import path_hints
+from plogscan.ingest.sniff import HEAD_BYTES, iter_inputs
 from plogscan.ingest.sources import Skipped, Source
-from plogscan.ingest.walk import HEAD_BYTES, iter_inputs
+from plogscan.pathhints import path_hints
 from plogscan.schema import SourceKind
 from tests.forked import run_forked
 

@@ -11,8 +11,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from plogscan.engine import RuleSet, candidatestore, groupbuckets, scan, thresholdstore
-from plogscan.engine.ruleset import rule_from_text
+from plogscan.catalog import RuleSet
+from plogscan.catalog.ruleset import rule_from_text
+from plogscan.engine import candidatestore, groupbuckets, scan, thresholdstore
 from plogscan.model import Finding
 from plogscan.schema import EVENT_SCHEMA
 

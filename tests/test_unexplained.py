@@ -15,12 +15,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from plogscan.analysis.unexplained import Unexplained, explained_templates, template_of
-from plogscan.diagnose import run
-from plogscan.engine import load_rules
-from plogscan.model import Evidence, Finding, Level, Scope, Verdict
+from plogscan.catalog import load_rules
+from plogscan.model import Evidence, Finding, Level, Scope, UnexplainedExample, Verdict
 from plogscan.report import render
 from plogscan.report.json_report import schema_path
 from plogscan.schema import EVENT_SCHEMA
+from tests.helpers import diagnosed
 
 T0 = datetime(2026, 4, 2, 8, 15, 0)
 
@@ -99,13 +99,13 @@ def test_grouping_across_batches() -> None:
         row(9, "link to 10.0.0.9 failed, ret 6", rank=3, pid=13, path="r3.log", line=40),
     ]))
     (t,) = u.result()
-    assert t["template"] == "link to <IP> failed, ret <NUM>"
-    assert t["count"] == 4 and t["ranks"] == [0, 1, 3] and t["processes"] == 3
-    assert t["first_ts"] == T0 + timedelta(seconds=1)
-    assert t["last_ts"] == T0 + timedelta(seconds=9)
-    assert t["example"] == {"path": "r3.log", "line": 2, "ts": T0 + timedelta(seconds=1),
-                            "message": "link to 10.0.0.9 failed, ret 6"}
-    assert t["module"] == "HCCL"
+    assert t.template == "link to <IP> failed, ret <NUM>"
+    assert t.count == 4 and t.ranks == (0, 1, 3) and t.processes == 3
+    assert t.first_ts == T0 + timedelta(seconds=1)
+    assert t.last_ts == T0 + timedelta(seconds=9)
+    assert t.example == UnexplainedExample(path="r3.log", line=2, ts=T0 + timedelta(seconds=1),
+                                           message="link to 10.0.0.9 failed, ret 6")
+    assert t.module == "HCCL"
 
 
 def test_ranking_earliest_first_then_fewest_ranks() -> None:
@@ -119,10 +119,10 @@ def test_ranking_earliest_first_then_fewest_ranks() -> None:
         row(1, "the odd rank fails first", rank=3, pid=103, line=30),
         row(None, "no timestamp at all", rank=0, pid=100, line=40),
     ]))
-    assert [t["template"] for t in u.result()] == [
+    assert [t.template for t in u.result()] == [
         "the odd rank fails first", "tie on one rank", "tie on many ranks",
         "everyone times out waiting", "no timestamp at all"]
-    assert [t["template"] for t in u.result(keep=2)] == [
+    assert [t.template for t in u.result(keep=2)] == [
         "the odd rank fails first", "tie on one rank"]
 
 
@@ -134,7 +134,7 @@ def test_templates_of_finding_evidence_are_explained() -> None:
         row(3, "something nobody has a rule for: 0x1f", line=3),
     ]))
     evidence = finding("Notify wait timeout, stream 1 task 1\n  continuation line 3")
-    assert [t["template"] for t in u.result([evidence])] == [
+    assert [t.template for t in u.result([evidence])] == [
         "something nobody has a rule for: <HEX>"]
     assert len(u.result()) == 2
     assert explained_templates([]) == set()
@@ -146,7 +146,7 @@ def test_template_count_is_bounded_and_overflow_counted() -> None:
     u.consume(batch([row(10 + i, f"{w} failed", line=i) for i, w in enumerate(words)]))
     u.consume(batch([row(5, "zulu failed", line=9), row(50, "echo failed", line=10)]))
     assert u.template_count == 3
-    assert [t["template"] for t in u.result()] == ["zulu failed", "alpha failed",
+    assert [t.template for t in u.result()] == ["zulu failed", "alpha failed",
                                                    "bravo failed"]
     # delta and echo were pushed out by the first batch; charlie and the returning echo by
     # the second, when the earlier zulu arrived
@@ -157,7 +157,7 @@ def test_non_error_levels_and_empty_batches_are_ignored() -> None:
     u = Unexplained()
     u.consume(batch([row(1, "fine", level="INFO"), row(2, "meh", level=None)]))
     u.consume(batch([]))
-    assert u.result() == [] and u.template_count == 0
+    assert u.result() == () and u.template_count == 0
 
 
 # --- wired into diagnose and the reports ---------------------------------------------------
@@ -180,15 +180,15 @@ def test_diagnose_reports_unexplained_templates_and_codes(tmp_path: Path) -> Non
     log = tmp_path / "debug" / "plog" / "plog-31877_20260402081500000.log"
     log.parent.mkdir(parents=True)
     log.write_text(PLOG, encoding="utf-8")
-    diagnosis = run([str(tmp_path)], rules=load_rules([], builtin=False), context_lines=0)
-    unexplained = diagnosis.extra["unexplained"]
-    assert unexplained[0]["template"] == \
+    diagnosis = diagnosed([str(tmp_path)], rules=load_rules([], builtin=False), context_lines=0)
+    unexplained = diagnosis.unexplained
+    assert unexplained[0].template == \
         "QueryLinkState: peer <IP> answered garbage <HEX>"
-    assert unexplained[0]["count"] == 2 and unexplained[0]["example"]["line"] == 2
-    assert [t["template"] for t in unexplained][1:] == [
+    assert unexplained[0].count == 2 and unexplained[0].example.line == 2
+    assert [t.template for t in unexplained][1:] == [
         "GetError:[EXEC][EXEC]Stream Synchronize failed, ErrCode=507916, desc=[ccu exception], "
         "InnerCode=<HEX>"]  # no rule loaded: nothing is explained
-    assert diagnosis.extra["codes"] == {}  # no findings, no evidence
+    assert diagnosis.codes == {}  # no findings, no evidence
 
     document = json.loads(render(diagnosis, "json"))
     schema = json.loads(schema_path().read_text(encoding="utf-8"))
@@ -212,14 +212,14 @@ def test_codes_of_evidence_are_decoded_in_the_reports(tmp_path: Path) -> None:
     log = tmp_path / "logs" / "debug" / "plog" / "plog-31877_20260402081500000.log"
     log.parent.mkdir(parents=True)
     log.write_text(PLOG, encoding="utf-8")
-    diagnosis = run([str(log.parent)], rules=load_rules([rule.parent], builtin=False),
+    diagnosis = diagnosed([str(log.parent)], rules=load_rules([rule.parent], builtin=False),
                     context_lines=0)
-    assert diagnosis.extra["codes"] == {
+    assert diagnosis.codes == {
         "0x7150227": None,
         "507916": "ACL_ERROR_RT_CCU_EXCEPTION: ccu exception "
                   "(the collective communication unit task failed)",
     }
-    assert [t["template"] for t in diagnosis.extra["unexplained"]] == [
+    assert [t.template for t in diagnosis.unexplained] == [
         "QueryLinkState: peer <IP> answered garbage <HEX>"]  # the evidence record is explained
     document = json.loads(render(diagnosis, "json"))
     assert document["codes"]["507916"].startswith("ACL_ERROR_RT_CCU_EXCEPTION")

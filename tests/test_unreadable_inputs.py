@@ -21,11 +21,11 @@ from plogscan.analysis.unreadable import (
     mostly_not_text,
 )
 from plogscan.cli import cli
-from plogscan.diagnose import run as diagnose
 from plogscan.ingest.chunks import clean
 from plogscan.ingest.textbytes import CONTROL_BYTES, control_bytes
 from plogscan.lang import missing_translations
 from plogscan.report import render
+from tests.helpers import diagnosed as diagnose
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "ccu-reuse-before-mc2"

@@ -22,8 +22,8 @@ import pytest
 from plogscan.ingest import walkchild
 from plogscan.ingest.chunks import READ_ERRORS
 from plogscan.ingest.limits import LimitHit, Limits
+from plogscan.ingest.sniff import HEAD_BYTES, iter_inputs
 from plogscan.ingest.sources import Skipped
-from plogscan.ingest.walk import HEAD_BYTES, iter_inputs
 from plogscan.ingest.walkchild import WalkFailed, walk_inputs, worth_a_child
 
 PLOG = (b"[ERROR] HCCL(4242,python3):2025-09-11-08:30:15.123.456 [transport.cc:88] [4242]"

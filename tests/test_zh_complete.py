@@ -25,14 +25,14 @@ from pathlib import Path
 
 import pytest
 
+from plogscan.catalog.ruleset import load_rules
 from plogscan.compare.words import WORDS as COMPARE_WORDS
 from plogscan.crossrank.words import WORDS as CROSSRANK_WORDS
-from plogscan.diagnose import run
-from plogscan.engine.ruleset import load_rules
 from plogscan.engine.words import WORDS as ENGINE_WORDS
 from plogscan.lang import missing_translations
 from plogscan.report import i18n, render
 from tests import zh_leftovers as z
+from tests.helpers import diagnosed
 from tests.report_fixtures import FIXTURES
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,7 +59,7 @@ def _zh_runs() -> tuple[dict, set]:
     out = {}
     with missing_translations() as missed:
         for name in SAMPLES:
-            diagnosis = run([str(REPO / "samples" / name)], lang="zh", rules=rules)
+            diagnosis = diagnosed([str(REPO / "samples" / name)], lang="zh", rules=rules)
             out[name] = (diagnosis, {fmt: _visible(diagnosis, fmt) for fmt in FORMATS},
                          z.data_strings(diagnosis, rules))
         for name, make in FIXTURES.items():
@@ -111,7 +111,7 @@ def test_the_leftover_check_finds_an_untranslated_cross_rank_sentence(monkeypatc
                         "every rank that only waited")
     rules = load_rules([]).localized("zh")
     with missing_translations() as missed:
-        diagnosis = run([str(REPO / "samples" / "notify-wait-cascade")], lang="zh",
+        diagnosis = diagnosed([str(REPO / "samples" / "notify-wait-cascade")], lang="zh",
                         rules=rules)
     assert ("crossrank", "zh", "{text}: a real error, not a timeout; it outranks every rank "
             "that only waited") in missed
@@ -310,7 +310,8 @@ def test_limit_reasons_read_whole_in_chinese(tmp_path: Path) -> None:
     ingest = Ingest(workers=1, limits=Limits(files=5, depth=1, nesting=1,
                                              decompressed_bytes=4096, line_bytes=1024))
     list(ingest.batches([str(tmp_path)]))
-    texts = [s.reason for s in ingest.skipped] + [p for f in ingest.files for p in f.problems]
+    summary = ingest.summary
+    texts = [s.reason for s in summary.skipped] + [p for f in summary.files for p in f.problems]
     wanted = ("--max-files", "--max-depth", "--max-nesting", "decompressed", "longer than")
     for word in wanted:
         assert any(word in t for t in texts), (word, texts)

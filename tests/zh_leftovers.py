@@ -23,8 +23,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator
 from html.parser import HTMLParser
 
-from plogscan.engine.rule import RuleSet
-from plogscan.model import Diagnosis
+from plogscan.catalog.rule import RuleSet
+from plogscan.model import BaselineOutcome, Diagnosis
 from plogscan.textsafe import neutralize
 
 # Kept in Latin letters by Ascend/CANN Chinese documentation, and why:
@@ -83,7 +83,8 @@ def data_strings(diagnosis: Diagnosis, rules: RuleSet | None = None) -> set[str]
     for info in diagnosis.rules_evaluated:
         add(info.id, info.name, info.title, info.category, *info.remediation, *info.references)
         add(*_description_pieces(info.description))
-    for finding in (*diagnosis.findings, *(diagnosis.extra.get("suppressed") or [])):
+    outcome = diagnosis.baseline or BaselineOutcome()
+    for finding in (*diagnosis.findings, *outcome.suppressed):
         add(finding.rule, finding.name, finding.title, finding.category, finding.fingerprint,
             finding.id, *finding.remediation, *finding.references, *finding.links,
             *finding.explains, *finding.scope.hosts)
@@ -100,9 +101,9 @@ def data_strings(diagnosis: Diagnosis, rules: RuleSet | None = None) -> set[str]
     for incident in diagnosis.incidents:
         add(incident.id, incident.rule, incident.title, incident.category,
             *(v.label for v in incident.victims))
-    for entry in diagnosis.extra.get("baseline_expired") or []:
-        add(*(str(v) for v in entry.values() if v is not None))
-    for fingerprint, reason in (diagnosis.extra.get("suppressed_reasons") or {}).items():
+    for entry in outcome.expired:
+        add(*(str(v) for v in vars(entry).values() if v is not None))
+    for fingerprint, reason in outcome.suppressed_reasons.items():
         add(fingerprint, reason)
     for proc in diagnosis.processes:
         add(proc.host, *proc.levels)
@@ -112,12 +113,11 @@ def data_strings(diagnosis: Diagnosis, rules: RuleSet | None = None) -> set[str]
     inputs = diagnosis.inputs
     add(*inputs.paths, *(f.path for f in inputs.files), *(f.kind for f in inputs.files),
         *(s.path for s in inputs.skipped), *(p for f in inputs.files for p in f.problems))
-    for code, meaning in (diagnosis.extra.get("codes") or {}).items():
+    for code, meaning in (diagnosis.codes or {}).items():
         add(code, meaning)
-    for t in diagnosis.extra.get("unexplained") or []:
-        example = t["example"]
-        add(t["template"], t["module"], example["path"], example["message"],
-            f"{example['path']}:{example['line']}")
+    for t in diagnosis.unexplained or []:
+        example = t.example
+        add(t.template, t.module, example.path, example.message, f"{example.path}:{example.line}")
     add(*_crossrank_data(diagnosis))
     return out
 

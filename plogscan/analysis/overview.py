@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from plogscan.model import EventRow, ProcessInfo
 from plogscan.schema.grouping import grouped
-from plogscan.table.keys import HeldKeys, admitted
+from plogscan.schema.keys import HeldKeys, admitted
 
 KEEP_EVENTS = 2000  # rows kept for reports, earliest first
 MAX_PROCESSES = 20000  # processes described one by one; past it they are only counted

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.headline import headlines, structure
-from plogscan.model import Finding
+from plogscan.model import Finding, UnexplainedExample, UnexplainedTemplate
 
 MAX_TEMPLATES = 5000
 KEEP = 100  # templates handed to the reports
@@ -179,12 +179,13 @@ class Unexplained:
             self.overflow_templates += 1
         self._templates = dict(ranked[: self.max_templates])
 
-    def result(self, findings: Sequence[Finding] = (), keep: int = KEEP) -> list[dict]:
-        """The unexplained templates, ranked, at most ``keep`` of them (small dicts)."""
+    def result(self, findings: Sequence[Finding] = (), keep: int = KEEP
+               ) -> tuple[UnexplainedTemplate, ...]:
+        """The unexplained templates, ranked, at most ``keep`` of them."""
         explained = explained_templates(ev.message for f in findings for ev in f.evidence)
         remaining = [(text, t) for text, t in self._templates.items() if text not in explained]
         remaining.sort(key=_order)
-        return [_as_dict(text, t) for text, t in remaining[:keep]]
+        return tuple(_as_template(text, t) for text, t in remaining[:keep])
 
 
 def explained_templates(messages: Iterable[str]) -> set[str]:
@@ -195,10 +196,9 @@ def explained_templates(messages: Iterable[str]) -> set[str]:
     return {t for t in mask(first_lines(pa.array(texts, pa.large_string()))).to_pylist() if t}
 
 
-def _as_dict(text: str, t: _Template) -> dict:
-    return {
-        "template": text, "count": t.count, "ranks": sorted(t.ranks),
-        "processes": len(t.processes), "first_ts": t.first_ts, "last_ts": t.last_ts,
-        "module": t.module,
-        "example": {"path": t.path, "line": t.line, "ts": t.example_ts, "message": t.message},
-    }
+def _as_template(text: str, t: _Template) -> UnexplainedTemplate:
+    return UnexplainedTemplate(
+        template=text, count=t.count, ranks=tuple(sorted(t.ranks)),
+        processes=len(t.processes), first_ts=t.first_ts, last_ts=t.last_ts, module=t.module,
+        example=UnexplainedExample(path=t.path, line=t.line, ts=t.example_ts,
+                                   message=t.message))

@@ -10,10 +10,15 @@ database 0600, and its size is capped with least-recently-used eviction.
 Where: ``--cache DIR``, else ``PLOGSCAN_CACHE``, else ``$XDG_CACHE_HOME/plogscan`` (or
 ``~/.cache/plogscan``); ``--no-cache`` or ``PLOGSCAN_CACHE=off`` turns it off.
 
-In: ``ingest.reuse`` keys and entries (records and facts as Arrow tables). Out: the same,
+``entries`` is the typed hand-off to ingest (a file's key and what was kept of it),
+``digest`` the sampled content digest an entry is checked against, ``fingerprint`` the hash of
+plogscan's own code, ``store`` the SQLite store, ``memo`` and ``results`` whole results of
+earlier runs.
+
+In: ``cache.entries`` keys and entries (records and facts as Arrow tables). Out: the same,
 read back; ``info`` and ``clear`` for ``plogscan cache``.
 
-Must not import: ``engine``, ``analysis``, ``crossrank``, ``report``, ``cli``, ``diagnose``:
+Must not import: ``engine``, ``analysis``, ``crossrank``, ``report``, ``cli``, ``pipeline``:
 the rule selection reaches it as a fingerprint string.
 """
 
@@ -23,7 +28,8 @@ from importlib import import_module
 from typing import Any
 
 # Imported on first use: ``plogscan cache info`` and the option parsing need no pyarrow.
-_EXPORTS = {"CacheStore": "plogscan.cache.store", "code_fingerprint": "plogscan.cache.store",
+_EXPORTS = {"CacheStore": "plogscan.cache.store",
+            "code_fingerprint": "plogscan.cache.fingerprint",
             "max_bytes": "plogscan.cache.location", "cache_dir": "plogscan.cache.location"}
 
 __all__ = sorted(_EXPORTS)

@@ -1,7 +1,7 @@
 """A whole ``Diagnosis`` as the cache keeps it: pickled, and read back only as plogscan's own
 result types.
 
-A rerun over inputs that did not change (``ingest.signature``), with the same code, rules and
+A rerun over inputs that did not change (``model.listing``), with the same code, rules and
 options, gives the result of the earlier run without reading an entry per file or running the
 rules again. The result is pickled (its frozen dataclasses, tuples and enums round-trip
 exactly, which a hand-written JSON reader would have to re-implement type by type); it is read

@@ -13,12 +13,13 @@ import click
 from plogscan.baseline import create_baseline, write_baseline
 from plogscan.cli.common import (
     exit_if_incomplete,
-    input_size,
     limit_options,
     limits_from,
+    list_named,
     prepare_output,
     quiet_option,
     report_problems,
+    total_of,
     workers_option,
 )
 from plogscan.console import progress_bar, warn
@@ -65,13 +66,15 @@ def create(paths: tuple[str, ...], output: Path, reason: str | None,
     if expiry is not None and expiry < date.today():
         raise click.BadParameter(f"{expiry.isoformat()} is in the past", param_hint="--expires")
     prepare_output(output, "baseline file", inputs=paths)
-    from plogscan.diagnose import NothingRead, run  # the whole pipeline; imported when needed
+    # the whole pipeline; imported when needed
+    from plogscan.pipeline import DiagnoseOptions, NothingRead, run
 
-    logs = [p for p in paths if not p.endswith(".parquet")]
-    with progress_bar(not quiet, lambda: input_size(logs)) as advance:
+    inputs = list_named(paths, limits)
+    with progress_bar(not quiet, total_of(inputs)) as advance:
         try:
-            diagnosis = run(list(paths), rules_dirs=rule_dirs, fail_on="never", workers=workers,
-                            on_progress=advance, limits=limits)  # type: ignore[arg-type]
+            options = DiagnoseOptions(paths=paths, rules_dirs=rule_dirs, fail_on="never",
+                                      workers=workers, limits=limits)
+            diagnosis = run(options, listing=inputs, on_progress=advance)
         except NothingRead as err:
             report_problems(err.summary, listed=BASELINE_LISTED)
             raise

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from plogscan.categories import CATEGORIES
+from plogscan.catalog.categories import CATEGORIES
 from plogscan.cli.census_labels import Label, read_labels
 from plogscan.errors import InputError, PlogscanError
 from plogscan.textsafe import one_line
 
 if TYPE_CHECKING:
-    from plogscan.engine import RuleSet
+    from plogscan.catalog import RuleSet
 
 
 @dataclass(frozen=True)
@@ -136,10 +136,10 @@ def excerpt_files(directory: Path, labels: dict[str, Label]) -> list[Path]:
 def diagnose_excerpt(path: Path, rules: RuleSet) -> Outcome:
     """Diagnose one excerpt alone, without the cache, in English; a refusal or a crash is an
     outcome, not an error, so that one file never hides the others."""
-    from plogscan.diagnose import NothingRead, run
+    from plogscan.pipeline import DiagnoseOptions, NothingRead, run
 
     try:
-        diagnosis = run([str(path)], rules=rules, fail_on="never", lang="en")
+        diagnosis = run(DiagnoseOptions(paths=(str(path),), rules=rules, fail_on="never"))
     except NothingRead as err:
         reasons = [s.reason for s in err.summary.skipped]
         return Outcome(False, refusal="; ".join(dict.fromkeys(reasons)) or err.message)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,24 +17,30 @@ from plogscan.ingest.sources import NOT_A_LOG_REASON
 from plogscan.model import IngestSummary
 from plogscan.report.i18n import count, ingest_text, tr
 
+if TYPE_CHECKING:
+    from plogscan.ingest.limits import Limits
+    from plogscan.ingest.walk import Lister
 
-def input_size(paths: Sequence[str]) -> int | None:
-    """Bytes on disk under ``paths`` (for the progress bar); None when unknown."""
-    total = 0
-    for raw in paths:
-        path = Path(raw)
-        if path.is_file():
-            total += path.stat().st_size
-        elif path.is_dir():
-            for root, _dirs, files in os.walk(path):
-                for name in files:
-                    try:
-                        total += (Path(root) / name).stat().st_size
-                    except OSError:
-                        continue
-        else:
-            return None
-    return total or None
+
+def list_named(paths: Sequence[str], limits: Limits | None = None, *, tables: bool = True
+               ) -> Lister:
+    """The one walk of the paths a command names (``ingest.walk``): its progress total, the
+    names the redaction keeps from its pseudonyms and the read itself all take it. With
+    ``tables``, event tables named among the paths are read as tables, not walked."""
+    from plogscan.ingest.walk import Lister
+    from plogscan.table.parquet import named_inputs
+
+    return named_inputs(paths, limits) if tables else Lister(paths, limits)
+
+
+def total_of(*listings: Lister) -> Callable[[], int | None]:
+    """The progress total of the walks (asked only when a bar is shown): bytes on disk of
+    the files they read, None when one is unknown (standard input, a pipe)."""
+    def total() -> int | None:
+        sizes = [listing.complete().total_bytes() for listing in listings]
+        return None if None in sizes else sum(s or 0 for s in sizes) or None
+
+    return total
 
 
 REPORT_LISTED = "the report's inputs section lists them"

@@ -16,21 +16,22 @@ from plogscan.cli.common import (
     clock_reference_option,
     cluster_executor,
     diagnose_limit_options,
-    input_size,
     limits_from,
+    list_named,
     parallel_option,
     paths_argument,
     prepare_output,
     quiet_option,
     report_problems,
     scheduler_options,
+    total_of,
     workers_option,
     write_output,
 )
 from plogscan.cli.redaction import redact_options
 from plogscan.console import color_wanted, progress_bar, terminal_width, warn
-from plogscan.diagnose import FAIL_ON, NothingRead, run
 from plogscan.lang import ENV_VAR, LANGS
+from plogscan.pipeline import FAIL_ON, DiagnoseOptions, NothingRead, run
 from plogscan.report import Format, render, write_all
 from plogscan.report.i18n import tr
 
@@ -119,7 +120,9 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     # Everything that can be checked before the (possibly long) run is checked first.
     lang = speak(lang)
     limits = limits_from(more)
-    redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
+    inputs = list_named(paths, limits)  # walked once: for the bar, the redaction and the run
+    # stderr is redacted from here on
+    redactor = redaction.start(more, inputs=paths, names=lambda: inputs.complete().names())
     baseline = None
     if baseline_path:
         from plogscan.baseline import apply_baseline, expiry_warnings, load_baseline
@@ -132,24 +135,23 @@ def command(paths: tuple[str, ...], rules_dirs: tuple[str, ...], fmt: str, outpu
     if events_out:
         prepare_output(events_out, "event table", inputs=paths)
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
-    logs = [p for p in paths if not p.endswith(".parquet")]
-    with progress_bar(not quiet, lambda: input_size(logs)) as advance:
+    with progress_bar(not quiet, total_of(inputs)) as advance:
         try:
-            diagnosis = run(list(paths), rules_dirs, fail_on, workers=workers,
-                            processes=parallel == "processes",
-                            on_progress=advance, events_out=events_out,
-                            lang=lang, clock_offsets=clock_offsets,
-                            clock_reference=clock_reference,
-                            cache=cache_dir(cache, no_cache), executor=executor,
-                            limits=limits, redactor=redactor)  # type: ignore[arg-type]
+            options = DiagnoseOptions(
+                paths=paths, rules_dirs=rules_dirs, fail_on=fail_on, lang=lang,
+                clock_offsets=clock_offsets, clock_reference=clock_reference, limits=limits,
+                workers=workers, processes=parallel == "processes",
+                cache=cache_dir(cache, no_cache), events_out=events_out)
+            diagnosis = run(options, listing=inputs, on_progress=advance, executor=executor,
+                            redactor=redactor)
         except NothingRead as err:
             report_problems(err.summary, lang=lang)
             raise
         finally:
             if executor is not None:
                 executor.close()
-    if diagnosis.extra.get("cache_problem"):
-        warn(f"{diagnosis.extra['cache_problem']}; ran without the cache (--no-cache "
+    if diagnosis.cache.problem:
+        warn(f"{diagnosis.cache.problem}; ran without the cache (--no-cache "
              "hides this warning)")
     if baseline is not None:  # on the real fingerprints, before any redaction
         diagnosis, _suppressed, expired = apply_baseline(diagnosis, baseline)

@@ -10,9 +10,10 @@ import click
 
 from plogscan.cli import EXIT_CLEAN, EXIT_FINDINGS, speak
 from plogscan.cli.common import (
-    input_size,
+    list_named,
     prepare_output,
     quiet_option,
+    total_of,
     workers_option,
     write_output,
 )
@@ -85,9 +86,10 @@ def command(good: str, bad: str, fmt: str, output: str | None, limit: int,
     from plogscan.compare.report import render
 
     logs = [p for p in (good, bad) if not is_table(p)]
-    with progress_bar(not quiet and bool(logs), lambda: input_size(logs)) as advance:
+    inputs = (list_named([good]), list_named([bad]))  # each walked once: the bar, the run
+    with progress_bar(not quiet and bool(logs), total_of(*inputs)) as advance:
         comparison = compare_runs(good, bad, rules_dirs=rules_dirs, lang=lang, workers=workers,
-                                  on_progress=advance)
+                                  on_progress=advance, listings=inputs)
     text = render(comparison, fmt, limit=limit)
     if output:
         write_output(output, text, "report")

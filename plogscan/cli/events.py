@@ -7,14 +7,15 @@ import click
 from plogscan.cli import redaction
 from plogscan.cli.common import (
     exit_if_incomplete,
-    input_size,
     limit_options,
     limits_from,
+    list_named,
     nothing_read,
     parallel_option,
     paths_argument,
     quiet_option,
     report_problems,
+    total_of,
     workers_option,
 )
 from plogscan.cli.redaction import redact_options
@@ -65,22 +66,23 @@ def command(paths: tuple[str, ...], levels: tuple[str, ...], modules: tuple[str,
     A PATH that cannot be read is named on stderr; the others are printed, then
     the exit code is 2.
     """
-    redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
+    limits = limits_from(more)
+    inputs = list_named(paths, limits)  # walked once: for the bar, the redaction and the read
+    # stderr is redacted from here on
+    redactor = redaction.start(more, inputs=paths, names=lambda: inputs.complete().names())
     selector = EventFilter(levels, modules, pids, ranks, grep,
                            parse_when(since) if since else None,
                            parse_when(until) if until else None)
     selector.check()
-    limits = limits_from(more)
     write = WRITERS[fmt]
     printed = 0
     header = True
     stopped_early = False
     log_paths = [p for p in paths if not is_table(p)]
-    with progress_bar(not quiet and bool(log_paths),
-                      lambda: input_size(log_paths)) as advance:
+    with progress_bar(not quiet and bool(log_paths), total_of(inputs)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
                         processes=parallel == "processes", limits=limits)  # type: ignore[arg-type]
-        for batch in event_batches(list(paths), ingest):
+        for batch in event_batches(list(paths), ingest, inputs):
             if limit is not None and printed >= limit:
                 stopped_early = True
                 break

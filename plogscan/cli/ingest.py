@@ -13,9 +13,9 @@ from plogscan.cli.common import (
     clock_reference_option,
     cluster_executor,
     exit_if_incomplete,
-    input_size,
     limit_options,
     limits_from,
+    list_named,
     nothing_read,
     parallel_option,
     paths_argument,
@@ -23,6 +23,7 @@ from plogscan.cli.common import (
     quiet_option,
     report_problems,
     scheduler_options,
+    total_of,
     workers_option,
 )
 from plogscan.cli.redaction import redact_options
@@ -31,6 +32,7 @@ from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
 from plogscan.errors import InputError
 from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.walk import Lister
 from plogscan.table.parquet import EventWriter
 from plogscan.table.stats import render_stats
 
@@ -78,16 +80,20 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
     if (output is None) == (dataset is None):
         raise click.UsageError("give either -o FILE or --dataset DIR")
     limits = limits_from(more)
-    redactor = redaction.start(more, inputs=paths)  # stderr is redacted from here on
+    # Walked once: for the bar, the redaction and the read; an event table named here is a
+    # file skipped for what it is (``ingest`` reads logs).
+    inputs = list_named(paths, limits, tables=False)
+    # stderr is redacted from here on
+    redactor = redaction.start(more, inputs=paths, names=lambda: inputs.complete().names())
     if dataset is not None:
         from plogscan.table.dataset import check_target
 
         check_target(Path(dataset), overwrite)
-        return _ingest_dataset(paths, Path(dataset), overwrite, stats, quiet, workers,
+        return _ingest_dataset(inputs, Path(dataset), overwrite, stats, quiet, workers,
                                parallel, scheduler, scheduler_file, limits, redactor)
     prepare_output(output, "event table", inputs=paths)
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
-    with progress_bar(not quiet, lambda: input_size(paths)) as advance:
+    with progress_bar(not quiet, total_of(inputs)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
                         processes=parallel == "processes", encoded=True, executor=executor,
                         limits=limits)  # type: ignore[arg-type]
@@ -96,7 +102,7 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
             gatherer = Gatherer()
             context = None
             try:
-                for batch in ingest.batches(list(paths)):
+                for batch in ingest.batches(inputs):
                     writer.write(redactor.batch(batch) if redactor is not None else batch)
                     gatherer.consume(batch)
                 context = Context(gatherer.summary(),
@@ -129,18 +135,18 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
     exit_if_incomplete(summary)
 
 
-def _ingest_dataset(paths: tuple[str, ...], directory: Path, overwrite: bool, stats: bool,
+def _ingest_dataset(inputs: Lister, directory: Path, overwrite: bool, stats: bool,
                     quiet: bool, workers: int | None, parallel: str, scheduler: str | None,
                     scheduler_file: str | None, limits: object, redactor: object) -> None:
     from plogscan.table.dataset import write_dataset, write_inputs
     from plogscan.table.parquet import inputs_json
 
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
-    with progress_bar(not quiet, lambda: input_size(paths)) as advance:
+    with progress_bar(not quiet, total_of(inputs)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
                         processes=parallel == "processes", executor=executor,
                         limits=limits)  # type: ignore[arg-type]
-        batches = ingest.batches(list(paths))
+        batches = ingest.batches(inputs)
         if redactor is not None:
             batches = (redactor.batch(b) for b in batches)  # type: ignore[attr-defined]
         try:

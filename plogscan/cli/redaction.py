@@ -12,10 +12,9 @@ puts the streams back and writes ``--redact-map``.
 from __future__ import annotations
 
 import io
-import os
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 import click
@@ -120,9 +119,12 @@ class _Session:
                 raise cannot_write("redaction map", self.map_path, err) from None
 
 
-def start(values: dict, inputs: Sequence[str] = ()) -> Redactor | None:
+def start(values: dict, inputs: Sequence[str] = (),
+          names: Callable[[], Iterable[str]] | None = None) -> Redactor | None:
     """The run's redactor from the options in ``values`` (removed from it), with the streams
-    redacted from now on; None when redaction is off."""
+    redacted from now on; None when redaction is off. ``names()`` (asked only then) gives
+    every name given or found in the inputs' walk (``cli.common.list_named``): names shaped
+    like pseudonyms among them (hosts called ``host-1``...) are never handed out as names."""
     global _ACTIVE
     flag = values.pop("redact")
     patterns = values.pop("redact_patterns")
@@ -143,25 +145,10 @@ def start(values: dict, inputs: Sequence[str] = ()) -> Redactor | None:
         if warning:
             warn(warning)
     redactor = Redactor(patterns, salt)
-    redactor.reserve(_names_under(inputs))
+    if names is not None:
+        redactor.reserve(names())
     _ACTIVE = _Session(redactor, map_path)
     return redactor
-
-
-def _names_under(inputs: Sequence[str], limit: int = 1_000_000) -> Iterator[str]:
-    """The file and directory names under the inputs (no file is opened): names shaped like
-    pseudonyms among them (hosts called ``host-1``...) are never handed out as names."""
-    seen = 0
-    for top in inputs:
-        yield top
-        if not os.path.isdir(top):
-            continue
-        for _root, dirs, files in os.walk(top):
-            for name in (*dirs, *files):
-                yield name
-                seen += 1
-                if seen >= limit:
-                    return
 
 
 def stop() -> None:

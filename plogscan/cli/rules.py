@@ -14,16 +14,17 @@ from pathlib import Path
 
 import click
 
-from plogscan.categories import meaning
+from plogscan.catalog import builtin_rules_dir, load_rules
+from plogscan.catalog.categories import meaning
+from plogscan.catalog.checks import check
+from plogscan.catalog.describe import as_written
+from plogscan.catalog.rule import Rule
+from plogscan.catalog.ruleset import display_path, load_partial
+from plogscan.catalog.testing import case_files, load_cases
 from plogscan.cli import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, speak
 from plogscan.console import terminal_width
 from plogscan.crossrank.analyze import identities
-from plogscan.engine import builtin_rules_dir, load_rules
-from plogscan.engine.checks import check
-from plogscan.engine.describe import as_written
-from plogscan.engine.rule import Rule
-from plogscan.engine.ruleset import display_path, load_partial
-from plogscan.engine.testing import case_files, load_cases, run_case
+from plogscan.engine.cases import run_case
 from plogscan.errors import ErrorGroup, PlogscanError
 from plogscan.lang import ENV_VAR, LANGS
 
@@ -187,7 +188,8 @@ def coverage_report(paths: tuple[str, ...], fmt: str, corpora: tuple[str, ...],
         return
     import json
 
-    from plogscan.engine.coverage import coverage, render_text, to_dict
+    from plogscan.catalog.coverage import coverage, render_text, to_dict
+    from plogscan.codes import tables
 
     rules, errors = load_partial(paths or None, builtin=not paths)
     cases = []
@@ -196,7 +198,7 @@ def coverage_report(paths: tuple[str, ...], fmt: str, corpora: tuple[str, ...],
     if errors:
         click.echo(f"warning: {len(errors)} rule file error(s); run `plogscan rules check`",
                    err=True)
-    cov = coverage(rules, cases)
+    cov = coverage(rules, cases, tables())
     if fmt == "json":
         click.echo(json.dumps(to_dict(cov), indent=2, ensure_ascii=False, sort_keys=True))
     else:

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from plogscan.cli.common import input_size, paths_argument, quiet_option, report_problems
+from plogscan.cli.common import (
+    list_named,
+    paths_argument,
+    quiet_option,
+    report_problems,
+    total_of,
+)
 
 
 @click.command("sql")
@@ -37,9 +43,10 @@ def command(query: str, paths: tuple[str, ...], fmt: str, quiet: bool) -> None:
 
     connect()  # a missing DuckDB is said before any parsing
     logs = [p for p in paths if not is_table(p)]
-    with progress_bar(not quiet and bool(logs), lambda: input_size(logs)) as advance:
+    inputs = list_named(paths)  # walked once: for the bar and the read
+    with progress_bar(not quiet and bool(logs), total_of(inputs)) as advance:
         ingest = Ingest(on_progress=advance)
-        names, rows = run_query(query, event_batches(list(paths), ingest))
+        names, rows = run_query(query, event_batches(list(paths), ingest, inputs))
         for text in render(names, rows, fmt):
             click.echo(text, nl=False)
     report_problems(ingest.summary, listed="`plogscan ingest --stats` lists them")

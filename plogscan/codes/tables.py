@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from plogscan.categories import CATEGORIES
+from plogscan.catalog.categories import CATEGORIES
 from plogscan.codes import translations
 from plogscan.codes.model import Entry, Errno, Part, PtaType, Tables
 from plogscan.codes.translations import TEXT_FIELDS, Texts

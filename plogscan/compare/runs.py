@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from plogscan.catalog import RuleSet
 from plogscan.compare.model import Process
 from plogscan.compare.processes import StreamMap, processes_of
 from plogscan.compare.profile import Profile, ProfileBuilder
@@ -25,10 +26,10 @@ from plogscan.compare.templates import host_pattern
 from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
 from plogscan.crossrank.identity import ProcessKey
-from plogscan.diagnose import NothingRead, run
-from plogscan.engine import RuleSet
 from plogscan.errors import InputError
+from plogscan.ingest.walk import Lister
 from plogscan.model import Diagnosis
+from plogscan.pipeline import DiagnoseOptions, NothingRead, run
 from plogscan.table.dataset import is_dataset, read_dataset
 from plogscan.table.parquet import is_table, open_event_table, read_parquet
 
@@ -57,15 +58,17 @@ def table_batches(path: str) -> Iterator[pa.RecordBatch]:
 @contextmanager
 def read_run(role: str, path: str, rules: RuleSet, *, lang: str = "en",
              workers: int | None = None,
-             on_progress: Callable[[str, int], None] | None = None) -> Iterator[Run]:
+             on_progress: Callable[[str, int], None] | None = None,
+             listing: Lister | None = None) -> Iterator[Run]:
     """The run at ``path``, read; its temporary files live until the block ends."""
     with tempfile.TemporaryDirectory(prefix="plogscan-diff-") as scratch:
         given = is_table(path)
         table = path if given else str(Path(scratch) / "events.parquet")
         try:
-            diagnosis = run([path], fail_on="never", rules=rules, workers=workers,
-                            on_progress=on_progress, events_out=None if given else table,
-                            context_lines=0, lang=lang)
+            options = DiagnoseOptions(paths=(path,), fail_on="never", rules=rules,
+                                      workers=workers, events_out=None if given else table,
+                                      context_lines=0, lang=lang)
+            diagnosis = run(options, listing=listing, on_progress=on_progress)
         except NothingRead:
             raise InputError(f"nothing could be read from {role.upper()} {path}",
                              help="GOOD and BAD are each a log directory, archive, file or "

@@ -371,7 +371,7 @@ class Context:
 
 def identities(table: pa.Table) -> Callable[[], Context]:
     """What ``diagnose`` tells the engine of each record's process (``Context``), for a small
-    table read whole: the rule cases (``engine.testing.run_case``)."""
+    table read whole: the rule cases (``engine.cases.run_case``)."""
     gatherer = Gatherer()
     for batch in table.to_batches():
         gatherer.consume(batch)

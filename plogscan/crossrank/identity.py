@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from plogscan.crossrank.summary import Announce, StreamKey, StreamStats, Summary
-from plogscan.ingest.pathhints import path_hints
+from plogscan.pathhints import path_hints
 
 WORLD = "hccl_world_group"
 # Announcement kinds in the order their rank is trusted (the rendezvous line first).

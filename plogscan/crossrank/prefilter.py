@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.crossrank.patterns import PREFILTER
-from plogscan.engine.literals import LiteralScanner
+from plogscan.parse.literals import LiteralScanner
 
 
 def prefiltered_rows(message: pa.Array, hyperscan: bool = True) -> np.ndarray:

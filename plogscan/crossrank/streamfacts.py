@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from plogscan.crossrank.summary import MAX_STREAMS, StreamKey
 from plogscan.schema import orderable_text, text_equals
 from plogscan.schema.grouping import grouped
-from plogscan.table.keys import HeldKeys, admitted
+from plogscan.schema.keys import HeldKeys, admitted
 
 
 def note_whole(gatherer: Any, facts: pa.Table) -> pa.Table:

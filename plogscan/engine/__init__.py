@@ -1,14 +1,15 @@
-"""The rule engine: load declarative rules (``rules/**.yaml``) and run them over the event table.
+"""The rule engine: run the catalogue's rules over the event table.
 
-``load_rules`` reads and validates rule files strictly (located errors, all at once);
-``scan`` streams record batches through every rule and returns sorted ``Finding`` values.
-The rule format and its matching semantics are written in ``rules/README.md``.
+``scan`` streams record batches through every rule and returns sorted ``Finding`` values;
+``selector`` is the parse workers' prefilter (which records some rule can use), ``presence``
+the evidence ``requires`` checks look for, and ``cases`` runs a rule's own cases. The rules
+come from ``plogscan.catalog``; their matching semantics are written in ``rules/README.md``.
 
-In: rule files (data) and record batches in the event schema. Out: ``Finding`` values
-(``plogscan.model``), each with its evidence records, scope and verdict.
+In: a ``RuleSet`` (``plogscan.catalog``) and record batches in the event schema. Out:
+``Finding`` values (``plogscan.model``), each with its evidence records, scope and verdict.
 
-Must not import: ``analysis``, ``crossrank``, ``report``, ``cli``, ``diagnose``, ``baseline``;
-it reads the table the parser made, never files (``engine.testing`` parses rule cases through
+Must not import: ``analysis``, ``crossrank``, ``report``, ``cli``, ``pipeline``, ``baseline``;
+it reads the table the parser made, never files (``engine.cases`` parses rule cases through
 ``ingest.textinput``, the one way down).
 """
 
@@ -19,16 +20,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from plogscan.engine.engine import scan
-    from plogscan.engine.rule import Rule, RuleSet
-    from plogscan.engine.ruleset import builtin_rules_dir, load_rules
 
-# Where each public name lives: imported on first use, so that importing the package (as
-# ``plogscan rules list`` does) does not load pyarrow and the engine.
-_EXPORTS = {"scan": "plogscan.engine.engine", "Rule": "plogscan.engine.rule",
-            "RuleSet": "plogscan.engine.rule", "builtin_rules_dir": "plogscan.engine.ruleset",
-            "load_rules": "plogscan.engine.ruleset"}
+# Imported on first use, so that importing the package does not load pyarrow and the engine.
+_EXPORTS = {"scan": "plogscan.engine.engine"}
 
-__all__ = ["Rule", "RuleSet", "builtin_rules_dir", "load_rules", "scan"]
+__all__ = ["scan"]
 
 
 def __getattr__(name: str) -> Any:

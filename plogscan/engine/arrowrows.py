@@ -17,9 +17,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.catalog.rule import Condition
 from plogscan.engine.correlate import Row
 from plogscan.engine.predicates import extract
-from plogscan.engine.rule import Condition
 
 
 def codes(column: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, np.ndarray]:

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from plogscan.catalog.rule import Requires, Sequence, Single, Step, Threshold
 from plogscan.engine.partialkeys import fold_partial_keys
-from plogscan.engine.rule import Requires, Sequence, Single, Step, Threshold
-from plogscan.engine.words import words
+from plogscan.engine.words import wanted_records, words
 from plogscan.model import Verdict
 
 MAX_PER_STEP = 20  # evidence records kept per step of one finding
@@ -277,7 +277,7 @@ def _not_evaluable(body: Sequence, pending: list[list[Row]], requires: Requires,
                 lacking.append((row, scope))
         if not lacking:
             continue
-        gap = words(lang, "no {what} were found for {scope}", what=requires.describe(lang),
+        gap = words(lang, "no {what} were found for {scope}", what=wanted_records(requires, lang),
                     scope=lacking[0][1])
         text = words(lang, "Step '{last}' of this rule occurred ({n}), but {gap}, so it cannot "
                      "be decided whether step '{need}' came before it.", last=last,

@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from plogscan.catalog.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.engine import arrowrows, correlate, seqstore, thresholdstore
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.findings import Identify, build_finding
 from plogscan.engine.predicates import Prefilter, evaluate
 from plogscan.engine.presence import Presence
-from plogscan.engine.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.engine.seqstore import SequenceStore
 from plogscan.engine.thresholdstore import ThresholdStore
 from plogscan.errors import InputError

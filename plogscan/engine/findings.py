@@ -6,7 +6,7 @@ Placeholder and ``show`` names resolve in this order: the specials ``count``, ``
 order, then of the context records, latest first); columns of the trigger record (the one that
 filled the last step), else of the first evidence record that has one.
 A parenthesized fact whose value is unknown is left out, and ``record(s)`` agrees with its
-number (``engine.describe``). Log text is substituted as it is, never interpreted.
+number (``catalog.describe``). Log text is substituted as it is, never interpreted.
 
 With an ``Identify`` function (the cross-rank stage's view of the whole input), each record's
 host, rank and device are those of its process (a debug plog line gets the rank its run plog
@@ -20,13 +20,13 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from plogscan.categories import CATEGORIES
+from plogscan.catalog.categories import CATEGORIES
+from plogscan.catalog.describe import fill
+from plogscan.catalog.rule import Rule, Sequence
 from plogscan.engine.correlate import Occurrence, Row
-from plogscan.engine.describe import fill
-from plogscan.engine.fingerprint import fingerprint
-from plogscan.engine.rule import Rule, Sequence
 from plogscan.engine.words import scope_words, words
 from plogscan.model import Evidence, Finding, Scope
+from plogscan.model.fingerprint import fingerprint
 
 # A record's columns -> what the whole input says of its process: host, rank, device, pid (the
 # host process), identity ("content", "path" or "assumed"); None when nothing is known.
@@ -140,10 +140,17 @@ def _scope(rows: list[Row], lang: str = "en") -> str:
 
 def _evidence(step: str, row: Row) -> Evidence:
     c = row.cols
+    line, count = c["line"] or 0, c["line_count"] or 1
+    before = c.get("context_before") or ()
+    after = c.get("context_after") or ()
     return Evidence(
-        path=c["path"] or "", line=c["line"] or 0, ts=c["ts"], message=c["message"] or "",
+        path=c["path"] or "", line=line, ts=c["ts"], message=c["message"] or "",
         step=step, level=c["level"], module=c["module"], pid=c["pid"], rank=c["rank"],
-        host=c["host"], device=c["device"], line_count=c["line_count"] or 1,
+        host=c["host"], device=c["device"], line_count=count,
+        # the lines around the record, as the parse workers took them (``ingest.contextlines``)
+        context_before=tuple(zip(range(line - len(before), line), before, strict=True)),
+        context_after=tuple(zip(range(line + count, line + count + len(after)), after,
+                                strict=True)),
     )
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from plogscan.engine.rule import Predicate
+from plogscan.catalog.rule import Predicate
 from plogscan.parse.superset import superset_regex
 
 

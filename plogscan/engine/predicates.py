@@ -1,4 +1,4 @@
-"""Field predicates as Arrow masks: the operator registry and the mask/capture evaluators.
+"""Field predicates as Arrow masks: each operator's mask, and the mask/capture evaluators.
 
 Every operator works on a whole record batch with ``pyarrow.compute`` (regexes are RE2, so a
 rule cannot hang the scan). Inside one alternative the cheap predicates run first over the
@@ -12,35 +12,16 @@ those tests run on its rows only.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.engine.rule import Condition, Predicate
-from plogscan.schema import EVENT_SCHEMA
+from plogscan.catalog.operators import FIELD_KINDS, OPERATORS
+from plogscan.catalog.rule import Condition, Predicate
 
 MaskFn = Callable[[pa.Array, tuple], pa.Array]
-
-
-def _kind(t: pa.DataType) -> str | None:
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return "str"
-    if pa.types.is_integer(t):
-        return "int"
-    if pa.types.is_boolean(t):
-        return "bool"
-    if pa.types.is_list(t):
-        return "list"
-    return None  # timestamps: ordered and windowed by the engine, not matched
-
-
-FIELD_KINDS: dict[str, str] = {
-    f.name: k for f in EVENT_SCHEMA if (k := _kind(f.type)) is not None  # type: ignore[misc]
-}
 
 
 def _any(arr: pa.Array, values: tuple, one: Callable[[pa.Array, object], pa.Array]) -> pa.Array:
@@ -103,62 +84,12 @@ def _lte(arr: pa.Array, values: tuple) -> pa.Array:
     return pc.less_equal(arr, pa.scalar(values[0], type=arr.type))
 
 
-@dataclass(frozen=True)
-class Operator:
-    """One ``field|op``: the field kinds it accepts, its cost class and its mask function."""
-
-    kinds: frozenset[str]
-    cost: int  # 0 exact, 1 literal substring, 2 regex: evaluated in this order
-    fn: MaskFn
-    single: bool = False  # takes exactly one value (no OR list)
-    value_kind: str | None = None  # the kind of its values when not the field's own
-    captures: tuple[str, ...] = ()  # the names it captures (``re``: the pattern's groups)
-
-
-_TEXT = frozenset({"str", "list"})
-OPERATORS: dict[str, Operator] = {
-    "eq": Operator(frozenset({"str", "int", "bool", "list"}), 0, _eq),
-    "in": Operator(frozenset({"str", "int", "bool", "list"}), 0, _eq),
-    "contains": Operator(_TEXT, 1, _contains),
-    "startswith": Operator(_TEXT, 1, _startswith),
-    "endswith": Operator(_TEXT, 1, _endswith),
-    "re": Operator(_TEXT, 2, _re),
-    "gte": Operator(frozenset({"int"}), 0, _gte, single=True),
-    "lte": Operator(frozenset({"int"}), 0, _lte, single=True),
-    # ``codes|known: true``: a code of the record is in the code tables with a failure class;
-    # captures the most telling such code and its class (``plogscan.codes.most_specific``).
-    "known": Operator(frozenset({"list"}), 0, _known, single=True, value_kind="true",
-                      captures=("code", "code_category")),
+# The mask of each operator of the catalogue (``catalog.operators.OPERATORS``: its field kinds
+# and cost), over a whole column.
+MASKS: dict[str, MaskFn] = {
+    "eq": _eq, "in": _eq, "contains": _contains, "startswith": _startswith,
+    "endswith": _endswith, "re": _re, "gte": _gte, "lte": _lte, "known": _known,
 }
-
-_GROUP = re.compile(r"\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>")
-# RE2 bounds the compiled program (repetition counts, its memory budget); a pattern is also
-# compiled once per batch of records, so its text is bounded too.
-MAX_REGEX_CHARS = 4096
-
-
-def regex_groups(pattern: str) -> tuple[str, ...]:
-    """Named groups of an RE2 pattern, in order of appearance."""
-    return tuple(_GROUP.findall(pattern))
-
-
-def check_regex(pattern: str) -> str | None:
-    """Why an RE2 pattern cannot be used (compiled by Arrow's RE2), or None when it is fine."""
-    names = regex_groups(pattern)
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        return f"named group '{dupes[0]}' appears twice in one pattern"
-    probe = pa.array([""], pa.large_string())
-    try:
-        pc.match_substring_regex(probe, pattern)
-        if names:
-            pc.extract_regex(probe, pattern)
-    except pa.ArrowInvalid as err:
-        text = str(err)
-        if "unnamed groups" in text:
-            return "a pattern with named groups must not also have unnamed groups; write (?:...)"
-        return text
-    return None
 
 
 # The fields a CANN header gives a record. A line pasted without its header ("[DEBUG] Already
@@ -185,15 +116,15 @@ def _field_mask(pred: Predicate, arr: pa.Array, unknown_passes: bool = False) ->
 
 
 def _value_mask(pred: Predicate, arr: pa.Array) -> np.ndarray:
-    op = OPERATORS[pred.op]
+    mask = MASKS[pred.op]
     if pa.types.is_list(arr.type):
         flat = pc.list_flatten(arr)
         parents = pc.list_parent_indices(arr).to_numpy(zero_copy_only=False)
-        hit = op.fn(flat, pred.values).fill_null(False).to_numpy(zero_copy_only=False)
+        hit = mask(flat, pred.values).fill_null(False).to_numpy(zero_copy_only=False)
         out = np.zeros(len(arr), dtype=bool)
         out[parents[hit]] = True
         return out
-    return op.fn(arr, pred.values).fill_null(False).to_numpy(zero_copy_only=False)
+    return mask(arr, pred.values).fill_null(False).to_numpy(zero_copy_only=False)
 
 
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
@@ -254,7 +185,7 @@ class Prefilter:
         if ids is None:
             return None
         if pred.field not in self._scanners:
-            from plogscan.engine.literals import LiteralScanner
+            from plogscan.parse.literals import LiteralScanner
 
             self._scanners[pred.field] = LiteralScanner.build(tuple(ids))
         scanner = self._scanners[pred.field]

@@ -19,10 +19,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from plogscan.engine.rule import Requires
+from plogscan.catalog.rule import Requires
 from plogscan.engine.words import scope_words, words
 from plogscan.schema.grouping import grouped
-from plogscan.table.keys import HeldKeys, admitted, known_rows
+from plogscan.schema.keys import HeldKeys, admitted, known_rows
 
 _KEYS = ["host", "pid", "level", "module", "kind"]
 MAX_PROCESSES = 50000

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from plogscan.engine.rule import Predicate
+from plogscan.catalog.rule import Predicate
 from plogscan.parse.codescan import QUIET_LEVELS
 from plogscan.parse.superset import superset_regex
 

@@ -36,12 +36,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.engine.literals import LiteralScanner
+from plogscan.catalog.operators import FIELD_KINDS
+from plogscan.catalog.rule import Predicate, RuleSet
 from plogscan.engine.narrowing import Narrowed, Narrowing, RawHits, narrowed
-from plogscan.engine.predicates import FIELD_KINDS, _alternative_rows, _literals
+from plogscan.engine.predicates import _alternative_rows, _literals
 from plogscan.engine.rawscan import RAW_FIELDS, raw_expressions
-from plogscan.engine.rule import Predicate, RuleSet
 from plogscan.parse.arrowtext import any_match
+from plogscan.parse.literals import LiteralScanner
 from plogscan.parse.results import TEXT_KINDS
 from plogscan.schema import plain_text
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from plogscan.catalog.rule import Condition, Rule, Sequence
 from plogscan.engine.arrowrows import group_numbers, machine_order
 from plogscan.engine.candidatestore import CandidateStore
-from plogscan.engine.rule import Condition, Rule, Sequence
 from plogscan.schema import COLUMNS
 
 

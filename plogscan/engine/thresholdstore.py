@@ -19,11 +19,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.catalog.rule import Condition, Rule, Threshold
 from plogscan.engine.arrowrows import group_numbers, machine_order
 from plogscan.engine.candidatestore import CandidateStore
 from plogscan.engine.correlate import MAX_PER_STEP, Occurrence, Row, bundle, sort_key
 from plogscan.engine.predicates import extract
-from plogscan.engine.rule import Condition, Rule, Threshold
 from plogscan.schema import COLUMNS
 
 # The groups' times laid end to end must stay clear of int64's end; past it, group by group.

@@ -9,9 +9,12 @@ so English findings are exactly as before. ``WORDS[lang]`` translates every key 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plogscan.lang import Catalogue
+
+if TYPE_CHECKING:
+    from plogscan.catalog.rule import Requires
 
 WORDS: dict[str, dict[str, str]] = {
     "zh": {
@@ -59,3 +62,16 @@ def scope_words(pid: Any, host: Any, rank: Any = None, lang: str = "en") -> str:
     if host is not None:
         text = words(lang, "{who} on host {host}", who=text, host=host)
     return words(lang, "{who} (rank {rank})", who=text, rank=rank) if rank is not None else text
+
+
+def wanted_records(requires: Requires, lang: str = "en") -> str:
+    """``DEBUG records of module HCCL``: the record a ``requires`` check wants, in words."""
+    text = (words(lang, "{levels} records", levels="/".join(requires.levels))
+            if requires.levels else words(lang, "records"))
+    if requires.modules:
+        text = words(lang, "{records} of module {modules}", records=text,
+                     modules="/".join(requires.modules))
+    if requires.kinds:
+        text = words(lang, "{records} in {kinds} files", records=text,
+                     kinds="/".join(requires.kinds))
+    return text

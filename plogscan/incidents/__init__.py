@@ -5,7 +5,7 @@ them) and the cross-rank conclusions. Out: the same findings, each with its repo
 order to read them, and the ``Incident`` values that group them (``build``), or a
 ``Diagnosis`` that carries both (``with_incidents``).
 
-Must not import: ``report``, ``cli``, ``diagnose``, ``baseline``; nor ``parse``, ``ingest``,
+Must not import: ``report``, ``cli``, ``pipeline``, ``baseline``; nor ``parse``, ``ingest``,
 ``table`` or ``engine``: incidents are made of findings, never of records.
 """
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
-from plogscan.categories import WAITING
+from plogscan.catalog.categories import WAITING
 from plogscan.model import (
     CrossRank,
     Diagnosis,

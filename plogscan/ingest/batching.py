@@ -2,18 +2,26 @@
 one digest task, each group put into the in-flight queue in its place in the file order.
 
 ``Ingest`` hands every file to a ``Batcher``; a group is flushed when a large file or a reused
-file comes, or when it is full.
+file comes, or when it is full. In a pool of worker threads a file the walk opened is read
+through a duplicate of its descriptor (``held``), closed when its task is done: no file is
+opened a second time.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import io
+import os
 from collections import deque
 from concurrent.futures import Executor, Future
-from typing import Any, BinaryIO, NamedTuple
+from typing import BinaryIO, NamedTuple
 
+from plogscan.cache.digest import fd_digests, file_digests
+from plogscan.cache.entries import FileKey, Stored
 from plogscan.ingest.chunks import FileState
-from plogscan.ingest.reuse import FileKey, Stored, absolute, file_digests, plain_file
+from plogscan.ingest.contextlines import ContextSpec
+from plogscan.ingest.facts import Reducer
+from plogscan.ingest.filekeys import absolute, plain_file
 from plogscan.ingest.smallfiles import (
     GROUP_BYTES,
     GROUP_FILES,
@@ -21,19 +29,57 @@ from plogscan.ingest.smallfiles import (
     GroupOutcome,
     parse_files,
 )
+from plogscan.parse.lineformats import FormatSet
 from plogscan.schema import held_bytes
+
+
+@dataclasses.dataclass(frozen=True)
+class ParseSpec:
+    """What every parse task of one run takes besides its chunk, range or files."""
+
+    formats: FormatSet | None  # None: the built-in set (each worker loads it)
+    shared: str | None  # the shared-memory directory worker processes hand tables back through
+    encoded: bool  # batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA
+    reducer: Reducer | None  # which records the workers hand on (``facts``)
+    line_bytes: int  # the longest physical line kept (``--max-line-bytes``)
+    digests: bool  # small-file groups hash each file's bytes for the extraction cache
+    context: ContextSpec | None = None  # the lines around the records rules may use
+
+    def task_args(self) -> tuple[FormatSet | None, str | None, bool, Reducer | None, int,
+                                 ContextSpec | None]:
+        """The arguments ``ranges.parse_range`` and ``chunks.parse_task`` take after the
+        chunk and its file."""
+        return (self.formats, self.shared, self.encoded, self.reducer, self.line_bytes,
+                self.context)
 
 
 @dataclasses.dataclass
 class Reuse:
     """A file whose stored extraction is used once its digest (``index`` in the list that
-    ``digest`` gives: digests are computed in groups) confirms its content."""
+    ``digest`` gives: digests are computed in groups) confirms its content; ``fd`` (a
+    duplicate of the walk's descriptor) is where it is parsed from when it does not."""
 
     state: FileState
     key: FileKey
     stored: Stored
     digest: Future[list[str | None]]
     index: int = 0
+    fd: int | None = None
+
+
+def held(stream: BinaryIO) -> int | None:
+    """A duplicate of the descriptor of a plain file the walk opened (no new open), or None
+    for a stream that has none."""
+    try:
+        return os.dup(stream.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return None
+
+
+def closed_when_done(future: Future, fds: list[int]) -> None:
+    """Close ``fds`` once ``future`` is done, cancelled included (then no task reads them)."""
+    if fds:
+        future.add_done_callback(lambda _f: [os.close(fd) for fd in fds])
 
 
 @dataclasses.dataclass
@@ -53,26 +99,30 @@ class Batcher:
     # group goes to the pool, so a tree of large reused files is not held in memory at once.
     REUSE_BYTES = 32 << 20
 
-    def __init__(self, ingest: Any, pool: Executor, inflight: deque,
-                 small_bytes: int = SMALL_FILE_BYTES) -> None:
-        self.ingest, self.pool, self.inflight = ingest, pool, inflight
-        self.files: list[tuple[FileState, str, bytes | None]] = []
+    def __init__(self, spec: ParseSpec, pool: Executor, inflight: deque,
+                 small_bytes: int = SMALL_FILE_BYTES, local: bool = False) -> None:
+        self.spec, self.pool, self.inflight = spec, pool, inflight
+        self.local = local  # worker threads of this process: descriptors can be handed to them
+        self.files: list[tuple[FileState, str, bytes | int | None]] = []
         self.size = 0
-        self.reused: list[tuple[FileState, FileKey, Stored]] = []
+        self.reused: list[tuple[FileState, FileKey, Stored, int | None]] = []
         self.reused_bytes = 0
         self.small_bytes = small_bytes
 
-    def small(self, state: FileState, file: SmallFile) -> None:
+    def small(self, state: FileState, file: SmallFile, stream: BinaryIO) -> None:
         self._flush_reused()
         path, size, whole = file
         if self.files and (self.size + size > GROUP_BYTES or len(self.files) >= GROUP_FILES):
             self._flush_files()
-        self.files.append((state, path, whole))
+        read: bytes | int | None = whole
+        if whole is None and self.local:
+            read = held(stream)
+        self.files.append((state, path, read))
         self.size += size
 
-    def reuse(self, state: FileState, key: FileKey, stored: Stored) -> None:
+    def reuse(self, state: FileState, key: FileKey, stored: Stored, stream: BinaryIO) -> None:
         self._flush_files()
-        self.reused.append((state, key, stored))
+        self.reused.append((state, key, stored, held(stream) if self.local else None))
         self.reused_bytes += held_bytes(stored.records) + held_bytes(stored.facts)
         if len(self.reused) >= self.DIGESTS or self.reused_bytes >= self.REUSE_BYTES:
             self._flush_reused()
@@ -84,19 +134,24 @@ class Batcher:
     def _flush_files(self) -> None:
         if not self.files:
             return
-        ingest = self.ingest
+        spec = self.spec
         future = self.pool.submit(parse_files, [(s.ctx, p, w) for s, p, w in self.files],
-                                  ingest._task_formats, ingest.encoded, ingest.reducer,
-                                  ingest.store is not None)
+                                  spec.formats, spec.encoded, spec.reducer, spec.digests,
+                                  spec.context)
+        closed_when_done(future, [w for _, _, w in self.files if isinstance(w, int)])
         self.inflight.append(Group([s for s, _, _ in self.files], future))
         self.files, self.size = [], 0
 
     def _flush_reused(self) -> None:
         if not self.reused:
             return
-        future = self.pool.submit(file_digests, [key.path for _, key, _ in self.reused])
-        for index, (state, key, stored) in enumerate(self.reused):
-            self.inflight.append(Reuse(state, key, stored, future, index))
+        fds = [fd for _, _, _, fd in self.reused]
+        if all(fd is not None for fd in fds):  # hashed through the walk's descriptors
+            future = self.pool.submit(fd_digests, fds)
+        else:
+            future = self.pool.submit(file_digests, [key.path for _, key, _, _ in self.reused])
+        for index, (state, key, stored, fd) in enumerate(self.reused):
+            self.inflight.append(Reuse(state, key, stored, future, index, fd))
         self.reused, self.reused_bytes = [], 0
 
 

@@ -26,10 +26,10 @@ from typing import Protocol
 
 import numpy as np
 
-from plogscan.ingest.pathhints import name_kind, plog_kind, split_path, suffix
 from plogscan.parse.codescan import codes_in, may_hold_codes
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import MAX_PREFIXES, Strip
+from plogscan.pathhints import name_kind, plog_kind, split_path, suffix
 from plogscan.schema import SourceKind
 
 SNIFF_LINE_CHARS = 512  # only the start of each line matters to the sniff regexes

@@ -73,7 +73,7 @@ class DaskExecutor:
 
 def _worker_identity() -> tuple[str, str]:
     from plogscan import __version__
-    from plogscan.ingest.reuse import code_fingerprint
+    from plogscan.cache.fingerprint import code_fingerprint
 
     return __version__, code_fingerprint()
 

@@ -9,8 +9,8 @@ from functools import cached_property
 import numpy as np
 import pyarrow as pa
 
-from plogscan.ingest.facts import FACTS_SCHEMA
 from plogscan.parse.results import FileContext
+from plogscan.schema.facts import FACTS_SCHEMA
 
 
 @dataclass

@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, facts_of, in_line_order, merged_facts
+from plogscan.ingest.facts import Reducer, facts_of, in_line_order, merged_facts
 from plogscan.ingest.groups import FileOutcome, GroupOutcome, Piece
 from plogscan.ingest.skimming import skim_and_parse, skipped_facts
 from plogscan.parse.arrowtext import split_lines
@@ -32,6 +32,7 @@ from plogscan.parse.pasted import strip_text
 from plogscan.parse.results import TEXT_KINDS, FileContext
 from plogscan.parse.skim import Skimmed
 from plogscan.schema import ENCODED_TEXT
+from plogscan.schema.facts import FACTS_SCHEMA
 
 
 def parse_joined(pieces: list[Piece], fset: FormatSet, encoded: bool, reducer: Reducer | None

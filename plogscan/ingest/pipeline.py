@@ -5,14 +5,14 @@ into byte ranges (only a small window around each cut is read here) and every wo
 own range; compressed files and archive members are read and decompressed by the main process
 and their chunks sent to the workers. Workers are threads by default; as processes (where
 ``fork`` works) they hand their tables back through shared memory (``handoff``). Either way
-they parse with Arrow and numpy kernels. Results are stitched back in order, so a record that
-spans two chunks comes out whole. At most a few chunks are in flight at any time, whatever the
-input size.
+they parse with Arrow and numpy kernels. Results are stitched back in order (``stitch``), so a
+record that spans two chunks comes out whole. At most a few chunks are in flight at any time,
+whatever the input size.
 
 Small plain files go to the workers in groups and are parsed as one (``smallfiles``). With a
 ``Reducer`` (``diagnose``) workers hand back only the records it keeps plus the facts of all
-(``facts``); with a ``FileStore`` too, unchanged files are read from it (``reuse``). The pool
-may be a cluster's (``cluster``): the tasks are the same.
+(``facts``); with a ``FileStore`` too, unchanged files are read from it (``cache.entries``).
+The pool may be a cluster's (``cluster``): the tasks are the same.
 
 Every physical line is accounted for in ``FileStats``: it is inside exactly one record
 (``record_lines``), or blank (``blank_lines``). ``lines == record_lines + blank_lines``.
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -37,39 +36,50 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
+from plogscan.cache.digest import content_digest, fd_digest, file_digest
+from plogscan.cache.entries import FileKey, FileStore, Stored
 from plogscan.ingest import handoff
-from plogscan.ingest.batching import Batcher, Group, Reuse, SmallFile, small_file
+from plogscan.ingest.accounting import Accounting, cut_lines_note, file_stats
+from plogscan.ingest.batching import (
+    Batcher,
+    Group,
+    ParseSpec,
+    Reuse,
+    closed_when_done,
+    held,
+    small_file,
+)
 from plogscan.ingest.chunks import (
     CHUNK_BYTES,
     Chunk,
     Cleaned,
     FileState,
-    Range,
-    parse_range,
     parse_task,
-    plan_ranges,
     read_chunks,
     with_last,
 )
 from plogscan.ingest.classify import KindMemo
-from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
-from plogscan.ingest.limits import LimitHit, Limits, format_size
-from plogscan.ingest.reuse import FileStore, Stored, file_digest, file_key
+from plogscan.ingest.contextlines import ContextSpec, kept_schema, with_context_columns
+from plogscan.ingest.facts import Reducer, as_whole, facts_of
+from plogscan.ingest.filekeys import file_key
+from plogscan.ingest.limits import LimitHit, Limits
+from plogscan.ingest.pool import parse_pool
+from plogscan.ingest.ranges import Range, parse_range, plan_ranges
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
-from plogscan.ingest.stitch import extend, orphan, plus, restore_constants, shift_lines
+from plogscan.ingest.stitch import Stitcher, nonempty_batches
+from plogscan.ingest.stored import cheaper_parsed, reopened
+from plogscan.ingest.walk import Lister
 from plogscan.model import FileStats, IngestSummary, SkippedFile
-from plogscan.parse import blocks
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
-from plogscan.parse.results import TEXT_KINDS, FileContext
+from plogscan.parse.results import FileContext
 from plogscan.schema import table_schema
+from plogscan.schema.facts import FACTS_SCHEMA
 
 # Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
 # row group (about four chunks' worth of rows), few enough to keep memory bounded.
 INFLIGHT_PER_WORKER = 4
 JOIN_ROWS = 65536  # stored records of reused files are joined up to this many rows
-MAX_LIMIT_HITS = 1000  # limit hits kept for the report; later ones are only counted
-STORE_MIN_BYTES = 16 << 10  # smaller plog and device logs are not cached (``_cheaper_parsed``)
 
 
 class Ingest:
@@ -82,83 +92,104 @@ class Ingest:
                  reducer: Reducer | None = None,
                  on_facts: Callable[[pa.Table], None] | None = None,
                  store: FileStore | None = None, executor: Any = None,
-                 limits: Limits | None = None, kinds: KindMemo | None = None) -> None:
+                 limits: Limits | None = None, kinds: KindMemo | None = None,
+                 digests: dict[str, str] | None = None,
+                 context: ContextSpec | None = None) -> None:
         # The line formats are loaded when a file is parsed: a rerun that reads every file
         # from the cache needs none (``_fset`` None: the built-in ones).
         self._fset = fset
-        self.limits = limits or Limits()
-        self.limit_hits: list[LimitHit] = []
-        self.more_limit_hits = 0
+        self._limits = limits or Limits()
+        self._books = Accounting()
+        # The content digest of each plain file, by absolute path: the ones known already
+        # are not computed again, and every one computed is kept here (``walk.Lister``).
+        self._digests = digests
+        # With ``context``, the records rules may use come with the lines around them, taken
+        # by the workers from the bytes they parse (``contextlines``): no file is read again.
+        self._context = context
         # With a reducer, workers hand on only the records it keeps, and the facts of all
         # records go to ``on_facts`` (see ``facts``); the accounting stays whole.
-        self.reducer = reducer
-        self.on_facts = on_facts
+        self._reducer = reducer
+        self._on_facts = on_facts
         # With a reducer and a store, unchanged plain files are read from the store instead
-        # of parsed, and what was parsed is saved there (see ``reuse``).
-        self.store = store if reducer is not None else None
-        self.reused_files = 0
-        self.kinds = kinds  # the kinds sniffed by earlier runs (``classify.remembered_kind``)
+        # of parsed, and what was parsed is saved there (``cache.entries``).
+        self._store = store if reducer is not None else None
+        self._reused_files = 0
+        self._kinds = kinds  # the kinds sniffed by earlier runs (``classify.remembered_kind``)
         # A cluster executor (``cluster.DaskExecutor``) instead of the local pool: the same
         # submit/result interface, its slots instead of the local workers.
-        self.executor = executor
+        self._executor = executor
         self._cwd: str | None = None
-        self.processes = processes
+        self._processes = processes
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
-        self.encoded = encoded
-        self.schema = table_schema(encoded)
-        self.workers = max(1, workers or os.cpu_count() or 1)
-        self.chunk_bytes = chunk_bytes
-        self.on_progress = on_progress
-        self.files: list[FileStats] = []
-        self.skipped: list[SkippedFile] = []
-        self.errors: list[SkippedFile] = []  # named paths that could not be read at all
-        self.paths: tuple[str, ...] = ()
-        self._shared: str | None = None  # shared-memory directory of the running pool
+        self._encoded = encoded
+        self._schema = table_schema(encoded)
+        self._workers = max(1, workers or os.cpu_count() or 1)
+        self._chunk_bytes = chunk_bytes
+        self._on_progress = on_progress
+        self._spec: ParseSpec | None = None  # what every parse task of the running pool takes
+        # Puts each file's chunks back together in order (``stitch``).
+        self._stitcher = Stitcher(self._schema, lambda: self._formats, on_facts,
+                                  reducer is not None)
+        self._local = False  # the running pool's workers are threads of this process
 
     @property
     def summary(self) -> IngestSummary:
-        # Skips in directory-walk order of their paths, so that the report does not depend on
-        # the order in which the arguments were given.
-        hits = tuple(self.limit_hits)
-        if self.more_limit_hits:
-            last = hits[-1]
-            hits += (LimitHit(last.limit, last.option, last.value, "",
-                              f"and {self.more_limit_hits:,} more limit hits not listed"),)
-        return IngestSummary(self.paths, tuple(self.files),
-                             tuple(sorted(self.skipped, key=lambda s: s.path.split("/"))),
-                             hits, tuple(self.errors))
+        """What was read and skipped, and the limits that bit, so far."""
+        return self._books.summary
+
+    @property
+    def limits(self) -> Limits:
+        return self._limits
+
+    @property
+    def reused_files(self) -> int:
+        """Files whose stored extraction was used instead of parsing them."""
+        return self._reused_files
 
     def absorb(self, files: Iterable[FileStats], skipped: Iterable[SkippedFile],
                limits: Iterable[LimitHit] = (), errors: Iterable[SkippedFile] = ()) -> None:
         """Add accounting made by an earlier run (stored in an event table)."""
-        self.files.extend(files)
-        self.skipped.extend(skipped)
-        self.errors.extend(errors)
-        for hit in limits:
-            self.record_limit(hit)
+        self._books.absorb(files, skipped, limits, errors)
 
     def record_limit(self, hit: LimitHit) -> None:
         """Keep a limit that bit (the first ``MAX_LIMIT_HITS``; later ones are counted)."""
-        if len(self.limit_hits) < MAX_LIMIT_HITS:
-            self.limit_hits.append(hit)
-        else:
-            self.more_limit_hits += 1
+        self._books.record_limit(hit)
 
-    def batches(self, paths: Sequence[str]) -> Iterator[pa.RecordBatch]:
-        """Every record of every input, file by file, in line order."""
+    def record_inputs(self, paths: Sequence[str]) -> None:
+        """The paths the run was given (event tables included), as the summary names them."""
+        self._books.record_inputs(paths)
+
+    def hand_on(self, batch: pa.RecordBatch) -> Iterator[pa.RecordBatch]:
+        """A ready-made batch (an event table's) reduced as the workers reduce a parsed chunk:
+        with a reducer, the facts of all its rows to ``on_facts`` and only the kept rows
+        yielded; else the batch as it is."""
+        if self._context is not None:
+            batch = with_context_columns(batch)
+        if self._reducer is None:
+            yield batch
+            return
+        table = pa.Table.from_batches([batch])
+        mask = self._reducer.keep(table)
+        if self._on_facts is not None:
+            self._on_facts(as_whole(facts_of(table), bool(mask.all())))
+        yield from nonempty_batches(table.filter(pa.array(mask)))
+
+    def batches(self, paths: Sequence[str] | Lister) -> Iterator[pa.RecordBatch]:
+        """Every record of every input, file by file, in line order: the inputs of a walk
+        (``walk.Lister``; made here from ``paths`` when none is given)."""
         from plogscan.ingest.sources import Skipped
         from plogscan.ingest.walkchild import walk_inputs
 
-        self.paths = tuple(paths)
+        listing = paths if isinstance(paths, Lister) else Lister(paths, self._limits)
+        self._books.record_inputs(listing.args)
 
         def items() -> Iterator[tuple[FileContext, BinaryIO]]:
-            for item in walk_inputs(list(paths), self.limits, self.record_limit, self.kinds,
-                                    block=self.chunk_bytes):
+            for item in walk_inputs(listing, self._limits, self.record_limit, self._kinds,
+                                    block=self._chunk_bytes):
                 if isinstance(item, Skipped):
-                    kept = self.errors if item.named else self.skipped
-                    kept.append(SkippedFile(item.path, item.reason))
-                    if self.on_progress:
-                        self.on_progress("skipped", 0)
+                    self._books.skip(item.path, item.reason, item.named)
+                    if self._on_progress:
+                        self._on_progress("skipped", 0)
                     continue
                 source, stream = item
                 yield FileContext(source.path, source.kind.value, source.host, source.rank,
@@ -169,13 +200,16 @@ class Ingest:
     def batches_from(self, inputs: Iterable[tuple[FileContext, BinaryIO]]
                      ) -> Iterator[pa.RecordBatch]:
         """Like ``batches`` for already opened streams (used by ``parse_text``)."""
-        pool = self._pool()
+        pool = parse_pool(self._workers, self._processes, self._executor)
         # The pool is shut down (its workers done) before the hand-off directory is removed,
         # so no worker can write into it after it is gone, even when the run stops early.
         with handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box, pool:
-            self._shared = box.directory
+            self._spec = ParseSpec(self._task_formats, box.directory, self._encoded,
+                                   self._reducer, self._limits.line_bytes,
+                                   self._store is not None, self._context)
             try:
-                yield from self._run(pool, inputs)
+                for batch in self._run(pool, inputs):
+                    yield with_context_columns(batch) if self._context else batch
             except BaseException:
                 # Ctrl-C or a failed write: queued chunks are dropped, not parsed, so the
                 # workers stop at once (the ones running finish their chunk).
@@ -186,27 +220,31 @@ class Ingest:
     def _run(self, pool: Executor, inputs: Iterable[tuple[FileContext, BinaryIO]]
              ) -> Iterator[pa.RecordBatch]:
         inflight: deque = deque()
-        slots = getattr(pool, "slots", None) or self.workers
+        slots = getattr(pool, "slots", None) or self._workers
         limit = slots * INFLIGHT_PER_WORKER
-        batch = Batcher(self, pool, inflight)  # small files and digests, in groups
+        self._local = isinstance(pool, ThreadPoolExecutor)  # descriptors reach its workers
+        # small files and digests, in groups
+        batch = Batcher(self._spec, pool, inflight, local=self._local)
         cwd = self._cwd = os.getcwd()  # paths sent to workers are absolute
         for ctx, stream in inputs:
             state = FileState(ctx)
             # a group does not cut long lines: a file that may hold one is read alone
-            small = small_file(stream, min(SMALL_FILE_BYTES, self.limits.line_bytes), cwd)
+            small = small_file(stream, min(SMALL_FILE_BYTES, self._limits.line_bytes), cwd)
             # The line limit changes what a file's extraction holds: it is part of the key.
-            key = (file_key(stream, (ctx, self.limits.line_bytes), cwd)
-                   if self.store is not None and not _cheaper_parsed(ctx, small) else None)
-            stored = self.store.find(key) if key is not None and self.store else None
+            key = (file_key(stream, (ctx, self._limits.line_bytes), cwd)
+                   if self._store is not None and not cheaper_parsed(ctx, small) else None)
+            stored = self._store.find(key) if key is not None and self._store else None
             if stored is not None:  # used once its digest is confirmed
-                batch.reuse(state, key, stored)
+                batch.reuse(state, key, stored, stream)
             else:
                 if key is not None and small is None:
-                    state.saving = key, pool.submit(file_digest, key.path)
+                    state.saving = key, self._digest(pool, key, stream)
                 elif key is not None:
                     state.saving = key, None  # the group's worker hashes the bytes
+                elif small is not None and small.whole is not None:
+                    self._keep_digest(small.path, content_digest(small.whole).hexdigest())
                 if small is not None:
-                    batch.small(state, small)
+                    batch.small(state, small, stream)
                 else:
                     batch.flush()
                     yield from self._parse(pool, state, stream, inflight, limit)
@@ -216,20 +254,38 @@ class Ingest:
         while inflight:
             yield from self._drain(inflight, pool)
 
+    def _digest(self, pool: Executor, key: FileKey, stream: BinaryIO) -> Any:
+        """The content digest of a plain file to store (a future, or the digest when it is
+        known already): computed through the walk's descriptor where it reaches the
+        workers, else by path."""
+        known = self._digests.get(key.path) if self._digests is not None else None
+        if known is not None:
+            return known
+        fd = held(stream) if self._local else None
+        if fd is None:
+            return pool.submit(file_digest, key.path)
+        future = pool.submit(fd_digest, fd)
+        closed_when_done(future, [fd])
+        return future
+
+    def _keep_digest(self, path: str, digest: str | None) -> None:
+        if self._digests is not None and digest is not None:
+            self._digests[path] = digest
+
     def _parse(self, pool: Executor, state: FileState, stream: BinaryIO,
                inflight: deque, limit: int) -> Iterator[pa.RecordBatch]:
         """Submit the parse tasks of one file, draining the oldest as the queue fills."""
         ctx = state.ctx
-        ranges = plan_ranges(stream, self.chunk_bytes, self._cwd)
-        chunks = read_chunks(stream, state, self.chunk_bytes, self.limits.line_bytes)
-        tasks = (self._range_tasks(pool, ranges, ctx, state) if ranges else
-                 self._chunk_tasks(pool, with_last(chunks), ctx))
+        ranges = plan_ranges(stream, self._chunk_bytes, self._cwd)
+        chunks = read_chunks(stream, state, self._chunk_bytes, self._limits.line_bytes)
+        tasks = (self._range_tasks(pool, ranges, ctx, state, stream) if ranges else
+                 self._chunk_tasks(pool, with_last(chunks, self._radius), ctx))
         submitted = 0
         for submit, size, is_last in tasks:
             inflight.append((state, submit(), is_last))
             submitted += 1
-            if self.on_progress:
-                self.on_progress("bytes", size)
+            if self._on_progress:
+                self._on_progress("bytes", size)
             while len(inflight) > limit:
                 yield from self._drain(inflight, pool)
         state.add("decode_errors", getattr(stream, "decode_errors", 0))
@@ -241,44 +297,31 @@ class Ingest:
             self._finish(state)
 
     def _range_tasks(self, pool: Executor, ranges: list[Range], ctx: FileContext,
-                     state: FileState
+                     state: FileState, stream: BinaryIO
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for index, part in enumerate(ranges):
             state.add("bytes", part.end - part.start)
-            yield ((lambda p=part: pool.submit(parse_range, p, ctx, self._task_formats,
-                                               self._shared, self.encoded, self.reducer,
-                                               self.limits.line_bytes)),
+            yield ((lambda p=part: self._submit_range(pool, p, ctx, stream)),
                    part.end - part.start, index == len(ranges) - 1)
+
+    def _submit_range(self, pool: Executor, part: Range, ctx: FileContext, stream: BinaryIO
+                      ) -> Future[Cleaned]:
+        """A range's parse task; in a worker thread it reads the walk's descriptor."""
+        fd = held(stream) if self._local else None
+        if fd is not None:
+            part = dataclasses.replace(part, fd=fd)
+        future = pool.submit(parse_range, part, ctx, *self._spec.task_args())
+        closed_when_done(future, [fd] if fd is not None else [])
+        return future
 
     def _chunk_tasks(self, pool: Executor, chunks: Iterator[tuple[Chunk, bool]], ctx: FileContext
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for chunk, is_last in chunks:
-            yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, self._task_formats,
-                                                self._shared, self.encoded, self.reducer,
-                                                self.limits.line_bytes)),
+            yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, *self._spec.task_args())),
                    len(chunk.data), is_last)
 
-    def _pool(self) -> Executor:
-        """The cluster's executor when one was given. Else worker threads by default: on the
-        2-core benchmark machine they use less CPU in all than processes (no hand-off, no
-        per-file columns rebuilt) and finish sooner, though the parse holds the GIL between
-        kernels. Worker processes when asked for, there are several workers and fork is
-        available."""
-        if self.executor is not None:
-            return self.executor
-        forkable = "fork" in multiprocessing.get_all_start_methods()
-        if self.workers > 1 and self.processes and forkable:
-            builtin_formats()  # loaded before the workers fork, so that they inherit it
-            context = multiprocessing.get_context("fork")
-            try:
-                return ProcessPoolExecutor(self.workers, mp_context=context,
-                                           initializer=_ignore_interrupts)
-            except (NotImplementedError, ImportError, OSError):
-                pass  # no working semaphores (no /dev/shm, sandboxes): threads still work
-        return ThreadPoolExecutor(self.workers, thread_name_prefix="plogscan-parse")
-
     @property
-    def fset(self) -> FormatSet:
+    def _formats(self) -> FormatSet:
         return self._fset if self._fset is not None else builtin_formats()
 
     @property
@@ -303,12 +346,9 @@ class Ingest:
             return
         state, future, is_last = item
         cleaned = future.result()
-        yield from self._merge(state, cleaned)
+        yield from self._stitcher.merge(state, cleaned)
         if is_last:
-            if state.pending is not None:
-                self._count(state, state.pending)
-                yield from self._emit(state, state.pending)
-                state.pending = None
+            yield from self._stitcher.flush(state)
             self._finish(state)
 
     def _reuse(self, run: list[Reuse], pool: Executor) -> Iterator[pa.RecordBatch]:
@@ -319,16 +359,19 @@ class Ingest:
         same: list[Reuse] = []
         for item in run:
             digest = digests[item.index]
+            self._keep_digest(item.key.path, digest)
             if digest is not None and digest == item.stored.digest:
+                if item.fd is not None:
+                    os.close(item.fd)
                 same.append(item)
                 continue
             yield from self._stored(same)
             same = []
             state = item.state
-            state.saving = item.key, pool.submit(file_digest, item.key.path)
+            state.saving = item.key, digest  # the content just hashed: the one parsed now
             inflight: deque = deque()
             try:
-                with open(item.key.path, "rb") as stream:
+                with reopened(item) as stream:
                     yield from self._parse(pool, state, stream, inflight, 1 << 30)
                     while inflight:
                         yield from self._drain(inflight, pool)
@@ -340,36 +383,37 @@ class Ingest:
     def _stored(self, items: list[Reuse]) -> Iterator[pa.RecordBatch]:
         if not items:
             return
-        self.reused_files += len(items)
+        self._reused_files += len(items)
         facts = [item.stored.facts for item in items if item.stored.facts.num_rows]
-        if self.on_facts is not None and facts:
-            self.on_facts(pa.concat_tables(facts).combine_chunks())
+        if self._on_facts is not None and facts:
+            self._on_facts(pa.concat_tables(facts).combine_chunks())
         for item in items:
-            if self.on_progress:
-                self.on_progress("bytes", item.stored.stats.bytes)
-                self.on_progress("file", 0)
-            self.files.append(dataclasses.replace(item.stored.stats, path=item.state.ctx.path))
+            if self._on_progress:
+                self._on_progress("bytes", item.stored.stats.bytes)
+                self._on_progress("file", 0)
+            self._books.files.append(dataclasses.replace(item.stored.stats,
+                                                         path=item.state.ctx.path))
         small: list[pa.Table] = []  # joined up to JOIN_ROWS; a larger table goes alone
         rows = 0
         for item in items:
             records = item.stored.records
             if small and rows + records.num_rows > JOIN_ROWS:
-                yield from _batches(pa.concat_tables(small).combine_chunks())
+                yield from nonempty_batches(pa.concat_tables(small).combine_chunks())
                 small, rows = [], 0
             if records.num_rows:
                 small.append(records)
                 rows += records.num_rows
         if small:
-            yield from _batches(pa.concat_tables(small).combine_chunks())
+            yield from nonempty_batches(pa.concat_tables(small).combine_chunks())
 
     def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
         """The files of a small-file group, finished in order; their records as one table."""
         group = item.future.result()
-        if group.facts is not None and group.facts.num_rows and self.on_facts is not None:
-            self.on_facts(group.facts)  # the group's facts at once, not file by file
+        if group.facts is not None and group.facts.num_rows and self._on_facts is not None:
+            self._on_facts(group.facts)  # the group's facts at once, not file by file
         for i, (state, outcome) in enumerate(zip(item.states, group.files, strict=True)):
-            if self.on_progress:
-                self.on_progress("bytes", outcome.stats.get("bytes", 0))
+            if self._on_progress:
+                self._on_progress("bytes", outcome.stats.get("bytes", 0))
             for name, value in outcome.stats.items():
                 state.add(name, value)
             state.problems.extend(outcome.problems)
@@ -380,158 +424,38 @@ class Ingest:
                 state.saving = (state.saving[0], outcome.digest)
             self._finish(state)
         if group.records.num_rows:  # the group's records as one batch (see coalesced)
-            yield from _batches(group.records)
+            yield from nonempty_batches(group.records)
 
-    def _emit(self, state: FileState, table: pa.Table) -> Iterator[pa.RecordBatch]:
-        if state.saving is not None:
-            state.kept.append(table)
-        yield from _batches(table)
+    @property
+    def _stored_schema(self) -> pa.Schema:
+        """The schema of the records handed on (and kept for the cache)."""
+        return kept_schema(self._schema) if self._context is not None else self._schema
 
-    def _merge(self, state: FileState, cleaned: Cleaned) -> Iterator[pa.RecordBatch]:
-        result = cleaned.result
-        if cleaned.records_file is not None:
-            result.records = handoff.take(cleaned.records_file)
-        if cleaned.problem:
-            state.problems.append(cleaned.problem)
-        if cleaned.cut_lines:
-            first = cleaned.first_cut + (state.lines_before if cleaned.relative_lines else 0)
-            state.cut(first, cleaned.cut_bytes)
-            state.add("cut_lines", cleaned.cut_lines - 1)
-        if cleaned.facts is not None:
-            facts = cleaned.facts
-            if cleaned.relative_lines and state.lines_before:  # numbered like its records
-                facts = plus(facts, ("first_line", "last_line"), state.lines_before)
-            self._facts(state, facts)
-        if cleaned.dropped_records:
-            state.add("records", cleaned.dropped_records)
-            state.add("record_lines", cleaned.dropped_lines)
-        restore_constants(result, state.ctx, self.schema)
-        if cleaned.relative_lines and state.lines_before:
-            shift_lines(result, state.lines_before)
-        state.lines_before += result.lines
-        for key, value in (("lines", result.lines), ("blank_lines", result.blank_lines),
-                           ("unparsed_lines", result.unparsed_lines),
-                           ("record_lines", -result.shared_lines),
-                           ("truncated_lines", result.truncated_lines),
-                           ("invalid_timestamps", result.invalid_timestamps),
-                           ("epoch_clock_records", result.epoch_records),
-                           ("nul_bytes", cleaned.nul_bytes),
-                           ("control_bytes", cleaned.control_bytes),
-                           ("decode_errors", cleaned.decode_errors)):
-            state.add(key, value)
-        head = result.head
-        if head is not None and state.pending is not None:
-            between = state.pending_trailing_blank + head.lead_blank
-            state.pending = extend(state.pending, head, between, self.schema)
-            state.add("blank_lines", -between)
-            if state.pending.column("fmt")[0].as_py() in ("unparsed", "text"):
-                state.add("unparsed_lines", head.lines + between)
-            state.pending_trailing_blank = 0
-        elif head is not None:  # continuation lines with nothing before them in the file
-            state.pending = orphan(state.ctx, head, self.schema)
-            if self.reducer is not None:
-                self._facts(state, as_whole(facts_of(state.pending), True))
-            state.add("unparsed_lines", head.lines)
-            state.pending_trailing_blank = 0
-        records = result.records
-        if result.lead:
-            records = self._join_lead(state, records, result.lead)
-        if records.num_rows == 0:
-            state.pending_trailing_blank += result.trailing_blank
-            return
-        out = [records.slice(0, records.num_rows - 1)]
-        if state.pending is not None:
-            out.insert(0, state.pending)
-        state.pending = records.slice(records.num_rows - 1)
-        state.pending_trailing_blank = result.trailing_blank
-        table = pa.concat_tables(out)
-        self._count(state, table)
-        yield from self._emit(state, table)
-
-    def _join_lead(self, state: FileState, records: pa.Table, lead: int) -> pa.Table:
-        """The records of a chunk with its first ``lead`` joined to the record before the
-        chunk where they continue it (a block cut by the chunk boundary, ``parse.blocks``),
-        and to each other. The worker left their facts out: those of the records they make
-        are added here; the file's accounting follows the join."""
-        before = state.pending
-        parts = records.slice(0, lead)
-        table = pa.concat_tables([before, parts]) if before is not None else parts
-        joined, _ = blocks.join(table, self.fset, state.ctx.kind in TEXT_KINDS)
-        old, new = blocks.record_counts(table), blocks.record_counts(joined)
-        for key, value in (("unparsed_lines", new.unparsed_lines - old.unparsed_lines),
-                           ("invalid_timestamps",
-                            new.invalid_timestamps - old.invalid_timestamps),
-                           ("epoch_clock_records", new.epoch_records - old.epoch_records)):
-            state.add(key, value)
-        if before is not None:
-            state.pending = joined.slice(0, 1)
-            joined = joined.slice(1)
-        if self.reducer is not None and joined.num_rows:
-            self._facts(state, as_whole(facts_of(joined), True))
-        return pa.concat_tables([joined, records.slice(lead)])
-
-    def _facts(self, state: FileState, facts: pa.Table) -> None:
-        if self.on_facts is not None:
-            self.on_facts(facts)
-        if state.saving is not None:
-            state.facts.append(facts)
-
-    def _count(self, state: FileState, table: pa.Table) -> None:
-        state.add("records", table.num_rows)
-        state.add("record_lines", int(pa.compute.sum(table.column("line_count")).as_py() or 0))
+    @property
+    def _radius(self) -> int:
+        return self._context.radius if self._context is not None else 0
 
     def _finish(self, state: FileState) -> None:
-        s = state.stats
-        if s.get("cut_lines"):
-            bound = format_size(self.limits.line_bytes)
-            detail = (f"{s['cut_lines']:,} line(s) longer than {bound} kept their first {bound} "
-                      f"(first: line {state.first_cut}); {s.get('cut_bytes', 0):,} bytes of them "
-                      "were not read")
+        detail = cut_lines_note(state, self._limits.line_bytes)
+        if detail is not None:
             state.problems.append(detail)
-            self.record_limit(self.limits.hit("line_bytes", state.ctx.path, detail))
-        stats = (FileStats(
-            path=state.ctx.path, kind=state.ctx.kind, bytes=s.get("bytes", 0),
-            lines=s.get("lines", 0), records=s.get("records", 0),
-            record_lines=s.get("record_lines", 0), blank_lines=s.get("blank_lines", 0),
-            unparsed_lines=s.get("unparsed_lines", 0), decode_errors=s.get("decode_errors", 0),
-            nul_bytes=s.get("nul_bytes", 0), control_bytes=s.get("control_bytes", 0),
-            truncated_lines=s.get("truncated_lines", 0),
-            invalid_timestamps=s.get("invalid_timestamps", 0),
-            epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems),
-            encoding=state.ctx.encoding))
-        self.files.append(stats)
-        if state.saving is not None and self.store is not None and not state.problems:
+            self.record_limit(self._limits.hit("line_bytes", state.ctx.path, detail))
+        stats = file_stats(state)
+        self._books.files.append(stats)
+        if state.saving is not None and self._store is not None and not state.problems:
             key, digest = state.saving
             content = digest.result() if hasattr(digest, "result") else digest  # a future
+            self._keep_digest(key.path, content)
             if content is not None:
                 records = (pa.concat_tables(state.kept) if state.kept
-                           else self.schema.empty_table())
+                           else self._stored_schema.empty_table())
                 facts = (pa.concat_tables(state.facts) if state.facts
                          else FACTS_SCHEMA.empty_table())  # each chunk's, as handed on
-                self.store.save(key, Stored(content, stats, records, facts))
+                self._store.save(key, Stored(content, stats, records, facts))
         state.kept, state.facts = [], []
-        if self.on_progress:
-            self.on_progress("file", 0)
+        if self._on_progress:
+            self._on_progress("file", 0)
 
-
-
-def _cheaper_parsed(ctx: FileContext, small: SmallFile | None) -> bool:
-    """Whether a file costs less to parse again than to keep in the cache: a plog or device
-    log under ``STORE_MIN_BYTES``, which its small-file group parses joined with the others.
-    Storing its extraction and reading it back cost more (20,000 plogs of about 150 bytes: a
-    first run with the cache took 1.8 times as long as one without, a rerun with one file
-    changed 1.3 times). Text kinds (job stdout) are kept: their groups often fall back to one
-    file at a time (a record may run past a file's end, where a join is not exact), at
-    milliseconds a file."""
-    return small is not None and small.size < STORE_MIN_BYTES and ctx.kind not in TEXT_KINDS
-
-
-def _ignore_interrupts() -> None:
-    """In a worker process: Ctrl-C is the main process's to handle (it drops the queued
-    chunks and shuts the pool down), so a worker prints no traceback of its own."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _note_growth(stream: BinaryIO, planned: int, state: FileState) -> None:
@@ -544,10 +468,3 @@ def _note_growth(stream: BinaryIO, planned: int, state: FileState) -> None:
     if now > planned:
         state.problems.append(f"the file grew by {now - planned:,} bytes while it was read: "
                               f"bytes after {planned:,} were not read")
-
-
-def _batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
-    for batch in table.to_batches():
-        if batch.num_rows:
-            yield batch
-

@@ -13,15 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from plogscan.ingest.facts import (
-    FACTS_SCHEMA,
-    Reducer,
-    as_whole,
-    facts_of,
-    in_line_order,
-    merged_facts,
-    reduced,
-)
+from plogscan.ingest.facts import Reducer, as_whole, facts_of, in_line_order, merged_facts, reduced
 from plogscan.parse import cannheader
 from plogscan.parse.arrowtext import holds, joined_bytes, line_buffers, split_lines
 from plogscan.parse.chunk import parse_chunk
@@ -29,6 +21,7 @@ from plogscan.parse.columns import constant_column
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext
 from plogscan.parse.skim import Skimmed, skim
+from plogscan.schema.facts import FACTS_SCHEMA
 
 # A chunk that holds the header ``tail`` writes between files is kept whole by the selector.
 _SECTION = b"==> "
@@ -100,6 +93,7 @@ def skim_and_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatS
     result = parse_chunk(_picked_text(data, line_starts, offsets, skimmed.parse), first_line,
                          ctx, fset, open_record, encoded, numbers=first_line + picked)
     result.lines = n
+    result.line_starts = line_starts
     result.invalid_timestamps += skimmed.invalid_timestamps
     result.epoch_records += skimmed.epoch_records
     return result, skimmed

@@ -18,16 +18,24 @@ import stat
 import numpy as np
 import pyarrow as pa
 
+from plogscan.cache.digest import content_digest
 from plogscan.ingest.chunks import CHUNK_BYTES, clean
-from plogscan.ingest.facts import FACTS_SCHEMA, Reducer, as_whole, facts_of
+from plogscan.ingest.contextlines import (
+    CONTEXT_COLUMNS,
+    LINES,
+    ContextSpec,
+    Lines,
+    with_context_columns,
+)
+from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.groups import FileOutcome, GroupOutcome, Piece
 from plogscan.ingest.joined import parse_joined
-from plogscan.ingest.reuse import content_digest
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, FileContext
 from plogscan.schema import table_schema
+from plogscan.schema.facts import FACTS_SCHEMA
 
 __all__ = ["GROUP_BYTES", "GROUP_FILES", "SMALL_FILE_BYTES", "FileOutcome", "GroupOutcome",
            "parse_files"]
@@ -37,11 +45,46 @@ GROUP_BYTES = CHUNK_BYTES
 GROUP_FILES = 4096
 
 
-def _read(ctx: FileContext, path: str, whole: bytes | None, digest: bool) -> Piece:
+def _with_context(group: GroupOutcome, pieces: list[Piece], spec: ContextSpec) -> pa.Table:
+    """The group's records with the context lines of those rules may use: one marker pass
+    over the group, then one pass over the files that hold one, joined (each a whole file:
+    no edges; each row's lines kept inside its own file)."""
+    records = group.records
+    marked = np.flatnonzero(np.asarray(spec.marker.candidates(records), dtype=bool))
+    if not len(marked):
+        return with_context_columns(records)
+    starts = np.concatenate(([0], np.cumsum([f.records for f in group.files])))
+    owner = np.searchsorted(starts, marked, side="right") - 1
+    used = np.unique(owner)  # the files that hold a marked record, joined by newlines
+    lines_in = np.array([pieces[i].data.count(b"\n") + 1 for i in used], np.int64)
+    first_of = np.concatenate(([0], np.cumsum(lines_in)[:-1]))
+    joined = Lines(b"\n".join(pieces[i].data for i in used))
+    at = np.searchsorted(used, owner)
+    low, high = first_of[at], first_of[at] + lines_in[at]
+    sub = records.take(pa.array(marked))
+    first = sub.column("line").to_numpy().astype(np.int64) - 1 + low
+    counts = sub.column("line_count").fill_null(1).to_numpy().astype(np.int64)
+    found = joined.around(first, first + counts, spec.radius, low, high)
+    index = np.full(records.num_rows, -1, np.int64)
+    index[marked] = np.arange(len(marked))
+    take = pa.array(np.maximum(index, 0), pa.int64(), mask=index < 0)
+    for name, column in zip(CONTEXT_COLUMNS, found, strict=True):
+        records = records.append_column(pa.field(name, LINES), column.take(take))
+    return records
+
+
+def _read(ctx: FileContext, path: str, whole: bytes | int | None, digest: bool) -> Piece:
     """The bytes of one file of the group: ``whole`` when the walk read all of them already,
-    else read from ``path``."""
-    if whole is not None:
+    read from the descriptor ``whole`` when it is one (the walk's, duplicated: a worker
+    thread reads it without opening the file again), else read from ``path``."""
+    if isinstance(whole, bytes):
         return _piece(ctx, whole, digest)
+    if isinstance(whole, int):
+        try:
+            return _piece(ctx, os.pread(whole, SMALL_FILE_BYTES + 1, 0), digest)
+        except OSError as err:
+            return Piece(ctx, b"", 0, 0, 0,
+                         f"read stopped at byte 0: {type(err).__name__}: {err}")
     try:
         # Without blocking, and only a regular file: the walk checked it, but it may have been
         # swapped for a FIFO since.
@@ -65,12 +108,15 @@ def _piece(ctx: FileContext, raw: bytes, digest: bool) -> Piece:
                  content_digest(raw).hexdigest() if digest else None, control)
 
 
-def parse_files(files: list[tuple[FileContext, str, bytes | None]], fset: FormatSet | None,
+def parse_files(files: list[tuple[FileContext, str, bytes | int | None]],
+                fset: FormatSet | None,
                 encoded: bool = False, reducer: Reducer | None = None,
-                digests: bool = False) -> GroupOutcome:
+                digests: bool = False, context: ContextSpec | None = None) -> GroupOutcome:
     """Parse a group of small plain files (runs in a worker): each given by its path and, when
-    the walk read all of it already, its bytes; with ``digests`` each outcome carries its
-    file's content digest.
+    the walk read all of it already, its bytes (or a descriptor to read it from, see
+    ``_read``); with ``digests`` each outcome carries its file's content digest; with
+    ``context``, the records carry the lines around those rules may use
+    (``contextlines``).
 
     Text kinds (stdout, syslog) are parsed apart from the others, the one way a file's kind
     changes how it is parsed, and the records put back in file order: a job directory lists a
@@ -82,6 +128,8 @@ def parse_files(files: list[tuple[FileContext, str, bytes | None]], fset: Format
         group = _parse_alike(pieces, fset, encoded, reducer)
     else:
         group = _in_file_order(pieces, text, fset, encoded, reducer)
+    if context is not None:
+        group.records = _with_context(group, pieces, context)
     for piece, outcome in zip(pieces, group.files, strict=True):
         outcome.digest = piece.digest
         if piece.size > SMALL_FILE_BYTES:  # it grew past the bound since it was listed

@@ -13,10 +13,10 @@ import pyarrow as pa
 
 from plogscan.ingest.chunks import CHUNK_BYTES
 from plogscan.ingest.classify import classify
-from plogscan.ingest.pathhints import path_hints, text_kind_by_place
 from plogscan.ingest.pipeline import Ingest
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import FileContext
+from plogscan.pathhints import path_hints, text_kind_by_place
 from plogscan.schema import EVENT_SCHEMA, SourceKind
 
 

@@ -1,516 +1,252 @@
-"""The inputs a user names, turned into readable logs and skipped files, in a fixed order.
+"""The walk of the paths a user names: one listing of every entry, without opening a file.
 
-``iter_inputs`` turns the paths a user typed (files, directories, globs, ``.gz``/``.bz2``/``.xz``
-files, ``.tar``/``.tar.gz``/``.tgz``/``.zip`` archives, in any mix and nesting) into one
-deterministic sequence of readable logs and skipped files. Every log comes with its ``Source``
-(display path, kind, path hints, size, encoding) and a stream of its *decompressed*, UTF-8
-bytes from the start.
+``Lister`` goes over the arguments in the order given, globs expanded and sorted, directories
+depth first in sorted name order (so the whole walk is sorted by path), noise names left out.
+Each entry is a ``ListedInput`` (``plogscan.model.listing``): a regular file to read with its
+size, modification time and (device, inode), or a name the run does not read with the reason
+(``stat`` alone tells it: a symlink leading outside, a loop, a duplicate, a FIFO in a tree, a
+name that cannot be looked at, a directory past ``--max-depth``, an empty directory). The
+read of the inputs (``sniff``) takes the entries as they come, so the walk overlaps the parse;
+a consumer that needs them all before the run (the progress total, the redaction's names, the
+cache's key to a whole result) asks for ``complete()``, and the read then replays them: the
+paths are walked once per run, whoever asks.
 
-Containment
-    Nothing outside what the user named is read. What is named on the command line is read as
-    named: a regular file (through a symlink too), a directory, ``-`` (standard input), or a
-    FIFO or character device (``<(zcat run.log.gz)`` arrives as ``/dev/fd/N``), read once as a
-    stream. Inside a directory walk, a symlink (to a file or a directory) is followed only when
-    its target stays inside the directory named, and is skipped with its reason otherwise;
-    FIFOs, sockets and devices are skipped as ``not a regular file`` without being opened
-    (opening one could block, or read for ever). Files are opened without following a link
-    swapped in after the check and without blocking, and must still be the regular file that
-    was checked. Archive members are read in place and never written anywhere.
-
-Nothing lost
-    A file named or placed like a log (``pathhints.placed_like_a_log``) is read whatever its
-    lines look like (a line of no known shape is a record of its own) and even when its first
-    bytes are junk (NUL runs, binary garbage, a huge first line): the junk becomes unparsed or
-    truncated lines and the records after it are found. UTF-16 and GBK files are decoded
-    (``encodings``).
-
-Limits
-    Archive nesting, directory depth, the number of files and decompressed sizes are bounded
-    (``limits.Limits``); each limit that bites is recorded as a ``LimitHit`` and what it left
-    unread is a ``Skipped`` entry or a problem of the file.
-
-Order
-    Arguments in the order given; a directory walk in sorted name order, depth first (so the
-    whole walk is sorted by path); glob matches sorted; archive members in archive order.
-
-What each file is comes from ``classify``, what its path says from ``pathhints``, how
-compressed streams and archives are read from ``streams`` and ``archives``, and the skip
-reasons from ``sources``.
-
-Long module: the walk, the stream sniffing and the text checks share the walker's state (what
-was read, the limits, the file count), so they stay one class.
+Containment: inside a directory walk a symlink is followed only when its target stays inside
+the directory named. What is named on the command line is taken as named: a regular file
+(through a symlink too), a directory, ``-`` (standard input), or a FIFO or character device
+(``<(zcat run.log.gz)`` arrives as ``/dev/fd/N``), read once as a stream.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import glob
-import io
 import os
 import re
 import stat
-import sys
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from pathlib import PurePosixPath
-from typing import BinaryIO
 
-from plogscan.ingest.archives import Member, tar_members, zip_members
-from plogscan.ingest.classify import (
-    BINARY_RATIO,
-    SUSPECT_RATIO,
-    KindMemo,
-    classify,
-    non_text_ratio,
-    remembered_kind,
-)
-from plogscan.ingest.encodings import UTF8, Decoded, decode_head, detect
-from plogscan.ingest.limits import LimitHit, Limits
-from plogscan.ingest.pathhints import (
-    TAR_NAME,
-    log_kind_by_place,
-    named_like_output,
-    path_hints,
-    placed_like_a_log,
-    text_kind_by_place,
-)
-from plogscan.ingest.sources import (
-    NOISE_DIRS,
-    NOT_A_LOG_REASON,
-    NOT_LOG_SUFFIXES,
-    PARQUET_REASON,
-    STDIN_PATH,
-    UNKNOWN_REASON,
-    Skipped,
-    Source,
-    is_noise,
-    printable,
-)
-from plogscan.ingest.streams import (
-    DECOMPRESSORS,
-    Bounded,
-    Counted,
-    PlainFile,
-    Replay,
-    container,
-    describe,
-    failure,
-    read_head,
-)
-from plogscan.schema import SourceKind
+from plogscan.ingest.limits import Limits
+from plogscan.ingest.sources import NOISE_DIRS, PARQUET_REASON, is_noise, printable
+from plogscan.ingest.streams import describe
+from plogscan.model.listing import EntryKind, InputListing, ListedInput
 
-HEAD_BYTES = 64 * 1024  # bytes sniffed for container type and content
-EXTENDED_HEAD_BYTES = 1024 * 1024  # non-seekable text whose head matched nothing: look this far
-TAIL_BYTES = 64 * 1024  # seekable text whose head matched nothing: also sniff its tail
+MAX_ENTRIES = 250_000  # entries kept when the whole listing is asked for (about 50 MB);
+# past this the listing is incomplete: the read goes on walking, but no whole result is kept
 _GLOB_CHARS = re.compile(r"[*?\[]")
 OUTSIDE_REASON = "symlink leads outside the directory given: not followed"
 NO_MATCH_REASON = "no file matches this pattern"
 EMPTY_DIR_REASON = "empty directory"
-# Opened without blocking (a FIFO swapped in cannot hang the run) and, in a walk, without
-# following a symlink swapped in after the check.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
-WalkItem = tuple[Source, BinaryIO] | Skipped  # what a walk yields
+K = EntryKind
 
 
-@dataclass
-class Walker:
-    """State of one ``iter_inputs`` run: what was already read (to report duplicates), the
-    limits and the number of files read so far. ``on_limit`` and ``kinds`` are looked up
-    each time they are used, so that they can be swapped mid-walk (``walkchild`` does, in the
-    process it forks to go on with the walk)."""
+class Lister:
+    """The walk of ``paths``, as entries; ``complete()`` keeps them (up to ``MAX_ENTRIES``).
 
-    limits: Limits = field(default_factory=Limits)
-    on_limit: Callable[[LimitHit], None] | None = None
-    kinds: KindMemo | None = None  # kinds found by earlier runs (``classify.remembered_kind``)
-    files: dict[tuple[int, int], str] = field(default_factory=dict)
-    dirs: dict[tuple[int, int], str] = field(default_factory=dict)
-    count: int = 0
-    stopped: bool = False
+    ``tables`` tells the event tables named on the command line (read as tables, not walked).
+    ``digests`` gathers the content digest of each regular file the run computes (by absolute
+    path), for the cache."""
 
-    def _classify(self, path: str, head: bytes) -> SourceKind | None:
-        if self.kinds is None:
-            return classify(path, head)
-        return remembered_kind(self.kinds, path, head)
+    def __init__(self, paths: Sequence[str], limits: Limits | None = None,
+                 tables: Callable[[str], bool] | None = None, cwd: str | None = None) -> None:
+        self.args = tuple(os.fspath(p) for p in paths)
+        self.limits = limits or Limits()
+        self.cwd = cwd or os.getcwd()
+        self.digests: dict[str, str] = {}
+        self._tables = tables
+        self._walk = self._entries()
+        self._kept: list[ListedInput] | None = None
+        self._listing: InputListing | None = None
+        self.files: dict[tuple[int, int], str] = {}  # (device, inode) -> path shown
+        self.dirs: dict[tuple[int, int], str] = {}
 
-    def inputs(self, paths: Sequence[str]) -> Iterator[WalkItem]:
-        """What ``iter_inputs`` yields for ``paths``."""
-        for arg in paths:
-            if self.stopped:
-                return
-            yield from self.argument(os.fspath(arg))
+    def complete(self) -> InputListing:
+        """The whole listing (walked now, the first time it is asked for)."""
+        if self._listing is None:
+            kept = self._kept = []
+            whole = True
+            for entry in self._walk:
+                kept.append(entry)
+                if len(kept) >= MAX_ENTRIES:
+                    whole = False
+                    break
+            self._listing = InputListing(self.args, self.cwd, tuple(kept), whole, self.digests)
+        return self._listing
 
-    def relay(self, hit: LimitHit) -> None:
-        """Hand a limit hit to ``on_limit`` as it is at the time of the hit."""
-        if self.on_limit is not None:
-            self.on_limit(hit)
+    def __iter__(self) -> Iterator[ListedInput]:
+        """Every entry in walk order: the kept ones again, then the rest of the walk."""
+        if self._kept is not None:
+            yield from self._kept
+        yield from self._walk
 
-    def _hit(self, name: str, path: str, detail: str) -> None:
-        self.relay(self.limits.hit(name, path, detail))
+    # -- the walk ----------------------------------------------------------------------------
 
-    def _count(self, shown: str) -> Skipped | None:
-        """Count one more file read; past ``--max-files`` the run stops reading."""
-        self.count += 1
-        if self.count <= self.limits.files:
-            return None
-        self.stopped = True
-        detail = (f"more than {self.limits.files:,} files: this file and every input after it "
-                  "were not read")
-        self._hit("files", shown, detail)
-        return Skipped(shown, f"not read: {detail} (--max-files)")
+    def _entries(self) -> Iterator[ListedInput]:
+        for arg in self.args:
+            if self._tables is not None and self._tables(arg):
+                yield self._table(arg)
+            elif arg == "-" and not os.path.lexists(arg):
+                yield ListedInput(arg, K.STREAM, named=True)
+            elif is_pattern(arg):
+                yield from self._pattern(arg)
+            else:
+                yield from self._named(arg)
 
-    # -- file system -------------------------------------------------------------------------
+    def _table(self, arg: str) -> ListedInput:
+        try:
+            st = os.stat(arg)
+        except OSError:
+            return ListedInput(arg, K.TABLE, named=True)
+        return ListedInput(arg, K.TABLE, st.st_size, st.st_mtime_ns, (st.st_dev, st.st_ino),
+                           st.st_mode, named=True)
 
-    def argument(self, arg: str) -> Iterator[WalkItem]:
-        if arg == "-" and not os.path.lexists(arg):
-            yield from self.stdin()
+    def _pattern(self, arg: str) -> Iterator[ListedInput]:
+        matches = sorted(glob.glob(arg, recursive=True))
+        if not matches:
+            yield ListedInput(arg, K.PATTERN, skipped=NO_MATCH_REASON, named=True)
             return
-        if is_pattern(arg):
-            matches = sorted(glob.glob(arg, recursive=True))
-            if not matches:
-                yield Skipped(printable(arg), NO_MATCH_REASON, named=True)
-                return
-            walked: set[str] = set()
-            for match in matches:
-                if self.stopped:
-                    return
-                if _inside(match, walked):
-                    continue  # covered by the walk of a matched directory
-                if os.path.isdir(match):
-                    walked.add(os.path.normpath(match))
-                yield from self.path(match)
-            return
-        yield from self.path(arg)
+        yield ListedInput(arg, K.PATTERN, named=True)
+        walked: set[str] = set()
+        for match in matches:
+            if _inside(match, walked):
+                continue  # covered by the walk of a matched directory
+            if os.path.isdir(match):
+                walked.add(os.path.normpath(match))
+            yield from self._named(match)
 
-    def path(self, path: str) -> Iterator[WalkItem]:
-        """A path the user named: read as named (a symlink is followed)."""
-        shown = printable(path)
+    def _named(self, path: str) -> Iterator[ListedInput]:
+        """A path the user named: taken as named (a symlink is followed)."""
         try:
             st = os.stat(path)
         except OSError as exc:
-            yield Skipped(shown, _named_failure(path, exc), named=True)
+            yield ListedInput(path, K.MISSING, skipped=_named_failure(path, exc), named=True)
             return
         if stat.S_ISDIR(st.st_mode):
-            empty = True
-            for item in self.walk(path, st):
-                empty = False
-                yield item
-            if empty and not self.stopped:  # said, so that it is not taken for read
-                yield Skipped(shown, EMPTY_DIR_REASON)
+            yield from self._directory(path, st)
         elif stat.S_ISREG(st.st_mode):
-            yield from self.file(path, st, follow=True, named=True)
+            yield self._file(path, st, follow=True, named=True)
         elif stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode):
-            yield from self.pipe(path)  # named by the user: <(zcat x.gz), /dev/stdin
+            yield ListedInput(path, K.STREAM, mode=st.st_mode, named=True)
         else:
-            yield Skipped(shown, "not a regular file", named=True)
+            yield ListedInput(path, K.OTHER, mode=st.st_mode, skipped="not a regular file",
+                              named=True)
 
-    def stdin(self) -> Iterator[WalkItem]:
-        """``-``: the standard input, read once as a stream."""
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:
-            yield Skipped(STDIN_PATH, "unreadable: no standard input")
-            return
-        skipped = self._count(STDIN_PATH)
-        if skipped is not None:
-            yield skipped
-            return
-        yield from self.stream(STDIN_PATH, stream, None, seekable=False, depth=0, named=True)
+    def _file(self, path: str, st: os.stat_result, *, follow: bool, named: bool = False,
+              link: str | None = None) -> ListedInput:
+        key = (st.st_dev, st.st_ino)
+        skipped = None
+        if key in self.files:
+            skipped = f"duplicate: same file as {self.files[key]}"
+        else:
+            self.files[key] = printable(path)
+            if path.lower().endswith(".parquet"):
+                skipped = PARQUET_REASON
+        return ListedInput(path, K.FILE, st.st_size, st.st_mtime_ns, key, st.st_mode,
+                           follow=follow, named=named, link=link, skipped=skipped)
 
-    def pipe(self, path: str) -> Iterator[WalkItem]:
-        """A FIFO or character device named on the command line, read once as a stream (a
-        directory walk skips them: reading one could block forever)."""
-        skipped = self._count(printable(path))
-        if skipped is not None:
-            yield skipped
-            return
-        try:
-            f = open(path, "rb")  # noqa: SIM115 - closed by the with below, after the yield
-        except OSError as exc:
-            yield Skipped(printable(path), describe(exc), named=True)
-            return
-        with f:
-            yield from self.stream(printable(path), f, None, seekable=False, depth=0,
-                                   named=True)
-
-    def walk(self, top: str, top_stat: os.stat_result) -> Iterator[WalkItem]:
+    def _directory(self, top: str, top_stat: os.stat_result) -> Iterator[ListedInput]:
         """Depth first, entries sorted by name; a directory already on the path is a loop.
         Symlinks are followed only to targets inside ``top``; depth is bounded."""
         root = os.path.realpath(top)
         ancestors: list[tuple[int, int]] = []
-        stack: list[tuple[Iterator[str], tuple[int, int], str]] = []
+        stack: list[tuple[Iterator[str], str]] = []
+        found = False  # whether the walk below ``top`` gave anything to read or report
 
-        def enter(path: str, st: os.stat_result) -> Skipped | None:
+        def enter(path: str, st: os.stat_result, link: str | None = None) -> ListedInput:
             top_named = not stack  # the directory named itself, not one found in it
             key = (st.st_dev, st.st_ino)
+            entry = ListedInput(path, K.DIRECTORY, None, st.st_mtime_ns, key, st.st_mode,
+                                named=top_named, link=link)
             if key in ancestors:
-                return Skipped(printable(path), "symlink loop")
+                return _skipped(entry, "symlink loop")
             if key in self.dirs:
-                return Skipped(printable(path), f"duplicate: same directory as {self.dirs[key]}")
+                return _skipped(entry, f"duplicate: same directory as {self.dirs[key]}")
             if len(stack) > self.limits.depth:
                 detail = (f"more than {self.limits.depth} directory levels below "
                           f"{printable(top)}: this directory was not read")
-                self._hit("depth", printable(path), detail)
-                return Skipped(printable(path), f"not read: {detail} (--max-depth)")
+                return _skipped(entry, f"not read: {detail} (--max-depth)",
+                                self.limits.hit("depth", printable(path), detail))
             try:
                 with os.scandir(path) as it:
                     names = sorted(e.name for e in it)
             except OSError as exc:
                 if top_named:
-                    return Skipped(printable(path), describe(exc), named=True)
-                return Skipped(printable(path), f"unreadable: {describe(exc)}")
+                    return _skipped(entry, describe(exc), named=True)
+                return _skipped(entry, f"unreadable: {describe(exc)}")
             self.dirs[key] = printable(path)
             ancestors.append(key)
-            stack.append((iter(names), key, path))
-            return None
+            stack.append((iter(names), path))
+            return entry
 
-        skipped = enter(top, top_stat)
-        if skipped is not None:
-            yield skipped
+        entry = enter(top, top_stat)
+        yield entry
+        if entry.skipped is not None:
             return
-        while stack and not self.stopped:
-            names, _, directory = stack[-1]
+        while stack:
+            names, directory = stack[-1]
             name = next(names, None)
             if name is None:
                 stack.pop()
                 ancestors.pop()
                 continue
-            if is_noise(name) or name.lower() in NOISE_DIRS:
-                continue
             child = os.path.join(directory, name)
-            try:
-                st = os.lstat(child)
-                link = stat.S_ISLNK(st.st_mode)
-                if link:
-                    if not _within(os.path.realpath(child), root):
-                        yield Skipped(printable(child), OUTSIDE_REASON)
-                        continue
-                    st = os.stat(child)
-            except OSError as exc:
-                yield Skipped(printable(child), _stat_failure(child, exc))
+            if is_noise(name) or name.lower() in NOISE_DIRS:
+                yield ListedInput(child, K.NOISE)
                 continue
-            if stat.S_ISDIR(st.st_mode):
-                skipped = enter(child, st)
-                if skipped is not None:
-                    yield skipped
-            elif stat.S_ISREG(st.st_mode):
-                yield from self.file(child, st, follow=link)
-            else:
-                yield Skipped(printable(child), "not a regular file")
+            entry = self._child(child, root, enter)
+            found = found or entry.kind is not K.DIRECTORY or entry.skipped is not None
+            yield entry
+        if not found:  # said, so that it is not taken for read
+            yield ListedInput(top, K.DIRECTORY, skipped=EMPTY_DIR_REASON)
 
-    def file(self, path: str, st: os.stat_result, *, follow: bool, named: bool = False
-             ) -> Iterator[WalkItem]:
-        shown = printable(path)
-        key = (st.st_dev, st.st_ino)
-        if key in self.files:
-            yield Skipped(shown, f"duplicate: same file as {self.files[key]}")
-            return
-        self.files[key] = shown
-        if path.lower().endswith(".parquet"):
-            yield Skipped(shown, PARQUET_REASON)
-            return
-        skipped = self._count(shown)
-        if skipped is not None:
-            yield skipped
-            return
+    def _child(self, child: str, root: str,
+               enter: Callable[..., ListedInput]) -> ListedInput:
+        """One name found in a directory."""
+        link = None
         try:
-            f = open_checked(path, key, follow=follow)
+            st = os.lstat(child)
+            if stat.S_ISLNK(st.st_mode):
+                link = os.readlink(child)
+                if not _within(os.path.realpath(child), root):
+                    return ListedInput(child, K.LINK, link=link, skipped=OUTSIDE_REASON)
+                st = os.stat(child)
         except OSError as exc:
-            yield Skipped(shown, describe(exc) if named else f"unreadable: {describe(exc)}",
-                          named=named)
-            return
-        except ValueError as exc:
-            yield Skipped(shown, str(exc))
-            return
-        with f:
-            yield from self.stream(shown, f, st.st_size, seekable=True, depth=0, named=named)
-
-    # -- streams -----------------------------------------------------------------------------
-
-    def stream(
-        self, shown: str, stream: BinaryIO, size: int | None, *, seekable: bool, depth: int,
-        named: bool = False,
-    ) -> Iterator[WalkItem]:
-        """Sniff ``stream`` and yield what it holds: a log, archive members, or a skip.
-        ``named``: the stream is a file named on the command line, not one found in a walk or
-        an archive."""
-        head, err = read_head(stream, HEAD_BYTES)
-        if err is not None and not head:
-            os_error = isinstance(err, OSError) and err.errno is not None
-            if named and depth == 0 and os_error:  # a named file the system will not read
-                yield Skipped(shown, describe(err), named=True)
-            else:
-                yield Skipped(shown, failure(err))
-            return
-        fmt = container(head)
-        if fmt == "parquet" or shown.lower().endswith(".parquet"):
-            yield Skipped(shown, PARQUET_REASON)
-            return
-        if fmt in ("zstd", "7z", "rar"):
-            yield Skipped(shown, f"unsupported compression: {fmt} (unpack it first)")
-            return
-        if fmt is not None and depth >= self.limits.nesting:
-            detail = f"more than {self.limits.nesting} archive or compression levels"
-            self._hit("nesting", shown, f"{detail}: not read")
-            yield Skipped(shown, f"archive nested too deeply ({detail}; --max-nesting)")
-            return
-        if fmt in DECOMPRESSORS:
-            packed = Counted(Replay(head, stream, err))
-            inner = Bounded(DECOMPRESSORS[fmt](packed), lambda: packed.count, self.limits,
-                            shown, self.relay)
-            with contextlib.closing(inner):
-                yield from self.stream(shown, inner, size, seekable=False, depth=depth + 1,
-                                       named=named)
-            return
-        if fmt == "zip":
-            yield from self.members(
-                zip_members(shown, stream, head, err, seekable=seekable), depth)
-            return
-        if fmt == "tar":
-            yield from self.members(tar_members(shown, Replay(head, stream, err)), depth)
-            return
-        if not head:
-            yield Skipped(shown, "empty file")
-            return
-        yield from self.text(shown, stream, head, err, size, seekable=seekable, named=named)
-
-    def text(
-        self,
-        shown: str,
-        stream: BinaryIO,
-        head: bytes,
-        err: BaseException | None,
-        size: int | None,
-        *,
-        seekable: bool,
-        named: bool = False,
-    ) -> Iterator[WalkItem]:
-        """A text log (in any encoding), or the reason it is skipped.
-
-        A file named on the command line (or standard input) or named or placed like a log
-        (``*.log``, ``plog-*``, under ``debug/``...) is read whatever its lines look like:
-        lines of no known shape are records of their own (``fmt`` ``text``); and whatever its
-        bytes: a binary-looking head (NUL runs, control bytes) is read as unparsed lines and
-        the records after it as records, and what is not text in it is counted
-        (``FileStats.nul_bytes``, ``control_bytes``, ``decode_errors``), so that a log that
-        turned into binary garbage is reported as unreadable (``analysis.unreadable``),
-        never silently dropped. A file in a tree named like captured output (``*.txt``,
-        ``*.out``, not ``README.txt``) is read whatever its lines look like when it is text.
-        Other files need a line of a known shape. Only an all-NUL file named like a tar is an
-        empty archive.
-        """
-        log_like = named or placed_like_a_log(shown, NOT_LOG_SUFFIXES)
-        encoding, bom = detect(head)
-        seen = decode_head(head, encoding, bom)
-        ratio = non_text_ratio(seen)
-        nul_only = not seen.strip(b"\x00")
-        binary = nul_only or ratio > BINARY_RATIO
-        if binary and not log_like:
-            yield Skipped(shown, _binary_reason(shown, nul_only))
-            return
-        kind = self._classify(shown, seen)
-        content = self._classify("", seen) if binary else kind
-        unseen = False
-        more = err is None and len(head) >= HEAD_BYTES
-        if content is None and more and seekable and size is not None and size > HEAD_BYTES:
-            start = max(size - TAIL_BYTES, HEAD_BYTES)
-            start -= start % 2 if encoding.startswith("utf-16") else 0
-            try:
-                stream.seek(start)
-                tail, _ = read_head(stream, TAIL_BYTES)
-            except OSError:
-                tail = b""
-            seen += b"\n" + decode_head(tail, encoding, 0).partition(b"\n")[2]
-            unseen = size > HEAD_BYTES + TAIL_BYTES
-        elif content is None and more and not seekable:
-            extra, err = read_head(stream, EXTENDED_HEAD_BYTES - len(head))
-            head += extra
-            seen = decode_head(head, encoding, bom)
-            unseen = err is None and len(head) >= EXTENDED_HEAD_BYTES
-        if content is None and more:
-            kind = self._classify(shown, seen)
-            content = self._classify("", seen) if binary else kind
-        if binary and content is None and not unseen and (
-                not log_like or (nul_only and TAR_NAME.search(shown) is not None)):
-            yield Skipped(shown, _binary_reason(shown, nul_only))
-            return
-        is_text = not binary and ratio <= SUSPECT_RATIO
-        if kind is None and (log_like or (is_text and named_like_output(shown))):
-            # read: its lines as records of text, or its junk counted
-            kind = text_kind_by_place(shown) if is_text else log_kind_by_place(shown)
-        if kind is None and err is not None:  # its read failed before it could be told
-            yield Skipped(shown, failure(err))
-            return
-        if kind is None:
-            suffix = PurePosixPath(shown).suffix.lower()
-            if suffix in NOT_LOG_SUFFIXES:
-                yield Skipped(shown, f"{NOT_A_LOG_REASON} ({suffix})")
-            else:
-                yield Skipped(shown, "binary file" if ratio > SUSPECT_RATIO else UNKNOWN_REASON)
-            return
-        source = Source(shown, kind, *path_hints(shown), size, encoding)
-        if seekable:
-            try:
-                stream.seek(0)
-            except OSError as exc:
-                yield Skipped(shown, f"unreadable: {describe(exc)}")
-                return
-            out: BinaryIO = stream
-            if (isinstance(stream, PlainFile) and err is None and len(head) < HEAD_BYTES
-                    and encoding == UTF8 and not bom):
-                stream.whole = head  # all of it: a small file is not read a second time
-        else:
-            out = Replay(head, stream, err)
-        if encoding != UTF8 or bom:
-            out = Decoded(out, encoding, bom)  # type: ignore[assignment]
-        yield source, out
-
-    def members(self, items: Iterator[Member | Skipped], depth: int) -> Iterator[WalkItem]:
-        """Each archive member, sniffed and read like a file one nesting level deeper."""
-        for item in items:
-            if self.stopped:
-                return
-            if isinstance(item, Skipped):
-                yield item
-                continue
-            skipped = self._count(item.path)
-            if skipped is not None:
-                yield skipped
-                return
-            stream: BinaryIO = item.stream
-            if item.packed is not None:  # a compressed zip member: bound what it expands to
-                packed = item.packed
-                stream = Bounded(stream, lambda p=packed: p, self.limits, item.path,  # type: ignore[misc]
-                                 self.relay)
-            yield from self.stream(item.path, stream, item.size, seekable=False,
-                                   depth=depth + 1)
+            return ListedInput(child, K.MISSING, link=link, skipped=_stat_failure(child, exc))
+        if stat.S_ISDIR(st.st_mode):
+            return enter(child, st, link)
+        if stat.S_ISREG(st.st_mode):
+            return self._file(child, st, follow=link is not None, link=link)
+        return ListedInput(child, K.OTHER, mode=st.st_mode, link=link,
+                           skipped="not a regular file")
 
 
-def open_checked(path: str, key: tuple[int, int], *, follow: bool) -> BinaryIO:
-    """``path`` opened for reading, still the regular file ``key`` (device, inode) that was
-    checked: without blocking and, unless ``follow``, without following a symlink. Raises
-    ``OSError`` or ``ValueError`` (with the skip reason)."""
-    flags = _OPEN_FLAGS | (0 if follow else _NOFOLLOW)
-    handle = PlainFile(io.FileIO(path, "r", opener=lambda p, _f: os.open(p, flags)))
-    try:
-        st = os.fstat(handle.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError("not a regular file")
-        if (st.st_dev, st.st_ino) != key:
-            raise ValueError("changed while being read: replaced by another file")
-        if flags & os.O_NONBLOCK:
-            os.set_blocking(handle.fileno(), True)
-        handle.key, handle.follow = key, follow
-    except BaseException:
-        handle.close()
-        raise
-    return handle  # type: ignore[return-value]
+def unchanged(listing: InputListing) -> bool:
+    """Whether every entry of ``listing`` is still as listed (one ``stat`` each, no directory
+    read: a name added to or removed from a directory changes its modification time)."""
+    for entry in listing.entries:
+        if entry.file_id is None or entry.kind not in (K.FILE, K.DIRECTORY, K.TABLE):
+            continue
+        try:
+            st = os.stat(entry.path)
+        except OSError:
+            return False
+        if ((st.st_dev, st.st_ino) != entry.file_id or st.st_mtime_ns != entry.mtime_ns
+                or (entry.size is not None and st.st_size != entry.size)):
+            return False
+    return True
 
 
 def is_pattern(arg: str) -> bool:
     """Whether an argument is a glob pattern: no such path, and ``*``, ``?`` or ``[`` in it."""
     return not os.path.lexists(arg) and _GLOB_CHARS.search(arg) is not None
+
+
+def _skipped(entry: ListedInput, reason: str, limit: object = None, named: bool = False
+             ) -> ListedInput:
+    from dataclasses import replace
+
+    return replace(entry, skipped=reason, limit=limit, named=named)
 
 
 def _within(target: str, root: str) -> bool:
@@ -519,13 +255,6 @@ def _within(target: str, root: str) -> bool:
         return os.path.commonpath([target, root]) == root
     except ValueError:
         return False
-
-
-def _binary_reason(shown: str, nul_only: bool) -> str:
-    if not nul_only:
-        return "binary file"
-    empty_tar = TAR_NAME.search(shown) is not None  # a tar of no member is all zeros
-    return "empty archive" if empty_tar else "binary file (only NUL bytes)"
 
 
 def _named_failure(path: str, exc: OSError) -> str:
@@ -552,23 +281,3 @@ def _inside(path: str, directories: set[str]) -> bool:
             return False
         parent = up
     return bool(parent)
-
-
-def iter_inputs(paths: Sequence[str], limits: Limits | None = None,
-                on_limit: Callable[[LimitHit], None] | None = None,
-                kinds: KindMemo | None = None) -> Iterator[WalkItem]:
-    """Expand files, directories (recursive), globs, .gz, .tar, .tar.gz/.tgz, .zip into a
-    deterministic sequence. For each readable log yields (Source, stream) where stream yields
-    the DECOMPRESSED bytes from the start of the file; the stream is only valid until the
-    generator advances (the consumer reads it fully before asking for the next item). Skipped
-    items are yielded in order too.
-
-    A path that does not exist but contains ``*``, ``?`` or ``[`` is a glob pattern
-    (``glob.glob(recursive=True)``, matches sorted; a matched directory is walked and the
-    matches inside it are not repeated). The same file or directory reached twice (named twice,
-    or through a symlink) is read once and reported as a duplicate after that. ``limits``
-    bound the run; ``on_limit`` hears of every limit that bites; ``kinds`` keeps the kinds
-    sniffed (``classify.remembered_kind``). Never raises on bad input; see the module
-    docstring for the reasons a file is skipped.
-    """
-    yield from Walker(limits or Limits(), on_limit, kinds).inputs(paths)

@@ -9,10 +9,11 @@ for the lock. ``walk_inputs`` walks in process at first; once the walk has taken
 the other core and hands on what it yields in the same order:
 
 * a skipped file as it is;
-* a plain file on disk as its ``Source`` and the name and (device, inode) the walk checked:
-  the main process opens it again under the same check (``walk.open_checked``: still that
-  regular file, no symlink swapped in) and the parse reads it as it would have, by ranges or
-  whole. The bytes of a small file the sniff read whole come with it, so it is not read twice;
+* a plain file on disk as its ``Source`` and the descriptor the child opened it with (under
+  the walk's check, ``sniff.open_checked``: still that regular file, no symlink swapped in),
+  passed over a Unix socket (``childwire``): the main process reads that very file, by
+  ranges or whole, without opening it again. The bytes of a small file the sniff read whole
+  come with it, so it is not read twice;
 * any other stream (standard input aside: decompressed files, archive members, pipes, text in
   another encoding) as its bytes, in the blocks the parse would have read (``block``), then
   its decode-error count, or the error its read raised, raised again at the same byte;
@@ -20,9 +21,9 @@ the other core and hands on what it yields in the same order:
 
 The child goes on with the same walker, so the order, the limits, the duplicates and the
 skip reasons are the walker's own; only where it reports limits and keeps kinds is swapped
-(``walk.Walker`` looks both up at each use). Events cross a pipe in pickled batches; the
+(``sniff.Walker`` looks both up at each use). Events cross a pipe in pickled batches; the
 pipe's capacity is the only buffer, so the child runs at most a batch or so ahead and memory
-stays bounded.
+(and the descriptors in flight) stays bounded.
 
 With the extraction cache's kind memo (``classify.remembered_kind``), the child looks kinds
 up in a copy of the memo's entries taken at the fork (an SQLite connection cannot cross one)
@@ -37,38 +38,39 @@ in process.
 from __future__ import annotations
 
 import contextlib
-import io
 import os
-import pickle
 import signal
+import socket
 import sys
 import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, BinaryIO, Protocol, cast
+from typing import Protocol, cast
 
+from plogscan.ingest.childwire import (
+    PIPE_BUFFER,
+    Event,
+    Piped,
+    Sender,
+    WalkFailed,
+    events,
+    received_file,
+    send_stream,
+)
 from plogscan.ingest.chunks import CHUNK_BYTES
 from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.limits import LimitHit, Limits
+from plogscan.ingest.sniff import Walker, WalkItem
 from plogscan.ingest.sources import Skipped
-from plogscan.ingest.streams import PlainFile, describe
-from plogscan.ingest.walk import Walker, WalkItem, is_pattern, open_checked
+from plogscan.ingest.streams import PlainFile
+from plogscan.ingest.walk import Lister, is_pattern
 
-BATCH_EVENTS = 64  # events pickled together
-BATCH_BYTES = 256 << 10  # ... unless their bytes reach this first
-BATCH_SECONDS = 0.02  # ... or this long has passed since the last batch was sent
-PIPE_BUFFER = 1 << 16
 MEMO_ENTRIES = 100_000  # kinds copied for the child at most (about 30 MB)
 # The walk forks once it has taken this long here: a walk of a few large files never does (a
 # fork costs its copy-on-write faults: about 3% of ingesting 8 files of 64 MiB).
 ALONE_SECONDS = 0.05
 
-_Event = tuple[Any, ...]
-
-
-class WalkFailed(RuntimeError):
-    """The child process stopped without finishing the walk (a bug, or it was killed)."""
 
 
 class ForkableMemo(KindMemo, Protocol):
@@ -86,24 +88,26 @@ def worth_a_child(paths: Sequence[str], kinds: KindMemo | None = None) -> bool:
             and any(os.path.isdir(p) or is_pattern(p) for p in paths))
 
 
-def walk_inputs(paths: Sequence[str], limits: Limits | None = None,
+def walk_inputs(paths: Sequence[str] | Lister, limits: Limits | None = None,
                 on_limit: Callable[[LimitHit], None] | None = None,
                 kinds: KindMemo | None = None, *, block: int = CHUNK_BYTES,
                 apart: bool | None = None, alone_seconds: float | None = None,
                 alone_items: int | None = None) -> Iterator[WalkItem]:
-    """``walk.iter_inputs(paths, limits, on_limit, kinds)``. When ``apart`` (by default: when
-    ``worth_a_child``), the walk goes on in a child process once it has taken
-    ``alone_seconds`` of this one's time (by default ``ALONE_SECONDS``) or yielded
-    ``alone_items`` items: the child is a fork, so it carries on from where the walk stood.
-    ``block`` is the size of the reads the consumer makes of a stream that is not a plain
-    file."""
-    paths = [os.fspath(p) for p in paths]
+    """``sniff.iter_inputs(paths, limits, on_limit, kinds)``, or the same over the entries of
+    a ``walk.Lister`` (its walk, which others may have asked for whole already). When
+    ``apart`` (by default: when ``worth_a_child``), the walk goes on in a child process once
+    it has taken ``alone_seconds`` of this one's time (by default ``ALONE_SECONDS``) or
+    yielded ``alone_items`` items: the child is a fork, so it carries on from where the walk
+    stood. ``block`` is the size of the reads the consumer makes of a stream that is not a
+    plain file."""
+    limits = limits or Limits()
+    listing = paths if isinstance(paths, Lister) else Lister(paths, limits)
     if apart is None:
-        apart = worth_a_child(paths, kinds)
+        apart = worth_a_child(listing.args, kinds)
     if alone_seconds is None:
         alone_seconds = ALONE_SECONDS
-    walker = Walker(limits or Limits(), on_limit, kinds)
-    items = walker.inputs(paths)
+    walker = Walker(limits, on_limit, kinds)
+    items = walker.inputs(listing)
     with contextlib.closing(items):
         spent, count = 0.0, 0
         while True:
@@ -125,10 +129,10 @@ def walk_inputs(paths: Sequence[str], limits: Limits | None = None,
 
 
 def _fork(walker: Walker, items: Iterator[WalkItem], block: int
-          ) -> tuple[int, int, dict[str, tuple[str, float]] | None] | None:
+          ) -> tuple[int, int, socket.socket, dict[str, tuple[str, float]] | None] | None:
     """Fork a child that goes on with ``items`` (``walker``'s walk) and sends what it yields;
-    its pid, the read end of its pipe and the kinds copied for it. None when it cannot be
-    started, or the kind memo cannot be copied."""
+    its pid, the read end of its pipe, the socket its files come through and the kinds copied
+    for it. None when it cannot be started, or the kind memo cannot be copied."""
     known: dict[str, tuple[str, float]] | None = None
     if walker.kinds is not None:
         found = getattr(walker.kinds, "kinds_found", None)
@@ -140,6 +144,12 @@ def _fork(walker: Walker, items: Iterator[WalkItem], block: int
     except OSError:
         return None
     try:
+        files, child_files = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return None
+    try:
         with warnings.catch_warnings():
             # Python 3.12+ warns of a fork with threads running: the child runs only the walk
             # (no lock of the other threads is taken there), and leaves with os._exit.
@@ -148,26 +158,31 @@ def _fork(walker: Walker, items: Iterator[WalkItem], block: int
     except OSError:
         os.close(read_fd)
         os.close(write_fd)
+        files.close()
+        child_files.close()
         return None
     if pid == 0:  # the child: walk, send, and leave without running the parent's clean-up
         try:
             os.close(read_fd)
-            _walk_and_send(walker, items, block, known, write_fd)
+            files.close()
+            _walk_and_send(walker, items, block, known, write_fd, child_files)
         finally:
             os._exit(1)  # even on a Ctrl-C before its handler was set: never the parent's code
     os.close(write_fd)
-    return pid, read_fd, known
+    child_files.close()
+    return pid, read_fd, files, known
 
 
-def _from_child(pid: int, read_fd: int, known: dict[str, tuple[str, float]] | None,
+def _from_child(pid: int, read_fd: int, files: socket.socket,
+                known: dict[str, tuple[str, float]] | None,
                 on_limit: Callable[[LimitHit], None] | None, kinds: KindMemo | None
                 ) -> Iterator[WalkItem]:
     """What the child sends, as the walk's items; the child reaped at the end."""
     done = False
-    with os.fdopen(read_fd, "rb", buffering=PIPE_BUFFER) as pipe:
+    with os.fdopen(read_fd, "rb", buffering=PIPE_BUFFER) as pipe, files:
         try:
             memo = cast(ForkableMemo, kinds) if known is not None else None
-            yield from _received(_events(pipe), on_limit, memo)
+            yield from _received(events(pipe), files, on_limit, memo)
             done = True  # the child said so, and leaves by itself
         finally:
             if not done:  # an error, or the consumer stopped early: nothing more is wanted
@@ -180,35 +195,11 @@ def _from_child(pid: int, read_fd: int, known: dict[str, tuple[str, float]] | No
 # -- in the child ----------------------------------------------------------------------------
 
 
-class _Sender:
-    """Events pickled in batches onto the pipe."""
-
-    def __init__(self, fd: int) -> None:
-        self._out = os.fdopen(fd, "wb", buffering=PIPE_BUFFER)
-        self._events: list[_Event] = []
-        self._bytes = 0
-        self._sent = time.monotonic()
-
-    def add(self, event: _Event, size: int = 0) -> None:
-        self._events.append(event)
-        self._bytes += size
-        if (len(self._events) >= BATCH_EVENTS or self._bytes >= BATCH_BYTES
-                or time.monotonic() - self._sent >= BATCH_SECONDS):
-            self.flush()
-
-    def flush(self) -> None:
-        if self._events:
-            pickle.dump(self._events, self._out, pickle.HIGHEST_PROTOCOL)
-            self._events, self._bytes = [], 0
-        self._out.flush()
-        self._sent = time.monotonic()
-
-
 class _CopiedMemo:
     """The kind memo in the child: kinds looked up in the copy of its entries; what was used
     and what was sniffed anew is sent to the main process, which keeps it."""
 
-    def __init__(self, known: dict[str, tuple[str, float]], sender: _Sender) -> None:
+    def __init__(self, known: dict[str, tuple[str, float]], sender: Sender) -> None:
         self._known = known
         self._sender = sender
 
@@ -224,11 +215,12 @@ class _CopiedMemo:
 
 
 def _walk_and_send(walker: Walker, items: Iterator[WalkItem], block: int,
-                   known: dict[str, tuple[str, float]] | None, fd: int) -> None:
+                   known: dict[str, tuple[str, float]] | None, fd: int,
+                   files: socket.socket) -> None:
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's
-        sender = _Sender(fd)
+        sender = Sender(fd, files)
         walker.on_limit = lambda hit: sender.add(("limit", hit))
         walker.kinds = _CopiedMemo(known, sender) if known is not None else None
         try:
@@ -239,11 +231,11 @@ def _walk_and_send(walker: Walker, items: Iterator[WalkItem], block: int,
                 source, stream = item
                 if type(stream) is PlainFile and stream.key is not None:
                     whole = stream.whole
-                    sender.add(("file", source, stream.name, stream.key, stream.follow, whole),
-                               len(whole or b""))
+                    sender.add(("file", source, stream.name, whole), len(whole or b""),
+                               os.dup(stream.fileno()))
                 else:
                     sender.add(("stream", source))
-                    _send_stream(stream, sender, block)
+                    send_stream(stream, sender, block)
             sender.add(("done",))
             sender.flush()
             code = 0
@@ -257,51 +249,13 @@ def _walk_and_send(walker: Walker, items: Iterator[WalkItem], block: int,
         os._exit(code)
 
 
-def _send_stream(stream: BinaryIO, sender: _Sender, block: int) -> None:
-    """The stream's bytes in reads of ``block``, then how it ended."""
-    while True:
-        try:
-            data = stream.read(block)
-        except Exception as err:  # what the consumer's read would have raised, sent on
-            sender.add(("fail", _portable(err), getattr(stream, "decode_errors", 0)))
-            return
-        if not data:
-            sender.add(("end", getattr(stream, "decode_errors", 0)))
-            return
-        sender.add(("data", data), len(data))
-        sender.flush()  # a block is large: sent at once, so it is held once
-
-
-def _portable(err: Exception) -> Exception:
-    """``err`` when it survives pickling as itself, else an ``OSError`` that says the same.
-
-    Its traceback and chain are dropped first: the main process raises it afresh, and a
-    pickler that follows them (``distributed`` installs ``tblib``'s, which does) would recurse
-    for ever through ``raise err from err``."""
-    err.__traceback__ = err.__cause__ = err.__context__ = None
-    with contextlib.suppress(Exception):  # not picklable: described instead
-        copy = pickle.loads(pickle.dumps(err, pickle.HIGHEST_PROTOCOL))
-        if type(copy) is type(err) and str(copy) == str(err):
-            return err
-    return OSError(f"{type(err).__name__}: {err}")
-
-
 # -- in the main process ---------------------------------------------------------------------
 
 
-def _events(pipe: io.BufferedReader) -> Iterator[_Event]:
-    while True:
-        try:
-            batch = pickle.load(pipe)
-        except EOFError:
-            raise WalkFailed("the walk of the inputs stopped before it was done "
-                             "(its process ended)") from None
-        yield from batch
-
-
-def _received(events: Iterator[_Event], on_limit: Callable[[LimitHit], None] | None,
-              kinds: ForkableMemo | None) -> Iterator[WalkItem]:
-    def control(event: _Event) -> None:
+def _received(events: Iterator[Event], files: socket.socket,
+              on_limit: Callable[[LimitHit], None] | None, kinds: ForkableMemo | None
+              ) -> Iterator[WalkItem]:
+    def control(event: Event) -> None:
         tag = event[0]
         if tag == "limit":
             if on_limit is not None:
@@ -320,15 +274,8 @@ def _received(events: Iterator[_Event], on_limit: Callable[[LimitHit], None] | N
         if tag == "skip":
             yield event[1]
         elif tag == "file":
-            _, source, name, key, follow, whole = event
-            try:
-                handle = open_checked(name, key, follow=follow)
-            except OSError as exc:
-                yield Skipped(source.path, f"unreadable: {describe(exc)}")
-                continue
-            except ValueError as exc:
-                yield Skipped(source.path, str(exc))
-                continue
+            _, source, name, whole = event
+            handle = received_file(files, name)
             handle.whole = whole  # type: ignore[attr-defined]
             with handle:
                 yield source, handle
@@ -344,55 +291,3 @@ def _received(events: Iterator[_Event], on_limit: Callable[[LimitHit], None] | N
             control(event)
 
 
-class Piped(io.RawIOBase):
-    """A stream the child read: its blocks as they come, then its end or its error."""
-
-    def __init__(self, events: Iterator[_Event], control: Callable[[_Event], None]) -> None:
-        super().__init__()
-        self._events = events
-        self._control = control
-        self._buffer = b""
-        self._ended = False
-        self.decode_errors = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def read(self, size: int | None = -1) -> bytes:
-        if size is None or size < 0:
-            parts = []
-            while self._fill():
-                parts.append(self._take(len(self._buffer)))
-            return b"".join(parts)
-        return self._take(size) if self._fill() else b""
-
-    def readinto(self, buffer: Any) -> int:
-        data = self.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-    def drain(self) -> None:
-        """Skip what the consumer left unread, up to the stream's end."""
-        with contextlib.suppress(Exception):
-            while self._fill():
-                self._buffer = b""
-
-    def _take(self, size: int) -> bytes:
-        out, self._buffer = self._buffer[:size], self._buffer[size:]
-        return out
-
-    def _fill(self) -> bool:
-        """Whether bytes are buffered, after reading up to the next block if none are."""
-        while not self._buffer and not self._ended:
-            event = next(self._events)
-            tag = event[0]
-            if tag == "data":
-                self._buffer = event[1]
-            elif tag == "end":
-                self._ended, self.decode_errors = True, event[1]
-            elif tag == "fail":
-                self._ended, self.decode_errors = True, event[2]
-                raise event[1]
-            else:
-                self._control(event)
-        return bool(self._buffer)

@@ -37,7 +37,12 @@ from plogscan.model.crossrank import (
     WaitGraph,
 )
 from plogscan.model.diagnosis import (
+    BaselineOutcome,
+    CacheUse,
     Diagnosis,
+    ExpiredBaselineEntry,
+    UnexplainedExample,
+    UnexplainedTemplate,
 )
 from plogscan.model.findings import (
     ROLE_RANK,
@@ -66,6 +71,8 @@ from plogscan.model.inputs import (
 __all__ = [
     "ROLE_RANK",
     "AttemptReport",
+    "BaselineOutcome",
+    "CacheUse",
     "ClockFlag",
     "ClockOffset",
     "ClockReport",
@@ -79,6 +86,7 @@ __all__ = [
     "EventRow",
     "Evidence",
     "EvidenceRef",
+    "ExpiredBaselineEntry",
     "FileStats",
     "Finding",
     "GraphEdge",
@@ -100,6 +108,8 @@ __all__ = [
     "SkippedFile",
     "Suspect",
     "SuspectReason",
+    "UnexplainedExample",
+    "UnexplainedTemplate",
     "Verdict",
     "WaitGraph",
     "explainers",

@@ -16,5 +16,5 @@ again from the redacted values.
 ``detectors`` finds the values (RE2 over Arrow text: no pattern can backtrack), ``pseudonyms``
 names them, ``redactor`` applies both to text, records and paths, ``values`` to a diagnosis.
 
-Must not import: ``report``, ``diagnose``, ``baseline``, ``cli``.
+Must not import: ``report``, ``pipeline``, ``baseline``, ``cli``.
 """

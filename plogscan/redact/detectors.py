@@ -15,7 +15,7 @@ here (``classify``) by which alternative it fullmatches, in Python, on that shor
 * ``server``: the value of ``server[...]``, ``host[...]``, ``node[...]``: an IP or a host;
 * ``hostkv``: ``hostname: NAME`` or ``hostname=NAME``;
 * ``pathhost``: a path component named like a host (``worker-3/``, ``node01/``, ``host-2!``),
-  as ``ingest.pathhints`` reads hosts from paths;
+  as ``pathhints`` reads hosts from paths;
 * ``fqdn``: a dotted name ending in a known top-level domain (``node1.corp.example.com``);
   a few public service names that say nothing about the user (``github.com``...) are kept.
 

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.errors import InputError
-from plogscan.ingest.pathhints import path_hints
+from plogscan.pathhints import path_hints
 from plogscan.redact import detectors
 from plogscan.redact.pseudonyms import Pseudonyms
 
@@ -83,7 +83,7 @@ class Redactor:
         return detectors.name_host_or_ip(value, self._name, self._kept)
 
     def register_path(self, path: str | None) -> None:
-        """Learn the host a path names (``ingest.pathhints``) before the path is redacted."""
+        """Learn the host a path names (``pathhints``) before the path is redacted."""
         if path:
             host = path_hints(path)[0]
             if host:

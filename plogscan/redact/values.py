@@ -22,8 +22,8 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, TypeVar
 
-from plogscan.engine.fingerprint import fingerprint
 from plogscan.model import Finding, RuleInfo
+from plogscan.model.fingerprint import fingerprint
 from plogscan.redact.redactor import Redactor
 
 T = TypeVar("T")

@@ -8,7 +8,7 @@ when its format is asked for, so ``import plogscan.report`` stays cheap.
 In: a ``Diagnosis``. Out: text (terminal, JSON, Markdown, SARIF, JUnit XML, HTML).
 
 Must not import: ``parse``, ``ingest``, ``table`` (a report sees results, never inputs),
-``engine`` internals other than through ``model``, ``cli``, ``diagnose``.
+``engine`` internals other than through ``model``, ``cli``, ``pipeline``.
 """
 
 from __future__ import annotations

@@ -299,15 +299,13 @@ MAX_UNEXPLAINED = 10
 
 
 def _unexplained_view(diagnosis: Diagnosis) -> dict:
-    """ERROR templates no finding explains (``Diagnosis.extra["unexplained"]``), earliest first."""
-    templates = diagnosis.extra.get("unexplained")
-    if not isinstance(templates, list):
-        templates = []
-    rows = [{"template": _clip(str(t["template"]), MAX_CONTEXT, diagnosis.lang),
-             "count": t["count"],
-             "ranks": ", ".join(str(r) for r in t["ranks"]) or "-",
-             "first": fmt_ts(t["first_ts"]),
-             "where": f"{t['example']['path']}:{t['example']['line']}"}
+    """ERROR templates no finding explains (``Diagnosis.unexplained``), earliest first."""
+    templates = diagnosis.unexplained or ()
+    rows = [{"template": _clip(str(t.template), MAX_CONTEXT, diagnosis.lang),
+             "count": t.count,
+             "ranks": ", ".join(str(r) for r in t.ranks) or "-",
+             "first": fmt_ts(t.first_ts),
+             "where": f"{t.example.path}:{t.example.line}"}
             for t in templates[:MAX_UNEXPLAINED]]
     return {"rows": rows, "total": len(templates)}
 

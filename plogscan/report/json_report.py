@@ -14,7 +14,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from plogscan import __version__
-from plogscan.model import Diagnosis, Evidence, FileStats, Finding, Incident, ProcessInfo, RuleInfo
+from plogscan.model import (
+    Diagnosis,
+    Evidence,
+    FileStats,
+    Finding,
+    Incident,
+    ProcessInfo,
+    RuleInfo,
+    UnexplainedTemplate,
+)
 from plogscan.report.crossrank_json import party_dict, sections
 from plogscan.report.view import (
     complete,
@@ -80,27 +89,24 @@ def document(diagnosis: Diagnosis) -> dict:
 def _with_extras(diagnosis: Diagnosis, doc: dict) -> dict:
     """Add the optional keys ``codes``, ``unexplained`` and ``processes_omitted`` when the
     diagnosis carries them."""
-    codes = diagnosis.extra.get("codes")
-    if isinstance(codes, dict):
-        doc["codes"] = dict(codes)
-    templates = diagnosis.extra.get("unexplained")
-    if isinstance(templates, list):
-        doc["unexplained"] = [_unexplained(t) for t in templates]
-    omitted = diagnosis.extra.get("processes_omitted")
-    if isinstance(omitted, int) and omitted > 0:
-        doc["processes_omitted"] = omitted
+    if diagnosis.codes is not None:
+        doc["codes"] = dict(diagnosis.codes)
+    if diagnosis.unexplained is not None:
+        doc["unexplained"] = [_unexplained(t) for t in diagnosis.unexplained]
+    if diagnosis.processes_omitted > 0:
+        doc["processes_omitted"] = diagnosis.processes_omitted
     return doc
 
 
-def _unexplained(template: dict) -> dict:
-    example = template["example"]
+def _unexplained(template: UnexplainedTemplate) -> dict:
+    example = template.example
     return {
-        "template": template["template"], "count": template["count"],
-        "ranks": list(template["ranks"]), "processes": template["processes"],
-        "first_ts": iso_ts(template["first_ts"]), "last_ts": iso_ts(template["last_ts"]),
-        "module": template["module"],
-        "example": {"path": example["path"], "line": example["line"],
-                    "ts": iso_ts(example["ts"]), "message": example["message"]},
+        "template": template.template, "count": template.count,
+        "ranks": list(template.ranks), "processes": template.processes,
+        "first_ts": iso_ts(template.first_ts), "last_ts": iso_ts(template.last_ts),
+        "module": template.module,
+        "example": {"path": example.path, "line": example.line,
+                    "ts": iso_ts(example.ts), "message": example.message},
     }
 
 

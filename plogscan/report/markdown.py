@@ -166,23 +166,23 @@ def _crossrank(diagnosis: Diagnosis) -> list[str]:
 
 def _unexplained(diagnosis: Diagnosis) -> list[str]:
     """ERROR templates no finding explains, earliest first: a new failure mode still shows."""
-    templates = diagnosis.extra.get("unexplained")
-    if not isinstance(templates, list) or not templates:
+    templates = diagnosis.unexplained
+    if not templates:
         return []
     lang = diagnosis.lang
     shown = templates[:MAX_UNEXPLAINED]
     out = [f"### {tr(lang, 'Unexplained errors')}", ""]
     for t in shown:
-        ranks = t["ranks"]
-        example = t["example"]
+        ranks = t.ranks
+        example = t.example
         spread = tr(lang, "ranks {ranks}" if len(ranks) > 1 else "rank {ranks}",
                     ranks=int_ranges(ranks)) if ranks else count(
-            lang, t["processes"], "{n} process", "{n} processes")
+            lang, t.processes, "{n} process", "{n} processes")
         out.append("- " + tr(lang, "{count}× ({spread}) first {ts}, e.g. {where}",
-                             count=f"{t['count']:,}", spread=text(spread),
-                             ts=text(fmt_ts(t["first_ts"])),
-                             where=f"`{_code_span(example['path'])}:{example['line']}`"))
-        out += ["", fenced(one_line(t["template"])), ""]
+                             count=f"{t.count:,}", spread=text(spread),
+                             ts=text(fmt_ts(t.first_ts)),
+                             where=f"`{_code_span(example.path)}:{example.line}`"))
+        out += ["", fenced(one_line(t.template)), ""]
     if len(templates) > len(shown):
         out += [tr(lang, "_{n} more templates: see the JSON report._",
                    n=len(templates) - len(shown)), ""]

@@ -129,10 +129,10 @@ def ingest_health(diagnosis: Diagnosis) -> Iterator[RenderableType]:
 
 def unexplained_section(diagnosis: Diagnosis, width: int, limit: int = MAX_UNEXPLAINED
                         ) -> Iterator[RenderableType]:
-    """The first few ERROR templates no finding explains (``Diagnosis.extra["unexplained"]``)."""
+    """The first few ERROR templates no finding explains (``Diagnosis.unexplained``)."""
     lang = diagnosis.lang
-    templates = diagnosis.extra.get("unexplained")
-    if not isinstance(templates, list) or not templates:
+    templates = diagnosis.unexplained
+    if not templates:
         return
     yield Text("")
     shown = templates[:limit]
@@ -141,34 +141,34 @@ def unexplained_section(diagnosis: Diagnosis, width: int, limit: int = MAX_UNEXP
                                                     "{n} templates")))
     for index, t in enumerate(shown, 1):
         head = Text(f"{index:>2}. ", style="bold")
-        head.append(fit(t["template"], max(width - 4, 10)))
+        head.append(fit(t.template, max(width - 4, 10)))
         yield head
-        processes = t["processes"]
-        ranks = t["ranks"]
+        processes = t.processes
+        ranks = t.ranks
         spread = tr(lang, "ranks {ranks}" if len(ranks) > 1 else "rank {ranks}",
                     ranks=join_ints(ranks)) if ranks else \
             tr(lang, "{n} process" if processes == 1 else "{n} processes", n=processes)
-        facts = [f"{t['count']:,}×", spread, tr(lang, "first {ts}", ts=fmt_ts(t["first_ts"]))]
-        if t["module"]:
-            facts.append(neutralize(t["module"], keep_newlines=False))
+        facts = [f"{t.count:,}×", spread, tr(lang, "first {ts}", ts=fmt_ts(t.first_ts))]
+        if t.module:
+            facts.append(neutralize(t.module, keep_newlines=False))
         yield Text("    " + " · ".join(facts), style=DIM)
-        example = t["example"]
-        where = f"{neutralize(example['path'], keep_newlines=False)}:{example['line']}"
+        example = t.example
+        where = f"{neutralize(example.path, keep_newlines=False)}:{example.line}"
         room = max(width - 9, 10)
         if len(where) > room:  # keep the file name and line: cut the path from the left
             where = "…" + where[len(where) - room + 1:]
         yield Text("    " + tr(lang, "e.g. {where}", where=where), style=DIM)
-        yield Text("         " + fit(example["message"], max(width - 9, 10)))
-    overflow = diagnosis.extra.get("unexplained_overflow")
-    if isinstance(overflow, int) and overflow:
+        yield Text("         " + fit(example.message, max(width - 9, 10)))
+    overflow = diagnosis.unexplained_overflow
+    if overflow:
         yield Text(tr(lang, "  … {n} more ERROR records in templates not kept",
                       n=f"{overflow:,}"), style=DIM)
 
 
 def codes_section(diagnosis: Diagnosis) -> Iterator[RenderableType]:
-    """The codes in the findings' evidence and what they mean (``Diagnosis.extra["codes"]``)."""
-    codes = diagnosis.extra.get("codes")
-    if not isinstance(codes, dict) or not codes:
+    """The codes in the findings' evidence and what they mean (``Diagnosis.codes``)."""
+    codes = diagnosis.codes
+    if not codes:
         return
     yield Text("")
     yield _heading(tr(diagnosis.lang, "CODES ({n})", n=len(codes)))
@@ -190,9 +190,9 @@ def appendix_summary(diagnosis: Diagnosis) -> Iterator[RenderableType]:
     at ``--details``, which shows them in full."""
     lang = diagnosis.lang
     rows: list[tuple[str, str]] = []
-    templates = diagnosis.extra.get("unexplained")
-    if isinstance(templates, list) and templates:
-        records = sum(int(t.get("count") or 0) for t in templates)
+    templates = diagnosis.unexplained
+    if templates:
+        records = sum(t.count for t in templates)
         rows.append((tr(lang, "Unexplained errors"), tr(
             lang, "{templates} ({records})",
             templates=count(lang, len(templates), "{n} template", "{n} templates"),
@@ -206,8 +206,8 @@ def appendix_summary(diagnosis: Diagnosis) -> Iterator[RenderableType]:
     if troubled:
         health.append(count(lang, troubled, "{n} file with problems", "{n} files with problems"))
     rows.append((tr(lang, "Ingest health"), " · ".join(health)))
-    codes = diagnosis.extra.get("codes")
-    if isinstance(codes, dict) and codes:
+    codes = diagnosis.codes
+    if codes:
         named = ", ".join(neutralize(str(c), keep_newlines=False)
                           for c in sorted(codes)[:MAX_CODES_NAMED])
         more = tr(lang, ", … ({n} in all)", n=len(codes)) if len(codes) > MAX_CODES_NAMED else ""

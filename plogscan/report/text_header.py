@@ -99,7 +99,7 @@ def header(diagnosis: Diagnosis, show_all: bool = False) -> RenderableType:
                       neutralize(" ".join(proc.levels) or "-", keep_newlines=False))
     parts: list[RenderableType] = [grid, Text(""), table]
     more = len(ordered) - MAX_PROCESSES if len(ordered) > MAX_PROCESSES else 0
-    omitted = diagnosis.extra.get("processes_omitted") or 0
+    omitted = diagnosis.processes_omitted
     if more or omitted:
         parts.append(Text(tr(lang, "… and {n} more processes", n=more + omitted)
                           + (tr(lang, " ({omitted} past the {described} described, only counted)",

@@ -2,12 +2,13 @@
 
 Keeping these in one place makes the text, Markdown, JSON, SARIF and JUnit reports agree on
 which finding is "top", what the verdict line says and how a time or a duration is written.
-Baseline results travel in ``Diagnosis.extra`` (see ``plogscan.baseline``); the accessors here
-are the only readers of those keys.
+Baseline results travel in ``Diagnosis.baseline`` (see ``plogscan.baseline``); the accessors
+here are its only readers.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
@@ -23,11 +24,6 @@ from plogscan.model import (
     order_findings,
 )
 from plogscan.report.i18n import count, level_word, listing, tr
-
-# Keys of Diagnosis.extra written by plogscan.baseline.apply_baseline.
-EXTRA_SUPPRESSED = "suppressed"  # list[Finding] removed from findings by the baseline
-EXTRA_SUPPRESSED_REASONS = "suppressed_reasons"  # dict[fingerprint, reason or None]
-EXTRA_BASELINE_EXPIRED = "baseline_expired"  # list[dict]: fingerprint, rule, title, reason, expires
 
 LEVELS_DESC = (Level.CRITICAL, Level.ERROR, Level.WARNING, Level.INFO)
 
@@ -61,24 +57,22 @@ def ordered_findings(findings: Iterable[Finding]) -> list[Finding]:
 
 def suppressed(diagnosis: Diagnosis) -> list[Finding]:
     """Findings a baseline suppressed, in report order (empty without ``--baseline``)."""
-    found = diagnosis.extra.get(EXTRA_SUPPRESSED) or []
-    return ordered_findings(f for f in found if isinstance(f, Finding))  # type: ignore[union-attr]
+    outcome = diagnosis.baseline
+    return ordered_findings(outcome.suppressed) if outcome is not None else []
 
 
 def suppression_reason(diagnosis: Diagnosis, fingerprint: str) -> str | None:
     """The reason the baseline entry gave for suppressing this fingerprint, if any."""
-    reasons = diagnosis.extra.get(EXTRA_SUPPRESSED_REASONS) or {}
-    reason = reasons.get(fingerprint) if isinstance(reasons, dict) else None
-    return reason if isinstance(reason, str) and reason else None
+    outcome = diagnosis.baseline
+    reason = outcome.suppressed_reasons.get(fingerprint) if outcome is not None else None
+    return reason or None
 
 
 def expired_entries(diagnosis: Diagnosis) -> list[dict[str, str | None]]:
     """Baseline entries past their expiry date (they no longer suppress anything)."""
-    entries = diagnosis.extra.get(EXTRA_BASELINE_EXPIRED) or []
-    return sorted(
-        (e for e in entries if isinstance(e, dict)),  # type: ignore[union-attr]
-        key=lambda e: (str(e.get("expires") or ""), str(e.get("fingerprint") or "")),
-    )
+    outcome = diagnosis.baseline
+    entries = [dataclasses.asdict(e) for e in outcome.expired] if outcome is not None else []
+    return sorted(entries, key=lambda e: (str(e["expires"] or ""), str(e["fingerprint"] or "")))
 
 
 def counts_by_level(findings: Iterable[Finding]) -> dict[str, int]:

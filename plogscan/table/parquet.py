@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from plogscan.errors import InputError
-from plogscan.ingest.facts import as_whole, facts_of
+from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.walk import Lister
 from plogscan.model import FileStats, IngestSummary, LimitHit, SkippedFile
 from plogscan.outputs.atomic import Replacement
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
@@ -117,13 +118,14 @@ def stored_inputs(handle: pq.ParquetFile
     return files, skipped, limits, errors
 
 
-def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBatch]:
-    """Parquet inputs first (in the order given), then every other input through ``ingest``.
+def event_batches(paths: Sequence[str], ingest: Ingest, listing: Lister | None = None
+                  ) -> Iterator[pa.RecordBatch]:
+    """Parquet inputs first (in the order given), then every other input through ``ingest``
+    (the walk of ``listing``, when one was made already: ``named_inputs``).
 
     The accounting stored in each table joins ``ingest``'s own, so reports on a table show the
-    files it was made from, as reports on the logs would. With ``ingest.reducer`` set, the
-    rows of a table are reduced here as the workers reduce parsed chunks (facts of all rows
-    to ``ingest.on_facts``, only the kept rows yielded)."""
+    files it was made from, as reports on the logs would. The rows of a table are reduced as
+    the workers reduce parsed chunks (``Ingest.hand_on``)."""
     tables = [p for p in paths if is_table(p)]
     logs = [p for p in paths if not is_table(p)]
     for path in tables:
@@ -135,24 +137,15 @@ def event_batches(paths: Sequence[str], ingest: Ingest) -> Iterator[pa.RecordBat
             ingest.absorb(*stored_inputs(handle))
             batches = read_parquet(handle)
         for batch in batches:
-            yield from _reduced(batch, ingest)
+            yield from ingest.hand_on(batch)
     if logs:
-        yield from ingest.batches(logs)
-    ingest.paths = tuple(paths)
+        yield from ingest.batches(listing if listing is not None else logs)
+    ingest.record_inputs(paths)
 
 
-def _reduced(batch: pa.RecordBatch, ingest: Ingest) -> Iterator[pa.RecordBatch]:
-    if ingest.reducer is None:
-        yield batch
-        return
-    table = pa.Table.from_batches([batch])
-    mask = ingest.reducer.keep(table)
-    if ingest.on_facts is not None:
-        ingest.on_facts(as_whole(facts_of(table), bool(mask.all())))
-    kept = table.filter(pa.array(mask))
-    for part in kept.to_batches():
-        if part.num_rows:
-            yield part
+def named_inputs(paths: Sequence[str], limits: Limits | None = None) -> Lister:
+    """The walk of ``paths``, event tables named among them taken as tables."""
+    return Lister(paths, limits, is_table)
 
 
 class EventWriter:

@@ -25,7 +25,9 @@ from click.testing import CliRunner
 from plogscan.cli import cli
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.ranges import Range, parse_range
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
+from plogscan.parse.results import FileContext
 from tests.adversarial.cases import CASES, GOOD, PLOG, Case
 from tests.forked import run_forked
 
@@ -153,7 +155,7 @@ def test_file_grows(tmp_path: Path) -> None:
     path = _range_file(tmp_path)
     lines = path.read_bytes().count(b"\n")
     ingest = _read(path, lambda p: p.open("ab").write(GOOD * 10))
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     assert stats.lines == lines == stats.record_lines + stats.blank_lines
     assert any(f"grew by {len(GOOD) * 10:,} bytes while it was read" in p
                for p in stats.problems)
@@ -163,22 +165,30 @@ def test_file_shrinks(tmp_path: Path) -> None:
     path = _range_file(tmp_path)
     lines = path.read_bytes().count(b"\n")
     ingest = _read(path, lambda p: os.truncate(p, 10000))
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     assert stats.lines < lines and stats.lines == stats.record_lines + stats.blank_lines
     assert any("the file became shorter" in p or "read stopped at byte" in p
                for p in stats.problems), stats.problems
 
 
 def test_file_vanishes(tmp_path: Path) -> None:
-    """Removed while read: the workers find the path gone, or replaced by another file."""
+    """Removed while read: worker threads read the descriptor the walk opened, so they read
+    the very file that was opened, whole, and never the new file under its name; a worker
+    that opens the path itself (a process, a cluster's) finds it gone or replaced, and says
+    so."""
     def replace(path: Path) -> None:
         path.unlink()
         path.write_bytes(b"x\n" * 100)  # a new file under the old name
 
-    ingest = _read(_range_file(tmp_path), replace)
-    (stats,) = ingest.files
-    assert any("replaced by another one" in p or "vanished" in p for p in stats.problems)
-    assert stats.lines == stats.record_lines + stats.blank_lines
+    path = _range_file(tmp_path)
+    lines = path.read_bytes().count(b"\n")
+    ingest = _read(path, replace)
+    (stats,) = ingest.summary.files
+    assert stats.lines == lines == stats.record_lines + stats.blank_lines
+    assert not stats.problems
+    opened_by_path = Range(str(path), 0, 4096, False, file_id=(0, 0))
+    cleaned = parse_range(opened_by_path, FileContext(str(path), "plog-debug"), None)
+    assert "replaced by another one" in (cleaned.problem or "")
 
 
 def test_named_pipe(tmp_path: Path) -> None:
@@ -220,7 +230,7 @@ def test_compressible_gz_is_not_a_bomb(tmp_path: Path) -> None:
     limits = Limits(ratio=100, ratio_floor=1 << 20)  # a strict ratio, checked after 1 MiB
     ingest = Ingest(workers=1, limits=limits)
     list(ingest.batches([str(genuine), str(bomb)]))
-    whole, cut = ingest.files
+    whole, cut = ingest.summary.files
     assert whole.lines == 200_002 and not whole.problems
     ratio = 20 * len(line) * 200_000 // len(genuine.read_bytes())
     assert ratio > 100  # more compressible than the limit, and still read
@@ -294,6 +304,6 @@ def test_small_file_honours_the_line_limit(tmp_path: Path) -> None:
     path.write_bytes(b"x" * 5000 + b"\n" + GOOD)
     ingest = Ingest(workers=1, limits=Limits(line_bytes=1024))
     list(ingest.batches([str(path)]))
-    (stats,) = ingest.files
+    (stats,) = ingest.summary.files
     assert any("longer than 1 KiB kept their first 1 KiB" in p for p in stats.problems), \
         stats.problems

@@ -9,7 +9,7 @@ imported when it is asked for.
 In: a ``Comparison``. Out: text.
 
 Must not import: ``parse``, ``ingest``, ``table``, ``engine``, ``crossrank``, ``analysis``,
-``diagnose``, ``cli``, nor the rest of ``compare`` but ``model`` and ``words``.
+``pipeline``, ``cli``, nor the rest of ``compare`` but ``model`` and ``words``.
 """
 
 from __future__ import annotations

@@ -15,9 +15,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from plogscan.engine.rule import Rule, RuleSet
-from plogscan.engine.ruleset import CASE_SUFFIX
-from plogscan.engine.testing import Case
+from plogscan.catalog.rule import Rule, RuleSet
+from plogscan.catalog.ruleset import CASE_SUFFIX
+from plogscan.catalog.testing import Case
 from plogscan.errors import RuleError
 
 

@@ -16,11 +16,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from plogscan.categories import CATEGORIES
-from plogscan.engine.checks import case_counts, case_problems
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.ruletext import CATALOGUE_ROWS
-from plogscan.engine.testing import Case
+from plogscan.catalog.categories import CATEGORIES
+from plogscan.catalog.checks import case_counts, case_problems
+from plogscan.catalog.rule import RuleSet
+from plogscan.catalog.ruletext import CATALOGUE_ROWS
+from plogscan.catalog.testing import Case
 
 # Short names of the formats.md §7 rows, for people reading the report.
 ROWS: dict[int, str] = {
@@ -75,7 +75,7 @@ class Coverage:
 
     rules: tuple[RuleCoverage, ...]
     rows: tuple[tuple[int, str, tuple[str, ...]], ...]  # (row, name, ids of covering rules)
-    codes: tuple[CodeGap, ...] | None  # None when plogscan.codes is not available
+    codes: tuple[CodeGap, ...] | None  # None when no code tables were given
     codes_total: int
     categories: tuple[str, ...]  # categories no rule uses
     tables: tuple[Any, ...] = ()  # plogscan.codes TableCoverage: source codes vs table codes
@@ -89,8 +89,10 @@ class Coverage:
         return tuple(p for r in self.rules for p in r.problems)
 
 
-def coverage(rules: RuleSet, cases: Sequence[Case]) -> Coverage:
-    """The coverage of ``rules`` and their ``cases``."""
+def coverage(rules: RuleSet, cases: Sequence[Case], codes: Any = None) -> Coverage:
+    """The coverage of ``rules`` and their ``cases``; with ``codes`` (``plogscan.codes.tables()``,
+    passed in: the catalogue sits below the code tables), the codes no rule mentions and the
+    tables' own coverage of their sources."""
     counts = case_counts(rules, cases)
     per_rule = tuple(
         RuleCoverage(r.id, r.name, r.category, r.status, r.role, counts[r.id].total,
@@ -101,16 +103,15 @@ def coverage(rules: RuleSet, cases: Sequence[Case]) -> Coverage:
                  for row in range(1, CATALOGUE_ROWS + 1))
     used = {r.category for r in rules}
     categories = tuple(c for c in CATEGORIES if c not in used and c not in NOT_FOR_RULES)
-    codes, total = _code_gaps(rules)
-    return Coverage(per_rule, rows, codes, total, categories, _table_coverage())
+    gaps, total = _code_gaps(rules, codes)
+    return Coverage(per_rule, rows, gaps, total, categories,
+                    tuple(codes.coverage()) if codes is not None else ())
 
 
-def _code_gaps(rules: RuleSet) -> tuple[tuple[CodeGap, ...] | None, int]:
-    try:
-        from plogscan.codes import tables
-        entries = tables().entries
-    except ImportError:
+def _code_gaps(rules: RuleSet, codes: Any) -> tuple[tuple[CodeGap, ...] | None, int]:
+    if codes is None:
         return None, 0
+    entries = codes.entries
     text = "\n".join(_values(rules))
     gaps, total = [], 0
     for table in sorted(entries):
@@ -121,14 +122,6 @@ def _code_gaps(rules: RuleSet) -> tuple[tuple[CodeGap, ...] | None, int]:
             if not any(_mentioned(needle, text) for needle in _needles(entry)):
                 gaps.append(CodeGap(table, entry.code, entry.meaning))
     return tuple(gaps), total
-
-
-def _table_coverage() -> tuple[Any, ...]:
-    try:
-        from plogscan.codes import tables
-        return tuple(tables().coverage())
-    except ImportError:
-        return ()
 
 
 def _values(rules: RuleSet) -> Iterator[str]:

@@ -17,10 +17,10 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from plogscan.catalog.rule import RuleText
 from plogscan.datafile.fields import Doc
 from plogscan.datafile.located import LMap
 from plogscan.datafile.translated import each_language
-from plogscan.engine.rule import RuleText
 
 ROLES: tuple[str, ...] = ("root-cause", "fallback", "symptom")
 CATALOGUE_ROWS = 25  # formats.md §7 has rows 1..25

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import re
 
-from plogscan.categories import CATEGORIES
-from plogscan.datafile.fields import Doc
-from plogscan.datafile.located import LList, LMap
-from plogscan.engine import ruletext
-from plogscan.engine.predicates import (
+from plogscan.catalog import ruletext
+from plogscan.catalog.categories import CATEGORIES
+from plogscan.catalog.operators import (
     FIELD_KINDS,
     MAX_REGEX_CHARS,
     OPERATORS,
     check_regex,
     regex_groups,
 )
-from plogscan.engine.rule import (
+from plogscan.catalog.rule import (
     STATUSES,
     Body,
     Condition,
@@ -35,6 +33,8 @@ from plogscan.engine.rule import (
     Step,
     Threshold,
 )
+from plogscan.datafile.fields import Doc
+from plogscan.datafile.located import LList, LMap
 from plogscan.errors import Location
 from plogscan.model import Level
 from plogscan.schema import COLUMNS, LEVELS, SourceKind

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from plogscan.catalog.rule import Rule, RuleSet
+from plogscan.catalog.ruledoc import build_rule
 from plogscan.datafile.fields import Doc
 from plogscan.datafile.located import DataFileError, LMap, load_yaml, read_data_file
-from plogscan.engine.rule import Rule, RuleSet
-from plogscan.engine.ruledoc import build_rule
 from plogscan.errors import ErrorGroup, InputError, Location, RuleError
 
 CASE_SUFFIX = ".test.yaml"

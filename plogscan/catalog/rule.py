@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from plogscan.engine.words import words
 from plogscan.errors import Location
 from plogscan.model import Level
 
@@ -110,18 +109,6 @@ class Requires:
     kinds: tuple[str, ...] = ()
     advice: tuple[str, ...] = ()
     when: Condition | None = None  # which trigger records call for the evidence (default: all)
-
-    def describe(self, lang: str = "en") -> str:
-        """``DEBUG records of module HCCL``: the wanted record, in words (in ``lang``)."""
-        text = (words(lang, "{levels} records", levels="/".join(self.levels)) if self.levels
-                else words(lang, "records"))
-        if self.modules:
-            text = words(lang, "{records} of module {modules}", records=text,
-                         modules="/".join(self.modules))
-        if self.kinds:
-            text = words(lang, "{records} in {kinds} files", records=text,
-                         kinds="/".join(self.kinds))
-        return text
 
 
 @dataclass(frozen=True)

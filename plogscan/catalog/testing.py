@@ -2,26 +2,20 @@
 
 A case file names its rule and holds named cases; each case is one log excerpt (``log:`` and
 an optional ``path:``) or several files (``files: [{path, log}]``) and the findings the rule
-must produce (``expect:``; ``[]`` for none). ``plogscan rules test`` and
-``tests/test_rules.py`` both run cases through ``run_case``: the excerpt is parsed by the real
-parser (``plogscan.ingest.textinput.parse_files``) and scanned with that one rule.
+must produce (``expect:``; ``[]`` for none). ``engine.cases.run_case`` parses the excerpt
+with the real parser, scans it with that one rule and hands the findings to ``compare``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import pyarrow as pa
-
+from plogscan.catalog.ruleset import CASE_SUFFIX, rule_files
 from plogscan.datafile.fields import Doc
 from plogscan.datafile.located import DataFileError, LList, LMap, load_yaml, read_data_file
-from plogscan.engine.engine import scan
-from plogscan.engine.rule import RuleSet
-from plogscan.engine.ruleset import CASE_SUFFIX, rule_files
 from plogscan.errors import Location, RuleError
 from plogscan.model import Finding, Verdict
 
@@ -212,25 +206,10 @@ def _expects(doc: Doc, m: LMap) -> tuple[Expect, ...] | None:
     return tuple(out)
 
 
-def parse_case(case: Case) -> pa.Table:
-    """The event table of a case's excerpt(s), from the real parser."""
-    from plogscan.ingest.textinput import parse_files
-
-    return parse_files(dict(case.files))
-
-
-def run_case(case: Case, rules: RuleSet,
-             identities: Callable[[pa.Table], Callable[[], Any]] | None = None) -> CaseResult:
-    """Parse the case, scan it with its rule alone, compare with ``expect``.
-
-    ``identities(table)`` gives the engine what ``diagnose`` tells it of each record's process
-    (``crossrank.analyze.identities``: a file that names no process, such as lines pasted
-    without their headers, is one process of its own, its records in line order)."""
-    rule = rules.get(case.rule)
-    if rule is None:
-        return CaseResult(case, False, (f"no rule {case.rule} is loaded",))
-    table = parse_case(case)
-    findings = scan(table, RuleSet((rule,)), identities(table) if identities else None)
+def compare(case: Case, findings: Iterable[Finding]) -> CaseResult:
+    """``findings`` (the case's rule alone, scanned over its excerpt) against ``expect``: each
+    expected finding takes the first finding that fits it, and none may be left over."""
+    findings = tuple(findings)
     left = list(findings)
     problems: list[str] = []
     for i, expect in enumerate(case.expect, 1):
@@ -241,7 +220,7 @@ def run_case(case: Case, rules: RuleSet,
             why = expect.problems(left[0]) if left else ["no finding left"]
             problems.append(f"expected finding {i} not found: " + "; ".join(why))
     problems.extend(f"unexpected finding: {describe(f)}" for f in left)
-    return CaseResult(case, not problems, tuple(problems), tuple(findings))
+    return CaseResult(case, not problems, tuple(problems), findings)
 
 
 def describe(f: Finding) -> str:
