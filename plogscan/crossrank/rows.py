@@ -1,0 +1,215 @@
+"""The identity of every record of an event table, from its process's (``Identities``).
+
+The cross-rank stage resolves who each process is once the pass over the records is over
+(``identity``); ``RowIdentity`` writes that back into rows of the table at rest: ``host``,
+``rank`` and ``device`` (the process's, else the record's own), ``phy_device``, ``host_ip``,
+``attempt``, ``communicator`` and ``identity_source``, with ``ts_aligned``; the parser's own
+``host``, ``rank`` and ``device`` go to the ``record_`` columns.
+
+It works on a whole table or row group at a time, without a Python step per row: the rows are
+cut into their streams (path, section, pid, and for records without a pid the rank they name)
+by hashing those keys with Arrow, each distinct stream is looked up once (``Identities``, the
+same lookup ``Context.identify`` gives the findings), and the process's values are taken
+into the rows by index. The attempt of a record of a process that took part in one attempt is
+that attempt; the others (a resumed or restarted process, device firmware records) are placed
+by their aligned time, in bulk (``Attempts.of_rows``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from plogscan.crossrank.attempts import Attempts
+from plogscan.crossrank.identity import Identities, ProcessKey
+from plogscan.crossrank.summary import StreamKey
+
+if TYPE_CHECKING:
+    from plogscan.crossrank.analyze import Context
+
+# The columns ``RowIdentity.annotate`` sets, in the table's order.
+SET_COLUMNS = ("host", "rank", "device", "ts_aligned", "phy_device", "host_ip", "attempt",
+               "communicator", "identity_source", "record_host", "record_rank",
+               "record_device")
+
+
+class RowIdentity:
+    """Fills the identity columns of tables of one input (its ``Context``)."""
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+        self._ids: Identities = ctx.ids
+        self._attempts: Attempts = ctx.attempts
+        keys = sorted(self._ids.processes)
+        self._index: dict[ProcessKey, int] = {k: i for i, k in enumerate(keys)}
+        idents = [self._ids.processes[k] for k in keys]
+        self._keys = keys
+        none = len(keys)  # the index of "no process"
+        self._none = none
+        self._rank = _ints([i.rank for i in idents])
+        self._device = _ints([i.device for i in idents])
+        self._phy = _ints([i.phy_device for i in idents])
+        self._host = pa.array([*(i.host for i in idents), None], pa.string())
+        self._host_ip = _texts([i.host_ip for i in idents])
+        self._comm = _texts([i.world for i in idents])
+        self._source = _texts([i.source for i in idents])
+        # The one attempt of each process that took part in one; -1: placed by time.
+        single = np.full(none + 1, -1, np.int64)
+        if self._attempts.list:
+            for n, key in enumerate(keys):
+                held = self._attempts.holding(key)
+                if len(held) == 1:
+                    single[n] = held[0]
+        self._single = single
+        self._streams: dict[tuple, int] = {}  # (path, section, pid, rank) -> process index
+
+    # ------------------------------------------------------------------ per table
+
+    def annotate(self, table: pa.Table) -> pa.Table:
+        """``table`` (the event table's columns, plain or dictionary-encoded) with its
+        identity columns and ``ts_aligned`` set; the columns keep their types."""
+        if table.num_rows == 0:
+            return table
+        table = table.unify_dictionaries().combine_chunks()
+        process = self._process_of_rows(table)
+        values: dict[str, pa.Array] = {
+            # the parser's own values, kept for a diagnosis of the table (``as_recorded``)
+            "record_host": table.column("host"), "record_rank": table.column("rank"),
+            "record_device": table.column("device"),
+            "host": pc.coalesce(_plain(table.column("host")), self._host.take(process)),
+            "rank": pc.coalesce(self._rank.take(process), _plain(table.column("rank"))),
+            "device": pc.coalesce(self._device.take(process), _plain(table.column("device"))),
+            "phy_device": self._phy.take(process),
+            "host_ip": self._host_ip.take(process),
+            "communicator": self._comm.take(process),
+            "identity_source": self._source.take(process),
+        }
+        aligned = self._ctx.aligned_column(table)
+        values["ts_aligned"] = aligned
+        values["attempt"] = self._attempt_rows(process, aligned)
+        for name, column in values.items():
+            index = table.schema.get_field_index(name)
+            if index < 0:
+                continue
+            field = table.schema.field(index)
+            table = table.set_column(index, field, _as(column, field.type))
+        return table
+
+    def _process_of_rows(self, table: pa.Table) -> pa.Array:
+        """The index of each row's process (``self._none`` for none), as an Arrow array."""
+        n = table.num_rows
+        paths = _chunk(table.column("path"))
+        if not pa.types.is_dictionary(paths.type):
+            paths = pc.dictionary_encode(paths)
+        path_code = pc.fill_null(paths.indices, len(paths.dictionary)).to_numpy(
+            zero_copy_only=False).astype(np.int64)
+        names = paths.dictionary.to_pylist()
+        segment = np.zeros(n, np.int64)
+        lines = None
+        for k, name in enumerate(names):
+            cuts = self._ids.segmented.get(name)
+            if cuts:
+                if lines is None:
+                    lines = _chunk(table.column("line")).to_numpy(zero_copy_only=False)
+                rows = np.flatnonzero(path_code == k)
+                segment[rows] = np.searchsorted(np.asarray(cuts), lines[rows], side="right")
+        pid = _chunk(table.column("pid"))
+        rank = _chunk(table.column("rank"))
+        prank = pc.if_else(pc.is_null(pid), rank, pa.scalar(None, rank.type))
+        pid_codes, pids = _codes(pid)
+        rank_codes, ranks = _codes(prank)
+        key = path_code
+        for part, size in ((segment, int(segment.max()) + 1), (pid_codes, len(pids)),
+                           (rank_codes, len(ranks))):
+            key, _ = _codes(pa.array(key * size + part))
+        distinct = int(key.max()) + 1
+        first = np.empty(distinct, np.int64)
+        first[key[::-1]] = np.arange(n - 1, -1, -1)  # each stream's first row
+        by_code = np.empty(distinct, np.int64)
+        for code, row in enumerate(first.tolist()):
+            p = int(path_code[row])
+            by_code[code] = self._stream_process(
+                names[p] if p < len(names) else None, int(segment[row]),
+                pids[int(pid_codes[row])], ranks[int(rank_codes[row])])
+        return pa.array(by_code[key])
+
+    def _stream_process(self, path: str | None, segment: int, pid: int | None,
+                        rank: int | None) -> int:
+        """The process index of one stream (the lookup ``Identities.of_record`` makes)."""
+        wanted = (path, segment, pid, rank)
+        found = self._streams.get(wanted)
+        if found is None:
+            of_stream = self._ids.of_stream
+            key = of_stream.get(StreamKey(path or "", segment, pid, rank))
+            if key is None and pid is None and rank is not None:
+                key = of_stream.get(StreamKey(path or "", segment, None))
+            found = self._index.get(key, self._none) if key is not None else self._none
+            self._streams[wanted] = found
+        return found
+
+    def _attempt_rows(self, process: pa.Array, aligned: pa.Array) -> pa.Array:
+        """The attempt of each row: its process's one attempt, else by its aligned time."""
+        if not self._attempts.list:
+            return pa.nulls(len(process), pa.int32())
+        proc = process.to_numpy(zero_copy_only=False)
+        out = self._single[proc]
+        later = np.flatnonzero(out < 0)
+        if len(later):
+            ts_col = pc.cast(aligned, pa.int64())
+            timed = pc.is_valid(ts_col).to_numpy(zero_copy_only=False)
+            ts = pc.fill_null(ts_col, 0).to_numpy(zero_copy_only=False)
+            order = later[np.argsort(proc[later], kind="stable")]
+            cuts = np.flatnonzero(np.diff(proc[order])) + 1
+            for rows in np.split(order, cuts):
+                p = int(proc[rows[0]])
+                key = self._keys[p] if p < self._none else None
+                found = self._attempts.of_rows(key, ts[rows], timed[rows])
+                if found is not None:
+                    out[rows] = found
+        return pa.array(out, pa.int32())
+
+
+def _chunk(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    if isinstance(column, pa.ChunkedArray):
+        return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    return column
+
+
+def _plain(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    column = _chunk(column)
+    return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column
+
+
+def _codes(values: pa.Array) -> tuple[np.ndarray, list]:
+    """Each row's index among the distinct values (a null is a value too), and those."""
+    encoded = pc.dictionary_encode(values, null_encoding="encode")
+    return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
+            encoded.dictionary.to_pylist())
+
+
+def _ints(values: Sequence[int | None]) -> pa.Array:
+    """Per-process integers and a null for "no process" at the end."""
+    return pa.array([*values, None], pa.int32())
+
+
+def _texts(values: Sequence[str | None]) -> pa.Array:
+    """Per-process texts, dictionary-encoded (few distinct), a null for "no process"."""
+    return pc.dictionary_encode(pa.array([*values, None], pa.string()))
+
+
+def _as(column: pa.Array, kind: pa.DataType) -> pa.Array:
+    """``column`` in the table's type (a dictionary for an encoded text column)."""
+    if column.type == kind:
+        return column
+    if pa.types.is_dictionary(kind):
+        if not pa.types.is_dictionary(column.type):
+            column = pc.dictionary_encode(column)
+        return column.cast(kind)
+    if pa.types.is_dictionary(column.type):
+        column = column.dictionary_decode()
+    return column.cast(kind)
+
