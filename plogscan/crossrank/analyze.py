@@ -192,7 +192,7 @@ class Context:
         if self._rows is None:
             from plogscan.crossrank.rows import RowIdentity
 
-            self._rows = RowIdentity(self)
+            self._rows = RowIdentity(self.ids, self.attempts, self.aligned_column)
         return self._rows.annotate(table)
 
     def _file_offset(self, path: str | None, segment: int) -> int:

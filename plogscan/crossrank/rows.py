@@ -17,8 +17,7 @@ by their aligned time, in bulk (``Attempts.of_rows``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -28,9 +27,6 @@ from plogscan.crossrank.attempts import Attempts
 from plogscan.crossrank.identity import Identities, ProcessKey
 from plogscan.crossrank.summary import StreamKey
 
-if TYPE_CHECKING:
-    from plogscan.crossrank.analyze import Context
-
 # The columns ``RowIdentity.annotate`` sets, in the table's order.
 SET_COLUMNS = ("host", "rank", "device", "ts_aligned", "phy_device", "host_ip", "attempt",
                "communicator", "identity_source", "record_host", "record_rank",
@@ -38,12 +34,14 @@ SET_COLUMNS = ("host", "rank", "device", "ts_aligned", "phy_device", "host_ip", 
 
 
 class RowIdentity:
-    """Fills the identity columns of tables of one input (its ``Context``)."""
+    """Fills the identity columns of tables of one input: its processes (``ids``), attempts,
+    and the aligned time of a table's rows (``Context.aligned_column``)."""
 
-    def __init__(self, ctx: Context) -> None:
-        self._ctx = ctx
-        self._ids: Identities = ctx.ids
-        self._attempts: Attempts = ctx.attempts
+    def __init__(self, ids: Identities, attempts: Attempts,
+                 aligned: Callable[[pa.Table], pa.Array]) -> None:
+        self._aligned = aligned
+        self._ids = ids
+        self._attempts = attempts
         keys = sorted(self._ids.processes)
         self._index: dict[ProcessKey, int] = {k: i for i, k in enumerate(keys)}
         idents = [self._ids.processes[k] for k in keys]
@@ -88,7 +86,7 @@ class RowIdentity:
             "communicator": self._comm.take(process),
             "identity_source": self._source.take(process),
         }
-        aligned = self._ctx.aligned_column(table)
+        aligned = self._aligned(table)
         values["ts_aligned"] = aligned
         values["attempt"] = self._attempt_rows(process, aligned)
         for name, column in values.items():
