@@ -43,8 +43,9 @@ def pandas_module() -> Any:
     try:
         import pandas
     except ImportError as err:
-        raise ImportError("plogscan's DataFrames need pandas, which is not installed: "
-                          "pip install 'plogscan[pandas]' (or pip install pandas)") from err
+        raise ImportError("plogscan's DataFrames need pandas (a dependency of plogscan), "
+                          f"which cannot be imported ({err}): pip install 'pandas>=2.0'"
+                          ) from err
     return pandas
 
 
