@@ -87,7 +87,7 @@ def test_read_events_filters_as_events_does() -> None:
 
 
 def test_read_events_raises_clear_errors(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="cannot read .*missing"):
+    with pytest.raises(InputError, match=r"cannot read .*missing"):
         plogscan.read_events(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="nothing could be read"):
