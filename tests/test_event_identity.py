@@ -291,3 +291,30 @@ def test_row_attempts_of_a_resumed_process_follow_its_pieces() -> None:
                for t, ok in zip(ts, timed, strict=True)]
         assert bulk.tolist() == one, key
     assert set(attempts.of_rows(resumed, ts, timed).tolist()) == {1, 2}
+
+
+def test_the_readme_sql_and_pandas_lines_give_the_eight_ranks(tmp_path: Path) -> None:
+    """The README's dataset examples, run as written on the cascade's dataset."""
+    import os
+    import re
+    import shlex
+    import subprocess
+    import sys
+
+    pytest.importorskip("duckdb")
+    readme = (SAMPLES.parent / "README.md").read_text("utf-8")
+    block = readme.split("## Datasets and SQL", 1)[1].split("```bash", 1)[1].split("```")[0]
+    sql = next(line for line in block.splitlines() if line.startswith("plogscan sql"))
+    pandas_line = next(line for line in block.splitlines() if line.startswith("python -c"))
+    assert invoke("ingest", CASCADE, "--dataset", tmp_path / "events", "-q").exit_code == 0
+    cwd = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        out = invoke(*shlex.split(sql)[1:], "--format", "jsonl").stdout
+    finally:
+        os.chdir(cwd)
+    assert sorted(json.loads(line)["rank"] for line in out.splitlines()) == list(range(8))
+    code = shlex.split(pandas_line)[2]
+    printed = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                             text=True, check=True).stdout
+    assert re.findall(r"^(\d+)\s+1[45]$", printed, re.M) == [str(r) for r in range(8)]

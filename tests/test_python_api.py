@@ -182,3 +182,15 @@ def test_an_empty_frame_keeps_its_columns() -> None:
     assert list(frame(findings_table([])).columns) == FINDING_SCHEMA.names
     assert frame(events_table([])).empty
     assert isinstance(frame(pa.table({"a": [1]}))["a"].dtype, pd.ArrowDtype)
+
+
+def test_the_readme_notebook_example_runs_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme.split("## In Python: notebooks", 1)[1]
+    code = section.split("```python", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(ROOT)
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)
+    assert scope["diagnosis"].root_cause.suspects[0].label == "node-b device-1"
+    assert scope["events"].groupby("rank").size().index.tolist() == list(range(8))
+    assert set(scope["errors"]["rank"]) == {5, 6}
