@@ -72,13 +72,12 @@ class RowIdentity:
         identity columns and ``ts_aligned`` set; the columns keep their types."""
         if table.num_rows == 0:
             return table
-        table = table.unify_dictionaries().combine_chunks()
+        table = table.unify_dictionaries()  # the columns read are combined, not the text
         process = self._process_of_rows(table)
         values: dict[str, pa.Array] = {
             # the parser's own values, kept for a diagnosis of the table (``as_recorded``)
-            "record_host": table.column("host"), "record_rank": table.column("rank"),
-            "record_device": table.column("device"),
-            "host": pc.coalesce(_plain(table.column("host")), self._host.take(process)),
+            "record_host": _chunk(table.column("host")), "record_rank": _chunk(
+                table.column("rank")), "record_device": _chunk(table.column("device")),
             "rank": pc.coalesce(self._rank.take(process), _plain(table.column("rank"))),
             "device": pc.coalesce(self._device.take(process), _plain(table.column("device"))),
             "phy_device": self._phy.take(process),
@@ -86,6 +85,9 @@ class RowIdentity:
             "communicator": self._comm.take(process),
             "identity_source": self._source.take(process),
         }
+        host = table.column("host")
+        if host.null_count:  # most records name their host (their path does)
+            values["host"] = pc.coalesce(_plain(host), self._host.take(process))
         aligned = self._aligned(table)
         values["ts_aligned"] = aligned
         values["attempt"] = self._attempt_rows(process, aligned)

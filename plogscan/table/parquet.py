@@ -12,10 +12,10 @@ import contextlib
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -35,6 +35,7 @@ from plogscan.schema import (
     table_encoded,
 )
 from plogscan.table.dataset import is_dataset, read_dataset, stored_dataset_inputs
+from plogscan.table.staged import Annotate, Stage, staged_groups, write_final
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
@@ -101,9 +102,6 @@ def read_parquet(handle: pq.ParquetFile, *, identity: bool = False
 
 INPUTS_KEY = b"plogscan.inputs"  # Parquet footer key: the per-file accounting, as JSON
 CLOCK_KEY = b"plogscan.clock"  # footer key: host -> clock offset (µs) used for ts_aligned
-# A table of the event table's columns with each row's identity and aligned time set
-# (``plogscan.crossrank.rows``), as the written table is finished.
-Annotate = Callable[[pa.Table], pa.Table]
 
 
 def inputs_json(summary: IngestSummary) -> str:
@@ -166,24 +164,25 @@ class EventWriter:
     """Write batches to a Parquet file in row groups of a useful size.
 
     The file has STORED_TABLE_SCHEMA: the text columns with few values are dictionary-encoded,
-    in Arrow as in Parquet, and the identity columns are null until ``close`` fills them.
-    Batches from ``Ingest(encoded=True)`` arrive encoded; others are encoded here. Within a
-    row group the dictionaries of its batches are unified first, so the Parquet writer writes
-    indices as they are instead of hashing every value. ``read_parquet`` gives EVENT_SCHEMA
-    (or TABLE_SCHEMA) back.
+    in Arrow as in Parquet. Batches from ``Ingest(encoded=True)`` arrive encoded; others are
+    encoded here. Within a row group the dictionaries of its batches are unified first, so
+    the Parquet writer writes indices as they are instead of hashing every value.
+    ``read_parquet`` gives EVENT_SCHEMA (or TABLE_SCHEMA) back.
 
-    ``staged``: the rows are written once fast (``STAGE_COMPRESSION``) and ``close`` writes
-    the table (zstd) from them, each row group with its identity; or the file is a spool
-    that ``spooled_batches`` reads back, never kept."""
+    ``staged``: the rows are staged (``table.staged``) and ``close`` writes the table from
+    them, each row group with its identity; or, for a spool, ``spooled`` hands them back. A
+    target that is no regular file (``/dev/stdout``) cannot be staged beside: its rows are
+    written as they come, without identity."""
 
     def __init__(self, path: str, *, staged: bool = False) -> None:
         self.path = path
-        self.staged = staged
         # The table is written under a temporary name and renamed into place by a successful
         # ``close``: an interrupted or failed run leaves no partial table behind.
         self._file = Replacement(path)
+        self.staged = staged and not self._file.direct
         try:
-            self._writer = _parquet_writer(self._file.temp, staged)
+            self._writer: Any = (Stage(self._file.temp) if self.staged
+                                 else _parquet_writer(self._file.temp))
         except BaseException:
             self._file.discard()
             raise
@@ -209,6 +208,9 @@ class EventWriter:
             self._writing = self._thread.submit(self._write_group, pending)
 
     def _write_group(self, pending: list[pa.RecordBatch]) -> None:
+        if self.staged:
+            self._writer.write(pending)
+            return
         table = pa.Table.from_batches(pending, schema=STORED_TABLE_SCHEMA)
         self._writer.write_table(table.unify_dictionaries(), row_group_size=PARQUET_WRITE_ROWS)
 
@@ -227,11 +229,11 @@ class EventWriter:
         """Finish the table: ``inputs`` (the run's accounting) goes into the footer and the
         file takes its name. Without ``inputs`` the run did not complete: nothing is kept.
 
-        With ``annotate`` (``crossrank.rows``: each row's identity and aligned time), the
-        file is rewritten row group by row group through it; ``offsets`` (host -> µs, the
-        clock offsets applied) go into the footer. After a failed write only the file is
-        closed and removed, quietly: the failure was raised already, and a second error
-        about the same file would hide it."""
+        A staged table is written from its rows through ``annotate`` (``crossrank.rows``:
+        each row's identity and aligned time); ``offsets`` (host -> µs, the clock offsets
+        applied) go into the footer. After a failed write only the file is closed and
+        removed, quietly: the failure was raised already, and a second error about the same
+        file would hide it."""
         try:
             self._finish_writing(inputs is not None)
         except BaseException:
@@ -247,12 +249,13 @@ class EventWriter:
             if offsets:
                 footer[CLOCK_KEY] = json.dumps(dict(sorted(offsets.items())),
                                                separators=(",", ":"))
-            rewrite = annotate is not None or self.staged
-            if not rewrite:
+            if not self.staged:
                 self._writer.add_key_value_metadata(footer)
             self._writer.close()
-            if rewrite:
-                _rewrite(self._file.temp, annotate, footer)
+            if self.staged:
+                final = self._file.temp + ".final"
+                write_final(self._file.temp, final, annotate, footer, _parquet_writer)
+                os.replace(final, self._file.temp)
             self._file.commit()
         except BaseException:
             self._close_quietly()
@@ -266,7 +269,9 @@ class EventWriter:
         return self._file.temp
 
     def discard(self) -> None:
-        self._finish_writing(False)
+        """Stop and remove what was written (a spool when it was read, a failed run)."""
+        with contextlib.suppress(Exception):
+            self._finish_writing(False)
         self._close_quietly()
 
     def _finish_writing(self, complete: bool) -> None:
@@ -284,31 +289,15 @@ class EventWriter:
         self._file.discard()
 
 
-# A staged table's first pass: written and read back once, so fast beats small.
-STAGE_COMPRESSION = "lz4"
-
-
-def _parquet_writer(path: str, staged: bool = False) -> pq.ParquetWriter:
+def _parquet_writer(path: str) -> pq.ParquetWriter:
     # Statistics only where a reader can skip row groups by them (time, process, rank and
     # line ranges): min/max of every message would cost more than the rest of the write.
     # Timestamps and line numbers rise steadily, so delta encoding suits them.
     import pyarrow.parquet as pq
 
-    return pq.ParquetWriter(path, STORED_TABLE_SCHEMA,
-                            compression=STAGE_COMPRESSION if staged else "zstd",
-                            use_dictionary=LOW_CARDINALITY,
-                            write_statistics=[] if staged else STATISTICS,
+    return pq.ParquetWriter(path, STORED_TABLE_SCHEMA, compression="zstd",
+                            use_dictionary=LOW_CARDINALITY, write_statistics=STATISTICS,
                             column_encoding=DELTA_ENCODED, write_batch_size=WRITE_BATCH_ROWS)
-
-
-def staged_groups(path: str, annotate: Annotate | None) -> Iterator[pa.Table]:
-    """The row groups of a staged table (``EventWriter(staged=True)``), annotated."""
-    import pyarrow.parquet as pq
-
-    source = pq.ParquetFile(path)
-    for group in range(source.num_row_groups):
-        table = source.read_row_group(group)
-        yield annotate(table) if annotate is not None else table
 
 
 def spooled_batches(path: str, annotate: Annotate | None) -> Iterator[pa.RecordBatch]:
@@ -316,18 +305,3 @@ def spooled_batches(path: str, annotate: Annotate | None) -> Iterator[pa.RecordB
     for table in staged_groups(path, annotate):
         for batch in table.to_batches(max_chunksize=PARQUET_BATCH_ROWS):
             yield table_decoded(batch)
-
-
-def _rewrite(path: str, annotate: Annotate | None, footer: dict[bytes, str]) -> None:
-    """``path`` again, row group by row group, through ``annotate``, as the final table."""
-    partial = path + ".annotating"
-    try:
-        writer = _parquet_writer(partial)
-        for table in staged_groups(path, annotate):
-            writer.write_table(table, row_group_size=PARQUET_WRITE_ROWS)
-        writer.add_key_value_metadata(footer)
-        writer.close()
-        os.replace(partial, path)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
