@@ -318,3 +318,59 @@ def test_the_readme_sql_and_pandas_lines_give_the_eight_ranks(tmp_path: Path) ->
     printed = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                              text=True, check=True).stdout
     assert re.findall(r"^(\d+)\s+1[45]$", printed, re.M) == [str(r) for r in range(8)]
+
+
+@pytest.mark.parametrize("sample", sorted(p.name for p in SAMPLES.iterdir() if p.is_dir()))
+def test_every_row_has_the_identity_the_findings_get(sample: str) -> None:
+    """The bulk join gives each row what ``Context.identify`` (the findings' lookup) gives
+    that record, one by one: on every sample, pasted and pidless records included."""
+    from plogscan.crossrank.analyze import Context
+    from plogscan.crossrank.gather import Gatherer
+    from plogscan.ingest.pipeline import Ingest
+
+    batches = list(Ingest().batches([str(SAMPLES / sample)]))
+    gatherer = Gatherer()
+    for batch in batches:
+        gatherer.consume(batch)
+    ctx = Context(gatherer.summary())
+    table = pa.Table.from_batches([table_decoded(b) for b in batches])
+    rows = ctx.annotate(table).to_pylist()
+    originals = table.to_pylist()
+    assert len(rows) == len(originals) > 0
+    for row, original in zip(rows, originals, strict=True):
+        found = ctx.identify(original)
+        if found is None:
+            assert row["identity_source"] is None
+            assert (row["rank"], row["device"]) == (original["rank"], original["device"])
+            continue
+        assert row["identity_source"] == found["identity"]
+        for name in ("rank", "device"):
+            want = found[name] if found[name] is not None else original[name]
+            assert row[name] == want, (name, original["path"], original["line"])
+        assert row["host"] == (original["host"] or found["host"])
+        assert (row["record_rank"], row["record_device"]) == (original["rank"],
+                                                              original["device"])
+
+
+def test_a_pidless_record_naming_a_rank_without_a_stream_joins_its_section() -> None:
+    """As ``Identities.of_record``: a record without a pid whose rank makes no stream of its
+    own belongs to its section's stream (the one without a rank)."""
+    from plogscan.crossrank.analyze import Context
+    from plogscan.crossrank.gather import Gatherer
+    from plogscan.ingest.pipeline import Ingest
+
+    batches = list(Ingest().batches([str(SAMPLES / "ccu-reuse-pasted")]))
+    gatherer = Gatherer()
+    for batch in batches:
+        gatherer.consume(batch)
+    ctx = Context(gatherer.summary())
+    table = pa.Table.from_batches([table_decoded(b) for b in batches])
+    assert table.column("pid").null_count == table.column("rank").null_count == table.num_rows
+    plain = ctx.annotate(table)
+    index = table.schema.get_field_index("rank")
+    ranked = table.set_column(index, table.schema.field(index),
+                              pa.array([3] * table.num_rows, pa.int32()))
+    assert ctx.identify({**ranked.slice(0, 1).to_pylist()[0]}) is not None
+    joined = ctx.annotate(ranked)
+    assert joined.column("identity_source").to_pylist() == \
+        plain.column("identity_source").to_pylist() == ["assumed"] * table.num_rows

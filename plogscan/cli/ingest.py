@@ -63,7 +63,11 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
     PATH may be files, directories (searched recursively), globs, .gz files and
     .tar/.tar.gz/.tgz/.zip collections (read in place, never extracted).
     The table's ts_aligned column holds each record's time on the reference
-    host's clock (offsets estimated from the logs, or given with --clock-offset).
+    host's clock (offsets estimated from the logs, or given with --clock-offset),
+    and every record carries its process's identity as diagnose resolves it
+    (rank, device, phy_device, host, host_ip, attempt, communicator,
+    identity_source): the rows are staged beside the output while the logs are
+    read, and the table is written from them at the end.
     A PATH that cannot be read is named on stderr; the table of the others is
     written, then the exit code is 2.
 

@@ -8,11 +8,11 @@ The cross-rank stage resolves who each process is once the pass over the records
 
 It works on a whole table or row group at a time, without a Python step per row: the rows are
 cut into their streams (path, section, pid, and for records without a pid the rank they name)
-by hashing those keys with Arrow, each distinct stream is looked up once (``Identities``, the
-same lookup ``Context.identify`` gives the findings), and the process's values are taken
-into the rows by index. The attempt of a record of a process that took part in one attempt is
-that attempt; the others (a resumed or restarted process, device firmware records) are placed
-by their aligned time, in bulk (``Attempts.of_rows``).
+by hashing those keys with Arrow, the distinct streams are joined with the input's streams
+(``Identities.of_stream``, the lookup ``Context.identify`` makes for the findings), and the
+process's values are taken into the rows by index. The attempt of a record of a process that
+took part in one attempt is that attempt; the others (a resumed or restarted process, device
+firmware records) are placed by their aligned time, in bulk (``Attempts.of_rows``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import pyarrow.compute as pc
 
 from plogscan.crossrank.attempts import Attempts
 from plogscan.crossrank.identity import Identities, ProcessKey
-from plogscan.crossrank.summary import StreamKey
 
+_NONE = -(1 << 62)  # a missing pid or rank in a join key (a null matches nothing)
 # The columns ``RowIdentity.annotate`` sets, in the table's order.
 SET_COLUMNS = ("host", "rank", "device", "ts_aligned", "phy_device", "host_ip", "attempt",
                "communicator", "identity_source", "record_host", "record_rank",
@@ -63,7 +63,7 @@ class RowIdentity:
                 if len(held) == 1:
                     single[n] = held[0]
         self._single = single
-        self._streams: dict[tuple, int] = {}  # (path, section, pid, rank) -> process index
+        self._streams: pa.Table | None = None  # the input's streams (``_known``)
 
     # ------------------------------------------------------------------ per table
 
@@ -120,36 +120,56 @@ class RowIdentity:
         pid = _chunk(table.column("pid"))
         rank = _chunk(table.column("rank"))
         prank = pc.if_else(pc.is_null(pid), rank, pa.scalar(None, rank.type))
-        pid_codes, pids = _codes(pid)
-        rank_codes, ranks = _codes(prank)
+        pid_codes, _ = _codes(pid)
+        rank_codes, _ = _codes(prank)
         key = path_code
-        for part, size in ((segment, int(segment.max()) + 1), (pid_codes, len(pids)),
-                           (rank_codes, len(ranks))):
+        for part, size in ((segment, int(segment.max()) + 1), (pid_codes, int(pid_codes.max()) + 1),
+                           (rank_codes, int(rank_codes.max()) + 1)):
             key, _ = _codes(pa.array(key * size + part))
         distinct = int(key.max()) + 1
         first = np.empty(distinct, np.int64)
         first[key[::-1]] = np.arange(n - 1, -1, -1)  # each stream's first row
-        by_code = np.empty(distinct, np.int64)
-        for code, row in enumerate(first.tolist()):
-            p = int(path_code[row])
-            by_code[code] = self._stream_process(
-                names[p] if p < len(names) else None, int(segment[row]),
-                pids[int(pid_codes[row])], ranks[int(rank_codes[row])])
-        return pa.array(by_code[key])
+        names.append("")  # a record without a path
+        streams = pa.table({
+            "code": pa.array(np.arange(distinct)),
+            "path": pa.array(names, pa.string()).take(pa.array(path_code[first])),
+            "segment": pa.array(segment[first]),
+            "pid": pc.fill_null(pid.take(pa.array(first)).cast(pa.int64()), _NONE),
+            "rank": pc.fill_null(prank.take(pa.array(first)).cast(pa.int64()), _NONE)})
+        return pa.array(self._processes_of(streams)[key])
 
-    def _stream_process(self, path: str | None, segment: int, pid: int | None,
-                        rank: int | None) -> int:
-        """The process index of one stream (the lookup ``Identities.of_record`` makes)."""
-        wanted = (path, segment, pid, rank)
-        found = self._streams.get(wanted)
-        if found is None:
-            of_stream = self._ids.of_stream
-            key = of_stream.get(StreamKey(path or "", segment, pid, rank))
-            if key is None and pid is None and rank is not None:
-                key = of_stream.get(StreamKey(path or "", segment, None))
-            found = self._index.get(key, self._none) if key is not None else self._none
-            self._streams[wanted] = found
-        return found
+    def _processes_of(self, streams: pa.Table) -> np.ndarray:
+        """The process index of each stream (``code``: path, section, pid, rank), by the
+        lookup ``Identities.of_record`` makes, as two joins with the input's streams."""
+        out = np.full(streams.num_rows, self._none, np.int64)
+        keys = ["path", "segment", "pid", "rank"]
+        found = streams.join(self._known(), keys=keys, join_type="inner", use_threads=False)
+        out[found.column("code").to_numpy()] = found.column("process").to_numpy()
+        # a record without a pid whose rank makes no stream of its own: its section's stream
+        rest = streams.filter(pa.array((out == self._none)
+                                       & (streams.column("pid").to_numpy() == _NONE)
+                                       & (streams.column("rank").to_numpy() != _NONE)))
+        if rest.num_rows:
+            rest = rest.set_column(rest.schema.get_field_index("rank"), "rank",
+                                   pa.array(np.full(rest.num_rows, _NONE)))
+            found = rest.join(self._known(), keys=keys, join_type="inner", use_threads=False)
+            out[found.column("code").to_numpy()] = found.column("process").to_numpy()
+        return out
+
+    def _known(self) -> pa.Table:
+        """Every stream of the input with its process's index (made once; as many rows as
+        the summary has streams, which it caps)."""
+        if self._streams is None:
+            items = list(self._ids.of_stream.items())
+            self._streams = pa.table({
+                "path": pa.array([k.path for k, _ in items], pa.string()),
+                "segment": pa.array([k.segment for k, _ in items], pa.int64()),
+                "pid": pa.array([_NONE if k.pid is None else k.pid for k, _ in items],
+                                pa.int64()),
+                "rank": pa.array([_NONE if k.rank is None else k.rank for k, _ in items],
+                                 pa.int64()),
+                "process": pa.array([self._index[p] for _, p in items], pa.int64())})
+        return self._streams
 
     def _attempt_rows(self, process: pa.Array, aligned: pa.Array) -> pa.Array:
         """The attempt of each row: its process's one attempt, else by its aligned time."""
@@ -184,11 +204,11 @@ def _plain(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column
 
 
-def _codes(values: pa.Array) -> tuple[np.ndarray, list]:
+def _codes(values: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """Each row's index among the distinct values (a null is a value too), and those."""
     encoded = pc.dictionary_encode(values, null_encoding="encode")
     return (encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64),
-            encoded.dictionary.to_pylist())
+            encoded.dictionary)
 
 
 def _ints(values: Sequence[int | None]) -> pa.Array:
