@@ -216,22 +216,22 @@ def test_eviction_takes_the_least_recently_used_rows_of_every_table(tmp_path: Pa
     store = CacheStore(tmp_path / "cache", "ns", 1 << 30)
     store.close()
     with sqlite3.connect(tmp_path / "cache" / DATABASE) as db:
-        rows = [("entries", "old entry", 1.0, 100), ("line_marks", "old marks", 2.0, 100),
+        rows = [("entries", "old entry", 1.0, 100), ("results", "old result", 2.0, 100),
                 ("kinds", "old kind", 3.0, 100), ("entries", "new entry", 10.0, 100),
-                ("line_marks", "new marks", 11.0, 100), ("kinds", "new kind", 12.0, 100)]
+                ("results", "new result", 11.0, 100), ("kinds", "new kind", 12.0, 100)]
         for table, path, used, size in rows:
             if table == "entries":
                 db.execute("INSERT INTO entries VALUES ('ns', ?, 0, 0, '', ?, ?, '{}', x'')",
                            (path, used, size))
-            elif table == "line_marks":
-                db.execute("INSERT INTO line_marks VALUES ('ns', ?, 0, 0, '', ?, ?, x'')",
+            elif table == "results":
+                db.execute("INSERT INTO results VALUES ('ns', ?, '', ?, ?, x'')",
                            (path, used, size))
             else:
                 db.execute("INSERT INTO kinds VALUES ('ns', ?, '', ?, ?)", (path, used, size))
         assert evict(db, 300) == 1  # one entry and two other rows out: 600 -> 300 bytes
-        left = {path for table in ("entries", "line_marks", "kinds")
+        left = {path for table in ("entries", "results", "kinds")
                 for (path,) in db.execute(f"SELECT path FROM {table}")}
-    assert left == {"new entry", "new marks", "new kind"}
+    assert left == {"new entry", "new result", "new kind"}
 
 
 def test_reused_extractions_wait_for_their_digests_in_groups_bounded_by_bytes(tmp_path: Path

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from plogscan.ingest import chunks as ingest_module
-from plogscan.ingest.chunks import plan_ranges
+from plogscan.ingest import ranges as ingest_module
 from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.ranges import plan_ranges
 from plogscan.parse.results import FileContext
 from tests import plog_lines as L
 

@@ -1,5 +1,5 @@
-"""The extraction cache as one diagnose run uses it: the store of per-file entries (and the
-line marks the context lines are read by), and the memo of whole results.
+"""The extraction cache as one diagnose run uses it: the store of per-file entries, and the
+memo of whole results.
 
 An unusable cache directory only makes the run slower: ``problem`` says why, and the run goes
 on without it.
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+
+import pyarrow as pa
 
 from plogscan.cache.location import max_bytes
 from plogscan.cache.memo import ResultMemo
@@ -24,17 +26,20 @@ class RunCache:
     def __init__(self, directory: Path | None = None, namespace: str = "",
                  listing: Callable[[], InputListing] | None = None,
                  result_key: str | None = None,
-                 unchanged: Callable[[InputListing], bool] | None = None) -> None:
+                 unchanged: Callable[[InputListing], bool] | None = None,
+                 schema: pa.Schema | None = None) -> None:
         """``namespace`` names the code and the rule selection; with ``result_key`` (the
         settings a result depends on) whole results of the inputs of ``listing()`` (asked for
-        only then) are memoized too, kept when ``unchanged(listing)`` after the run."""
+        only then) are memoized too, kept when ``unchanged(listing)`` after the run.
+        ``schema`` is the one of the records the entries keep (the event schema by default)."""
         self.store: CacheStore | None = None
         self.problem: str | None = None  # why the cache could not be used, if it could not
         self.memo: ResultMemo | None = None
         if directory is None:
             return
         try:
-            self.store = CacheStore(directory, namespace, max_bytes())
+            self.store = (CacheStore(directory, namespace, max_bytes()) if schema is None
+                          else CacheStore(directory, namespace, max_bytes(), schema))
         except InputError as err:
             self.problem = err.message
             return

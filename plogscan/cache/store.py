@@ -3,10 +3,10 @@ out first.
 
 One row per (namespace, path): the file's size, modification time and content digest, when
 it was last used, and the entry itself as Arrow IPC record batches (kept records, facts;
-zstd-compressed) plus the file's accounting as JSON. Three more tables keep where lines
-start in the files whose context lines were read (``cache.linemarks``), the kind sniffed
-from each file's name and head (``ingest.classify.remembered_kind``) and whole results of
-earlier runs over unchanged inputs (``cache.memo``), under the same cap. SQLite keeps
+zstd-compressed; the records with their context lines when the run takes them) plus the
+file's accounting as JSON. Two more tables keep the kind sniffed from each file's name and
+head (``ingest.classify.remembered_kind``) and whole results of earlier runs over unchanged
+inputs (``cache.memo``), under the same cap. SQLite keeps
 thousands of small entries in one file (20,000 small logs cost 20,000 rows, not 20,000
 files) and lets two runs share the cache safely.
 """
@@ -28,7 +28,6 @@ import pyarrow as pa
 
 from plogscan.cache.entries import FileKey, Stored
 from plogscan.cache.fingerprint import code_fingerprint
-from plogscan.cache.linemarks import StoredMarks
 from plogscan.errors import InputError
 from plogscan.model import FileStats
 from plogscan.schema import EVENT_SCHEMA
@@ -58,13 +57,6 @@ RESULTS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
     namespace TEXT NOT NULL, path TEXT NOT NULL, content TEXT NOT NULL, used REAL NOT NULL,
     nbytes INTEGER NOT NULL, payload BLOB NOT NULL, PRIMARY KEY (namespace, path))
-"""
-MARKS_SCHEMA = """
-CREATE TABLE IF NOT EXISTS line_marks (
-    namespace TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL,
-    mtime_ns INTEGER NOT NULL, digest TEXT NOT NULL, used REAL NOT NULL,
-    nbytes INTEGER NOT NULL, marks BLOB NOT NULL,
-    PRIMARY KEY (namespace, path))
 """
 
 
@@ -134,31 +126,6 @@ class CacheStore:
             self._saved += len(payload)
         except sqlite3.Error:
             return  # a full disk or a locked database: the run goes on without caching
-
-    def find_marks(self, path: str) -> StoredMarks | None:
-        """The line marks kept for the plain file at absolute ``path``, if any."""
-        try:
-            row = self._db.execute(
-                "SELECT size, mtime_ns, digest, marks, used FROM line_marks WHERE namespace=? "
-                "AND path=?", (self.namespace, path)).fetchone()
-        except sqlite3.Error:
-            return None
-        if row is None:
-            return None
-        self._used("line_marks", path, row[4])
-        return StoredMarks(*row[:4])
-
-    def save_marks(self, path: str, marks: StoredMarks) -> None:
-        if len(marks.data) > self.max_bytes:
-            return
-        try:
-            self._db.execute(
-                "INSERT OR REPLACE INTO line_marks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (self.namespace, path, marks.size, marks.mtime_ns, marks.digest, time.time(),
-                 len(marks.data), marks.data))
-            self._saved += len(marks.data)
-        except sqlite3.Error:
-            return
 
     def find_kind(self, key: str) -> str | None:
         """The kind sniffed before for ``key`` (``classify.kind_key``); "" for none."""
@@ -237,7 +204,7 @@ def _name(key: FileKey) -> str:
 
 
 def evict(db: sqlite3.Connection, limit: int) -> int:
-    """Delete the least recently used entries and line marks until their total is at most
+    """Delete the least recently used entries, kinds and results until their total is at most
     ``limit``; returns how many entries were deleted."""
     total = _total_bytes(db)
     removed = 0
@@ -245,7 +212,6 @@ def evict(db: sqlite3.Connection, limit: int) -> int:
         return 0
     for table, namespace, path, nbytes, _used in db.execute(
             "SELECT 'entries', namespace, path, nbytes, used FROM entries UNION ALL "
-            "SELECT 'line_marks', namespace, path, nbytes, used FROM line_marks UNION ALL "
             "SELECT 'kinds', namespace, path, nbytes, used FROM kinds UNION ALL "
             "SELECT 'results', namespace, path, nbytes, used FROM results ORDER BY used"
     ).fetchall():
@@ -259,7 +225,7 @@ def evict(db: sqlite3.Connection, limit: int) -> int:
 
 def _total_bytes(db: sqlite3.Connection) -> int:
     return sum(db.execute(f"SELECT coalesce(sum(nbytes), 0) FROM {table}").fetchone()[0]
-               for table in ("entries", "line_marks", "kinds", "results"))
+               for table in ("entries", "kinds", "results"))
 
 
 def info(directory: Path, limit: int) -> CacheInfo:
@@ -285,7 +251,6 @@ def clear(directory: Path) -> int:
     try:
         count = db.execute("SELECT count(*) FROM entries").fetchone()[0]
         db.execute("DELETE FROM entries")
-        db.execute("DELETE FROM line_marks")
         db.execute("DELETE FROM kinds")
         db.execute("DELETE FROM results")
         db.commit()
@@ -303,12 +268,12 @@ def _open(directory: Path) -> sqlite3.Connection:
         if not path.exists():
             os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
         # One thread at a time uses the store, not always the one that opened it: the
-        # thread that reads the batches (``ingest.prefetch``), then the one that reads context.
+        # thread that reads the batches (``ingest.prefetch``).
         db = sqlite3.connect(path, timeout=30, isolation_level="DEFERRED",
                              check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute(SCHEMA)
-        db.execute(MARKS_SCHEMA)
+        db.execute("DROP TABLE IF EXISTS line_marks")  # kept by earlier versions
         db.execute(KINDS_SCHEMA)
         db.execute(RESULTS_SCHEMA)
         db.commit()

@@ -133,10 +133,17 @@ def _scope(rows: list[Row], lang: str = "en") -> str:
 
 def _evidence(step: str, row: Row) -> Evidence:
     c = row.cols
+    line, count = c["line"] or 0, c["line_count"] or 1
+    before = c.get("context_before") or ()
+    after = c.get("context_after") or ()
     return Evidence(
-        path=c["path"] or "", line=c["line"] or 0, ts=c["ts"], message=c["message"] or "",
+        path=c["path"] or "", line=line, ts=c["ts"], message=c["message"] or "",
         step=step, level=c["level"], module=c["module"], pid=c["pid"], rank=c["rank"],
-        host=c["host"], device=c["device"], line_count=c["line_count"] or 1,
+        host=c["host"], device=c["device"], line_count=count,
+        # the lines around the record, as the parse workers took them (``ingest.contextlines``)
+        context_before=tuple(zip(range(line - len(before), line), before, strict=True)),
+        context_after=tuple(zip(range(line + count, line + count + len(after)), after,
+                                strict=True)),
     )
 
 

@@ -8,9 +8,13 @@ accounting joins it (``absorb``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
-from plogscan.ingest.limits import LimitHit
+from plogscan.ingest.limits import LimitHit, format_size
 from plogscan.model import FileStats, IngestSummary, SkippedFile
+
+if TYPE_CHECKING:
+    from plogscan.ingest.chunks import FileState
 
 MAX_LIMIT_HITS = 1000  # limit hits kept for the report; later ones are only counted
 
@@ -63,3 +67,30 @@ class Accounting:
             self.limit_hits.append(hit)
         else:
             self.more_limit_hits += 1
+
+
+def file_stats(state: FileState) -> FileStats:
+    """The accounting of a file read to its end."""
+    s = state.stats
+    return FileStats(
+        path=state.ctx.path, kind=state.ctx.kind, bytes=s.get("bytes", 0),
+        lines=s.get("lines", 0), records=s.get("records", 0),
+        record_lines=s.get("record_lines", 0), blank_lines=s.get("blank_lines", 0),
+        unparsed_lines=s.get("unparsed_lines", 0), decode_errors=s.get("decode_errors", 0),
+        nul_bytes=s.get("nul_bytes", 0), control_bytes=s.get("control_bytes", 0),
+        truncated_lines=s.get("truncated_lines", 0),
+        invalid_timestamps=s.get("invalid_timestamps", 0),
+        epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems),
+        encoding=state.ctx.encoding)
+
+
+def cut_lines_note(state: FileState, line_bytes: int) -> str | None:
+    """What a file whose long lines were cut at ``line_bytes`` says of them (None when none
+    was)."""
+    s = state.stats
+    if not s.get("cut_lines"):
+        return None
+    bound = format_size(line_bytes)
+    return (f"{s['cut_lines']:,} line(s) longer than {bound} kept their first {bound} "
+            f"(first: line {state.first_cut}); {s.get('cut_bytes', 0):,} bytes of them "
+            "were not read")

@@ -19,6 +19,7 @@ from typing import BinaryIO, NamedTuple
 from plogscan.cache.digest import fd_digests, file_digests
 from plogscan.cache.entries import FileKey, Stored
 from plogscan.ingest.chunks import FileState
+from plogscan.ingest.contextlines import ContextSpec
 from plogscan.ingest.facts import Reducer
 from plogscan.ingest.filekeys import absolute, plain_file
 from plogscan.ingest.smallfiles import (
@@ -42,11 +43,14 @@ class ParseSpec:
     reducer: Reducer | None  # which records the workers hand on (``facts``)
     line_bytes: int  # the longest physical line kept (``--max-line-bytes``)
     digests: bool  # small-file groups hash each file's bytes for the extraction cache
+    context: ContextSpec | None = None  # the lines around the records rules may use
 
-    def task_args(self) -> tuple[FormatSet | None, str | None, bool, Reducer | None, int]:
-        """The arguments ``chunks.parse_range`` and ``chunks.parse_task`` take after the
+    def task_args(self) -> tuple[FormatSet | None, str | None, bool, Reducer | None, int,
+                                 ContextSpec | None]:
+        """The arguments ``ranges.parse_range`` and ``chunks.parse_task`` take after the
         chunk and its file."""
-        return self.formats, self.shared, self.encoded, self.reducer, self.line_bytes
+        return (self.formats, self.shared, self.encoded, self.reducer, self.line_bytes,
+                self.context)
 
 
 @dataclasses.dataclass
@@ -132,7 +136,8 @@ class Batcher:
             return
         spec = self.spec
         future = self.pool.submit(parse_files, [(s.ctx, p, w) for s, p, w in self.files],
-                                  spec.formats, spec.encoded, spec.reducer, spec.digests)
+                                  spec.formats, spec.encoded, spec.reducer, spec.digests,
+                                  spec.context)
         closed_when_done(future, [w for _, _, w in self.files if isinstance(w, int)])
         self.inflight.append(Group([s for s, _, _ in self.files], future))
         self.files, self.size = [], 0

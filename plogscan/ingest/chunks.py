@@ -1,35 +1,38 @@
 """Cutting one input into chunks of whole lines, and parsing one chunk in a worker.
 
-A plain file on disk is cut into newline-aligned byte ranges (``plan_ranges``: only a small
-window around each cut is read here) that each worker reads itself (``parse_range``), so the
-bytes never pass through the main process. Any other stream (compressed, an archive member,
-a pipe) is read here in chunks of whole lines (``read_chunks``) that are sent to the workers
-(``parse_task``). Before parsing, NUL bytes and CRs before newlines are dropped and invalid
-UTF-8 is replaced (``clean``), each counted. A physical line longer than ``--max-line-bytes``
-keeps its first part (``cut_long_lines``); the rest is counted, not read, so a huge line costs
-bounded memory. A worker reading a range checks that the file is still the one planned.
+A plain file on disk is cut into newline-aligned byte ranges that each worker reads itself
+(``ranges``), so the bytes never pass through the main process. Any other stream (compressed,
+an archive member, a pipe) is read here in chunks of whole lines (``read_chunks``) that are
+sent to the workers (``parse_task``). Before parsing, NUL bytes and CRs before newlines are
+dropped and invalid UTF-8 is replaced (``clean``), each counted. A physical line longer than
+``--max-line-bytes`` keeps its first part (``cut_long_lines``); the rest is counted, not read,
+so a huge line costs bounded memory.
 """
 
 from __future__ import annotations
 
 import gzip
-import io
 import itertools
 import multiprocessing
-import os
 import tarfile
 import zipfile
 import zlib
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
 import pyarrow as pa
 
-from plogscan.cache.digest import read_at
 from plogscan.ingest import handoff
+from plogscan.ingest.contextlines import (
+    ChunkContext,
+    ContextSpec,
+    Stitched,
+    chunk_context,
+    edge_lines,
+)
 from plogscan.ingest.facts import Reducer
-from plogscan.ingest.filekeys import absolute
 from plogscan.ingest.skimming import reduced_parse
 from plogscan.ingest.streams import LimitReached
 from plogscan.ingest.textbytes import control_bytes
@@ -38,7 +41,6 @@ from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import ChunkResult, FileContext
-from plogscan.schema import table_schema
 
 # Chunks of 8 MiB: every call into Arrow or numpy costs about the same per chunk whatever its
 # size, so 8 MiB chunks parse faster in all than 4 MiB ones (about 5% on bench/'s tree). Larger
@@ -54,23 +56,9 @@ class Chunk:
     data: bytes
     first_line: int
     open_record: bool
-
-
-@dataclass
-class Range:
-    """A byte range of a plain file, cut after a newline: the worker reads it itself, so the
-    bytes never pass through the main process. Its lines are numbered from 1 by the worker
-    and shifted by the main process, which knows how many lines came before."""
-
-    path: str
-    start: int
-    end: int
-    open_record: bool
-    file_id: tuple[int, int] | None = None  # (device, inode) the worker must find at ``path``
-    # A descriptor of the file the walk opened (a duplicate, in a worker thread of this
-    # process): read with ``os.pread``, so the file is not opened again. Worker processes and
-    # a cluster's workers open ``path`` instead (a descriptor does not cross to them).
-    fd: int | None = None
+    # The lines just before and just after the chunk, for context lines (``contextlines``).
+    before: tuple[bytes, ...] = ()
+    after: tuple[bytes, ...] = ()
 
 
 @dataclass
@@ -88,6 +76,7 @@ class Cleaned:
     facts: pa.Table | None = None  # per-process facts of all records (with a reducer)
     dropped_records: int = 0  # records the reducer did not hand on, and their lines
     dropped_lines: int = 0
+    context: ChunkContext | None = None  # the lines around the records rules may use
 
 
 @dataclass
@@ -104,6 +93,7 @@ class FileState:
     saving: tuple | None = None  # (FileKey, digest future): what is handed on gets stored
     kept: list[pa.Table] = field(default_factory=list)
     facts: list[pa.Table] = field(default_factory=list)
+    context: Stitched | None = None  # context lines of the records not handed on yet
 
     def add(self, key: str, value: int) -> None:
         self.stats[key] = self.stats.get(key, 0) + value
@@ -197,10 +187,12 @@ CONSTANT_COLUMNS = ("kind", "path", "host")
 
 def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
                shared: str | None = None, encoded: bool = False,
-               reducer: Reducer | None = None, line_bytes: int = MAX_LINE_BYTES) -> Cleaned:
+               reducer: Reducer | None = None, line_bytes: int = MAX_LINE_BYTES,
+               context: ContextSpec | None = None) -> Cleaned:
     """Parse one chunk (runs in a worker); with a ``reducer``, compute the chunk's facts and
     hand on only the records it keeps (skimming the chunk first where it can, see
-    ``skimming``). Lines past ``line_bytes`` are cut first."""
+    ``skimming``). Lines past ``line_bytes`` are cut first. With ``context``, the lines
+    around the records rules may use come back too (``contextlines``)."""
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
     data, cuts, dropped, first = cut_long_lines(chunk.data, line_bytes)
     data, nul, bad, control = clean(data)
@@ -210,6 +202,10 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
     else:
         result, facts, dropped_records, dropped_lines = reduced_parse(
             data, chunk.first_line, ctx, fset, chunk.open_record, encoded, reducer)
+    around = None
+    if context is not None:
+        around = chunk_context(context, data, chunk.first_line, result.records, result.head,
+                               result.lead, chunk.before, chunk.after)
     if multiprocessing.parent_process() is not None:  # in a worker process
         result.records = result.records.drop_columns(list(CONSTANT_COLUMNS))
     records_file = handoff.put(result.records, shared)
@@ -218,111 +214,8 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
     return Cleaned(result, nul, bad, control_bytes=control, records_file=records_file,
                    cut_lines=cuts,
                    cut_bytes=dropped, first_cut=chunk.first_line + first if cuts else 0,
-                   facts=facts, dropped_records=dropped_records, dropped_lines=dropped_lines)
-
-
-class _Replaced(OSError):
-    """The file at a range's path is no longer the file that was planned."""
-
-
-def _open_range(part: Range):  # type: ignore[no-untyped-def]
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    handle = open(part.path, "rb", opener=lambda p, _f: os.open(p, flags))  # noqa: SIM115
-    st = os.fstat(handle.fileno())
-    if part.file_id is not None and (st.st_dev, st.st_ino) != part.file_id:
-        handle.close()
-        raise _Replaced("the file was replaced by another one during the scan")
-    return handle
-
-
-def _read_range(part: Range) -> tuple[bytes, bytes]:
-    """The range's bytes but its last, and its last byte: that is the range's final newline,
-    left out without copying the chunk (only a file's last range may end without one)."""
-    size = part.end - part.start
-    if part.fd is not None:
-        return (read_at(part.fd, size - 1, part.start) if size > 1 else b"",
-                read_at(part.fd, 1, part.end - 1))
-    with _open_range(part) as handle:
-        handle.seek(part.start)
-        data = handle.read(size - 1) if size > 1 else b""
-        return data, handle.read(1)
-
-
-def parse_range(part: Range, ctx: FileContext, fset: FormatSet | None,
-                shared: str | None = None, encoded: bool = False,
-                reducer: Reducer | None = None, line_bytes: int = MAX_LINE_BYTES) -> Cleaned:
-    """Read and parse one range of a plain file (runs in a worker)."""
-    problem = None
-    size = part.end - part.start
-    try:
-        data, last = _read_range(part)
-    except _Replaced as err:
-        data, last = b"", b""
-        problem = f"read stopped at byte {part.start}: {err}"
-    except FileNotFoundError:
-        data, last = b"", b""
-        problem = f"read stopped at byte {part.start}: the file vanished during the scan"
-    except OSError as err:
-        data, last = b"", b""
-        problem = f"read stopped at byte {part.start}: {type(err).__name__}: {err}"
-    read = len(data) + len(last)
-    if problem is None and read < size:
-        problem = f"read stopped at byte {part.start + read}: the file became shorter"
-    if last and last != b"\n":
-        data += last
-    elif not last and data.endswith(b"\n"):  # the file became shorter
-        data = data[:-1]
-    if not data and not last:  # nothing could be read: no line to count
-        nothing = ChunkResult(records=table_schema(encoded).empty_table(), head=None)
-        return Cleaned(nothing, 0, 0, relative_lines=True, problem=problem)
-    cleaned = parse_task(Chunk(data, 1, part.open_record), ctx, fset, shared, encoded, reducer,
-                         line_bytes)
-    cleaned.relative_lines = True
-    cleaned.problem = problem
-    return cleaned
-
-
-RANGE_SCAN_BYTES = 1 << 20  # a line longer than this near a cut sends the file to read_chunks
-CUT_PEEK_BYTES = 16 << 10
-
-
-def plan_ranges(stream: BinaryIO, chunk_bytes: int, cwd: str | None = None
-                ) -> list[Range] | None:
-    """Newline-aligned ranges of a plain file, or None when the file must be streamed
-    (not a plain file on disk, unreadable, or a line longer than ``RANGE_SCAN_BYTES`` at a
-    cut). Only a small window around each cut is read here."""
-    path = getattr(stream, "name", None)
-    if not isinstance(stream, io.BufferedReader) or not isinstance(path, str):
-        return None
-    try:
-        st = os.fstat(stream.fileno())
-        size, file_id = st.st_size, (st.st_dev, st.st_ino)
-        cuts = [0]
-        pos = chunk_bytes
-        while pos < size:
-            stream.seek(pos)
-            window = stream.read(min(CUT_PEEK_BYTES, RANGE_SCAN_BYTES))  # lines are short
-            newline = window.find(b"\n")
-            if newline < 0:
-                window += stream.read(RANGE_SCAN_BYTES - len(window))
-                newline = window.find(b"\n")
-            if newline < 0 and pos + len(window) >= size:
-                break  # the rest of the file is its last line
-            if newline < 0:
-                stream.seek(0)
-                return None
-            cut = pos + newline + 1
-            if cut >= size:
-                break
-            cuts.append(cut)
-            pos = cut + chunk_bytes
-        stream.seek(0)
-    except (OSError, ValueError):
-        return None
-    cuts.append(size)
-    path = absolute(path, cwd)  # workers elsewhere (a cluster's) read it by this name
-    return [Range(path, a, b, i > 0, file_id)
-            for i, (a, b) in enumerate(itertools.pairwise(cuts)) if b > a]
+                   facts=facts, dropped_records=dropped_records, dropped_lines=dropped_lines,
+                   context=around)
 
 
 def read_chunks(stream: BinaryIO, state: FileState, size: int = CHUNK_BYTES,
@@ -381,12 +274,50 @@ def read_chunks(stream: BinaryIO, state: FileState, size: int = CHUNK_BYTES,
         yield Chunk(carry, line, line > 1)
 
 
-def with_last(iterator: Iterator[Chunk]) -> Iterator[tuple[Chunk, bool]]:
-    """Iterate with one item of look-ahead, yielding (item, is_last)."""
-    previous = None
+def with_last(iterator: Iterator[Chunk], radius: int = 0) -> Iterator[tuple[Chunk, bool]]:
+    """Iterate with look-ahead, yielding (item, is_last); with ``radius``, each chunk gets the
+    ``radius`` lines before and after it from its neighbours (for context lines,
+    ``contextlines``; a neighbour of fewer lines is joined by the ones after it)."""
+    ahead: deque[Chunk] = deque()
+    tail: tuple[bytes, ...] = ()  # the last lines before the chunk yielded next
     for item in iterator:
-        if previous is not None:
-            yield previous, False
-        previous = item
-    if previous is not None:
-        yield previous, True
+        ahead.append(item)
+        while len(ahead) > 1 and (not radius or _lines_after(ahead, radius)):
+            chunk = ahead.popleft()
+            tail = _with_edges(chunk, ahead, tail, radius)
+            yield chunk, False
+    while ahead:
+        chunk = ahead.popleft()
+        tail = _with_edges(chunk, ahead, tail, radius)
+        yield chunk, not ahead
+
+
+def _lines_after(ahead: deque[Chunk], count: int) -> bool:
+    """Whether the chunks after the first hold ``count`` lines at least."""
+    found = 0
+    for chunk in itertools.islice(ahead, 1, None):
+        pos = -1
+        while found < count:
+            found += 1  # the line that starts at ``pos + 1``
+            pos = chunk.data.find(b"\n", pos + 1)
+            if pos < 0:
+                break
+        if found >= count:
+            return True
+    return False
+
+
+def _with_edges(chunk: Chunk, ahead: deque[Chunk], tail: tuple[bytes, ...], radius: int
+                ) -> tuple[bytes, ...]:
+    """Give ``chunk`` the lines before it (``tail``) and after it (from ``ahead``); the last
+    lines before the chunk after it."""
+    if not radius:
+        return tail
+    chunk.before = tail
+    after: list[bytes] = []
+    for following in ahead:
+        after += edge_lines(following.data, radius - len(after), last=False)
+        if len(after) >= radius:
+            break
+    chunk.after = tuple(after)
+    return tuple([*tail, *edge_lines(chunk.data, radius, last=True)][-radius:])

@@ -5,9 +5,9 @@ into byte ranges (only a small window around each cut is read here) and every wo
 own range; compressed files and archive members are read and decompressed by the main process
 and their chunks sent to the workers. Workers are threads by default; as processes (where
 ``fork`` works) they hand their tables back through shared memory (``handoff``). Either way
-they parse with Arrow and numpy kernels. Results are stitched back in order, so a record that
-spans two chunks comes out whole. At most a few chunks are in flight at any time, whatever the
-input size.
+they parse with Arrow and numpy kernels. Results are stitched back in order (``stitch``), so a
+record that spans two chunks comes out whole. At most a few chunks are in flight at any time,
+whatever the input size.
 
 Small plain files go to the workers in groups and are parsed as one (``smallfiles``). With a
 ``Reducer`` (``diagnose``) workers hand back only the records it keeps plus the facts of all
@@ -39,7 +39,7 @@ import pyarrow as pa
 from plogscan.cache.digest import content_digest, fd_digest, file_digest
 from plogscan.cache.entries import FileKey, FileStore, Stored
 from plogscan.ingest import handoff
-from plogscan.ingest.accounting import Accounting
+from plogscan.ingest.accounting import Accounting, cut_lines_note, file_stats
 from plogscan.ingest.batching import (
     Batcher,
     Group,
@@ -54,27 +54,25 @@ from plogscan.ingest.chunks import (
     Chunk,
     Cleaned,
     FileState,
-    Range,
-    parse_range,
     parse_task,
-    plan_ranges,
     read_chunks,
     with_last,
 )
 from plogscan.ingest.classify import KindMemo
+from plogscan.ingest.contextlines import ContextSpec, kept_schema, with_context_columns
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.filekeys import file_key
-from plogscan.ingest.limits import LimitHit, Limits, format_size
+from plogscan.ingest.limits import LimitHit, Limits
 from plogscan.ingest.pool import parse_pool
+from plogscan.ingest.ranges import Range, parse_range, plan_ranges
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
-from plogscan.ingest.stitch import extend, orphan, plus, restore_constants, shift_lines
+from plogscan.ingest.stitch import Stitcher, nonempty_batches
 from plogscan.ingest.stored import cheaper_parsed, reopened
 from plogscan.ingest.walk import Lister
 from plogscan.model import FileStats, IngestSummary, SkippedFile
-from plogscan.parse import blocks
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
-from plogscan.parse.results import TEXT_KINDS, FileContext
+from plogscan.parse.results import FileContext
 from plogscan.schema import table_schema
 from plogscan.schema.facts import FACTS_SCHEMA
 
@@ -95,7 +93,8 @@ class Ingest:
                  on_facts: Callable[[pa.Table], None] | None = None,
                  store: FileStore | None = None, executor: Any = None,
                  limits: Limits | None = None, kinds: KindMemo | None = None,
-                 digests: dict[str, str] | None = None) -> None:
+                 digests: dict[str, str] | None = None,
+                 context: ContextSpec | None = None) -> None:
         # The line formats are loaded when a file is parsed: a rerun that reads every file
         # from the cache needs none (``_fset`` None: the built-in ones).
         self._fset = fset
@@ -104,6 +103,9 @@ class Ingest:
         # The content digest of each plain file, by absolute path: the ones known already
         # are not computed again, and every one computed is kept here (``walk.Lister``).
         self._digests = digests
+        # With ``context``, the records rules may use come with the lines around them, taken
+        # by the workers from the bytes they parse (``contextlines``): no file is read again.
+        self._context = context
         # With a reducer, workers hand on only the records it keeps, and the facts of all
         # records go to ``on_facts`` (see ``facts``); the accounting stays whole.
         self._reducer = reducer
@@ -125,6 +127,9 @@ class Ingest:
         self._chunk_bytes = chunk_bytes
         self._on_progress = on_progress
         self._spec: ParseSpec | None = None  # what every parse task of the running pool takes
+        # Puts each file's chunks back together in order (``stitch``).
+        self._stitcher = Stitcher(self._schema, lambda: self._formats, on_facts,
+                                  reducer is not None)
         self._local = False  # the running pool's workers are threads of this process
 
     @property
@@ -158,6 +163,8 @@ class Ingest:
         """A ready-made batch (an event table's) reduced as the workers reduce a parsed chunk:
         with a reducer, the facts of all its rows to ``on_facts`` and only the kept rows
         yielded; else the batch as it is."""
+        if self._context is not None:
+            batch = with_context_columns(batch)
         if self._reducer is None:
             yield batch
             return
@@ -165,7 +172,7 @@ class Ingest:
         mask = self._reducer.keep(table)
         if self._on_facts is not None:
             self._on_facts(as_whole(facts_of(table), bool(mask.all())))
-        yield from _batches(table.filter(pa.array(mask)))
+        yield from nonempty_batches(table.filter(pa.array(mask)))
 
     def batches(self, paths: Sequence[str] | Lister) -> Iterator[pa.RecordBatch]:
         """Every record of every input, file by file, in line order: the inputs of a walk
@@ -199,9 +206,10 @@ class Ingest:
         with handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box, pool:
             self._spec = ParseSpec(self._task_formats, box.directory, self._encoded,
                                    self._reducer, self._limits.line_bytes,
-                                   self._store is not None)
+                                   self._store is not None, self._context)
             try:
-                yield from self._run(pool, inputs)
+                for batch in self._run(pool, inputs):
+                    yield with_context_columns(batch) if self._context else batch
             except BaseException:
                 # Ctrl-C or a failed write: queued chunks are dropped, not parsed, so the
                 # workers stop at once (the ones running finish their chunk).
@@ -271,7 +279,7 @@ class Ingest:
         ranges = plan_ranges(stream, self._chunk_bytes, self._cwd)
         chunks = read_chunks(stream, state, self._chunk_bytes, self._limits.line_bytes)
         tasks = (self._range_tasks(pool, ranges, ctx, state, stream) if ranges else
-                 self._chunk_tasks(pool, with_last(chunks), ctx))
+                 self._chunk_tasks(pool, with_last(chunks, self._radius), ctx))
         submitted = 0
         for submit, size, is_last in tasks:
             inflight.append((state, submit(), is_last))
@@ -338,12 +346,9 @@ class Ingest:
             return
         state, future, is_last = item
         cleaned = future.result()
-        yield from self._merge(state, cleaned)
+        yield from self._stitcher.merge(state, cleaned)
         if is_last:
-            if state.pending is not None:
-                self._count(state, state.pending)
-                yield from self._emit(state, state.pending)
-                state.pending = None
+            yield from self._stitcher.flush(state)
             self._finish(state)
 
     def _reuse(self, run: list[Reuse], pool: Executor) -> Iterator[pa.RecordBatch]:
@@ -393,13 +398,13 @@ class Ingest:
         for item in items:
             records = item.stored.records
             if small and rows + records.num_rows > JOIN_ROWS:
-                yield from _batches(pa.concat_tables(small).combine_chunks())
+                yield from nonempty_batches(pa.concat_tables(small).combine_chunks())
                 small, rows = [], 0
             if records.num_rows:
                 small.append(records)
                 rows += records.num_rows
         if small:
-            yield from _batches(pa.concat_tables(small).combine_chunks())
+            yield from nonempty_batches(pa.concat_tables(small).combine_chunks())
 
     def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
         """The files of a small-file group, finished in order; their records as one table."""
@@ -419,125 +424,23 @@ class Ingest:
                 state.saving = (state.saving[0], outcome.digest)
             self._finish(state)
         if group.records.num_rows:  # the group's records as one batch (see coalesced)
-            yield from _batches(group.records)
+            yield from nonempty_batches(group.records)
 
-    def _emit(self, state: FileState, table: pa.Table) -> Iterator[pa.RecordBatch]:
-        if state.saving is not None:
-            state.kept.append(table)
-        yield from _batches(table)
+    @property
+    def _stored_schema(self) -> pa.Schema:
+        """The schema of the records handed on (and kept for the cache)."""
+        return kept_schema(self._schema) if self._context is not None else self._schema
 
-    def _merge(self, state: FileState, cleaned: Cleaned) -> Iterator[pa.RecordBatch]:
-        result = cleaned.result
-        if cleaned.records_file is not None:
-            result.records = handoff.take(cleaned.records_file)
-        if cleaned.problem:
-            state.problems.append(cleaned.problem)
-        if cleaned.cut_lines:
-            first = cleaned.first_cut + (state.lines_before if cleaned.relative_lines else 0)
-            state.cut(first, cleaned.cut_bytes)
-            state.add("cut_lines", cleaned.cut_lines - 1)
-        if cleaned.facts is not None:
-            facts = cleaned.facts
-            if cleaned.relative_lines and state.lines_before:  # numbered like its records
-                facts = plus(facts, ("first_line", "last_line"), state.lines_before)
-            self._facts(state, facts)
-        if cleaned.dropped_records:
-            state.add("records", cleaned.dropped_records)
-            state.add("record_lines", cleaned.dropped_lines)
-        restore_constants(result, state.ctx, self._schema)
-        if cleaned.relative_lines and state.lines_before:
-            shift_lines(result, state.lines_before)
-        state.lines_before += result.lines
-        for key, value in (("lines", result.lines), ("blank_lines", result.blank_lines),
-                           ("unparsed_lines", result.unparsed_lines),
-                           ("record_lines", -result.shared_lines),
-                           ("truncated_lines", result.truncated_lines),
-                           ("invalid_timestamps", result.invalid_timestamps),
-                           ("epoch_clock_records", result.epoch_records),
-                           ("nul_bytes", cleaned.nul_bytes),
-                           ("control_bytes", cleaned.control_bytes),
-                           ("decode_errors", cleaned.decode_errors)):
-            state.add(key, value)
-        head = result.head
-        if head is not None and state.pending is not None:
-            between = state.pending_trailing_blank + head.lead_blank
-            state.pending = extend(state.pending, head, between, self._schema)
-            state.add("blank_lines", -between)
-            if state.pending.column("fmt")[0].as_py() in ("unparsed", "text"):
-                state.add("unparsed_lines", head.lines + between)
-            state.pending_trailing_blank = 0
-        elif head is not None:  # continuation lines with nothing before them in the file
-            state.pending = orphan(state.ctx, head, self._schema)
-            if self._reducer is not None:
-                self._facts(state, as_whole(facts_of(state.pending), True))
-            state.add("unparsed_lines", head.lines)
-            state.pending_trailing_blank = 0
-        records = result.records
-        if result.lead:
-            records = self._join_lead(state, records, result.lead)
-        if records.num_rows == 0:
-            state.pending_trailing_blank += result.trailing_blank
-            return
-        out = [records.slice(0, records.num_rows - 1)]
-        if state.pending is not None:
-            out.insert(0, state.pending)
-        state.pending = records.slice(records.num_rows - 1)
-        state.pending_trailing_blank = result.trailing_blank
-        table = pa.concat_tables(out)
-        self._count(state, table)
-        yield from self._emit(state, table)
-
-    def _join_lead(self, state: FileState, records: pa.Table, lead: int) -> pa.Table:
-        """The records of a chunk with its first ``lead`` joined to the record before the
-        chunk where they continue it (a block cut by the chunk boundary, ``parse.blocks``),
-        and to each other. The worker left their facts out: those of the records they make
-        are added here; the file's accounting follows the join."""
-        before = state.pending
-        parts = records.slice(0, lead)
-        table = pa.concat_tables([before, parts]) if before is not None else parts
-        joined, _ = blocks.join(table, self._formats, state.ctx.kind in TEXT_KINDS)
-        old, new = blocks.record_counts(table), blocks.record_counts(joined)
-        for key, value in (("unparsed_lines", new.unparsed_lines - old.unparsed_lines),
-                           ("invalid_timestamps",
-                            new.invalid_timestamps - old.invalid_timestamps),
-                           ("epoch_clock_records", new.epoch_records - old.epoch_records)):
-            state.add(key, value)
-        if before is not None:
-            state.pending = joined.slice(0, 1)
-            joined = joined.slice(1)
-        if self._reducer is not None and joined.num_rows:
-            self._facts(state, as_whole(facts_of(joined), True))
-        return pa.concat_tables([joined, records.slice(lead)])
-
-    def _facts(self, state: FileState, facts: pa.Table) -> None:
-        if self._on_facts is not None:
-            self._on_facts(facts)
-        if state.saving is not None:
-            state.facts.append(facts)
-
-    def _count(self, state: FileState, table: pa.Table) -> None:
-        state.add("records", table.num_rows)
-        state.add("record_lines", int(pa.compute.sum(table.column("line_count")).as_py() or 0))
+    @property
+    def _radius(self) -> int:
+        return self._context.radius if self._context is not None else 0
 
     def _finish(self, state: FileState) -> None:
-        s = state.stats
-        if s.get("cut_lines"):
-            bound = format_size(self._limits.line_bytes)
-            detail = (f"{s['cut_lines']:,} line(s) longer than {bound} kept their first {bound} "
-                      f"(first: line {state.first_cut}); {s.get('cut_bytes', 0):,} bytes of them "
-                      "were not read")
+        detail = cut_lines_note(state, self._limits.line_bytes)
+        if detail is not None:
             state.problems.append(detail)
             self.record_limit(self._limits.hit("line_bytes", state.ctx.path, detail))
-        stats = (FileStats(
-            path=state.ctx.path, kind=state.ctx.kind, bytes=s.get("bytes", 0),
-            lines=s.get("lines", 0), records=s.get("records", 0),
-            record_lines=s.get("record_lines", 0), blank_lines=s.get("blank_lines", 0),
-            unparsed_lines=s.get("unparsed_lines", 0), decode_errors=s.get("decode_errors", 0),
-            nul_bytes=s.get("nul_bytes", 0), control_bytes=s.get("control_bytes", 0),
-            truncated_lines=s.get("truncated_lines", 0),
-            invalid_timestamps=s.get("invalid_timestamps", 0),
-            epoch_clock_records=s.get("epoch_clock_records", 0), problems=tuple(state.problems),
-            encoding=state.ctx.encoding))
+        stats = file_stats(state)
         self._books.files.append(stats)
         if state.saving is not None and self._store is not None and not state.problems:
             key, digest = state.saving
@@ -545,7 +448,7 @@ class Ingest:
             self._keep_digest(key.path, content)
             if content is not None:
                 records = (pa.concat_tables(state.kept) if state.kept
-                           else self._schema.empty_table())
+                           else self._stored_schema.empty_table())
                 facts = (pa.concat_tables(state.facts) if state.facts
                          else FACTS_SCHEMA.empty_table())  # each chunk's, as handed on
                 self._store.save(key, Stored(content, stats, records, facts))
@@ -565,10 +468,3 @@ def _note_growth(stream: BinaryIO, planned: int, state: FileState) -> None:
     if now > planned:
         state.problems.append(f"the file grew by {now - planned:,} bytes while it was read: "
                               f"bytes after {planned:,} were not read")
-
-
-def _batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
-    for batch in table.to_batches():
-        if batch.num_rows:
-            yield batch
-

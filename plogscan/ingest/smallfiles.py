@@ -20,6 +20,13 @@ import pyarrow as pa
 
 from plogscan.cache.digest import content_digest
 from plogscan.ingest.chunks import CHUNK_BYTES, clean
+from plogscan.ingest.contextlines import (
+    CONTEXT_COLUMNS,
+    LINES,
+    ContextSpec,
+    Lines,
+    with_context_columns,
+)
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.groups import FileOutcome, GroupOutcome, Piece
 from plogscan.ingest.joined import parse_joined
@@ -36,6 +43,35 @@ __all__ = ["GROUP_BYTES", "GROUP_FILES", "SMALL_FILE_BYTES", "FileOutcome", "Gro
 SMALL_FILE_BYTES = 256 << 10  # plain files up to this size are parsed in groups
 GROUP_BYTES = CHUNK_BYTES
 GROUP_FILES = 4096
+
+
+def _with_context(group: GroupOutcome, pieces: list[Piece], spec: ContextSpec) -> pa.Table:
+    """The group's records with the context lines of those rules may use: one marker pass
+    over the group, then each file that holds one looked at (a whole file: no edges)."""
+    records = group.records
+    marked = np.flatnonzero(np.asarray(spec.marker.candidates(records), dtype=bool))
+    if not len(marked):
+        return with_context_columns(records)
+    starts = np.concatenate(([0], np.cumsum([f.records for f in group.files])))
+    owner = np.searchsorted(starts, marked, side="right") - 1
+    parts = []
+    for index in np.unique(owner):
+        rows = marked[owner == index]
+        sub = records.take(pa.array(rows))
+        first = sub.column("line").to_numpy().astype(np.int64)
+        counts = sub.column("line_count").fill_null(1).to_numpy().astype(np.int64)
+        before, after = Lines(pieces[index].data).around(first - 1, first - 1 + counts,
+                                                          spec.radius)
+        parts.append(pa.table([pa.array(rows, pa.int64()), before, after],
+                              names=["row", *CONTEXT_COLUMNS]))
+    found = pa.concat_tables(parts)
+    index = np.full(records.num_rows, -1, np.int64)
+    index[found.column("row").to_numpy()] = np.arange(found.num_rows)
+    take = pa.array(np.maximum(index, 0), pa.int64(), mask=index < 0)
+    for name in CONTEXT_COLUMNS:
+        records = records.append_column(
+            pa.field(name, LINES), found.column(name).combine_chunks().take(take))
+    return records
 
 
 def _read(ctx: FileContext, path: str, whole: bytes | int | None, digest: bool) -> Piece:
@@ -76,10 +112,12 @@ def _piece(ctx: FileContext, raw: bytes, digest: bool) -> Piece:
 def parse_files(files: list[tuple[FileContext, str, bytes | int | None]],
                 fset: FormatSet | None,
                 encoded: bool = False, reducer: Reducer | None = None,
-                digests: bool = False) -> GroupOutcome:
+                digests: bool = False, context: ContextSpec | None = None) -> GroupOutcome:
     """Parse a group of small plain files (runs in a worker): each given by its path and, when
     the walk read all of it already, its bytes (or a descriptor to read it from, see
-    ``_read``); with ``digests`` each outcome carries its file's content digest.
+    ``_read``); with ``digests`` each outcome carries its file's content digest; with
+    ``context``, the records carry the lines around those rules may use
+    (``contextlines``).
 
     Text kinds (stdout, syslog) are parsed apart from the others, the one way a file's kind
     changes how it is parsed, and the records put back in file order: a job directory lists a
@@ -91,6 +129,8 @@ def parse_files(files: list[tuple[FileContext, str, bytes | int | None]],
         group = _parse_alike(pieces, fset, encoded, reducer)
     else:
         group = _in_file_order(pieces, text, fset, encoded, reducer)
+    if context is not None:
+        group.records = _with_context(group, pieces, context)
     for piece, outcome in zip(pieces, group.files, strict=True):
         outcome.digest = piece.digest
         if piece.size > SMALL_FILE_BYTES:  # it grew past the bound since it was listed

@@ -1,18 +1,27 @@
 """Stitching the results of chunks back into a file's records: the per-file columns a worker
 left out put back, a chunk's line numbers shifted to where it starts in the file, and the
 continuation lines that start a chunk appended to the record pending from the chunk before
-(or, when no record precedes them, made a record of their own).
+(or, when no record precedes them, made a record of their own). ``Stitcher`` does it for the
+chunks of one file, in order, with the file's accounting and the context lines the workers
+took (``contextlines``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 import pyarrow as pa
 import pyarrow.compute
 
-from plogscan.ingest.chunks import CONSTANT_COLUMNS
+from plogscan.ingest import handoff
+from plogscan.ingest.chunks import CONSTANT_COLUMNS, Cleaned, FileState
+from plogscan.ingest.contextlines import ChunkContext, Stitched
+from plogscan.ingest.facts import as_whole, facts_of
+from plogscan.parse import blocks
 from plogscan.parse.codescan import extract_codes
 from plogscan.parse.columns import constant_column
-from plogscan.parse.results import ChunkResult, FileContext, Head
+from plogscan.parse.lineformats import FormatSet
+from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext, Head
 from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, SourceKind
 
 
@@ -64,3 +73,172 @@ def extend(pending: pa.Table, head: Head, between: int, schema: pa.Schema) -> pa
     row["codes"] = extract_codes(pa.array([row["message"]], pa.large_string()),
                                  pa.array([row["level"]], pa.string()))[0].as_py()
     return pa.Table.from_pylist([row], schema=schema)
+
+
+def join_lead(pending: pa.Table | None, lead: pa.Table, formats: FormatSet, text_kind: bool
+              ) -> tuple[pa.Table, pa.Table | None, list[tuple[str, int]]]:
+    """The ``lead`` records of a chunk joined to the ``pending`` record before the chunk
+    where they continue it (a block cut by the chunk boundary, ``parse.blocks``), and to each
+    other: the records left after the pending one, the pending one as joined, and what the
+    join changes in the file's accounting."""
+    table = pa.concat_tables([pending, lead]) if pending is not None else lead
+    joined, _ = blocks.join(table, formats, text_kind)
+    old, new = blocks.record_counts(table), blocks.record_counts(joined)
+    changes = [("unparsed_lines", new.unparsed_lines - old.unparsed_lines),
+               ("invalid_timestamps", new.invalid_timestamps - old.invalid_timestamps),
+               ("epoch_clock_records", new.epoch_records - old.epoch_records)]
+    if pending is not None:
+        return joined.slice(1), joined.slice(0, 1), changes
+    return joined, None, changes
+
+
+class Stitcher:
+    """Merges the results of a file's chunks, in order, into its records: each result's
+    records are handed on but the last, which is held (``FileState.pending``) because the next
+    chunk may continue it; the facts of the records go to ``on_facts`` (and to the file's
+    entry when it is stored), the accounting to the ``FileState``."""
+
+    def __init__(self, schema: pa.Schema, formats: Callable[[], FormatSet],
+                 on_facts: Callable[[pa.Table], None] | None, reduced: bool) -> None:
+        self._schema = schema
+        self._formats = formats  # asked for only when a chunk's lead records are joined
+        self._on_facts = on_facts
+        self._reduced = reduced  # the workers hand on facts: those made here are added
+
+    def merge(self, state: FileState, cleaned: Cleaned) -> Iterator[pa.RecordBatch]:
+        """The records of one more chunk of the file that are complete now."""
+        result = cleaned.result
+        if cleaned.records_file is not None:
+            result.records = handoff.take(cleaned.records_file)
+        shift = state.lines_before if cleaned.relative_lines else 0
+        self._account(state, cleaned, shift)
+        restore_constants(result, state.ctx, self._schema)
+        if shift:
+            shift_lines(result, shift)
+        found = cleaned.context
+        if found is not None:
+            state.context = state.context or Stitched()
+            state.context.add(found, shift)
+        state.lines_before += result.lines
+        self._continued(state, result, found)
+        records = result.records
+        if result.lead:
+            joins = state.pending is not None
+            records = self._join_lead(state, records, result.lead)
+            if joins and found is not None:
+                state.context.grown(_first_line(state.pending), found.extent_after)
+        if records.num_rows == 0:
+            state.pending_trailing_blank += result.trailing_blank
+            return
+        out = [records.slice(0, records.num_rows - 1)]
+        if state.pending is not None:
+            out.insert(0, state.pending)
+        state.pending = records.slice(records.num_rows - 1)
+        state.pending_trailing_blank = result.trailing_blank
+        table = pa.concat_tables(out)
+        self.count(state, table)
+        yield from self.emit(state, table)
+        if state.context is not None:
+            state.context.keep(_first_line(state.pending))
+
+    def flush(self, state: FileState) -> Iterator[pa.RecordBatch]:
+        """The record held at the file's end."""
+        if state.pending is not None:
+            self.count(state, state.pending)
+            yield from self.emit(state, state.pending)
+            state.pending = None
+
+    def emit(self, state: FileState, table: pa.Table) -> Iterator[pa.RecordBatch]:
+        """Hand on finished records (kept for the file's entry when it is stored)."""
+        if state.context is not None:
+            table = state.context.attach(table)
+        if state.saving is not None:
+            state.kept.append(table)
+        yield from nonempty_batches(table)
+
+    def facts(self, state: FileState, facts: pa.Table) -> None:
+        if self._on_facts is not None:
+            self._on_facts(facts)
+        if state.saving is not None:
+            state.facts.append(facts)
+
+    @staticmethod
+    def count(state: FileState, table: pa.Table) -> None:
+        state.add("records", table.num_rows)
+        state.add("record_lines", int(pa.compute.sum(table.column("line_count")).as_py() or 0))
+
+    def _account(self, state: FileState, cleaned: Cleaned, shift: int) -> None:
+        """A chunk's problems, cut lines, facts and dropped records into the file's books."""
+        result = cleaned.result
+        if cleaned.problem:
+            state.problems.append(cleaned.problem)
+        if cleaned.cut_lines:
+            state.cut(cleaned.first_cut + shift, cleaned.cut_bytes)
+            state.add("cut_lines", cleaned.cut_lines - 1)
+        if cleaned.facts is not None:
+            facts = cleaned.facts
+            if shift:  # numbered like its records
+                facts = plus(facts, ("first_line", "last_line"), shift)
+            self.facts(state, facts)
+        if cleaned.dropped_records:
+            state.add("records", cleaned.dropped_records)
+            state.add("record_lines", cleaned.dropped_lines)
+        for key, value in (("lines", result.lines), ("blank_lines", result.blank_lines),
+                           ("unparsed_lines", result.unparsed_lines),
+                           ("record_lines", -result.shared_lines),
+                           ("truncated_lines", result.truncated_lines),
+                           ("invalid_timestamps", result.invalid_timestamps),
+                           ("epoch_clock_records", result.epoch_records),
+                           ("nul_bytes", cleaned.nul_bytes),
+                           ("control_bytes", cleaned.control_bytes),
+                           ("decode_errors", cleaned.decode_errors)):
+            state.add(key, value)
+
+    def _continued(self, state: FileState, result: ChunkResult, found: ChunkContext | None
+                   ) -> None:
+        """The continuation lines that start the chunk (``result.head``) appended to the
+        record held from the chunk before, or made a record of their own."""
+        head = result.head
+        if head is not None and state.pending is not None:
+            between = state.pending_trailing_blank + head.lead_blank
+            state.pending = extend(state.pending, head, between, self._schema)
+            if found is not None:
+                state.context.grown(_first_line(state.pending), found.extent_after)
+            state.add("blank_lines", -between)
+            if state.pending.column("fmt")[0].as_py() in ("unparsed", "text"):
+                state.add("unparsed_lines", head.lines + between)
+            state.pending_trailing_blank = 0
+        elif head is not None:  # continuation lines with nothing before them in the file
+            state.pending = orphan(state.ctx, head, self._schema)
+            if found is not None:
+                state.context.put(head.first_line, found.head_before, found.extent_after)
+            if self._reduced:
+                self.facts(state, as_whole(facts_of(state.pending), True))
+            state.add("unparsed_lines", head.lines)
+            state.pending_trailing_blank = 0
+
+    def _join_lead(self, state: FileState, records: pa.Table, lead: int) -> pa.Table:
+        """The records of a chunk with its first ``lead`` joined to the record before the
+        chunk where they continue it (a block cut by the chunk boundary, ``parse.blocks``),
+        and to each other. The worker left their facts out: those of the records they make
+        are added here; the file's accounting follows the join."""
+        joined, pending, changes = join_lead(state.pending, records.slice(0, lead),
+                                             self._formats(), state.ctx.kind in TEXT_KINDS)
+        for key, value in changes:
+            state.add(key, value)
+        state.pending = pending
+        if self._reduced and joined.num_rows:
+            self.facts(state, as_whole(facts_of(joined), True))
+        return pa.concat_tables([joined, records.slice(lead)])
+
+
+def _first_line(table: pa.Table | None) -> int | None:
+    """The first line of a one-record table (the pending record), if there is one."""
+    return table.column("line")[0].as_py() if table is not None else None
+
+
+def nonempty_batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
+    """The non-empty record batches of ``table``."""
+    for batch in table.to_batches():
+        if batch.num_rows:
+            yield batch

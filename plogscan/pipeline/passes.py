@@ -19,6 +19,7 @@ from plogscan.crossrank.patterns import PREFILTER as GATHER_PATTERN
 from plogscan.engine.presence import Presence
 from plogscan.engine.selector import Selector
 from plogscan.errors import Location, PlogscanError
+from plogscan.ingest.contextlines import ContextSpec, without_context_columns
 from plogscan.ingest.facts import merged_facts
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.walk import Lister
@@ -126,6 +127,9 @@ class Passes:
                       else None)
         self.selector = (Selector(rules, extra_regexes=(GATHER_PATTERN,), skim=options.skim)
                          if self.selective else None)
+        # The records whose context lines the workers take: those some rule may use.
+        self.context = (ContextSpec(options.context_lines, self.selector or Selector(rules))
+                        if options.context_lines else None)
         self.saw_batches = False
 
     def _writer(self) -> EventWriter:
@@ -163,6 +167,7 @@ class Passes:
     def _write(self, batch: pa.RecordBatch) -> None:
         assert self.writer is not None
         try:
+            batch = without_context_columns(batch)
             self.writer.write(self.redactor.batch(batch) if self.redactor is not None else batch)
         except OSError as err:
             raise cannot_write_events(self.options.events_out, err) from None

@@ -13,12 +13,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from plogscan.analysis.context import add_context
 from plogscan.cache.fingerprint import code_fingerprint
 from plogscan.cache.run import RunCache
 from plogscan.catalog import load_rules
 from plogscan.catalog.rule import RuleSet
 from plogscan.engine import scan
+from plogscan.ingest.contextlines import kept_schema
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.prefetch import prefetched
 from plogscan.ingest.walk import Lister, unchanged
@@ -27,6 +27,7 @@ from plogscan.pipeline.assemble import assembled, findings_capped
 from plogscan.pipeline.options import DiagnoseOptions, NothingRead, Timings
 from plogscan.pipeline.passes import Passes
 from plogscan.redact.redactor import Redactor
+from plogscan.schema import table_schema
 from plogscan.table.parquet import named_inputs
 
 Progress = Callable[[str, int], None]
@@ -62,7 +63,6 @@ def run(options: DiagnoseOptions, *, listing: Lister | None = None,
             ingest = ingest_for(options, passes, cache, executor, on_progress, inputs)
             findings = single_pass(options, ingest, passes, rules, inputs)
             concluded = passes.conclude(findings)
-            concluded = with_context(options, ingest, cache, executor, concluded)
         use = CacheUse(reused_files=ingest.reused_files, problem=cache.problem)
         diagnosis = assembled(passes, rules, ingest.summary, concluded, use)
         cache.keep(diagnosis)
@@ -84,10 +84,15 @@ def run_cache(options: DiagnoseOptions, rules: RuleSet, passes: Passes, executor
     code or the options' result key."""
     if options.cache is None or passes.selector is None:
         return RunCache()
-    namespace = hashlib.sha256((code_fingerprint() + passes.selector.fingerprint()).encode())
+    # The entries keep each file's records with their context lines: the radius is part of
+    # what they are.
+    radius = passes.context.radius if passes.context is not None else 0
+    namespace = hashlib.sha256(
+        f"{code_fingerprint()}{passes.selector.fingerprint()}context={radius}".encode())
     memoized = executor is None and options.reuse_result
+    schema = kept_schema(table_schema(False)) if radius else None
     return RunCache(options.cache, namespace.hexdigest(), inputs.complete,
-                    options.result_key(rules) if memoized else None, unchanged)
+                    options.result_key(rules) if memoized else None, unchanged, schema)
 
 
 def reused(diagnosis: Diagnosis, on_progress: Progress | None) -> Diagnosis:
@@ -109,7 +114,8 @@ def ingest_for(options: DiagnoseOptions, passes: Passes, cache: RunCache, execut
                   processes=options.processes, reducer=passes.selector,
                   on_facts=facts.add if facts is not None else None, store=cache.store,
                   executor=executor, limits=options.limits, kinds=cache.store,
-                  digests=inputs.digests if cache.memo is not None else None)
+                  digests=inputs.digests if cache.memo is not None else None,
+                  context=passes.context)
 
 
 def single_pass(options: DiagnoseOptions, ingest: Ingest, passes: Passes, rules: RuleSet,
@@ -132,16 +138,3 @@ def single_pass(options: DiagnoseOptions, ingest: Ingest, passes: Passes, rules:
             Path(options.events_out).unlink(missing_ok=True)
         raise NothingRead(summary)
     return findings
-
-
-def with_context(options: DiagnoseOptions, ingest: Ingest, cache: RunCache, executor: Any,
-                 concluded: tuple) -> tuple:
-    """The concluded findings with the lines around each evidence record (read while the
-    cache, which keeps where lines start, is open)."""
-    if not options.context_lines:
-        return concluded
-    ctx, crossrank, findings = concluded
-    findings = list(add_context(findings, options.paths, options.context_lines,
-                                executor.submit if executor is not None else None,
-                                limits=ingest.limits, marks=cache.store))
-    return ctx, crossrank, findings

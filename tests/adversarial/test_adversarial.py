@@ -23,9 +23,9 @@ import pytest
 from click.testing import CliRunner
 
 from plogscan.cli import cli
-from plogscan.ingest.chunks import Range, parse_range
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
+from plogscan.ingest.ranges import Range, parse_range
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.parse.results import FileContext
 from tests.adversarial.cases import CASES, GOOD, PLOG, Case
