@@ -27,10 +27,6 @@ from plogscan.crossrank.attempts import Attempts
 from plogscan.crossrank.identity import Identities, ProcessKey
 
 _NONE = -(1 << 62)  # a missing pid or rank in a join key (a null matches nothing)
-# The columns ``RowIdentity.annotate`` sets, in the table's order.
-SET_COLUMNS = ("host", "rank", "device", "ts_aligned", "phy_device", "host_ip", "attempt",
-               "communicator", "identity_source", "record_host", "record_rank",
-               "record_device")
 
 
 class RowIdentity:

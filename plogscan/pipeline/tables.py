@@ -2,10 +2,10 @@
 
 Who a record's process is (rank, device, host, attempt…) is known only once every record of
 the input has been seen: a process may announce its rank after thousands of records. So the
-records are written once as they are parsed, into a staged Parquet file (lz4, beside the
-target, or a spool in the temporary directory), while the cross-rank summary is gathered;
-then the identities are resolved (``crossrank.analyze.Context``) and the staged rows are read
-back row group by row group with their identity columns joined on (``crossrank.rows``):
+records are staged as they are parsed (``table.staged``: beside the target, or in a spool in
+the temporary directory) while the cross-rank summary is gathered; then the identities are
+resolved (``crossrank.analyze.Context``) and the staged rows are read back row group by row
+group with their identity columns joined on (``crossrank.rows``):
 
 * ``write_table``: ``ingest -o`` (the final Parquet file, zstd, takes its name at the end);
 * ``write_dataset``: ``ingest --dataset`` (partitioned by the real host and rank);
@@ -41,7 +41,7 @@ from plogscan.table.parquet import (
     stored_inputs,
 )
 
-SPOOL_NAME = "records.parquet"
+SPOOL_NAME = "records.arrows"  # staged rows (an Arrow IPC stream), under a hidden name
 DEFAULT_OPTIONS = Options()
 
 

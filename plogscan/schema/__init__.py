@@ -141,7 +141,6 @@ RECORD_COLUMNS: dict[str, str] = {"host": "record_host", "rank": "record_rank",
                                   "device": "record_device"}
 TABLE_SCHEMA = pa.schema([*EVENT_SCHEMA, *IDENTITY_FIELDS],
                          metadata={"plogscan.schema_version": "3"})
-TABLE_COLUMNS: tuple[str, ...] = tuple(TABLE_SCHEMA.names)
 IDENTITY_SOURCES: tuple[str, ...] = ("content", "path", "assumed")
 
 LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "EVENT", "TRACE", "OPLOG", "NULL")
