@@ -347,3 +347,20 @@ def test_span_ids_numbers_thousands_of_distinct_texts() -> None:
     by_arrow = cannheader.distinct_texts(data, starts, ends - starts, compiled=False)
     assert len(by_c[1]) == 6000
     assert by_c[0].tolist() == by_arrow[0].tolist() and by_c[1].equals(by_arrow[1])
+
+
+def test_header_values_of_lines_without_a_header_are_null_indices() -> None:
+    """A line without a CANN header has no level, module, pid or proc: a null index, not an
+    index to a null among the dictionary's values. Arrow releases before 26 do not count the
+    latter as null (``is_null``), so the fields a later format reads from such a line (the
+    level and pid of a torch_npu line) were left out there."""
+    from tests import plog_lines as L
+
+    lines = [L.HCCL_DEBUG, L.STDOUT_PTA, L.CONTINUATION, L.RUNTIME_ERROR, L.STDOUT_EXC]
+    found = cannheader.match(pa.array(lines, pa.large_string()))
+    for name in ("level", "module", "pid", "proc"):
+        values = found.values[name]
+        absent = values.dictionary_decode().is_null().to_pylist()
+        assert absent == [False, True, True, False, True], name
+        assert values.indices.is_null().to_pylist() == absent, name
+        assert values.is_null().to_pylist() == absent, name

@@ -211,7 +211,7 @@ def test_the_skipped_notes_line_says_where_this_command_lists_them(logs: Path,
                                       "--quiet"])
     events = CliRunner().invoke(cli, ["events", str(logs), "--quiet"])
     diagnose = CliRunner().invoke(cli, ["diagnose", str(logs), "--quiet"])
-    assert "not logs" in ingest.stderr and "; --stats lists them" in ingest.stderr
+    assert "1 file that is not a log" in ingest.stderr and "; --stats lists them" in ingest.stderr
     assert "plogscan ingest --stats lists them" in events.stderr
     assert "the report's inputs section lists them" in diagnose.stderr
 

@@ -182,7 +182,7 @@ def test_zh_json_keeps_keys_and_values_and_translates_sentences() -> None:
     assert [r["signal"] for r in zh["root_cause"]["suspects"][0]["reasons"]] == \
         [r["signal"] for r in en["root_cause"]["suspects"][0]["reasons"]]
     assert any(r.startswith("等待链止于此：7 个 rank 的等待都指向它") for r in zh_reasons)
-    assert any(r.startswith("the chain of waits ends here: the waits of 7 rank(s) lead to it")
+    assert any(r.startswith("the chain of waits ends here: the waits of 7 ranks lead to it")
                for r in en_reasons)
 
 

@@ -529,7 +529,7 @@ def test_apply_baseline_counts_not_evaluable_for_the_exit_code():
 
 
 @pytest.mark.parametrize(("content", "message", "line"), [
-    ('{"version": 1, "entries": [\n  {"fingerprint": "a",\n}', "not valid JSON", 3),
+    ('{"version": 1, "entries": [\n  {"fingerprint": "a"\n   "rule": "R"}]}', "not valid JSON", 3),
     ('{"version": 2, "entries": []}', "unsupported baseline version 2", 0),
     ('{"version": 1, "entries": [{"fingerprint": "a", "rule": "R", "title": "t", '
      '"reson": "x"}]}', "entry 0: unknown key 'reson'", 0),

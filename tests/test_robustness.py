@@ -170,8 +170,8 @@ def bad_tree(root: Path) -> dict[str, str]:
     for name in WEIRD_NAMES:
         (root / name).write_bytes(good)
     return {
-        "bad-utf8.log": "invalid UTF-8 sequence(s) replaced",
-        "nul.log": "NUL byte(s) removed",
+        "bad-utf8.log": "invalid UTF-8 sequences replaced",
+        "nul.log": "NUL bytes removed",
         "empty.log": "empty file",
         "truncated.log.gz": "read stopped after",
         "corrupt.log.gz": "corrupt data",

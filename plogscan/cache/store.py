@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import json
 import os
 import sqlite3
@@ -349,6 +348,17 @@ def _read_frames(view: memoryview, schema: pa.Schema, marker: bytes) -> pa.Table
     return pa.Table.from_batches(batches, schema=schema) if batches else _empty(schema)
 
 
-@functools.lru_cache(maxsize=16)
+_EMPTY: dict[int, tuple[pa.Schema, pa.Table]] = {}  # id of a schema -> it, its empty table
+
+
 def _empty(schema: pa.Schema) -> pa.Table:
-    return schema.empty_table()
+    """The empty table of ``schema``, made once per schema object: entries are read in the
+    few fixed schemas of the namespace and the facts, and making one costs a quarter of a
+    millisecond. Kept by the schema's identity, not its hash, which pyarrow computes anew on
+    every call and before release 22 cannot compute for a schema with metadata."""
+    kept = _EMPTY.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        if len(_EMPTY) >= 16:
+            _EMPTY.clear()
+        kept = _EMPTY[id(schema)] = (schema, schema.empty_table())
+    return kept[1]

@@ -15,7 +15,7 @@ from plogscan.console import warn
 from plogscan.errors import Location, PlogscanError
 from plogscan.ingest.sources import NOT_A_LOG_REASON
 from plogscan.model import IngestSummary
-from plogscan.report.i18n import ingest_text, tr
+from plogscan.report.i18n import count, ingest_text, tr
 
 if TYPE_CHECKING:
     from plogscan.ingest.limits import Limits
@@ -65,8 +65,9 @@ def report_problems(summary: IngestSummary, listed: str = REPORT_LISTED,
         groups.setdefault(reason, []).append(skipped.path)
     for reason, paths in groups.items():
         if reason == NOT_A_LOG_REASON:
-            warn(tr(lang, "skipped {n} file(s) that are not logs (e.g. {path}); {listed}",
-                    n=len(paths), path=paths[0], listed=listed))
+            warn(count(lang, len(paths), "skipped {n} file that is not a log ({path}); {listed}",
+                       "skipped {n} files that are not logs (e.g. {path}); {listed}",
+                       path=paths[0], listed=listed))
         elif len(paths) == 1:
             warn(tr(lang, "skipped {path}: {reason}", path=paths[0],
                     reason=ingest_text(lang, reason)))
@@ -75,12 +76,13 @@ def report_problems(summary: IngestSummary, listed: str = REPORT_LISTED,
                     reason=ingest_text(lang, reason), path=paths[0], listed=listed))
     _grouped(((stats.path, ingest_text(lang, problem)) for stats in summary.files
               for problem in stats.problems), listed, lang)
-    _grouped(((s.path, tr(lang, "{n} invalid UTF-8 sequence(s) replaced", n=s.decode_errors))
+    _grouped(((s.path, count(lang, s.decode_errors, "{n} invalid UTF-8 sequence replaced",
+                             "{n} invalid UTF-8 sequences replaced"))
               for s in summary.files if s.decode_errors), listed, lang,
-             many=tr(lang, "invalid UTF-8 sequence(s) replaced"))
-    _grouped(((s.path, tr(lang, "{n} NUL byte(s) removed", n=s.nul_bytes))
+             many=tr(lang, "invalid UTF-8 sequences replaced"))
+    _grouped(((s.path, count(lang, s.nul_bytes, "{n} NUL byte removed", "{n} NUL bytes removed"))
               for s in summary.files if s.nul_bytes), listed, lang,
-             many=tr(lang, "NUL byte(s) removed"))
+             many=tr(lang, "NUL bytes removed"))
 
 
 PROBLEM_LINES = 10  # problems inside files named one by one before the rest are counted
@@ -98,8 +100,8 @@ def _grouped(problems: Iterable[tuple[str, str]], listed: str, lang: str,
     for path, problem in items[:PROBLEM_LINES]:
         warn(f"{path}: {problem}")
     if len(items) > PROBLEM_LINES:
-        warn(tr(lang, "{n} more problem(s) inside files; {listed}",
-                n=len(items) - PROBLEM_LINES, listed=listed))
+        warn(count(lang, len(items) - PROBLEM_LINES, "{n} more problem inside files; {listed}",
+                   "{n} more problems inside files; {listed}", listed=listed))
 
 
 def nothing_read(summary: IngestSummary) -> bool:

@@ -40,36 +40,53 @@ WORDS: dict[str, dict[str, str]] = {
         "No differences: both runs logged the same templates in the same order, with the same "
         "codes, levels, modules, settings and findings.":
             "没有差异：两次运行以相同的顺序记录了相同的模板，错误码、级别、模块、配置和结论也都相同。",
-        "Only BAD logged {n} template(s). The first, in {failing} of BAD's {total} failing "
-        "process(es) and in no process of GOOD:":
-            "只有 BAD 记录了 {n} 个模板。第一个出现在 BAD 的 {total} 个出错进程中的 "
-            "{failing} 个里，GOOD 的进程中都没有：",
-        "Only BAD logged {n} template(s). The first, in {count} of BAD's {total} process(es) "
-        "and in no process of GOOD:":
-            "只有 BAD 记录了 {n} 个模板。第一个出现在 BAD 的 {total} 个进程中的 {count} 个里，"
-            "GOOD 的进程中都没有：",
-        "BAD logged no template that GOOD did not; {n} template(s) in more of its processes. "
+        "Only BAD logged 1 template. It is in {where} and in no process of GOOD:":
+            "只有 BAD 记录了 1 个模板。它出现在{where}中，GOOD 的进程中都没有：",
+        "Only BAD logged {n} templates. The first is in {where} and in no process of GOOD:":
+            "只有 BAD 记录了 {n} 个模板。第一个出现在{where}中，GOOD 的进程中都没有：",
+        "BAD's failing process": " BAD 的出错进程",
+        "both of BAD's failing processes": " BAD 的两个出错进程",
+        "all {n} of BAD's failing processes": " BAD 全部 {n} 个出错进程",
+        "{count} of BAD's {total} failing processes": " BAD 的 {total} 个出错进程中的 {count} 个",
+        "BAD's process": " BAD 的进程",
+        "both of BAD's processes": " BAD 的两个进程",
+        "all {n} of BAD's processes": " BAD 全部 {n} 个进程",
+        "{count} of BAD's {total} processes": " BAD 的 {total} 个进程中的 {count} 个",
+        "BAD logged no template that GOOD did not; 1 template is in more of its processes:":
+            "BAD 没有记录 GOOD 未记录的模板；有 1 个模板出现在 BAD 更多的进程中：",
+        "BAD logged no template that GOOD did not; {n} templates are in more of its processes. "
         "The first:":
             "BAD 没有记录 GOOD 未记录的模板；有 {n} 个模板出现在 BAD 更多的进程中。第一个：",
         "BAD logged no template that GOOD did not.": "BAD 没有记录 GOOD 未记录的模板。",
-        "The runs first diverge on {slot} after {n} common template(s): BAD logs the first "
+        "The runs first diverge on {slot} after 1 common template: BAD logs the first "
+        "template below where GOOD logs the second.":
+            "两次运行在 {slot} 上经过 1 个相同的模板后首次分歧：BAD 在此处记录了下面第一个模板，"
+            "而 GOOD 记录的是第二个。",
+        "The runs first diverge on {slot} after {n} common templates: BAD logs the first "
         "template below where GOOD logs the second.":
             "两次运行在 {slot} 上经过 {n} 个相同的模板后首次分歧：BAD 在此处记录了下面第一个模板，"
             "而 GOOD 记录的是第二个。",
         "The runs differ in what else they logged: {what}": "两次运行在其他方面的差异：{what}",
         "{label}: {what}": "{label}：{what}",
-        "{n} finding(s) only in BAD, {m} only in GOOD":
+        "1 finding only in BAD, {m} only in GOOD":
+            "1 条结论仅出现在 BAD 中，{m} 条仅出现在 GOOD 中",
+        "{n} findings only in BAD, {m} only in GOOD":
             "{n} 条结论仅出现在 BAD 中，{m} 条仅出现在 GOOD 中",
-        "{n} code(s), level(s) or module(s) only in BAD, {m} only in GOOD":
+        "1 code, level or module only in BAD, {m} only in GOOD":
+            "1 个错误码、级别或模块仅出现在 BAD 中，{m} 个仅出现在 GOOD 中",
+        "{n} codes, levels or modules only in BAD, {m} only in GOOD":
             "{n} 个错误码、级别或模块仅出现在 BAD 中，{m} 个仅出现在 GOOD 中",
-        "{n} setting(s) with other values": "{n} 项配置取值不同",
-        "{n} process(es) with no counterpart": "{n} 个进程没有对应的进程",
+        "1 setting with another value": "1 项配置取值不同",
+        "{n} settings with other values": "{n} 项配置取值不同",
+        "1 process with no counterpart": "1 个进程没有对应的进程",
+        "{n} processes with no counterpart": "{n} 个进程没有对应的进程",
         # lists
         "BAD {failing}/{total} failing": "BAD {failing}/{total} 个出错进程",
         "first {ts}": "首次 {ts}",
         "… {n} more (--limit 0 or --format json lists them all)":
             "… 另有 {n} 项（--limit 0 或 --format json 可列出全部）",
-        "after {n} common template(s)": "经过 {n} 个相同的模板之后",
+        "after 1 common template": "经过 1 个相同的模板之后",
+        "after {n} common templates": "经过 {n} 个相同的模板之后",
         "GOOD logs": "GOOD 记录",
         "BAD logs": "BAD 记录",
         "(nothing more)": "（没有更多记录）",

@@ -149,9 +149,11 @@ class Decider:
         end_class = self._class(graph, key, waiters)
         if end_class is None:
             if waiters:
-                self.builder.note(say(self.lang, "the waits of {n} rank(s) end at {label}, which "
-                                      "only timed out and names no peer the input holds",
-                                      n=len(waiters), label=self.label(node)))
+                self.builder.note(say.count(
+                    self.lang, len(waiters), "the wait of {n} rank ends at {label}, which only "
+                    "timed out and names no peer the input holds", "the waits of {n} ranks end "
+                    "at {label}, which only timed out and names no peer the input holds",
+                    label=self.label(node)))
             return None
         group = Group(end_class, [node], waiters, len(waiters) + 1)
         self._own_reason(group, node, graph)
@@ -198,8 +200,9 @@ class Decider:
                 "task on its other stream never finished"), own)
         elif group.end == "silent":
             ident = self.ids.processes[key]
-            text = say(self.lang, "it logged neither an error nor a timeout while {n} rank(s) "
-                       "waited for it", n=len(group.waiters))
+            text = say.count(self.lang, len(group.waiters), "it logged neither an error nor a "
+                             "timeout while {n} rank waited for it", "it logged neither an "
+                             "error nor a timeout while {n} ranks waited for it")
             last = self.clock.align(ident, ident.last_ts)
             waiting = set(group.waiters)
             waits = [e.ts for e in graph.edges if e.source in waiting and e.ts is not None]
@@ -221,9 +224,11 @@ class Decider:
         if not group.waiters:
             return
         kinds = Counter(e.kind for e in direct)
-        text = say(self.lang, "the chain of waits ends here: the waits of {n} rank(s) lead to "
-                   "it (directly: {kinds})", n=len(group.waiters),
-                   kinds=", ".join(f"{say(self.lang, k)} {c}" for k, c in sorted(kinds.items())))
+        text = say.count(self.lang, len(group.waiters), "the chain of waits ends here: the wait "
+                         "of {n} rank leads to it (directly: {kinds})", "the chain of waits "
+                         "ends here: the waits of {n} ranks lead to it (directly: {kinds})",
+                         kinds=", ".join(f"{say(self.lang, k)} {c}"
+                                         for k, c in sorted(kinds.items())))
         group.reason(node, "wait-chain", text, tuple(e.where for e in direct))
 
     def _missing(self, node: Node, waiters: list[ProcessKey], direct: list[Edge]
@@ -245,9 +250,10 @@ class Decider:
         if any(e.kind == "heartbeat" for e in direct):  # HCCL's own location of the failure
             self._heartbeat_reason(group, node, self._graph)
             group.support += 1
-        group.reason(node, "missing-peer", say(
-            self.lang, "{n} rank(s) wait for it and the input does not contain it: collect its "
-            "logs", n=len(waiters)), tuple(e.where for e in direct))
+        group.reason(node, "missing-peer", say.count(
+            self.lang, len(waiters), "{n} rank waits for it and the input does not contain it: "
+            "collect its logs", "{n} ranks wait for it and the input does not contain it: "
+            "collect its logs"), tuple(e.where for e in direct))
         self._waited(group, node, direct)
         return group
 

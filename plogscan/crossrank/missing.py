@@ -80,12 +80,14 @@ def find(ids: Identities, members: frozenset[ProcessKey], decision: Decision,
     for group in decision.groups:
         for node in group.nodes:
             if node.key is None:
-                advice.append(say(lang, "missing: collect the logs of {peer}, which the waits "
-                                  "of {n} rank(s) lead to", peer=_peer(node), n=len(
-                                      group.waiters)))
+                advice.append(say.count(
+                    lang, len(group.waiters), "missing: collect the logs of {peer}, which the "
+                    "wait of {n} rank leads to", "missing: collect the logs of {peer}, which the "
+                    "waits of {n} ranks lead to", peer=_peer(node)))
     if hosts:
-        advice.append(say(lang, "hosts {hosts} are named by the logs but not in the input",
-                          hosts=", ".join(sorted(hosts))))
+        advice.append(say.count(lang, len(hosts), "host {hosts} is named by the logs but not in "
+                                "the input", "hosts {hosts} are named by the logs but not in the "
+                                "input", hosts=", ".join(sorted(hosts))))
     if ranks or hosts:
         advice.append(say(lang, COLLECT))
     silent = [n for g in decision.groups if g.end == "silent" for n in g.nodes]

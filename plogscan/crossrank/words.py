@@ -32,20 +32,29 @@ WORDS: dict[str, dict[str, str]] = {
         "stream never finished":
             "它在等待自身的从流（日志中 remote rank 为 local）：其另一条流上的任务一直没有完成",
         "mutual wait at link set-up: {names}": "建链时相互等待：{names}",
-        "the chain of waits ends here: the waits of {n} rank(s) lead to it (directly: {kinds})":
+        "the chain of waits ends here: the wait of {n} rank leads to it (directly: {kinds})":
+            "等待链止于此：{n} 个 rank 的等待指向它（直接等待：{kinds}）",
+        "the chain of waits ends here: the waits of {n} ranks lead to it (directly: {kinds})":
             "等待链止于此：{n} 个 rank 的等待都指向它（直接等待：{kinds}）",
         "its link to {peer} failed and the input does not contain {peer}: one end of the link "
         "is here, the other is to collect":
             "它到 {peer} 的链路建立失败，而输入中没有 {peer}：链路的一端在此，另一端需要收集日志",
-        "{n} rank(s) wait for it and the input does not contain it: collect its logs":
+        "{n} rank waits for it and the input does not contain it: collect its logs":
+            "{n} 个 rank 在等待它，而输入中没有它：请收集它的日志",
+        "{n} ranks wait for it and the input does not contain it: collect its logs":
             "{n} 个 rank 在等待它，而输入中没有它：请收集它的日志",
         "the waits of {labels} form a ring in which every rank waited for the next: it singles "
         "out none of them":
             "{labels} 的等待构成一个环，每个 rank 都在等待下一个：无法从中单独指出任何一个",
-        "the waits of {n} rank(s) end at {label}, which only timed out and names no peer the "
+        "the wait of {n} rank ends at {label}, which only timed out and names no peer the "
         "input holds":
             "{n} 个 rank 的等待止于 {label}，而它只记录了超时，且没有指出输入中存在的对端",
-        "it logged neither an error nor a timeout while {n} rank(s) waited for it":
+        "the waits of {n} ranks end at {label}, which only timed out and names no peer the "
+        "input holds":
+            "{n} 个 rank 的等待止于 {label}，而它只记录了超时，且没有指出输入中存在的对端",
+        "it logged neither an error nor a timeout while {n} rank waited for it":
+            "在 {n} 个 rank 等待它期间，它既没有记录错误，也没有记录超时",
+        "it logged neither an error nor a timeout while {n} ranks waited for it":
             "在 {n} 个 rank 等待它期间，它既没有记录错误，也没有记录超时",
         "the cluster heartbeat names {culprit}, which is no rank of {label}'s communicators: "
         "all their ranks are in the input":
@@ -118,8 +127,12 @@ WORDS: dict[str, dict[str, str]] = {
             "通信域 {comm} 共有 {size} 个 rank，输入中只有 {present} 个；rank {ranks} 不在其中"
             "（{named}）：请收集它们的日志",
         "rank {rank} (device IP {ip})": "rank {rank}（设备 IP {ip}）",
-        "missing: collect the logs of {peer}, which the waits of {n} rank(s) lead to":
+        "missing: collect the logs of {peer}, which the wait of {n} rank leads to":
+            "缺失：请收集 {peer} 的日志，{n} 个 rank 的等待指向它",
+        "missing: collect the logs of {peer}, which the waits of {n} ranks lead to":
             "缺失：请收集 {peer} 的日志，{n} 个 rank 的等待都指向它",
+        "host {hosts} is named by the logs but not in the input":
+            "日志中提到了主机 {hosts}，但输入中没有它的日志",
         "hosts {hosts} are named by the logs but not in the input":
             "日志中提到了主机 {hosts}，但输入中没有它们的日志",
         "{label} is in the input but went silent while its peers waited: check whether its "

@@ -122,7 +122,6 @@ def _prefix_fields(index: np.ndarray, distinct: pa.Array
                    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, pa.Array]]:
     """Spans and values of level, module, pid and proc, read once per distinct prefix
     (``distinct``; ``index``: each line's prefix among them)."""
-    indices = pa.array(index.astype(np.int32, copy=False))
     names = ("level", "module", "pid", "proc")
     spans = pc.extract_regex_span(distinct, PREFIX)
     # Null where the prefix is empty (a line with no header).
@@ -140,9 +139,20 @@ def _prefix_fields(index: np.ndarray, distinct: pa.Array
         text = texts[name].cast(pa.string())
         if name == "pid":
             text = fv.digits(text, pa.int64())
-        # Dictionary-encoded: rows are picked from the indices, values decoded once, later.
-        values[name] = pa.DictionaryArray.from_arrays(indices, text)
+        values[name] = _picked(index, text)
     return start, length, values
+
+
+def _picked(index: np.ndarray, values: pa.Array) -> pa.DictionaryArray:
+    """``values[index]`` dictionary-encoded: rows are picked from the indices, the values
+    decoded once, later. A row whose value is null gets a null index: Arrow releases
+    disagree on whether a null among a dictionary's values makes its rows null (``is_null``
+    says no before Arrow 26, yes from it), a null index is null in all of them."""
+    absent = None
+    if values.null_count:
+        absent = ~values.is_valid().to_numpy(zero_copy_only=False)[index]
+    return pa.DictionaryArray.from_arrays(index.astype(np.int32, copy=False), values,
+                                          mask=absent)
 
 
 def one_pass_spans(lines: pa.Array) -> np.ndarray | None:

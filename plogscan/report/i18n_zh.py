@@ -267,17 +267,22 @@ UI_ZH: dict[str, str] = {
     "root cause: {rule} ({incident})": "根因：{rule}（{incident}）",
     "skipped {path}: {reason}": "已跳过 {path}：{reason}",
     # stderr while reading (cli.common.report_problems)
-    "skipped {n} file(s) that are not logs (e.g. {path}); {listed}":
+    "skipped {n} file that is not a log ({path}); {listed}":
+        "跳过了 {n} 个不是日志的文件（{path}）；{listed}",
+    "skipped {n} files that are not logs (e.g. {path}); {listed}":
         "跳过了 {n} 个不是日志的文件（例如 {path}）；{listed}",
     "skipped {n} files: {reason} (e.g. {path}); {listed}":
         "跳过了 {n} 个文件：{reason}（例如 {path}）；{listed}",
     "{n} files: {problem} (e.g. {path}); {listed}":
         "{n} 个文件：{problem}（例如 {path}）；{listed}",
-    "{n} more problem(s) inside files; {listed}": "文件内还有 {n} 个问题；{listed}",
-    "{n} invalid UTF-8 sequence(s) replaced": "替换了 {n} 处无效的 UTF-8 序列",
-    "{n} NUL byte(s) removed": "删除了 {n} 个 NUL 字节",
-    "invalid UTF-8 sequence(s) replaced": "无效的 UTF-8 序列已被替换",
-    "NUL byte(s) removed": "NUL 字节已被删除",
+    "{n} more problem inside files; {listed}": "文件内还有 {n} 个问题；{listed}",
+    "{n} more problems inside files; {listed}": "文件内还有 {n} 个问题；{listed}",
+    "{n} invalid UTF-8 sequence replaced": "替换了 {n} 处无效的 UTF-8 序列",
+    "{n} invalid UTF-8 sequences replaced": "替换了 {n} 处无效的 UTF-8 序列",
+    "{n} NUL byte removed": "删除了 {n} 个 NUL 字节",
+    "{n} NUL bytes removed": "删除了 {n} 个 NUL 字节",
+    "invalid UTF-8 sequences replaced": "无效的 UTF-8 序列已被替换",
+    "NUL bytes removed": "NUL 字节已被删除",
     "the report's inputs section lists them": "报告的输入部分列出了全部",
     "plogscan diagnose lists them in its report's inputs section":
         "plogscan diagnose 的报告在输入部分列出了全部",

@@ -521,7 +521,7 @@ def c_unreadable(doc: Doc, root: Path) -> None:
 
 CASES: tuple[Case, ...] = (
     Case("invalid-utf8", "a plog with invalid UTF-8 bytes in a record",
-         r"plog-5_\d+\.log: 3 invalid UTF-8 sequence\(s\) replaced", "every line; the bytes "
+         r"plog-5_\d+\.log: 3 invalid UTF-8 sequences replaced", "every line; the bytes "
          "become U+FFFD and are counted", 1, b_invalid_utf8, c_invalid_utf8),
     Case("gbk", "job stdout written in GBK (Chinese text)", None, "every line, decoded from GBK "
          "(encoding gbk, no replacement)", 1, b_gbk, c_gbk),
@@ -538,14 +538,14 @@ CASES: tuple[Case, ...] = (
          "every line, decoded (encoding utf-16-be)", 1, _utf16("utf-16-be", b""),
          _c_utf16("utf-16-be")),
     Case("nul-runs", "a plog that starts with 1 MiB of NULs and has 64 KiB more inside",
-         r"1114112 NUL byte\(s\) removed", "both records; the NULs dropped and counted", 1,
+         r"1,114,112 NUL bytes removed", "both records; the NULs dropped and counted", 1,
          b_nul_runs, c_nul_runs),
     Case("junk-head-gz", "a plog .log.gz whose first line is 64 MiB of junk",
          r"line\(s\) longer than 8 MiB kept their first 8 MiB", "the records after the junk; "
          "the junk line's first 8 MiB (truncated)", 1, b_junk_head_gz,
          c_junk_head(".log.gz")),
     Case("binary-head", "a device log whose first 256 KiB are random bytes",
-         r"invalid UTF-8 sequence\(s\) replaced", "the records after the junk; the junk as "
+         r"invalid UTF-8 sequences replaced", "the records after the junk; the junk as "
          "unparsed lines", 1, b_binary_head, c_junk_head("device-7_20260302101500000.log")),
     Case("line-50mb", "a 50 MB single line before the records",
          r"1 line\(s\) longer than 8 MiB kept their first 8 MiB", "the line's first 8 MiB "
@@ -555,7 +555,7 @@ CASES: tuple[Case, ...] = (
          "all 1,000,002 lines accounted for; the records after them", 1, b_million_lines,
          c_million_lines),
     Case("sparse-2gib", "a 2 GiB sparse plog: records, a 2 GiB hole of NULs, records",
-         r"NUL byte\(s\) removed", "the records on both sides of the hole; memory stays "
+         r"NUL bytes removed", "the records on both sides of the hole; memory stays "
          "bounded", 1, b_sparse, c_sparse),
     *(Case(f"truncated-{kind}", f"a .log.{kind} cut in half", r"read stopped after \d+ bytes",
            "every line the decoder released before the cut", 1, _truncated(kind),

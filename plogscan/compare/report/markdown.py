@@ -13,6 +13,9 @@ from plogscan.compare.model import BAD, GOOD, Comparison, Line, TemplateDiff
 from plogscan.compare.report.view import (
     answer_divergence,
     answer_template,
+    answer_words,
+    common_words,
+    divergence_words,
     shown,
     slot_label,
     slots_label,
@@ -63,27 +66,13 @@ def _answer(c: Comparison) -> list[str]:
                                      "settings and findings."))]
     first = answer_template(c)
     if first is None:
-        out.append(text(say(lang, "BAD logged no template that GOOD did not.")))
+        out.append(text(answer_words(c, first)))
     else:
-        only = [t for t in c.templates_of(BAD) if t.only]
-        if first.only and c.bad.failing:
-            words = say(lang, "Only BAD logged {n} template(s). The first, in {failing} of "
-                              "BAD's {total} failing process(es) and in no process of GOOD:",
-                        n=len(only), failing=first.failing, total=c.bad.failing)
-        elif first.only:
-            words = say(lang, "Only BAD logged {n} template(s). The first, in {count} of BAD's "
-                              "{total} process(es) and in no process of GOOD:",
-                        n=len(only), count=first.processes, total=len(c.bad.processes))
-        else:
-            words = say(lang, "BAD logged no template that GOOD did not; {n} template(s) in "
-                              "more of its processes. The first:", n=len(c.templates_of(BAD)))
+        words = answer_words(c, first)
         out += [text(words), "", fenced(first.template), "", _evidence(first.evidence[:1], lang)]
     split = answer_divergence(c)
     if split is not None and split.good is not None and split.bad is not None:
-        out += ["", text(say(lang, "The runs first diverge on {slot} after {n} common "
-                                   "template(s): BAD logs the first template below where GOOD "
-                                   "logs the second.", slot=slot_label(lang, split.slot),
-                             n=split.common)), "",
+        out += ["", text(divergence_words(lang, split)), "",
                 _evidence([split.bad.line, split.good.line], lang)]
     return out
 
@@ -135,7 +124,7 @@ def _divergences(c: Comparison, limit: int) -> list[str]:
     listed, left = shown(c.divergences, limit)
     for d in listed:
         out.append(f"- **{cell(slot_label(lang, d.slot))}** "
-                   + cell(say(lang, "after {n} common template(s)", n=d.common)))
+                   + cell(common_words(lang, d)))
         for label, logged in ((say(lang, "GOOD logs"), d.good), (say(lang, "BAD logs"), d.bad),
                               (say(lang, "first only in BAD"), d.only_bad)):
             what = _code(logged.template) if logged else cell(say(lang, "(nothing more)"))

@@ -29,6 +29,9 @@ from plogscan.compare.model import (
 from plogscan.compare.report.view import (
     answer_divergence,
     answer_template,
+    answer_words,
+    common_words,
+    divergence_words,
     shown,
     slot_label,
     slots_label,
@@ -103,29 +106,14 @@ def _answer(c: Comparison) -> list[str]:
                                 "same order, with the same codes, levels, modules, settings "
                                 "and findings."), ""]
     first = answer_template(c)
-    only = [t for t in c.templates_of(BAD) if t.only]
-    if first is not None and first.only and c.bad.failing:
-        out.append(say(lang, "Only BAD logged {n} template(s). The first, in {failing} of BAD's "
-                             "{total} failing process(es) and in no process of GOOD:",
-                       n=len(only), failing=first.failing, total=c.bad.failing))
-    elif first is not None and first.only:
-        out.append(say(lang, "Only BAD logged {n} template(s). The first, in {count} of BAD's "
-                             "{total} process(es) and in no process of GOOD:",
-                       n=len(only), count=first.processes, total=len(c.bad.processes)))
-    elif first is not None:
-        out.append(say(lang, "BAD logged no template that GOOD did not; {n} template(s) in more "
-                             "of its processes. The first:", n=len(c.templates_of(BAD))))
-    else:
-        out.append(say(lang, "BAD logged no template that GOOD did not."))
+    out.append(answer_words(c, first))
     if first is not None:
         out.append(f"  {one_line(first.template, MESSAGE_CHARS)}")
         for line in first.evidence[:1]:
             out += _evidence(line, lang, "    ")
     split = answer_divergence(c)
     if split is not None and split.good is not None and split.bad is not None:
-        out.append(say(lang, "The runs first diverge on {slot} after {n} common template(s): "
-                             "BAD logs the first template below where GOOD logs the second.",
-                       slot=slot_label(lang, split.slot), n=split.common))
+        out.append(divergence_words(lang, split))
         for logged in (split.bad, split.good):
             out.append(f"  {one_line(logged.template, MESSAGE_CHARS)}")
             out += _evidence(logged.line, lang, "    ")
@@ -141,16 +129,19 @@ def _rest(c: Comparison) -> list[str]:
     parts = []
     findings = [sum(f.run == run for f in c.findings) for run in (BAD, GOOD)]
     if any(findings):
-        parts.append(say(lang, "{n} finding(s) only in BAD, {m} only in GOOD", n=findings[0],
-                         m=findings[1]))
+        parts.append(say.count(lang, findings[0], "1 finding only in BAD, {m} only in GOOD",
+                               "{n} findings only in BAD, {m} only in GOOD", m=findings[1]))
     values = [sum(v.run == run for v in c.values) for run in (BAD, GOOD)]
     if any(values):
-        parts.append(say(lang, "{n} code(s), level(s) or module(s) only in BAD, {m} only in "
-                               "GOOD", n=values[0], m=values[1]))
+        parts.append(say.count(lang, values[0], "1 code, level or module only in BAD, {m} only "
+                               "in GOOD", "{n} codes, levels or modules only in BAD, {m} only "
+                               "in GOOD", m=values[1]))
     if c.settings:
-        parts.append(say(lang, "{n} setting(s) with other values", n=len(c.settings)))
+        parts.append(say.count(lang, len(c.settings), "1 setting with another value",
+                               "{n} settings with other values"))
     if c.unmatched:
-        parts.append(say(lang, "{n} process(es) with no counterpart", n=len(c.unmatched)))
+        parts.append(say.count(lang, len(c.unmatched), "1 process with no counterpart",
+                               "{n} processes with no counterpart"))
     return parts
 
 
@@ -198,7 +189,7 @@ def _divergences(c: Comparison, limit: int) -> list[str]:
 
 def _divergence(lang: str, d: Divergence) -> list[str]:
     out = [f"{slot_label(lang, d.slot)}  "
-           + say(lang, "after {n} common template(s)", n=d.common)]
+           + common_words(lang, d)]
     out += _logged(lang, say(lang, "GOOD logs"), d.good)
     out += _logged(lang, say(lang, "BAD logs"), d.bad)
     if d.only_bad is not None:

@@ -63,6 +63,51 @@ def answer_divergence(c: Comparison) -> Divergence | None:
     return (both or list(c.divergences) or [None])[0]
 
 
+def answer_words(c: Comparison, first: TemplateDiff | None) -> str:
+    """The answer's sentence about ``first``: how many templates only BAD logged and where the
+    first of them was logged (every count in words: ``1 template``, ``3 templates``)."""
+    lang = c.lang
+    if first is None:
+        return say(lang, "BAD logged no template that GOOD did not.")
+    if not first.only:
+        return say.count(lang, len(c.templates_of(BAD)),
+                         "BAD logged no template that GOOD did not; 1 template is in more of "
+                         "its processes:",
+                         "BAD logged no template that GOOD did not; {n} templates are in more "
+                         "of its processes. The first:")
+    if c.bad.failing:
+        count, total = first.failing, c.bad.failing
+        words = ("BAD's failing process", "both of BAD's failing processes",
+                 "all {n} of BAD's failing processes", "{count} of BAD's {total} failing processes")
+    else:
+        count, total = first.processes, len(c.bad.processes)
+        words = ("BAD's process", "both of BAD's processes", "all {n} of BAD's processes",
+                 "{count} of BAD's {total} processes")
+    if count == total:
+        where = say.count(lang, total, words[0], words[1] if total == 2 else words[2])
+    else:
+        where = say(lang, words[3], count=count, total=total)
+    return say.count(lang, sum(t.only for t in c.templates_of(BAD)),
+                     "Only BAD logged 1 template. It is in {where} and in no process of GOOD:",
+                     "Only BAD logged {n} templates. The first is in {where} and in no process "
+                     "of GOOD:", where=where)
+
+
+def divergence_words(lang: str, split: Divergence) -> str:
+    """Where the runs first diverge, after how many templates in common."""
+    return say.count(lang, split.common,
+                     "The runs first diverge on {slot} after 1 common template: BAD logs the "
+                     "first template below where GOOD logs the second.",
+                     "The runs first diverge on {slot} after {n} common templates: BAD logs "
+                     "the first template below where GOOD logs the second.",
+                     slot=slot_label(lang, split.slot))
+
+
+def common_words(lang: str, d: Divergence) -> str:
+    """``after 3 common templates``."""
+    return say.count(lang, d.common, "after 1 common template", "after {n} common templates")
+
+
 def shown(items: tuple, limit: int) -> tuple[tuple, int]:
     """The first ``limit`` items (all with 0) and how many are left out."""
     if not limit or len(items) <= limit:
