@@ -258,6 +258,31 @@ def placed_like_a_log(path: str, not_log_suffixes: frozenset[str] = frozenset())
     return bool(parents) and parents[-1] in _LOG_DIRS
 
 
+# Captured output that people save under these names ("train.txt", "job.out", "rank0.err"):
+# read as a log whatever its lines look like, when it is text.
+OUTPUT_SUFFIXES = frozenset({".txt", ".out", ".err", ".stdout", ".stderr"})
+# Notes that sit beside logs under such a name: what they say is not a log.
+_NOTE_NAME = re.compile(
+    r"(?:readme|licen[cs]e|copying|notice|changelog|changes|authors|contributing|"
+    r"requirements|constraints)(?:[._-][\w.-]*)?", re.IGNORECASE)
+
+
+def named_like_output(path: str) -> bool:
+    """Whether a file's name says it holds captured output (``*.txt``, ``*.out``, ``*.err``),
+    and not a note (``README.txt``, ``requirements.txt``, ``LICENSE.txt``)."""
+    _dirs, name = split_path(path)
+    return suffix(name).lower() in OUTPUT_SUFFIXES and not _NOTE_NAME.fullmatch(name)
+
+
+def text_kind_by_place(path: str) -> SourceKind:
+    """The kind of a text file whose lines match no known shape, read as a log: a system log
+    when its name says so (``messages``, ``syslog``...), else text of job output (its lines
+    are records of their own, with the level their words give them); a CANN grammar would
+    make all of it one unparsed record."""
+    dirs, name = split_path(path)
+    return SourceKind.SYSLOG if name_kind(dirs, name) is SourceKind.SYSLOG else SourceKind.STDOUT
+
+
 def log_kind_by_place(path: str) -> SourceKind:
     """The kind of a log whose content matched no known shape: what its name promises, a host
     plog kind under ``debug/``/``run/``, else job output (``stdout``)."""

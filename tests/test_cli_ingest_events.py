@@ -222,13 +222,13 @@ def test_skips_are_grouped_on_stderr_one_line_per_reason(logs: Path, tmp_path: P
     junk = logs / "collected"
     junk.mkdir()
     for i in range(40):
-        (junk / f"note-{i:02d}.log").write_text("nothing a log would say\n" * 3)
+        (junk / f"note-{i:02d}.dat").write_text("nothing a log would say\n" * 3)
         (junk / f"pic-{i:02d}.dat").write_bytes(bytes(range(256)) * 8)
     diagnose = CliRunner().invoke(cli, ["diagnose", str(logs), "--quiet", "--format", "json"])
     lines = [line for line in diagnose.stderr.splitlines() if "skipped" in line]
     assert len(lines) == 2, diagnose.stderr
     unknown = next(line for line in lines if "unknown format" in line)
-    assert "skipped 40 files: unknown format" in unknown and "note-00.log" in unknown
+    assert "skipped 40 files: unknown format" in unknown and "note-00.dat" in unknown
     assert "the report's inputs section lists them" in unknown
     report = json.loads(diagnose.stdout)
     binaries = [s for s in report["inputs"]["skipped_files"] if s["reason"] == "binary file"]
@@ -243,6 +243,6 @@ def test_skips_are_grouped_on_stderr_one_line_per_reason(logs: Path, tmp_path: P
 
 
 def test_one_skipped_file_is_named_with_its_reason(logs: Path) -> None:
-    (logs / "odd.log").write_text("nothing a log would say\n")
+    (logs / "odd.dat").write_text("nothing a log would say\n")
     diagnose = CliRunner().invoke(cli, ["diagnose", str(logs), "--quiet"])
-    assert "odd.log: unknown format" in diagnose.stderr
+    assert "odd.dat: unknown format" in diagnose.stderr

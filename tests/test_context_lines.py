@@ -79,21 +79,24 @@ def _reference(data: bytes) -> list[str]:
     return [line_text(line) for line in raw]
 
 
-def _checked(path: Path, data: bytes, chunk_bytes: int, step: int) -> int:
+def _checked(path: Path, data: bytes | dict[str, bytes], chunk_bytes: int, step: int) -> int:
     """Ingest ``path`` with context lines taken for every ``step``-th line's record and
-    check each against the file; how many records were checked."""
+    check each against its file (``data``: the file's bytes, or each file's by path when
+    ``path`` is a folder); how many records were checked."""
     spec = ContextSpec(RADIUS, Every(step))
     ingest = Ingest(workers=2, chunk_bytes=chunk_bytes, context=spec)
     table = pa.Table.from_batches(list(ingest.batches([str(path)])))
-    expected = _reference(data)
+    files = data if isinstance(data, dict) else {str(path): data}
+    expected = {name: _reference(content) for name, content in files.items()}
     checked = 0
     for row in table.to_pylist():
         if row["context_before"] is None:
             assert not marked(row["message"], step), row["line"]
             continue
+        lines = expected[row["path"]]
         first, end = row["line"] - 1, row["line"] - 1 + row["line_count"]
-        assert row["context_before"] == expected[max(0, first - RADIUS):first], row["line"]
-        assert row["context_after"] == expected[end:end + RADIUS], row["line"]
+        assert row["context_before"] == lines[max(0, first - RADIUS):first], row["line"]
+        assert row["context_after"] == lines[end:end + RADIUS], row["line"]
         checked += 1
     return checked
 
@@ -118,15 +121,15 @@ def test_pass_lines_equal_a_read_from_the_start(tmp_path: Path, name: str, newli
 @pytest.mark.parametrize(("name", "newline", "final"), CASES)
 def test_lines_are_those_of_the_whole_file_split_at_its_newlines(
         tmp_path: Path, name: str, newline: bytes, final: bool) -> None:
-    """Small files parsed in one group: each record's lines come from its own file."""
+    """Small files parsed in one group: each record's lines come from its own file, never
+    from the file before or after it in the group."""
     folder = tmp_path / "plog"
     folder.mkdir()
-    checked = 0
+    files = {}
     for index in range(5):
         path = folder / f"plog-{index}_20260317140200000.log"
-        data = _write(path, _lines(11 + index, 200, newline), final)
-        checked += _checked(path, data, 1 << 20, 2)
-    assert checked > 300
+        files[str(path)] = _write(path, _lines(11 + index, 200, newline), final)
+    assert _checked(folder, files, 1 << 20, 2) > 300
 
 
 def _evidence_file(logs: Path) -> tuple[Path, int]:

@@ -49,14 +49,17 @@ def _corpora() -> list:
 def problems(diagnosis: Diagnosis) -> list[str]:
     """What an error view of ``diagnosis`` shows that it must not."""
     found = []
-    held = [(ev.path, ev.line, ev.line + ev.line_count) for f in diagnosis.findings
+    # an evidence record's lines, and its text: records glued on one line (a flattened paste)
+    # share their line, so a record there is held only when its text is the evidence's
+    held = [(ev.path, ev.line, ev.line + ev.line_count, ev.message) for f in diagnosis.findings
             for ev in f.evidence]
     for t in diagnosis.unexplained:
         example = t.example
         if STRUCTURE_RE.search(example.message):  # the template's numbers are masked
             found.append(f"unexplained structure: {t.template!r}")
-        if any(path == example.path and first <= example.line < end
-               for path, first, end in held):
+        text = example.message.split("\n", 1)[0][:60]
+        if any(path == example.path and first <= example.line < end and text in message
+               for path, first, end, message in held):
             found.append(f"unexplained but explained: {example.path}:{example.line} "
                          f"{t.template!r}")
     for lane in key_events(diagnosis):

@@ -87,9 +87,9 @@ _MARKERS = st.sampled_from([
     "error code is ", "error code =", "ErrCode=", "runtime result = ", "result =", "ret =",
     "ret=", "retCode=", "error_code=", "errorCode :", "retcode: ", "ret:", "errno:",
     "failed : ", "InnerCode=", "errNo[", "excep_code=", "exception_code=", "event_id=",
-    "errcode:(", "", " "])
+    "errcode:(", "ErrorNo: ", "error code=", "event_id: [", "error=", "innerCode=", "", " "])
 _VALUES = st.sampled_from(["507015", "161002", "0x7150227", "EZ9999", "EI0002:", "ERR00100",
-                           "W1234 ", "12", ""])
+                           "W1234 ", "12", "145021", "300000", "117571619", ""])
 _FILLER = st.sampled_from([" ", "(", ":", "\n", "x", "code", "ret", "Ret", "_", "\n\n"])
 _CODE_TEXT = st.lists(st.one_of(st.tuples(_MARKERS, _VALUES).map("".join), _FILLER),
                       max_size=8).map("".join)

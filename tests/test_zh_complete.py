@@ -347,7 +347,7 @@ def test_stderr_while_reading_is_chinese(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("argv", "english"), [
-    (["diagnose", "{tmp}/README.md"], "nothing could be read from the given paths"),
+    (["diagnose", "{tmp}/notes"], "nothing could be read from the given paths"),
     (["explain", "9999999"], "unknown code '9999999'"),
     (["rules", "show", "NO_SUCH_RULE"], "no rule 'NO_SUCH_RULE'"),
     (["diagnose", "{tmp}/plog-1_1.log", "-o", "{tmp}/plog-1_1.log"],
@@ -361,6 +361,8 @@ def test_errors_follow_the_language(tmp_path: Path, argv: list[str], english: st
     from plogscan.cli import cli
 
     (tmp_path / "README.md").write_text("notes\n")
+    (tmp_path / "notes").mkdir()  # a tree of notes only: nothing in it is a log
+    (tmp_path / "notes" / "README.md").write_text("notes\n")
     (tmp_path / "plog-1_1.log").write_bytes(
         b"[ERROR] HCCL(1,python):2024-01-01-00:00:00.000.000 [a.cc:1] [1][1] x\n")
     args = [a.replace("{tmp}", str(tmp_path)) for a in argv]

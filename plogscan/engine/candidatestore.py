@@ -9,7 +9,8 @@ them can matter (``seqstore``: the records that can change a sequence's state ma
 ``thresholdstore``: the first records of each group's densest window). Only those become
 ``Row`` values.
 
-Memory stays small however many candidates there are: past ``SPILL_ROWS`` the records go to
+Memory stays small however many candidates there are: past ``SPILL_ROWS`` records (or
+``SPILL_BYTES`` of them: records carry their context lines) the records go to
 a private temporary Arrow file, and memory keeps only what ``_kept`` needs (time, path, line,
 group key and role bits: some 40 bytes a record); past ``THIN_ROWS`` those go to disk too,
 split by group (``groupbuckets``), and ``_kept`` reads back one part at a time. The records
@@ -30,6 +31,7 @@ from plogscan.engine.correlate import Row
 from plogscan.engine.groupbuckets import GroupBuckets
 
 SPILL_ROWS = 100_000  # candidates kept in memory before they go to a temporary file
+SPILL_BYTES = 32 << 20  # or this many bytes of them, whichever comes first
 THIN_ROWS = 500_000  # candidates whose thin columns stay in memory (some 20 MB)
 
 
@@ -72,6 +74,7 @@ class CandidateStore:
         self.tables: list[pa.Table] = []
         self.bits: list[np.ndarray] = []
         self.rows_in_memory = 0
+        self.bytes_in_memory = 0
         # Past SPILL_ROWS: the records in a temporary file, their thin columns here.
         self._spill: tuple[str, pa.ipc.RecordBatchFileWriter] | None = None
         self._thin: list[pa.Table] = []
@@ -95,13 +98,16 @@ class CandidateStore:
         bits = np.zeros(len(idx), np.int64)
         for role, mask in masks.items():
             bits |= mask[idx].astype(np.int64) * self.bit[role]
-        if self._spill is None and self.rows_in_memory + sub.num_rows > SPILL_ROWS:
+        size = sub.nbytes
+        if self._spill is None and (self.rows_in_memory + sub.num_rows > SPILL_ROWS
+                                    or self.bytes_in_memory + size > SPILL_BYTES):
             self._start_spill(sub.schema)
         first = self._arrived
         self._arrived += sub.num_rows
         if self._spill is None:
             self.tables.append(pa.Table.from_batches([sub]))
             self.rows_in_memory += sub.num_rows
+            self.bytes_in_memory += size
             self.bits.append(bits)
             return
         self._spill[1].write_batch(sub)
@@ -132,6 +138,7 @@ class CandidateStore:
             self._thin_rows += table.num_rows
         self.tables = []
         self.rows_in_memory = 0
+        self.bytes_in_memory = 0
 
     def _thin_of(self, table: pa.Table) -> pa.Table:
         names = list(dict.fromkeys(("ts", "path", "line", *self.by)))

@@ -205,7 +205,8 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
     around = None
     if context is not None:
         around = chunk_context(context, data, chunk.first_line, result.records, result.head,
-                               result.lead, chunk.before, chunk.after)
+                               result.lead, chunk.before, chunk.after, result.line_starts)
+    result.line_starts = None  # the worker's alone: not sent back with the records
     if multiprocessing.parent_process() is not None:  # in a worker process
         result.records = result.records.drop_columns(list(CONSTANT_COLUMNS))
     records_file = handoff.put(result.records, shared)

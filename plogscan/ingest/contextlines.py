@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.parse.arrowtext import gathered, string_views, views_fit
+from plogscan.schema import CONTEXT_COLUMNS
 
 MAX_CHARS = 500
 # Of a line held: more than MAX_CHARS characters of any UTF-8, after a cut that falls inside
@@ -34,7 +35,6 @@ LINE_BYTES = 4 * (MAX_CHARS + 2)
 EDGE_WINDOW = 64 << 10  # first read around a range for its edge lines (doubled as needed)
 EDGE_READ_MAX = 64 << 20  # read at most this far for them (a line longer is cut short)
 LINES = pa.list_(pa.string())
-CONTEXT_COLUMNS = ("context_before", "context_after")
 CONTEXT_FIELDS = [pa.field(name, LINES) for name in CONTEXT_COLUMNS]
 ROWS_SCHEMA = pa.schema([pa.field("line", pa.int64()), *CONTEXT_FIELDS])
 _MARK = " …"
@@ -90,11 +90,16 @@ class Lines:
     """The physical lines of a chunk's bytes, with the lines before and after it."""
 
     def __init__(self, data: bytes, before: Sequence[bytes] = (),
-                 after: Sequence[bytes] = ()) -> None:
+                 after: Sequence[bytes] = (), starts: np.ndarray | None = None) -> None:
+        """``starts``: where each line of ``data`` starts, when the parse found them."""
         self.data = data
         self.array = np.frombuffer(data, np.uint8)
-        ends = np.flatnonzero(self.array == 10)
-        self.starts = np.concatenate(([0], ends + 1)).astype(np.int64)
+        if starts is None:
+            ends = np.flatnonzero(self.array == 10)
+            self.starts = np.concatenate(([0], ends + 1)).astype(np.int64)
+        else:
+            self.starts = starts.astype(np.int64, copy=False)
+            ends = self.starts[1:] - 1
         self.ends = np.concatenate((ends, [len(data)])).astype(np.int64)
         self.count = len(self.starts)
         self.before = list(before)
@@ -114,19 +119,24 @@ class Lines:
                 out.append(line_text(self.after[k - self.count]))
         return out
 
-    def around(self, first: np.ndarray, end: np.ndarray, radius: int) -> tuple[pa.Array,
-                                                                                pa.Array]:
+    def around(self, first: np.ndarray, end: np.ndarray, radius: int,
+               low: np.ndarray | None = None, high: np.ndarray | None = None
+               ) -> tuple[pa.Array, pa.Array]:
         """The lines before line ``first[i]`` and from line ``end[i]`` on (0-based), ``radius``
         of each, for every row ``i``: in one pass over the chunk's bytes, the rows near its
-        edges completed with the edge lines."""
+        edges completed with the edge lines. With ``low`` and ``high`` (the bytes are several
+        files joined), row ``i`` takes only lines ``low[i]`` to ``high[i] - 1``: its file's."""
         steps = np.arange(radius, dtype=np.int64)
         before = first[:, None] - radius + steps[None, :]
         after = end[:, None] + steps[None, :]
-        return (self._lists(before, from_edge=len(self.before), side=-1),
-                self._lists(after, from_edge=len(self.after), side=1))
+        bottom = 0 if low is None else low[:, None]
+        top = self.count if high is None else high[:, None]
+        return (self._lists(before, len(self.before), -1, bottom, top),
+                self._lists(after, len(self.after), 1, bottom, top))
 
-    def _lists(self, index: np.ndarray, from_edge: int, side: int) -> pa.Array:
-        inside = (index >= 0) & (index < self.count)
+    def _lists(self, index: np.ndarray, from_edge: int, side: int,
+               bottom: np.ndarray | int, top: np.ndarray | int) -> pa.Array:
+        inside = (index >= bottom) & (index < top)
         edge = (index < 0) & (index >= -from_edge) if side < 0 else \
             (index >= self.count) & (index < self.count + from_edge)
         wanted = inside | edge
@@ -141,7 +151,9 @@ class Lines:
                 values[row, col] = line_text(raw)
             texts = pa.array(values[wanted].tolist(), pa.string())
         offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-        return pa.ListArray.from_arrays(pa.array(offsets), texts.cast(pa.string()))
+        if texts.type != pa.string():
+            texts = texts.cast(pa.string())
+        return pa.ListArray.from_arrays(pa.array(offsets), texts)
 
     def _inside_texts(self, lines: np.ndarray) -> pa.Array:
         """The texts of chunk lines ``lines`` (in order), cut as ``line_text`` cuts them."""
@@ -156,29 +168,41 @@ class Lines:
             at = self.array[starts[inner] + cut[inner]]
             back = (at & 0xC0) == 0x80
             cut[np.flatnonzero(inner)[back]] -= 1
+        # The carriage returns that end a line (CRLF files) are not shown.
+        while True:
+            cr = np.flatnonzero(cut > 0)
+            cr = cr[self.array[starts[cr] + cut[cr] - 1] == 13]
+            if not len(cr):
+                break
+            cut[cr] -= 1
         if views_fit(len(self.array)):
-            spans = string_views(self.array, pa.py_buffer(self.data), starts, cut)
-            spans = pc.cast(spans, pa.large_string())
+            spans = pc.cast(string_views(self.array, pa.py_buffer(self.data), starts, cut),
+                            pa.string())
         else:
-            spans = gathered(self.array, starts, cut)
-        spans = pc.utf8_rtrim(spans, characters="\r\n")
-        if pc.any(pc.greater(pc.binary_length(spans), MAX_CHARS)).as_py():
-            long = pc.greater(pc.utf8_length(spans), MAX_CHARS)
-            mark = pa.scalar(_MARK, pa.large_string())
-            cut = pc.binary_join_element_wise(pc.utf8_slice_codeunits(spans, 0, MAX_CHARS),
-                                              mark, pa.scalar("", pa.large_string()))
-            spans = pc.if_else(long, cut, spans)
+            spans = gathered(self.array, starts, cut).cast(pa.string())
+        maybe = np.flatnonzero(cut > MAX_CHARS)  # more bytes than characters shown
+        if len(maybe):
+            some = spans.take(pa.array(maybe))
+            long = pc.greater(pc.utf8_length(some), MAX_CHARS).to_numpy(zero_copy_only=False)
+            if long.any():
+                shown = pc.binary_join_element_wise(
+                    pc.utf8_slice_codeunits(some.filter(pa.array(long)), 0, MAX_CHARS),
+                    pa.scalar(_MARK, pa.string()), pa.scalar("", pa.string()))
+                mask = np.zeros(len(spans), bool)
+                mask[maybe[long]] = True
+                spans = pc.replace_with_mask(spans, pa.array(mask), shown)
         return spans
 
 
 def chunk_context(spec: ContextSpec, data: bytes, first_line: int, records: pa.Table,
                   head: object, lead: int, before: Sequence[bytes] = (),
-                  after: Sequence[bytes] = ()) -> ChunkContext:
+                  after: Sequence[bytes] = (), starts: np.ndarray | None = None
+                  ) -> ChunkContext:
     """The context lines of a chunk's records some rule may use and of its last record, and
     those around its continuation lines (``head``, a ``parse.results.Head``) and the
     ``lead`` records that continue the record before the chunk."""
     radius = spec.radius
-    lines = Lines(data, before, after)
+    lines = Lines(data, before, after, starts)
     rows = _rows(spec, lines, first_line, records)
     head_before: list[str] = []
     extent = 0

@@ -93,6 +93,7 @@ def skim_and_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatS
     result = parse_chunk(_picked_text(data, line_starts, offsets, skimmed.parse), first_line,
                          ctx, fset, open_record, encoded, numbers=first_line + picked)
     result.lines = n
+    result.line_starts = line_starts
     result.invalid_timestamps += skimmed.invalid_timestamps
     result.epoch_records += skimmed.epoch_records
     return result, skimmed

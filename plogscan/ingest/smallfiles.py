@@ -47,30 +47,29 @@ GROUP_FILES = 4096
 
 def _with_context(group: GroupOutcome, pieces: list[Piece], spec: ContextSpec) -> pa.Table:
     """The group's records with the context lines of those rules may use: one marker pass
-    over the group, then each file that holds one looked at (a whole file: no edges)."""
+    over the group, then one pass over the files that hold one, joined (each a whole file:
+    no edges; each row's lines kept inside its own file)."""
     records = group.records
     marked = np.flatnonzero(np.asarray(spec.marker.candidates(records), dtype=bool))
     if not len(marked):
         return with_context_columns(records)
     starts = np.concatenate(([0], np.cumsum([f.records for f in group.files])))
     owner = np.searchsorted(starts, marked, side="right") - 1
-    parts = []
-    for index in np.unique(owner):
-        rows = marked[owner == index]
-        sub = records.take(pa.array(rows))
-        first = sub.column("line").to_numpy().astype(np.int64)
-        counts = sub.column("line_count").fill_null(1).to_numpy().astype(np.int64)
-        before, after = Lines(pieces[index].data).around(first - 1, first - 1 + counts,
-                                                          spec.radius)
-        parts.append(pa.table([pa.array(rows, pa.int64()), before, after],
-                              names=["row", *CONTEXT_COLUMNS]))
-    found = pa.concat_tables(parts)
+    used = np.unique(owner)  # the files that hold a marked record, joined by newlines
+    lines_in = np.array([pieces[i].data.count(b"\n") + 1 for i in used], np.int64)
+    first_of = np.concatenate(([0], np.cumsum(lines_in)[:-1]))
+    joined = Lines(b"\n".join(pieces[i].data for i in used))
+    at = np.searchsorted(used, owner)
+    low, high = first_of[at], first_of[at] + lines_in[at]
+    sub = records.take(pa.array(marked))
+    first = sub.column("line").to_numpy().astype(np.int64) - 1 + low
+    counts = sub.column("line_count").fill_null(1).to_numpy().astype(np.int64)
+    found = joined.around(first, first + counts, spec.radius, low, high)
     index = np.full(records.num_rows, -1, np.int64)
-    index[found.column("row").to_numpy()] = np.arange(found.num_rows)
+    index[marked] = np.arange(len(marked))
     take = pa.array(np.maximum(index, 0), pa.int64(), mask=index < 0)
-    for name in CONTEXT_COLUMNS:
-        records = records.append_column(
-            pa.field(name, LINES), found.column(name).combine_chunks().take(take))
+    for name, column in zip(CONTEXT_COLUMNS, found, strict=True):
+        records = records.append_column(pa.field(name, LINES), column.take(take))
     return records
 
 

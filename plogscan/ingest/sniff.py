@@ -16,10 +16,11 @@ Containment
     anywhere.
 
 Nothing lost
-    A file named or placed like a log (``pathhints.placed_like_a_log``) is read even when its
-    first bytes are junk (NUL runs, binary garbage, a huge first line): the junk becomes
-    unparsed or truncated lines and the records after it are found. UTF-16 and GBK files are
-    decoded (``encodings``).
+    A file named or placed like a log (``pathhints.placed_like_a_log``) is read whatever its
+    lines look like (a line of no known shape is a record of its own) and even when its first
+    bytes are junk (NUL runs, binary garbage, a huge first line): the junk becomes unparsed or
+    truncated lines and the records after it are found. UTF-16 and GBK files are decoded
+    (``encodings``).
 
 Limits
     Archive nesting, directory depth, the number of files and decompressed sizes are bounded
@@ -86,8 +87,10 @@ from plogscan.model.listing import EntryKind, ListedInput
 from plogscan.pathhints import (
     TAR_NAME,
     log_kind_by_place,
+    named_like_output,
     path_hints,
     placed_like_a_log,
+    text_kind_by_place,
 )
 from plogscan.schema import SourceKind
 
@@ -267,13 +270,17 @@ class Walker:
     ) -> Iterator[WalkItem]:
         """A text log (in any encoding), or the reason it is skipped.
 
-        A binary-looking head (NUL runs, control bytes) skips a file, unless it is named on
-        the command line or named or placed like a log (``*.log``, ``plog-*``, under
-        ``debug/``...): such a file is read whatever its bytes, the junk as unparsed lines
-        and the records after it as records, and what is not text in it is counted
+        A file named on the command line (or standard input) or named or placed like a log
+        (``*.log``, ``plog-*``, under ``debug/``...) is read whatever its lines look like:
+        lines of no known shape are records of their own (``fmt`` ``text``); and whatever its
+        bytes: a binary-looking head (NUL runs, control bytes) is read as unparsed lines and
+        the records after it as records, and what is not text in it is counted
         (``FileStats.nul_bytes``, ``control_bytes``, ``decode_errors``), so that a log that
         turned into binary garbage is reported as unreadable (``analysis.unreadable``),
-        never silently dropped. Only an all-NUL file named like a tar is an empty archive.
+        never silently dropped. A file in a tree named like captured output (``*.txt``,
+        ``*.out``, not ``README.txt``) is read whatever its lines look like when it is text.
+        Other files need a line of a known shape. Only an all-NUL file named like a tar is an
+        empty archive.
         """
         log_like = named or placed_like_a_log(shown, NOT_LOG_SUFFIXES)
         encoding, bom = detect(head)
@@ -310,8 +317,10 @@ class Walker:
                 not log_like or (nul_only and TAR_NAME.search(shown) is not None)):
             yield Skipped(shown, _binary_reason(shown, nul_only))
             return
-        if kind is None and log_like and (unseen or binary or ratio > SUSPECT_RATIO):
-            kind = log_kind_by_place(shown)  # read: its junk is counted, not dropped
+        is_text = not binary and ratio <= SUSPECT_RATIO
+        if kind is None and (log_like or (is_text and named_like_output(shown))):
+            # read: its lines as records of text, or its junk counted
+            kind = text_kind_by_place(shown) if is_text else log_kind_by_place(shown)
         if kind is None and err is not None:  # its read failed before it could be told
             yield Skipped(shown, failure(err))
             return

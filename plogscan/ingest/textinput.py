@@ -16,7 +16,7 @@ from plogscan.ingest.classify import classify
 from plogscan.ingest.pipeline import Ingest
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import FileContext
-from plogscan.pathhints import path_hints
+from plogscan.pathhints import path_hints, text_kind_by_place
 from plogscan.schema import EVENT_SCHEMA, SourceKind
 
 
@@ -24,7 +24,7 @@ def _context(path: str, data: bytes, kind: SourceKind | str | None) -> FileConte
     host, rank, device, _pid = path_hints(path)
     if kind is None:
         found = classify(path, data[:65536])
-        kind = found if found is not None else SourceKind.PLOG
+        kind = found if found is not None else text_kind_by_place(path)  # as the walk reads it
     kind_value = kind.value if isinstance(kind, SourceKind) else str(kind)
     return FileContext(path, kind_value, host, rank, device)
 

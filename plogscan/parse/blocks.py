@@ -18,7 +18,14 @@ then joins them here, from the shapes of the lines (their grammar, not their wor
   title that names a code, ``EZ9999: Inner Error!`` (alone, or at the end of another line:
   ``… failed, detail:EZ9999: Inner Error!``), then the block of that code
   (``EZ9999[PID: n] <ts> (EZ9999): text`` and its indented lines). The block joins the record
-  that holds the title.
+  that holds the title. In job output (text kinds), a detail line of such a message that is a
+  record of its own (``DETAIL``: the ``TraceBack (most recent call last):`` heading, a line
+  ending with ``[FUNC:…][FILE:…][LINE:…]``; behind a launcher's prefix, or written at column
+  0) joins the message before it, when that message holds an error-manager record; without
+  one it stays a record of its own;
+* a **device exception dump** (a format marked ``block: device-dump``, ``EXCEPTION TASK:``):
+  it joins the record before it when that record's last line ends with the dump's head,
+  ``DEVICE[0] PID[4120]:`` (alone, or after other text on that line).
 
 Two records join only when they are next to each other (the second starts on the line after
 the first ends: no blank line, no glued line, no record a skim left out in between) and one
@@ -37,6 +44,10 @@ Python loop per record.
 A chunk's first records may join a record of the chunk before (``lead``): the parser leaves
 them as they are, and ingest joins them once it holds both (``join`` over the record before the
 chunk and those records).
+
+Long module: the four kinds of block share one pass that links each record to the one before
+it (``_links``: adjacency, same writer, the role each format plays) and one join over those
+links; a module per kind would repeat that pass or pass its arrays around between modules.
 """
 
 from __future__ import annotations
@@ -55,11 +66,18 @@ TITLE = r"^[ \t]*_{3,}[A-Za-z0-9][A-Za-z0-9_ ]*[A-Za-z0-9]_{3,}[ \t]*$"
 ROW = r"^[ \t]*\|"
 CLOSING = r"^[ \t]*_{3,}[ \t]*$"
 _TABLE_START = r"^[ \t]*(?:\||___)"  # a record that may be a row or the closing ruler
+_DETAIL_MARKS = r"TraceBack \(|\]\[LINE:"  # a record that may be an error-manager detail
 # An error-manager title at the end of a line: a code, a colon and a title that is not the
 # block's own detail (a ``[PID: n]`` or a time stamp follows the code there).
 _CODE = r"[EW][0-9A-Z][0-9]{4}"
 TITLE_CODE = rf"^.*?(?:^|[^A-Za-z0-9])(?P<code>{_CODE}): ?(?P<title>[^\n]*)$"
 _DETAIL = r"^(?:\[PID|[0-9]{4}-[0-9]{2}-[0-9]{2})"
+# A detail line of an error-manager message: its traceback heading (CANN spells it "TraceBack")
+# or a line that ends with the place that reported it.
+DETAIL = (r"^[ \t]*TraceBack \(most recent call last\):"
+          r"|\[FUNC:[^\]\n]*\]\[FILE:[^\]\n]*\]\[LINE:\d+\][ \t]*$")
+# The head of the runtime's device exception dump, at the end of a line.
+DUMP_HEAD = r"DEVICE\[\d+\] PID\[\d+\]:[ \t]*$"
 NOTABLE = ("ERROR", "WARNING")
 # Fields that name the writer of a record; a table's rows must also share module and level.
 WRITER = ("pid", "proc", "tid", "rank")
@@ -75,26 +93,29 @@ def join(records: pa.Table, fset: FormatSet, text_kind: bool, lead_open: bool = 
     n = records.num_rows
     if n == 0:
         return records, 0
-    joins, needs_title = _links(records, fset, text_kind)
+    joins, needs_title, needs_errmgr = _links(records, fset, text_kind)
     lead = _lead(records, joins, fset, text_kind) if lead_open else 0
     joined = joins & _headed(records, joins, needs_title)
+    joined &= _in_errmgr_message(records, joined, needs_errmgr, fset)
     joined[:lead] = False
     return merged(records, joined), lead
 
 
 def _links(records: pa.Table, fset: FormatSet, text_kind: bool
-           ) -> tuple[np.ndarray, np.ndarray]:
-    """Per record: whether it may join the record before it (shape, writer, place), and
-    whether that join belongs to a table (it holds only when the table has its title).
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per record: whether it may join the record before it (shape, writer, place), whether
+    that join belongs to a table (it holds only when the table has its title), and whether it
+    is an error-manager detail (it holds only inside an error-manager message).
 
     The shapes are tested only on the few records that may join (next to the one before,
-    eligible, starting like a table row or parsed by a block format), and on the records
-    before them."""
+    eligible, starting like a table row, parsed by a block format or, in job output, holding
+    a detail's marks), and on the records before them."""
     n = records.num_rows
     joins = np.zeros(n, bool)
     needs_title = np.zeros(n, bool)
+    needs_errmgr = np.zeros(n, bool)
     if n < 2:
-        return joins, needs_title
+        return joins, needs_title, needs_errmgr
     line = _numbers(records, "line")
     count = _numbers(records, "line_count")
     after = np.zeros(n, bool)
@@ -104,15 +125,17 @@ def _links(records: pa.Table, fset: FormatSet, text_kind: bool
         after[1:] &= eligible[1:] & eligible[:-1]
     rows = np.flatnonzero(after)
     if len(rows) == 0:
-        return joins, needs_title
+        return joins, needs_title, needs_errmgr
     message = _column(records, "message")
     fmt = plain_text(_column(records, "fmt"))
     role = {r: _isin_values(fmt, fset_names(fset, r)) for r in BLOCK_ROLES}
-    blocked = role["exception"] | role["error-manager"]
-    tabled = _matches(message.take(pa.array(rows)), _TABLE_START)
+    blocked = role["exception"] | role["error-manager"] | role["device-dump"]
+    # a table row, or in job output an error-manager detail that is a record of its own
+    tabled = _matches(message.take(pa.array(rows)),
+                      f"{_TABLE_START}|{_DETAIL_MARKS}" if text_kind else _TABLE_START)
     rows = rows[tabled | blocked[rows]]
     if len(rows) == 0:
-        return joins, needs_title
+        return joins, needs_title, needs_errmgr
     now, before = message.take(pa.array(rows)), message.take(pa.array(rows - 1))
     first, last = _first_lines(now), _last_lines(before)
     before_first = _first_lines(before)
@@ -131,16 +154,26 @@ def _links(records: pa.Table, fset: FormatSet, text_kind: bool
         picked = pa.array(errmgr)
         errmgr[errmgr] = _titled(last.filter(picked),
                                  _column(records, "codes").take(pa.array(rows[errmgr])))
-    ok = table | traceback | errmgr
-    rows, table, other = rows[ok], table[ok], (traceback | errmgr)[ok]
+    # device exception dumps: after the line that ends with the dump's head
+    dump = role["device-dump"][rows]
+    if dump.any():
+        dump[dump] = _matches(last.filter(pa.array(dump)), DUMP_HEAD)
+    # error-manager details of their own: inside an error-manager message (``_in_errmgr``)
+    detail = np.zeros(len(rows), bool)
+    if text_kind:
+        detail = ~role["error-manager"][rows] & _matches(first, DETAIL)
+    ok = table | traceback | errmgr | dump | detail
+    other = traceback | errmgr | dump
+    rows, table, detail, other = rows[ok], table[ok], detail[ok], other[ok]
     if len(rows):
         same = _same_writer(records, rows, WRITER)
         if table.any():
             same[table] &= _same_writer(records, rows[table], TABLE_WRITER)
-        rows, table, other = rows[same], table[same], other[same]
+        rows, table, detail, other = rows[same], table[same], detail[same], other[same]
     joins[rows] = True
-    needs_title[rows[table & ~other]] = True
-    return joins, needs_title
+    needs_title[rows[table & ~other & ~detail]] = True
+    needs_errmgr[rows[detail & ~table & ~other]] = True
+    return joins, needs_title, needs_errmgr
 
 
 def _headed(records: pa.Table, joins: np.ndarray, needs_title: np.ndarray) -> np.ndarray:
@@ -158,14 +191,33 @@ def _headed(records: pa.Table, joins: np.ndarray, needs_title: np.ndarray) -> np
     return out
 
 
+def _in_errmgr_message(records: pa.Table, joins: np.ndarray, needs_errmgr: np.ndarray,
+                       fset: FormatSet) -> np.ndarray:
+    """Per record: an error-manager detail's join holds only where the message it joins (the
+    run of joined records before it) holds an error-manager record; true elsewhere."""
+    out = np.ones(len(joins), bool)
+    rows = np.flatnonzero(needs_errmgr)
+    if len(rows) == 0:
+        return out
+    errmgr = _isin_values(plain_text(_column(records, "fmt")),
+                          fset_names(fset, "error-manager"))
+    index = np.arange(len(joins))
+    head = np.maximum.accumulate(np.where(joins, 0, index))  # the run's first record
+    seen = np.maximum.accumulate(np.where(errmgr, index, -1))  # the last error-manager record
+    out[rows] = seen[rows - 1] >= head[rows]
+    return out
+
+
 def _lead(records: pa.Table, joins: np.ndarray, fset: FormatSet, text_kind: bool) -> int:
     """How many of the first records may join a record before them: the first may (by its
     shape), and each next one joins the one before it."""
     first_line = _first_lines(_column(records, "message").slice(0, 1))
     fmt = plain_text(_column(records, "fmt")).slice(0, 1)
     joiner = bool(_matches(first_line, ROW)[0] or _matches(first_line, CLOSING)[0]
+                  or (text_kind and _matches(first_line, DETAIL)[0])
                   or _isin_values(fmt, fset_names(fset, "exception")
-                                  + fset_names(fset, "error-manager"))[0])
+                                  + fset_names(fset, "error-manager")
+                                  + fset_names(fset, "device-dump"))[0])
     if not joiner or not (text_kind or _isin(records.slice(0, 1), "level", NOTABLE)[0]):
         return 0
     rest = np.flatnonzero(~joins[1:])

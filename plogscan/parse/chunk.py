@@ -15,7 +15,7 @@ from plogscan.parse import blocks, cannheader, glue
 from plogscan.parse.arrowtext import blank_lines, split_lines
 from plogscan.parse.columns import assemble
 from plogscan.parse.lineformats import FormatSet
-from plogscan.parse.linematch import match_lines
+from plogscan.parse.linematch import match_indented, match_lines
 from plogscan.parse.messages import (
     indented,
     line_messages,
@@ -24,7 +24,14 @@ from plogscan.parse.messages import (
     segments_max,
     sum_blank_inside,
 )
-from plogscan.parse.pasted import after_alone, strip_text, text_only, wrapped_lines
+from plogscan.parse.pasted import (
+    after_alone,
+    prefix_only,
+    prefixed_details,
+    strip_text,
+    text_only,
+    wrapped_lines,
+)
 from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext, Head
 from plogscan.schema import SourceKind
 
@@ -74,28 +81,38 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     long_line = long_lines(lines)
     truncated_lines = int(long_line.sum())
     physical = lines
+    is_text_kind = ctx.kind in TEXT_KINDS
     if split_glued:
+        patterns = tuple(p.pattern for p in fset.prefixes)
         lines, position = glue.split(lines, position, glue.suspects(buf),
-                                     glue.prefix_only(tuple(p.pattern for p in fset.prefixes)))
+                                     glue.prefix_only(patterns),
+                                     glue.prefix_re2(patterns) if is_text_kind else None)
     n = len(lines)
     if n != n_physical:
         long_line = long_line[position]
     lineno = first_line + position if numbers is None else numbers[position]
     blank = blank_lines(lines)
     spans = match_lines(lines, blank, fset)
-    is_text_kind = ctx.kind in TEXT_KINDS
     if not is_text_kind:
         text_only(spans, fset)
     fmt = spans.fmt
     start = fmt >= 0
     wrapped = np.zeros(n, bool)
     if is_text_kind:
+        behind = np.flatnonzero((fmt < 0) & ~blank & indented(lines, spans.msg_start))
+        if len(behind):  # a record's line pasted indented is still the record's first line
+            match_indented(lines, behind, fset, spans)
+            start = fmt >= 0
         # Unmatched text lines start records unless indented (judged after any framework
-        # prefix such as "[rank0]:   "): indented lines continue a traceback or a block,
-        # except right after a record that takes no continuation (a markdown fence). A line
-        # that a terminal re-wrapped continues the line before.
-        start |= (fmt < 0) & ~blank & ~indented(lines, spans.msg_start)
+        # prefix such as "[rank0]:   ") or empty after their prefix: such lines continue a
+        # traceback or a block, except right after a record that takes no continuation (a
+        # markdown fence), and except the detail lines of an error-manager message behind a
+        # prefix (each a record; ``blocks`` joins them to their message, if it is there). A
+        # line that a terminal re-wrapped continues the line before.
+        start |= (fmt < 0) & ~blank & ~indented(lines, spans.msg_start) & ~prefix_only(
+            lines, spans)
         start |= after_alone(fmt, blank, fset) & ~blank
+        start |= prefixed_details(lines, spans, blank)
         wrapped = wrapped_lines(lines, spans, blank, fset)
         start &= ~wrapped
     # Glued parts after the first always start a record of their own.
@@ -139,7 +156,7 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
                                wrapped)
     records = assemble(lines, spans, messages, ctx, fset, starts, last, lineno, record_lines,
                         long_line, encoded)
-    if not split_glued and glue.possible(records, head, lines, spans):
+    if not split_glued and glue.possible(records, head, lines, spans, is_text_kind):
         return None
     # Messages that span records (tables, tracebacks, error-manager blocks) become one record;
     # the first records may continue one before the chunk (``lead``: ingest joins them).

@@ -1,10 +1,21 @@
 """Find error codes in record messages: ``EI0002``, ``507916``, ``ERR00100``, ``0x7150227``.
 
-A cheap RE2 mask over every message picks the few records that can carry a code; only those
-go through Python's ``re.findall``. Codes are taken only where the text says they are codes
-(``error code is``, ``ErrCode=``, ``InnerCode=``, ``retcode:``, ``errno:``, ``failed : ``...),
-so pids and sizes are not mistaken for them. Runtime codes are ``[125]0xxxx`` (507015,
-207001...), aclnn codes ``[1-5]6[01]xxx`` (161002, 561000...).
+An RE2 mask over every message picks the few records that carry a code; only those go through
+Python's ``re.finditer``. Codes are taken only where the text says they are codes, so line
+numbers, pids, times and sizes are never mistaken for them:
+
+* error-manager codes ``E``/``W`` + component + four digits (``EZ9999``, ``EH9999``,
+  ``E40021``) and torch_npu's ``ERRxxxxx``, as words;
+* the six-digit codes of the numeric code tables (``plogscan/codes``: aclError ``1000xx``,
+  ``1480xx``, ``2000xx``, ``300000``, ``5000xx``; the runtime's ``1070xx``, ``2070xx``,
+  ``5070xx``-``5079xx``; GE ``145xxx``, ``245xxx``, ``345xxx``, ``545xxx``; aclnn ``161xxx``,
+  ``361xxx``, ``561xxx``) and hex codes, after the words CANN, torch_npu and the frameworks
+  print them with: ``error code is``, ``ErrCode=``, ``runtime result =``, ``ret=``, ``ret:``,
+  ``retCode=``, ``ErrorNo:``, ``errno:``, ``… failed : <code>``...;
+* hex codes after ``InnerCode=``, ``errNo[``, ``excep_code=``, ``event_id=`` (or
+  ``event_id: [0x…]``), ``errcode:(``;
+* a runtime inner code printed in decimal (``error=117571619``) as the hex code the tables
+  know it by (``0x7020023``): inner codes are ``0x7000000``-``0x7ffffff``.
 """
 
 from __future__ import annotations
@@ -15,22 +26,36 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-_CANDIDATE_RE2 = (
-    r"[EW][0-9A-Z]\d{4}|ERR\d{5}|[Cc]ode|result|Ret|ret\b|ret:|errNo|errno:|errcode|excep|"
-    r"event_id|failed ?: "
-)
 QUIET_LEVELS = ("DEBUG", "INFO", "TRACE")  # levels whose records are not searched for codes
+# The six-digit codes of the numeric tables (codes/tables.py NUMERIC_TABLES), by prefix.
+NUMERIC = r"(?:10[07]|148|20[07]|300|50[07]|[1235]45|[135]61)\d{3}"
+# The words a code follows (any case); a number or a hex code after them is a code.
+_SAID = (
+    r"error ?code(?: is|:| ?=)|err_?code ?[=:]|error_code ?[=:]|errorcode ?[=:]"
+    r"|runtime result ?=|result ?=|ret ?=|ret ?:|ret is|retcode ?[=:]|return code ?[=:]?"
+    r"|errorno ?:|errno ?:|failed ?:"
+)
+# The words a hex code follows.
+_SAID_HEX = (r"innercode=|errno\[|excep_code=|exception_code=|exception_info_code="
+             r"|event_id ?[=:] ?\[?|errcode:\(")
+_INNER_DECIMAL = r"1[1-3]\d{7}"  # 0x7000000-0x7ffffff in decimal lies in 117440512-134217727
+_INNER_LOW, _INNER_HIGH = 0x7000000, 0x7FFFFFF
 _CODE = re.compile(
     r"(?<![A-Za-z0-9_])(?P<em>[EW][0-9A-Z]\d{4})(?=[\s:(\[\]),.]|$)"
     r"|(?<![A-Za-z0-9_])(?P<pta>ERR\d{5})(?![0-9])"
-    r"|(?:error code is|error code =|ErrCode=|runtime result =|result =|ret =|ret=|retCode=|"
-    r"error_code=|errorCode ?:|retcode: ?|ret:|errno:|failed ?: )"
-    r"\s*(?P<acl>[125]0\d{4}|[1-5]6[01]\d{3}|0x[0-9A-Fa-f]+)(?![0-9A-Fa-f])"
-    r"|(?:InnerCode=|errNo\[|excep_code=|exception_code=|exception_info_code=|event_id=|"
-    r"errcode:\()(?P<hex>0x[0-9A-Fa-f]+)"
+    rf"|(?<![A-Za-z_])(?i:{_SAID})\s*(?:(?P<acl>{NUMERIC}|0x[0-9A-Fa-f]+)(?![0-9A-Fa-f])"
+    rf"|(?P<inner>{_INNER_DECIMAL})(?![0-9]))"
+    rf"|(?<![A-Za-z_])(?:error|innerCode|inner code) ?[=:] ?(?P<inner2>{_INNER_DECIMAL})(?![0-9])"
+    rf"|(?i:{_SAID_HEX})(?P<hex>0x[0-9A-Fa-f]+)"
 )
-
-
+# What every text with a code holds (a superset of ``_CODE`` without its look-arounds): one
+# RE2 pass picks the messages that go through ``_CODE``.
+_CANDIDATE_RE2 = (
+    r"[EW][0-9A-Z]\d{4}|ERR\d{5}"
+    rf"|(?i:{_SAID})\s*(?:{NUMERIC}|0x[0-9A-Fa-f]|{_INNER_DECIMAL})"
+    rf"|(?i:error|innerCode|inner code) ?[=:] ?{_INNER_DECIMAL}"
+    rf"|(?i:{_SAID_HEX})0x"
+)
 _CANDIDATE = re.compile(_CANDIDATE_RE2)
 
 
@@ -47,6 +72,9 @@ def codes_in(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for m in _CODE.finditer(text):
         code = m.group("em") or m.group("pta") or m.group("acl") or m.group("hex")
+        inner = m.group("inner") or m.group("inner2")
+        if inner and _INNER_LOW <= int(inner) <= _INNER_HIGH:
+            code = hex(int(inner))
         if code:
             seen.setdefault(code, None)
     return list(seen)
@@ -84,7 +112,7 @@ def extract_codes(messages: pa.Array, levels: pa.Array | None = None) -> pa.Arra
     lengths = np.zeros(n, np.int32)
     values: list[str] = []
     if len(rows):
-        texts = messages.take(pa.array(rows)).to_pylist()  # candidate rows only
+        texts = messages.take(pa.array(rows)).to_pylist()  # records that carry a code only
         for row, text in zip(rows, texts, strict=True):
             found = codes_in(text or "")
             lengths[row] = len(found)

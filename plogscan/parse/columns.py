@@ -20,6 +20,7 @@ from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.linematch import Spans
 from plogscan.parse.messages import segments_max
 from plogscan.parse.results import TEXT_KINDS, FileContext
+from plogscan.parse.textrecords import canonical_levels, infer_levels, unescaped
 from plogscan.parse.timestamps import epoch_mask
 from plogscan.schema import ENCODED_COLUMNS, ENCODED_TEXT, encoded_text, plain_text, table_schema
 
@@ -99,6 +100,10 @@ def assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContext
     fmt_names = pa.DictionaryArray.from_arrays(
         pa.array(np.where(fmt_idx >= 0, fmt_idx, len(names) - 1).astype(np.int32)), names)
     level, module = _fixed_values(fset, fmt_idx, text("level"), text("module"))
+    if ctx.kind in TEXT_KINDS:  # lines of no known shape read as a reader reads them
+        level = canonical_levels(plain_text(level))
+        messages = unescaped(messages, fmt_idx < 0)
+        level = infer_levels(messages, level, fmt_idx < 0)
     ts, ts_invalid = fv.timestamps(data, offsets, starts, *span("ts"))
     truncated = np.zeros(count, bool)
     if long_line.any() and count:

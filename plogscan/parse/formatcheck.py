@@ -29,22 +29,22 @@ def load_formats(paths: Sequence[Path] | None = None) -> FormatSet:
 def check_samples(fset: FormatSet) -> None:
     """Parse every sample with the real parser; raise if any field differs.
 
-    Format samples are parsed as plog lines (those of ``alone`` formats as job stdout) and
+    Format samples are parsed as plog lines (those of text-only formats as job stdout) and
     must come out in their own format; prefix
     samples are parsed as job stdout, with the fields they state (``fmt`` among them, for the
     line inside); strip samples must come out as stated; continuation samples must make one
     record with the stated message."""
     errors: list[FormatError] = []
-    plog = [line for fmt in fset.formats if not fmt.alone for line, _, _ in fmt.samples]
+    plog = [line for fmt in fset.formats if not fmt.text_only for line, _, _ in fmt.samples]
     # markdown structure exists only in pasted text: those samples are job stdout, as are
     # the prefixes'
-    stdout = [line for fmt in fset.formats if fmt.alone for line, _, _ in fmt.samples]
+    stdout = [line for fmt in fset.formats if fmt.text_only for line, _, _ in fmt.samples]
     stdout += [line for prefix in fset.prefixes for line, _, _ in prefix.samples]
     parsed = iter(parse_samples(plog, fset))
     parsed_stdout = iter(parse_samples(stdout, fset, SourceKind.STDOUT))
     for fmt in fset.formats:
         for line, expected, where in fmt.samples:
-            got = next(parsed_stdout) if fmt.alone else next(parsed)
+            got = next(parsed_stdout) if fmt.text_only else next(parsed)
             if got.get("fmt") != fmt.name:
                 errors.append(FormatError(
                     f"sample is parsed by format '{got.get('fmt')}', not '{fmt.name}'",

@@ -1,8 +1,11 @@
 """Two records glued on one physical line (a lost newline): find them and split them.
 
-Glued lines are rare and looking for them costs a scan of every byte, so the parser first
-parses a chunk as if there were none, and only when ``possible`` sees a second header
-in a record's text parses it again with ``split``.
+A record glued to the text before it starts with a CANN header (``[ERROR] HCCL(12,python):``)
+or, in job output, with a launcher's process prefix and a logger's level and time
+(``(Worker_TP1 pid=51) ERROR 02-03 04:05:06``: a paste of such output that lost its newlines
+holds many of them on one line). Glued lines are rare and looking for them costs a scan of
+every byte, so the parser first parses a chunk as if there were none, and only when
+``possible`` sees a second header in a record's text parses it again with ``split``.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.parse.arrowtext import LARGE
+from plogscan.parse.arrowtext import LARGE, holds, line_buffers
 from plogscan.parse.cannheader import native
 from plogscan.parse.lineformats import MAX_PREFIXES
 from plogscan.parse.linematch import Spans
@@ -25,12 +28,17 @@ _GLUE_RE2 = r".\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*\(-?
 # The same second header anywhere in a text (a record's message, which starts after its own
 # header): where the lines' regex matches, this one does too.
 _GLUE_IN_TEXT = _GLUE_RE2[1:]
-_GLUE_IN_TEXT_PY = re.compile(_GLUE_IN_TEXT)
 _GLUE_TAGS = ("[ERROR]", "[WARNING]", "[INFO]", "[DEBUG]", "[EVENT]", "[TRACE]")
 _TAG_INITIAL = np.zeros(256, bool)  # first letters of the level tags
 _TAG_INITIAL[list(b"EWIDT")] = True
-_GLUE_PY = re.compile(r"(?<=.)(?=\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*"
-                      r"\(-?\d+,[^)]*\):)")
+# A process prefix and a logger's level and time (job output): where it is not the line's own
+# prefix, a record glued to the text before it.
+_PROCESS = (r"(?:\[RAW SERVER\] )?\((?:[\w.-]+ )?(?:rank=\d+ )?pid=\d+\)(?:, ip=[\d.]+)? ?"
+            r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d")
+_GLUE_PY = re.compile(r"(?<=.)(?<!\[RAW SERVER\] )"
+                      r"(?=\[(?:ERROR|WARNING|INFO|DEBUG|EVENT|TRACE)\] ?[A-Z][A-Z0-9_]*"
+                      r"\(-?\d+,[^)]*\):|" + _PROCESS + ")")
+_PROCESS_MARK = " pid="  # in every line that holds a process prefix
 
 
 def suspects(buf: bytes) -> np.ndarray:
@@ -66,17 +74,22 @@ def tag_places(buf: bytes) -> np.ndarray:
 
 
 def split(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray,
-          prefixed: re.Pattern[str] | None = None) -> tuple[pa.Array, np.ndarray]:
+          prefixed: re.Pattern[str] | None = None, prefix_re2: str | None = None
+          ) -> tuple[pa.Array, np.ndarray]:
     """Split lines that hold two records; the parts keep the physical line number.
 
     A header right after what ``prefixed`` matches whole (the prefixes a launcher puts in
-    front of every line, ``[rank3]: ``) is the line's own record, not a second one."""
+    front of every line, ``[rank3]: ``) is the line's own record, not a second one. With
+    ``prefix_re2`` (the same prefixes as one RE2 alternative, in job output), a process
+    prefix with a logger's level and time also starts a glued record, unless it is the
+    line's own (after nothing but prefixes)."""
     suspects = suspects[suspects < len(lines)]
-    if len(suspects) == 0:
-        return lines, lineno
     glued = np.zeros(len(lines), bool)
-    glued[suspects] = pc.match_substring_regex(
-        lines.take(pa.array(suspects)), _GLUE_RE2).to_numpy(zero_copy_only=False)
+    if len(suspects):
+        glued[suspects] = pc.match_substring_regex(
+            lines.take(pa.array(suspects)), _GLUE_RE2).to_numpy(zero_copy_only=False)
+    if prefix_re2 is not None:
+        glued |= process_glued(lines, prefix_re2)
     if not glued.any():
         return lines, lineno
     pieces: list[pa.Array] = []
@@ -98,19 +111,46 @@ def split(lines: pa.Array, lineno: np.ndarray, suspects: np.ndarray,
     return pa.concat_arrays(pieces), np.concatenate(numbers)
 
 
+def process_glued(lines: pa.Array, prefix_re2: str) -> np.ndarray:
+    """Lines holding a process prefix with a logger's level and time (``_PROCESS``) that is
+    not the line's own: two of them, or one after text that is not prefixes alone."""
+    found = np.zeros(len(lines), bool)
+    rows = np.flatnonzero(_mask(pc.match_substring(lines, _PROCESS_MARK)))
+    if len(rows) == 0:
+        return found
+    sub = lines.take(pa.array(rows))
+    count = pc.count_substring_regex(sub, _PROCESS).to_numpy(zero_copy_only=False)
+    own = _mask(pc.match_substring_regex(sub, f"^(?:{prefix_re2})*{_PROCESS}"))
+    found[rows] = (count >= 2) | ((count == 1) & ~own)
+    return found
+
+
+def _mask(values: pa.Array) -> np.ndarray:
+    return pc.fill_null(values, False).to_numpy(zero_copy_only=False)
+
+
+@lru_cache(maxsize=8)
+def prefix_re2(patterns: tuple[str, ...]) -> str:
+    """``patterns`` (RE2 prefixes) as one RE2 alternative, their groups unnamed."""
+    return "|".join(f"(?:{re.sub(r'[(][?]P<[^>]+>', '(?:', p)})" for p in patterns)
+
+
 @lru_cache(maxsize=8)
 def prefix_only(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
     """A Python pattern for text made of line prefixes only (``patterns``, RE2 prefixes
-    without anything RE2-only; up to ``MAX_PREFIXES`` of them, in any order)."""
+    without anything RE2-only; up to ``MAX_PREFIXES`` of them, in any order), indented or
+    not (a quoted block pasted indented)."""
     if not patterns:
         return None
     plain = (re.sub(r"\(\?P<\w+>", "(?:", p) for p in patterns)  # names repeat among them
-    return re.compile(f"(?:{'|'.join(f'(?:{p})' for p in plain)}){{1,{MAX_PREFIXES}}}")
+    return re.compile(f"[ \\t]*(?:{'|'.join(f'(?:{p})' for p in plain)}){{1,{MAX_PREFIXES}}}")
 
 
 def possible(records: pa.Table, head: Head | None, lines: pa.Array,
-                   spans: Spans) -> bool:
-    """Whether any line of a chunk parsed without splitting glued lines may hold one.
+             spans: Spans, text_kind: bool = False) -> bool:
+    """Whether any line of a chunk parsed without splitting glued lines may hold one (in job
+    output, ``text_kind``, a glued process prefix too: a record's message holds one only
+    where it is not the line's own, which the prefixes took off).
 
     A second header inside a line lies in its record's message, except where the line's
     own header or prefix could hold it: the proc field of a CANN header (``[^)]*``), and the
@@ -119,9 +159,14 @@ def possible(records: pa.Table, head: Head | None, lines: pa.Array,
     alarm only costs the second parse.
     """
     messages = records.column("message")
-    if pc.any(pc.match_substring_regex(messages, _GLUE_IN_TEXT)).as_py():
+    # a glued process prefix leaves " pid=" in a message (the line's own was taken off)
+    process = text_kind and (
+        any(holds(line_buffers(c)[1], _PROCESS_MARK.encode(), 4) for c in messages.chunks)
+        or (head is not None and _PROCESS_MARK in head.text))
+    in_text = _GLUE_IN_TEXT + ("|" + _PROCESS if process else "")
+    if pc.any(pc.match_substring_regex(messages, in_text)).as_py():
         return True
-    if head is not None and _GLUE_IN_TEXT_PY.search(head.text):
+    if head is not None and re.search(in_text, head.text):
         return True
     for proc in records.column("proc").chunks:
         if pa.types.is_dictionary(proc.type):  # a value not in any record only costs time

@@ -34,11 +34,12 @@ FIELDS = ("level", "module", "pid", "proc", "ts", "tid", "src_file", "src_line",
 TIMESTAMPS = ("cann", "generic")
 _FORMAT_KEYS = {
     "name", "description", "primary", "timestamp", "pattern", "samples", "bodies", "module",
-    "level", "levels", "keep_prefix", "alone", "block",
+    "level", "levels", "keep_prefix", "alone", "pasted", "block",
 }
 # What a format's records are in a message that spans records (``parse.blocks``): the head of
-# a Python traceback, the exception line that ends one, a record of an error-manager block.
-BLOCK_ROLES = ("traceback", "exception", "error-manager")
+# a Python traceback, the exception line that ends one, a record of an error-manager block,
+# the part of a device exception dump after its head.
+BLOCK_ROLES = ("traceback", "exception", "error-manager", "device-dump")
 _BODY_KEYS = {"name", "pattern", "when_src_file_missing", "when_tid_missing"}
 _PREFIX_KEYS = {"name", "description", "pattern", "samples"}
 _STRIP_KEYS = {"name", "description", "pattern", "samples"}
@@ -74,6 +75,12 @@ class LineFormat:
     levels: dict[str, str] = field(default_factory=dict)
     keep_prefix: bool = False
     alone: bool = False  # its records take no continuation lines (markdown fences, <details>)
+    pasted: bool = False  # a shape of pasted text and job output only, never of a CANN file
+
+    @property
+    def text_only(self) -> bool:
+        """Whether the format is read only in job output and pasted text."""
+        return self.alone or self.pasted
     block: str | None = None  # its part in a message that spans records (BLOCK_ROLES)
     bodies: tuple[Body, ...] = ()
     samples: tuple[tuple[str, dict[str, Any], Location], ...] = ()
@@ -159,10 +166,30 @@ class FormatSet:
                              + [f.pattern for f in self.formats[1:]])
 
     @cached_property
+    def prefix_starts(self) -> tuple[np.ndarray | None, ...]:
+        """For each prefix, a 256-entry mask of the bytes a line can start with for it to
+        match (None: any byte)."""
+        return tuple(_start_mask(p.pattern) for p in self.prefixes)
+
+    @cached_property
+    def format_starts(self) -> tuple[np.ndarray | None, ...]:
+        """For each format, what ``prefix_starts`` is for each prefix."""
+        return tuple(_start_mask(f.pattern) for f in self.formats)
+
+    @cached_property
     def start_bytes(self) -> tuple[np.ndarray, tuple[str, ...]]:
         """The bytes a line can start with for any format or prefix to match it (a 256-entry
         mask), and the patterns of which any byte may be the first."""
         return _start_bytes([p.pattern for p in self.prefixes] + [f.pattern for f in self.formats])
+
+
+def _start_mask(pattern: str) -> np.ndarray | None:
+    found = first_bytes(pattern)
+    if found is None:
+        return None
+    mask = np.zeros(256, bool)
+    mask[list(found)] = True
+    return mask
 
 
 def _start_bytes(patterns: list[str]) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -381,6 +408,7 @@ def _format(path: Path, item: dict, errors: list[FormatError]) -> LineFormat | N
         primary=bool(item.get("primary")), module=item.get("module"), level=item.get("level"),
         levels={str(k): str(v) for k, v in (item.get("levels") or {}).items() if k != "__line__"},
         keep_prefix=bool(item.get("keep_prefix")), alone=bool(item.get("alone")),
+        pasted=bool(item.get("pasted")),
         block=item.get("block"), bodies=tuple(bodies), samples=tuple(samples))
 
 

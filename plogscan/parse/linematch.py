@@ -102,19 +102,24 @@ def _match_rest(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) 
     out.msg_start[rows] = offset
     out.prefix_end[rows] = offset
     todo = np.arange(len(rows))
+    first = first_bytes_of(sub)
     for index, fmt in enumerate(fset.formats):
         if len(todo) == 0:
             break
-        part = sub if len(todo) == len(rows) else sub.take(pa.array(todo))
+        mask = fset.format_starts[index]
+        tried = todo if mask is None else todo[mask[first[todo]]]
+        if len(tried) == 0:
+            continue
+        part = sub if len(tried) == len(rows) else sub.take(pa.array(tried))
         spans, hlen, ok = _try(part, fmt.pattern)
         if not ok.any():
             continue
-        hit = todo[ok]
+        hit = tried[ok]
         out.fmt[rows[hit]] = index
         out.put(rows[hit], spans.filter(pa.array(ok)), fmt.groups, offset[hit])
         if not fmt.keep_prefix:
             out.msg_start[rows[hit]] = offset[hit] + hlen[ok]
-        todo = todo[~ok]
+        todo = np.setdiff1d(todo, hit, assume_unique=True)
     out.other_lines = rows[(out.fmt[rows] >= 0) | (out.msg_start[rows] > 0)]
 
 
@@ -129,20 +134,71 @@ def _peel_prefixes(sub: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans)
     part = sub
     for _ in range(MAX_PREFIXES):
         peeled = np.zeros(len(active), bool)
-        for prefix in fset.prefixes:
-            spans, plen, ok = _try(part, prefix.pattern)
+        for prefix, mask in zip(fset.prefixes, fset.prefix_starts, strict=True):
+            # only the lines whose first byte the prefix can start with (one numpy look)
+            tried = (np.arange(len(active)) if mask is None
+                     else np.flatnonzero(mask[first_bytes_of(part)]))
+            if len(tried) == 0:
+                continue
+            some = part if len(tried) == len(active) else part.take(pa.array(tried))
+            spans, plen, ok = _try(some, prefix.pattern)
             if not ok.any():
                 continue
-            out.put(rows[active], spans, prefix.groups, offset[active])
-            taken = np.where(ok, plen, 0)
+            if len(tried) < len(active):
+                spans = spans.filter(pa.array(ok))
+                tried, plen, ok = tried[ok], plen[ok], ok[ok]
+            out.put(rows[active[tried]], spans, prefix.groups, offset[active[tried]])
+            taken = np.zeros(len(active), np.int64)
+            taken[tried] = np.where(ok, plen, 0)
             offset[active] += taken
             part = slice_from(part, taken)
-            peeled |= ok
+            peeled[tried] |= ok
         if not peeled.any():
             break
         active = active[peeled]
         part = part.filter(pa.array(peeled))
     return offset
+
+
+def match_indented(lines: pa.Array, rows: np.ndarray, fset: FormatSet, out: Spans) -> None:
+    """Prefixes and formats behind the indentation of ``rows`` (lines no format matched, whose
+    message starts with spaces or tabs), kept only where a prefix or a format then matches:
+    text pasted indented (a quoted block, an issue template's list) reads as it reads
+    unindented, while an indented line that matches nothing (a traceback frame, a detail
+    line) stays a continuation.
+
+    Fields are recorded as offsets into the whole line, past the indentation."""
+    base = out.msg_start[rows]
+    part = tails(lines, rows, base)
+    width = (pc.binary_length(part).to_numpy(zero_copy_only=False)
+             - pc.binary_length(pc.utf8_ltrim(part, characters=" \t")).to_numpy(
+                 zero_copy_only=False))
+    inner = Spans.empty(len(rows))
+    _match_rest(slice_from(part, width), np.arange(len(rows)), fset, inner)
+    ok = (inner.fmt >= 0) | (inner.prefix_end > 0)
+    if not ok.any():
+        return
+    hit, shift = rows[ok], (base + width)[ok]
+    out.fmt[hit] = inner.fmt[ok]
+    for name, starts in inner.start.items():
+        has = starts[ok] >= 0
+        if has.any():
+            out.start[name][hit[has]] = starts[ok][has] + shift[has]
+            out.length[name][hit[has]] = inner.length[name][ok][has]
+    out.spans_added |= inner.spans_added
+    out.msg_start[hit] = inner.msg_start[ok] + shift
+    peeled = inner.prefix_end[ok] > 0
+    out.prefix_end[hit[peeled]] = inner.prefix_end[ok][peeled] + shift[peeled]
+    out.other_lines = np.union1d(out.other_lines, hit)
+
+
+def first_bytes_of(lines: pa.Array) -> np.ndarray:
+    """The first byte of each line (0 for an empty one)."""
+    offsets, data = line_buffers(lines)
+    first = np.zeros(len(lines), np.uint8)
+    nonempty = np.flatnonzero(offsets[1:] > offsets[:-1])
+    first[nonempty] = data[offsets[nonempty]]
+    return first
 
 
 def _refine(lines: pa.Array, fmt: LineFormat, body: Body, rows: np.ndarray, out: Spans) -> None:

@@ -20,7 +20,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.parse.arrowtext import byte_lengths
+from plogscan.parse.arrowtext import byte_lengths, tails
+from plogscan.parse.blocks import DETAIL
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.linematch import Spans
 
@@ -36,10 +37,10 @@ def strip_text(buf: bytes, fset: FormatSet) -> bytes:
 
 
 def text_only(spans: Spans, fset: FormatSet) -> None:
-    """Forget the matches of ``alone`` formats: in a file a CANN component wrote, a line that
-    looks like a markdown fence is text of the record before it, not the structure of a
-    paste."""
-    alone = [i for i, f in enumerate(fset.formats) if f.alone]
+    """Forget the matches of text-only formats (``alone``, ``pasted``): in a file a CANN
+    component wrote, a line that looks like a markdown fence or a bare ``[DEBUG]`` is text of
+    the record before it (a header it cut), not the structure of a paste."""
+    alone = [i for i, f in enumerate(fset.formats) if f.text_only]
     if alone:
         spans.fmt[np.isin(spans.fmt, alone)] = -1
 
@@ -56,6 +57,33 @@ def after_alone(fmt: np.ndarray, blank: np.ndarray, fset: FormatSet) -> np.ndarr
     nonblank = np.flatnonzero(~blank)
     out[nonblank[1:]] = is_alone[nonblank[:-1]]
     return out
+
+
+def prefix_only(lines: pa.Array, spans: Spans) -> np.ndarray:
+    """Lines that hold nothing but their prefixes (``[rank0]:`` alone, pytest's bare ``E``):
+    an empty line of that writer's output, which continues its record."""
+    return (spans.prefix_end > 0) & (spans.msg_start >= byte_lengths(lines))
+
+
+def prefixed_details(lines: pa.Array, spans: Spans, blank: np.ndarray) -> np.ndarray:
+    """Lines behind a prefix that no format matched and whose text is a detail line of a CANN
+    error-manager message (``blocks.DETAIL``): a launcher prints each line of such a message
+    as a line of its own, so the detail is a record of its own, not a continuation of what
+    was printed before it (prose, another process's record)."""
+    found = np.zeros(len(lines), bool)
+    rows = np.flatnonzero((spans.prefix_end > 0) & (spans.fmt < 0) & ~blank)
+    if len(rows) == 0:
+        return found
+    part = tails(lines, rows, spans.msg_start[rows])
+    # "[LINE:" or "TraceBack (": a literal pass first, the pattern only where one is
+    marks = pc.fill_null(pc.match_substring_regex(part, r"\]\[LINE:|TraceBack \("), False)
+    marked = marks.to_numpy(zero_copy_only=False)
+    if not marked.any():
+        return found
+    rows, part = rows[marked], part.filter(marks)
+    found[rows] = pc.fill_null(pc.match_substring_regex(part, DETAIL), False).to_numpy(
+        zero_copy_only=False)
+    return found
 
 
 def wrapped_lines(lines: pa.Array, spans: Spans, blank: np.ndarray,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pyarrow as pa
 
 from plogscan.schema import SourceKind
@@ -54,4 +55,7 @@ class ChunkResult:
     # the first ``lead`` records may continue the record before the chunk (``parse.blocks``);
     # they are kept whatever a reducer says, and their facts are left to whoever joins them
     lead: int = 0
+    # where each line of the chunk starts, when the parse found them anyway (the skim does):
+    # read in the worker that parsed the chunk, never sent on
+    line_starts: np.ndarray | None = None
 

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 from plogscan.parse.arrowtext import validity_bitmap
 
 _GENERIC = (
-    r"^(?P<Y>\d{4})\D(?P<m>\d\d)\D(?P<d>\d\d)\D(?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
+    r"^(?P<Y>\d{4})\D?(?P<m>\d\d)\D?(?P<d>\d\d)\D(?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
     r"(?:[.,](?P<f1>\d{1,9})(?:\.(?P<f2>\d{3}))?)?"
 )
 _DAYS_IN_MONTH = np.array([0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31], dtype=np.int64)

@@ -295,14 +295,21 @@ def held_bytes(data: pa.RecordBatch | pa.Table) -> int:
 
 
 ROW_BYTES = 200  # a record's columns but its message, as plain text (its path most of it)
+CONTEXT_COLUMNS = ("context_before", "context_after")  # see ``ingest.contextlines``
 
 
 def batch_bytes(batch: pa.RecordBatch) -> int:
     """About the bytes of a batch's records, counting only what a slice holds, cheaply: its
     message text, which is most of a record, and ``ROW_BYTES`` a row for the other columns
     (``nbytes``, exact and slow, for a batch without a message). The records of many small
-    files arrive as slices of their group's one table."""
+    files arrive as slices of their group's one table. The context lines some records carry
+    (``ingest.contextlines``) are counted as they are: they may be as large as the text."""
     index = batch.schema.get_field_index("message")
     if index < 0:
         return batch.nbytes
-    return batch.column(index).nbytes + ROW_BYTES * batch.num_rows
+    size = batch.column(index).nbytes + ROW_BYTES * batch.num_rows
+    for name in CONTEXT_COLUMNS:
+        where = batch.schema.get_field_index(name)
+        if where >= 0:
+            size += batch.column(where).nbytes
+    return size
