@@ -390,8 +390,8 @@ def _corpus_logs() -> list[Path]:
 
 @pytest.mark.skipif(not _corpus_logs(), reason="shared/corpus not beside the checkout")
 def test_every_log_of_the_corpora_gives_a_report() -> None:
-    from plogscan.cli.census import diagnose_excerpt
     from plogscan.catalog import load_rules
+    from plogscan.cli.census import diagnose_excerpt
 
     rules = load_rules()
     refused = []
