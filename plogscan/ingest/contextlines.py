@@ -7,8 +7,10 @@ A worker that parses a chunk knows which of its records some rule may match (the
 first line and after its last one (``ChunkContext.rows``). Lines beyond the chunk come from
 its neighbours: the ``edges`` of a range are read around it in the file, those of a streamed
 chunk come from the chunks before and after it. The lines after a record that goes on in the
-next chunk are known only there: that chunk says which lines follow its continuation lines
-(``extent_after``), and which precede them (``head_before``, for continuation lines with no
+next chunk are known only there: that chunk hands back its first lines, up to ``radius``
+lines past its continuation lines and the records that may join the one before it
+(``lead_lines``: the record's end is known only once the main process has joined them), and
+the lines before its continuation lines (``head_before``, for continuation lines with no
 record before them).
 
 Each line is its text as written (undecodable bytes replaced, NUL bytes dropped, the line
@@ -61,7 +63,14 @@ class ChunkContext:
 
     rows: pa.Table  # ROWS_SCHEMA: the first line of each record, the lines around it
     head_before: list[str] = field(default_factory=list)  # before the continuation lines
-    extent_after: list[str] = field(default_factory=list)  # after them and what joins them
+    # the chunk's first lines, to ``radius`` past what may join the record before the chunk
+    lead_lines: list[str] = field(default_factory=list)
+    radius: int = 0
+
+    def after(self, end: int) -> list[str]:
+        """The ``radius`` lines from line ``end`` of the chunk on (0-based): those after a
+        record that ends there."""
+        return self.lead_lines[max(end, 0):max(end, 0) + self.radius]
 
 
 def line_text(raw: bytes) -> str:
@@ -214,8 +223,8 @@ def chunk_context(spec: ContextSpec, data: bytes, first_line: int, records: pa.T
         firsts = records.column("line").to_numpy()[:lead] - first_line
         counts = records.column("line_count").to_numpy()[:lead]
         extent = max(extent, int((firsts + counts).max()))
-    extent_after = lines.texts(extent, extent + radius) if (head is not None or lead) else []
-    return ChunkContext(rows, head_before, extent_after)
+    lead_lines = lines.texts(0, extent + radius) if (head is not None or lead) else []
+    return ChunkContext(rows, head_before, lead_lines, radius)
 
 
 def _rows(spec: ContextSpec, lines: Lines, first_line: int, records: pa.Table) -> pa.Table:

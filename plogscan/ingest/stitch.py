@@ -119,14 +119,15 @@ class Stitcher:
         if found is not None:
             state.context = state.context or Stitched()
             state.context.add(found, shift)
+        start = state.lines_before + 1  # the chunk's first line in the file
         state.lines_before += result.lines
-        self._continued(state, result, found)
+        self._continued(state, result, found, start)
         records = result.records
         if result.lead:
             joins = state.pending is not None
             records = self._join_lead(state, records, result.lead)
             if joins and found is not None:
-                state.context.grown(_first_line(state.pending), found.extent_after)
+                _grown(state, found, start)
         if records.num_rows == 0:
             state.pending_trailing_blank += result.trailing_blank
             return
@@ -194,8 +195,8 @@ class Stitcher:
                            ("decode_errors", cleaned.decode_errors)):
             state.add(key, value)
 
-    def _continued(self, state: FileState, result: ChunkResult, found: ChunkContext | None
-                   ) -> None:
+    def _continued(self, state: FileState, result: ChunkResult, found: ChunkContext | None,
+                   start: int) -> None:
         """The continuation lines that start the chunk (``result.head``) appended to the
         record held from the chunk before, or made a record of their own."""
         head = result.head
@@ -203,7 +204,7 @@ class Stitcher:
             between = state.pending_trailing_blank + head.lead_blank
             state.pending = extend(state.pending, head, between, self._schema)
             if found is not None:
-                state.context.grown(_first_line(state.pending), found.extent_after)
+                _grown(state, found, start)
             state.add("blank_lines", -between)
             if state.pending.column("fmt")[0].as_py() in ("unparsed", "text"):
                 state.add("unparsed_lines", head.lines + between)
@@ -211,7 +212,8 @@ class Stitcher:
         elif head is not None:  # continuation lines with nothing before them in the file
             state.pending = orphan(state.ctx, head, self._schema)
             if found is not None:
-                state.context.put(head.first_line, found.head_before, found.extent_after)
+                state.context.put(head.first_line, found.head_before,
+                                  found.after(_end_line(state.pending) - start))
             if self._reduced:
                 self.facts(state, as_whole(facts_of(state.pending), True))
             state.add("unparsed_lines", head.lines)
@@ -230,6 +232,18 @@ class Stitcher:
         if self._reduced and joined.num_rows:
             self.facts(state, as_whole(facts_of(joined), True))
         return pa.concat_tables([joined, records.slice(lead)])
+
+
+def _grown(state: FileState, found: ChunkContext, start: int) -> None:
+    """The pending record went on into the chunk that starts at line ``start`` of the file
+    (``found`` its context): the lines after it are those after its new end."""
+    assert state.context is not None and state.pending is not None
+    state.context.grown(_first_line(state.pending), found.after(_end_line(state.pending) - start))
+
+
+def _end_line(table: pa.Table) -> int:
+    """The line after the last line of a one-record table (the pending record)."""
+    return table.column("line")[0].as_py() + (table.column("line_count")[0].as_py() or 1)
 
 
 def _first_line(table: pa.Table | None) -> int | None:
