@@ -24,6 +24,7 @@ TESTS=(
   tests/test_lang.py
   tests/test_report_words.py
   tests/test_cli_ingest_events.py
+  tests/test_python_api.py
   tests/test_cli_rules.py
   tests/test_diff.py
   tests/test_ci_hook.py

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from plogscan.cli import cli
-from plogscan.schema import ENCODED_COLUMNS, EVENT_SCHEMA
+from plogscan.schema import ENCODED_COLUMNS, STORED_TABLE_COLUMNS, TABLE_SCHEMA
 from tests import plog_lines as L
 
 
@@ -39,7 +39,8 @@ def test_ingest_writes_parquet_with_the_event_schema(logs: Path, tmp_path: Path)
     result = invoke("ingest", str(logs), "-o", str(out), "--stats", "--quiet")
     assert result.exit_code == 0, result.output
     table = pq.read_table(out)
-    assert table.schema.names == EVENT_SCHEMA.names
+    assert table.schema.names == TABLE_SCHEMA.names
+    assert table.schema.metadata[b"plogscan.schema_version"] == b"3"
     assert table.num_rows == 6  # the traceback and its exception line are one record
     assert "total" in result.stdout and "skipped" in result.stdout
     assert "notes.bin" in result.stderr and "binary" in result.stderr
@@ -47,21 +48,22 @@ def test_ingest_writes_parquet_with_the_event_schema(logs: Path, tmp_path: Path)
 
 def test_the_stored_table_keeps_repeated_text_as_dictionaries_and_reads_back_whole(
         logs: Path, tmp_path: Path) -> None:
-    """Low-cardinality text is dictionary-encoded in the file; readers get the event
+    """Low-cardinality text is dictionary-encoded in the file; readers get the table's
     schema back, with every value as the logs gave it."""
     out = tmp_path / "events.parquet"
     assert invoke("ingest", str(logs), "-o", str(out), "--quiet").exit_code == 0
     stored = pq.read_schema(out)
-    for name in EVENT_SCHEMA.names:
+    assert set(ENCODED_COLUMNS) <= set(STORED_TABLE_COLUMNS)
+    for name in TABLE_SCHEMA.names:
         encoded = pa.types.is_dictionary(stored.field(name).type)
-        assert encoded == (name in ENCODED_COLUMNS), name
+        assert encoded == (name in STORED_TABLE_COLUMNS), name
     from_table = invoke("events", str(out), "--format", "jsonl").stdout
     from_logs = invoke("events", str(logs), "--format", "jsonl", "--quiet").stdout
     assert from_table == from_logs and from_table.count("\n") == 6
     written = tmp_path / "from-diagnose.parquet"
     invoke("diagnose", str(logs), "--events-out", str(written), "--quiet")
-    as_read = pq.read_table(out).cast(EVENT_SCHEMA)
-    assert pq.read_table(written).cast(EVENT_SCHEMA).equals(as_read)
+    as_read = pq.read_table(out).cast(TABLE_SCHEMA)
+    assert pq.read_table(written).cast(TABLE_SCHEMA).equals(as_read)
 
 
 def test_events_reads_parquet_and_filters(logs: Path, tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "plogscan"
 
 # Top to bottom. Each name is a top-level module or package of plogscan.
 LAYERS: list[set[str]] = [
-    {"cli", "__main__"},
+    {"cli", "__main__", "api"},  # the command line and the library functions
     {"compare"},  # two runs, each diagnosed and read: above the pipeline it calls
     {"pipeline", "baseline"},
     {"report"},

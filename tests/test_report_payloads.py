@@ -32,7 +32,7 @@ from markdown_it import MarkdownIt
 from plogscan.cli import cli
 from plogscan.ingest.sources import printable
 from plogscan.report.html import _asset
-from plogscan.schema import EVENT_SCHEMA
+from plogscan.schema import TABLE_SCHEMA
 from plogscan.textsafe import neutralize
 from tests.payloads import NAME_PAYLOADS, PAYLOADS
 
@@ -182,10 +182,10 @@ def test_junit(outputs: dict[str, str]) -> None:
 
 def test_csv(outputs: dict[str, str]) -> None:
     rows = list(csv.reader(io.StringIO(outputs["events csv"])))
-    assert rows[0] == EVENT_SCHEMA.names
+    assert rows[0] == TABLE_SCHEMA.names
     assert len(rows) > len(PAYLOADS)
     for row in rows[1:]:
-        assert len(row) == len(EVENT_SCHEMA.names), row
+        assert len(row) == len(TABLE_SCHEMA.names), row
         for cell in row:
             assert not cell.startswith(FORMULA), cell
     assert any(cell.startswith("'=HYPERLINK") or "'=HYPERLINK" in cell or "=HYPERLINK" in cell

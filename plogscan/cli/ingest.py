@@ -28,12 +28,11 @@ from plogscan.cli.common import (
 )
 from plogscan.cli.redaction import redact_options
 from plogscan.console import progress_bar
-from plogscan.crossrank.analyze import Context, Options
-from plogscan.crossrank.gather import Gatherer
+from plogscan.crossrank.analyze import Options
 from plogscan.errors import InputError
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.walk import Lister
-from plogscan.table.parquet import EventWriter
+from plogscan.pipeline.tables import write_dataset, write_table
 from plogscan.table.stats import render_stats
 
 
@@ -64,7 +63,11 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
     PATH may be files, directories (searched recursively), globs, .gz files and
     .tar/.tar.gz/.tgz/.zip collections (read in place, never extracted).
     The table's ts_aligned column holds each record's time on the reference
-    host's clock (offsets estimated from the logs, or given with --clock-offset).
+    host's clock (offsets estimated from the logs, or given with --clock-offset),
+    and every record carries its process's identity as diagnose resolves it
+    (rank, device, phy_device, host, host_ip, attempt, communicator,
+    identity_source): the rows are staged beside the output while the logs are
+    read, and the table is written from them at the end.
     A PATH that cannot be read is named on stderr; the table of the others is
     written, then the exit code is 2.
 
@@ -90,7 +93,8 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
 
         check_target(Path(dataset), overwrite)
         return _ingest_dataset(inputs, Path(dataset), overwrite, stats, quiet, workers,
-                               parallel, scheduler, scheduler_file, limits, redactor)
+                               parallel, scheduler, scheduler_file, limits, redactor,
+                               Options(clock_offsets, clock_reference))
     prepare_output(output, "event table", inputs=paths)
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
     with progress_bar(not quiet, total_of(inputs)) as advance:
@@ -98,26 +102,8 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
                         processes=parallel == "processes", encoded=True, executor=executor,
                         limits=limits)  # type: ignore[arg-type]
         try:
-            writer = EventWriter(output)
-            gatherer = Gatherer()
-            context = None
-            try:
-                for batch in ingest.batches(inputs):
-                    writer.write(redactor.batch(batch) if redactor is not None else batch)
-                    gatherer.consume(batch)
-                context = Context(gatherer.summary(),
-                                  Options(clock_offsets, clock_reference))
-            finally:
-                summary = ingest.summary
-                aligner, offsets = ((context.aligned_column, context.offset_by_host())
-                                    if context else (None, None))
-                if redactor is not None:
-                    from plogscan.redact.values import redact_value, redacted_alignment
-
-                    summary = redact_value(summary, redactor)
-                    aligner, offsets = redacted_alignment(redactor, aligner, offsets)
-                writer.close(summary if context is not None else None, aligner=aligner,
-                             offsets=offsets)
+            summary = write_table(inputs, output, ingest,
+                                  Options(clock_offsets, clock_reference), redactor)
         except OSError as err:
             raise cannot_write("event table", output, err) from None
         finally:
@@ -137,38 +123,25 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
 
 def _ingest_dataset(inputs: Lister, directory: Path, overwrite: bool, stats: bool,
                     quiet: bool, workers: int | None, parallel: str, scheduler: str | None,
-                    scheduler_file: str | None, limits: object, redactor: object) -> None:
-    from plogscan.table.dataset import write_dataset, write_inputs
-    from plogscan.table.parquet import inputs_json
-
+                    scheduler_file: str | None, limits: object, redactor: object,
+                    options: Options) -> None:
     executor = cluster_executor(scheduler, scheduler_file, workers, parallel)
     with progress_bar(not quiet, total_of(inputs)) as advance:
         ingest = Ingest(workers=workers, on_progress=advance,
-                        processes=parallel == "processes", executor=executor,
+                        processes=parallel == "processes", encoded=True, executor=executor,
                         limits=limits)  # type: ignore[arg-type]
-        batches = ingest.batches(inputs)
-        if redactor is not None:
-            batches = (redactor.batch(b) for b in batches)  # type: ignore[attr-defined]
         try:
-            write_dataset(directory, batches, overwrite)
+            summary = write_dataset(inputs, directory, overwrite, ingest, options,
+                                    redactor)  # type: ignore[arg-type]
         except OSError as err:
             raise cannot_write("dataset", str(directory), err) from None
         finally:
             if executor is not None:
                 executor.close()
-    summary = ingest.summary
-    if redactor is not None:
-        from plogscan.redact.values import redact_value
-
-        summary = redact_value(summary, redactor)  # type: ignore[arg-type]
     report_problems(summary, listed="--stats lists them")
     if nothing_read(summary):
         raise InputError("nothing could be read from the given paths",
                          help="pass log files, directories or archives; see plogscan ingest -h")
-    try:
-        write_inputs(directory, inputs_json(summary))
-    except OSError as err:
-        raise cannot_write("dataset", str(directory), err) from None
     if stats:
         click.echo(render_stats(summary), nl=False)
     click.echo(f"wrote {summary.records} records from {len(summary.files)} files to the "

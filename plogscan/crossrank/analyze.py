@@ -96,6 +96,7 @@ class Context:
         self._by_pid: dict[int, set[ProcessKey]] | None = None
         self._aliases: dict[ProcessKey, list[tuple[str, int]]] | None = None
         self._drivers: dict[tuple[str, int | None], list[ProcessKey]] | None = None
+        self._rows: Any = None  # ``rows.RowIdentity``, made on the first ``annotate``
         self._heartbeat_rows = {(h.stream.path, h.line) for h in summary.heartbeats}
         self._heartbeat_rows |= {(f.stream.path, f.line) for f in summary.faults if f.remote}
 
@@ -184,6 +185,15 @@ class Context:
                                       np.int64)
                 offsets[rows] = by_segment[segment]
         return pc.subtract(ts, pa.array(offsets, pa.duration("us")))
+
+    def annotate(self, table: pa.Table) -> pa.Table:
+        """``table`` (event table columns) with each row's identity and aligned time
+        (``rows.RowIdentity``)."""
+        if self._rows is None:
+            from plogscan.crossrank.rows import RowIdentity
+
+            self._rows = RowIdentity(self.ids, self.attempts, self.aligned_column)
+        return self._rows.annotate(table)
 
     def _file_offset(self, path: str | None, segment: int) -> int:
         host = self.ids.file_host.get((path or "", segment))

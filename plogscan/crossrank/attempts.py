@@ -15,6 +15,8 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+import numpy as np
+
 from plogscan.crossrank.clock import Clock
 from plogscan.crossrank.identity import Identities, Identity, ProcessKey
 from plogscan.crossrank.summary import Summary
@@ -156,6 +158,53 @@ class Attempts:
             before = [a for a in spans if (a.first_ts or 0) <= ts]
             return (before[-1] if before else (spans or owned)[0]).id
         return self._by_time(ts)
+
+    def of_rows(self, key: ProcessKey | None, ts: np.ndarray, timed: np.ndarray
+                ) -> np.ndarray | None:
+        """``of`` for many records of process ``key`` at once: ``ts`` their aligned times
+        (µs), ``timed`` where a record has one. None when the input has no attempt."""
+        if not self.list:
+            return None
+        owned = self._owned.get(key, []) if key is not None else []
+        out = np.full(len(ts), (owned[0] if owned else self.list[-1]).id, np.int64)
+        if len(owned) == 1 or not timed.any():
+            return out
+        if not owned:
+            out[timed] = self._by_time_rows(ts[timed])
+            return out
+        todo = timed.copy()
+        for attempt in owned:
+            for piece in attempt.pieces:
+                if piece.key == key and piece.start is not None:
+                    hit = todo & (ts >= piece.start)
+                    if piece.end:
+                        hit &= ts <= piece.end
+                    out[hit] = attempt.id
+                    todo &= ~hit
+        spans = [a for a in owned if a.first_ts is not None]
+        for attempt in spans:
+            hit = todo & (ts >= attempt.first_ts)  # type: ignore[operator]
+            if attempt.last_ts:
+                hit &= ts <= attempt.last_ts
+            out[hit] = attempt.id
+            todo &= ~hit
+        if todo.any():
+            fallback = np.full(len(ts), (spans or owned)[0].id, np.int64)
+            for attempt in spans:  # the last one begun by then
+                fallback[ts >= (attempt.first_ts or 0)] = attempt.id
+            out[todo] = fallback[todo]
+        return out
+
+    def _by_time_rows(self, ts: np.ndarray) -> np.ndarray:
+        """``_by_time`` of many times."""
+        if not self._spans:
+            return np.full(len(ts), self.list[0].id, np.int64)
+        ids = np.array([a.id for a in self._spans], np.int64)
+        begun = np.searchsorted(np.array(self._firsts, np.int64), ts, side="right")
+        holding = np.minimum(np.searchsorted(np.array(self._reach, np.int64), ts, side="left"),
+                             begun)
+        return np.where(holding < begun, ids[np.minimum(holding, len(ids) - 1)],
+                        ids[np.maximum(begun - 1, 0)])
 
     def _by_time(self, ts: int) -> int:
         """The first attempt whose span holds ``ts``, else the last one begun by then, else

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-from plogscan.model.crossrank import CrossRank
+from plogscan.model.crossrank import CrossRank, RootCause
 from plogscan.model.findings import EventRow, Finding
 from plogscan.model.incidents import Incident
 from plogscan.model.inputs import IngestSummary, ProcessInfo, RuleInfo
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -91,3 +95,23 @@ class Diagnosis:
     # One root cause each with what follows from it, in the order to fix them; every finding
     # of ``findings`` belongs to exactly one (``plogscan.incidents`` builds them).
     incidents: tuple[Incident, ...] = ()
+
+    @property
+    def root_cause(self) -> RootCause | None:
+        """Which rank failed first and which only waited (the last failed attempt's); None
+        when the cross-rank stage did not run."""
+        return self.crossrank.root_cause if self.crossrank is not None else None
+
+    def findings_frame(self) -> pd.DataFrame:
+        """The findings as a pandas DataFrame (Arrow-backed columns), one row each, in the
+        report's order (``model.frames.FINDING_SCHEMA`` lists the columns)."""
+        from plogscan.model.frames import findings_table, frame
+
+        return frame(findings_table(self.findings))
+
+    def events_frame(self) -> pd.DataFrame:
+        """The records the diagnosis kept (ERROR and WARNING records and every finding's
+        evidence) as a pandas DataFrame; ``plogscan.read_events`` gives every record."""
+        from plogscan.model.frames import events_table, frame
+
+        return frame(events_table(self.events))

@@ -27,7 +27,7 @@ from plogscan.memory import release_freed
 from plogscan.model import Finding, IngestSummary
 from plogscan.pipeline.options import DiagnoseOptions, Timings
 from plogscan.redact.redactor import Redactor
-from plogscan.redact.values import redact_value, redacted_alignment
+from plogscan.redact.values import redact_value, redacted_annotation
 from plogscan.schema import batch_bytes
 from plogscan.table.parquet import EventWriter, event_batches
 
@@ -134,7 +134,7 @@ class Passes:
 
     def _writer(self) -> EventWriter:
         try:
-            return EventWriter(str(self.options.events_out))
+            return EventWriter(str(self.options.events_out), staged=True)
         except OSError as err:
             raise cannot_write_events(self.options.events_out, err) from None
 
@@ -174,16 +174,16 @@ class Passes:
 
     def close_writer(self, done: IngestSummary | None) -> None:
         """Close the event table, with the run's accounting when the pass finished (``done``)
-        and each record's aligned time."""
+        and each record's identity and aligned time (``crossrank.rows``)."""
         if self.writer is None:
             return
         ctx = self.contexts[0] if self.contexts else None
-        aligner, offsets = (ctx.aligned_column, ctx.offset_by_host()) if ctx else (None, None)
+        annotate, offsets = (ctx.annotate, ctx.offset_by_host()) if ctx else (None, None)
         if done is not None and self.redactor is not None:
             done = redact_value(done, self.redactor)
-            aligner, offsets = redacted_alignment(self.redactor, aligner, offsets)
+            annotate, offsets = redacted_annotation(self.redactor, annotate, offsets)
         try:
-            self.writer.close(done, aligner=aligner, offsets=offsets)
+            self.writer.close(done, annotate=annotate, offsets=offsets)
         except OSError as err:
             raise cannot_write_events(self.options.events_out, err) from None
 

@@ -169,16 +169,52 @@ def _rewrite_fingerprints(value: Any, swap: Visit) -> Any:
     return value
 
 
-def redacted_alignment(redactor: Redactor, aligner: Callable[[Any], Any] | None,
-                       offsets: dict[str, int] | None
-                       ) -> tuple[Callable[[Any], Any] | None, dict[str, int] | None]:
-    """The clock alignment of a redacted event table: the aligner looks its files up by the
-    paths as read, and the offsets are keyed by the hosts' pseudonyms."""
-    if aligner is not None:
-        inner = aligner
+def redacted_annotation(redactor: Redactor, annotate: Callable[[Any], Any] | None,
+                        offsets: dict[str, int] | None
+                        ) -> tuple[Callable[[Any], Any] | None, dict[str, int] | None]:
+    """The finishing of a redacted event table: ``annotate`` (``crossrank.rows``) looks
+    records up by the paths as read, and the identity it adds is redacted as the records
+    were (host names and addresses by their pseudonyms); the offsets are keyed by the hosts'
+    pseudonyms."""
+    if annotate is not None:
+        inner = annotate
 
-        def aligner(table: Any) -> Any:
-            return inner(redactor.original_paths(table))
+        def annotate(table: Any) -> Any:
+            import pyarrow as pa
+
+            path = table.schema.get_field_index("path")
+            host = table.schema.get_field_index("host")
+            names = ("host", "host_ip", "communicator")
+            # The identity's host where the record had none (the records' own are redacted)
+            original = redactor.original_paths(table)
+            original = original.set_column(host, original.schema.field(host),
+                                           pa.nulls(len(original), original.schema.field(
+                                               host).type))
+            done = inner(original)
+            found = pa.RecordBatch.from_arrays(
+                [done.column(n).combine_chunks() for n in names], names=list(names))
+            found = redactor.batch(found)
+            done = done.set_column(path, done.schema.field(path), table.column(path))
+            kept = done.schema.get_field_index("record_host")
+            done = done.set_column(kept, done.schema.field(kept), table.column(host))
+            for n in names:
+                index = done.schema.get_field_index(n)
+                column = found.column(n)
+                if n == "host":
+                    import pyarrow.compute as pc
+
+                    own = table.column(host).combine_chunks()
+                    column = pc.coalesce(_plain(own), _plain(column))
+                    if pa.types.is_dictionary(own.type):
+                        column = pc.dictionary_encode(column).cast(own.type)
+                done = done.set_column(index, done.schema.field(index), column)
+            return done
     if offsets:
         offsets = {redactor.host(host) or host: value for host, value in offsets.items()}
-    return aligner, offsets
+    return annotate, offsets
+
+
+def _plain(column: Any) -> Any:
+    import pyarrow as pa
+
+    return column.dictionary_decode() if pa.types.is_dictionary(column.type) else column

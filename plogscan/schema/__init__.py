@@ -43,6 +43,28 @@ ts_aligned  ``ts`` on the reference host's clock: ``ts`` minus the offset the cr
             ``ingest`` and ``diagnose --events-out`` write holds the aligned value (the file is
             rewritten at the end of the run when some offset is not zero). Null with ``ts``.
 
+The event table at rest (``TABLE_SCHEMA``: the Parquet file and dataset that ``ingest`` writes,
+and what ``events``, ``sql`` and ``plogscan.read_events`` give) has the identity the cross-rank
+stage resolves for each record's process (``plogscan.crossrank.rows``): ``host``, ``rank`` and
+``device`` hold the process's (the parser's value where the process has none), and these
+columns follow:
+
+phy_device       Physical device id the process announced (``phydevId[…]``, ``devPhyId[…]``).
+host_ip          Host IP the process announced (``hostIp[…]``, ``server[…]``, ``local address``).
+attempt          Which run of the job the record belongs to (1, 2, … in time order): a restarted
+                 job or a resumed communicator starts a new attempt (``crossrank.attempts``).
+communicator     The communicator the process's ``rank`` is counted in (``hccl_world_group``
+                 when it set one up), where known.
+identity_source  Where the process's identity comes from: ``content`` (what it logged),
+                 ``path`` (the directory and file names only) or ``assumed`` (records that name
+                 no process, taken as one). Null for records no process was resolved for.
+record_host,     What the record itself named, by its line or its path, before its process's
+record_rank,     identity was known (the parser's ``host``, ``rank`` and ``device``): a
+record_device    diagnosis of the table reads these, so that it is the diagnosis of the logs.
+
+Tables written before these columns existed (``plogscan.schema_version`` 2) read with the
+identity columns null and the ``record_`` columns equal to ``host``, ``rank`` and ``device``.
+
 ``report.schema.json`` beside this module is the published schema of the JSON report.
 
 Part of the shared vocabulary. Must not import: any pipeline stage.
@@ -98,10 +120,28 @@ EVENT_SCHEMA = pa.schema(
         pa.field("clock_epoch", pa.bool_()),
         pa.field("ts_aligned", pa.timestamp("us")),
     ],
-    metadata={"plogscan.schema_version": "2"},
+    metadata={"plogscan.schema_version": "3"},
 )
 
 COLUMNS: tuple[str, ...] = tuple(EVENT_SCHEMA.names)
+
+# The identity columns the table at rest adds to the parser's (see the module docstring).
+IDENTITY_FIELDS: tuple[pa.Field, ...] = (
+    pa.field("phy_device", pa.int32()),
+    pa.field("host_ip", pa.string()),
+    pa.field("attempt", pa.int32()),
+    pa.field("communicator", pa.string()),
+    pa.field("identity_source", pa.string()),
+    pa.field("record_host", pa.string()),
+    pa.field("record_rank", pa.int32()),
+    pa.field("record_device", pa.int32()),
+)
+# The parser's columns the identity overwrites, and where the table keeps their own values.
+RECORD_COLUMNS: dict[str, str] = {"host": "record_host", "rank": "record_rank",
+                                  "device": "record_device"}
+TABLE_SCHEMA = pa.schema([*EVENT_SCHEMA, *IDENTITY_FIELDS],
+                         metadata={"plogscan.schema_version": "3"})
+IDENTITY_SOURCES: tuple[str, ...] = ("content", "path", "assumed")
 
 LEVELS: tuple[str, ...] = ("DEBUG", "INFO", "WARNING", "ERROR", "EVENT", "TRACE", "OPLOG", "NULL")
 
@@ -118,6 +158,14 @@ STORED_SCHEMA = pa.schema(
     [f.with_type(ENCODED_TEXT) if f.name in ENCODED_COLUMNS else f for f in EVENT_SCHEMA],
     metadata=EVENT_SCHEMA.metadata,
 )
+# The table at rest as the Parquet writer stores it: STORED_SCHEMA and the identity columns,
+# the text ones (one value per process) encoded too.
+STORED_TABLE_COLUMNS: tuple[str, ...] = (*ENCODED_COLUMNS, "host_ip", "communicator",
+                                         "identity_source", "record_host")
+STORED_TABLE_SCHEMA = pa.schema(
+    [f.with_type(ENCODED_TEXT) if f.name in STORED_TABLE_COLUMNS else f for f in TABLE_SCHEMA],
+    metadata=TABLE_SCHEMA.metadata,
+)
 
 
 def table_schema(encoded: bool) -> pa.Schema:
@@ -132,6 +180,50 @@ def decoded(batch: pa.RecordBatch) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(
         [batch.column(i).cast(field.type) for i, field in enumerate(EVENT_SCHEMA)],
         schema=EVENT_SCHEMA)
+
+
+def table_decoded(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """A batch of the table at rest in TABLE_SCHEMA's types; a batch of the parser's schema
+    (or of an older table) gets the identity columns it lacks, null, and its ``record_``
+    columns from ``host``, ``rank`` and ``device``."""
+    if batch.schema.equals(TABLE_SCHEMA):
+        return batch
+    names = batch.schema.names
+    own = {record: base for base, record in RECORD_COLUMNS.items()}
+    return pa.RecordBatch.from_arrays(
+        [batch.column(name).cast(field.type) if name in names
+         else batch.column(own[name]).cast(field.type) if name in own
+         else pa.nulls(batch.num_rows, field.type)
+         for name, field in zip(TABLE_SCHEMA.names, TABLE_SCHEMA, strict=True)],
+        schema=TABLE_SCHEMA)
+
+
+def as_recorded(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """A batch of the table at rest (any schema version) in EVENT_SCHEMA's types, with the
+    parser's own ``host``, ``rank`` and ``device`` (its ``record_`` columns, where it has
+    them): what a diagnosis reads."""
+    names = batch.schema.names
+    columns = []
+    for name, field in zip(EVENT_SCHEMA.names, EVENT_SCHEMA, strict=True):
+        source = RECORD_COLUMNS.get(name, name)
+        columns.append(batch.column(source if source in names else name).cast(field.type))
+    return pa.RecordBatch.from_arrays(columns, schema=EVENT_SCHEMA)
+
+
+def table_encoded(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """A batch of the parser's schema or of the table (plain or encoded) in
+    STORED_TABLE_SCHEMA's types, the identity columns it lacks null."""
+    if batch.schema.equals(STORED_TABLE_SCHEMA):
+        return batch
+    names = batch.schema.names
+    columns = []
+    for field in STORED_TABLE_SCHEMA:
+        if field.name in names:
+            column = batch.column(field.name)
+            columns.append(encoded_text(column) if field.type == ENCODED_TEXT else column)
+        else:
+            columns.append(pa.nulls(batch.num_rows, field.type))
+    return pa.RecordBatch.from_arrays(columns, schema=STORED_TABLE_SCHEMA)
 
 
 def encoded(batch: pa.RecordBatch) -> pa.RecordBatch:

@@ -1,12 +1,14 @@
 """The event table as a hive-partitioned Parquet dataset: ``host=…/rank=…/part-*.parquet``.
 
 ``ingest --dataset DIR`` writes one (zstd, the dictionary pages of ``parquet.EventWriter``),
-with the per-file accounting beside it in ``_plogscan_inputs.json``; a record without a host
-or rank goes to pyarrow's default partition (``__HIVE_DEFAULT_PARTITION__``). Query engines
-read it as it is (DuckDB ``read_parquet('DIR/**/*.parquet', hive_partitioning=true)``, pandas
-``read_parquet(DIR)``, Spark ``spark.read.parquet(DIR)``), and ``diagnose``, ``events`` and
-``sql`` read it back batch by batch, in the event schema. ``pyarrow.dataset`` and
-``pyarrow.parquet`` are imported where used: most runs read no dataset.
+with the per-file accounting beside it in ``_plogscan_inputs.json``. The host and rank are
+those the cross-rank stage resolved for each record's process (``pipeline.tables``); a
+record whose process has neither goes to pyarrow's default partition
+(``__HIVE_DEFAULT_PARTITION__``). Query engines read it as it is (DuckDB
+``read_parquet('DIR/**/*.parquet', hive_partitioning=true)``, pandas ``read_parquet(DIR)``,
+Spark ``spark.read.parquet(DIR)``), and ``diagnose``, ``events`` and ``sql`` read it back
+batch by batch, in the event (or table) schema. ``pyarrow.dataset`` and ``pyarrow.parquet``
+are imported where used: most runs read no dataset.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pyarrow as pa
 
 from plogscan.errors import InputError
 from plogscan.model import FileStats, IngestSummary, SkippedFile
-from plogscan.schema import EVENT_SCHEMA, decoded
+from plogscan.schema import EVENT_SCHEMA, TABLE_SCHEMA, as_recorded, table_decoded
 
 if TYPE_CHECKING:
     import pyarrow.dataset as ds
@@ -53,10 +55,10 @@ def check_target(directory: Path, overwrite: bool) -> None:
 
 
 def write_dataset(directory: Path, batches: Iterable[pa.RecordBatch], overwrite: bool) -> None:
-    """Write ``batches`` (event or stored schema) as a hive-partitioned dataset."""
+    """Write ``batches`` (table schema, plain or encoded) as a hive-partitioned dataset in
+    ``directory`` (checked by the caller: ``check_target``)."""
     import pyarrow.dataset as ds
 
-    check_target(directory, overwrite)
     directory.mkdir(parents=True, exist_ok=True)
     if overwrite:
         for old in [*directory.rglob("*.parquet"), directory / INPUTS_FILE]:
@@ -66,9 +68,9 @@ def write_dataset(directory: Path, batches: Iterable[pa.RecordBatch], overwrite:
 
     def plain() -> Iterator[pa.RecordBatch]:  # Parquet dictionary-encodes the text again
         for batch in batches:
-            yield decoded(batch)
+            yield table_decoded(batch)
 
-    reader = pa.RecordBatchReader.from_batches(EVENT_SCHEMA, plain())
+    reader = pa.RecordBatchReader.from_batches(TABLE_SCHEMA, plain())
     ds.write_dataset(reader, directory, format="parquet", file_options=options,
                      partitioning=ds.partitioning(PARTITIONS, flavor="hive"),
                      basename_template="part-{i}.parquet",
@@ -92,9 +94,11 @@ def open_dataset(path: str) -> ds.Dataset:
         raise InputError(f"cannot read dataset {path}: {err}") from None
 
 
-def read_dataset(path: str) -> Iterator[pa.RecordBatch]:
-    """Batches of a dataset in the event schema (files in path order, rows as written)."""
+def read_dataset(path: str, *, identity: bool = False) -> Iterator[pa.RecordBatch]:
+    """Batches of a dataset in the event schema (files in path order, rows as written); with
+    ``identity`` in the table's (the identity columns null in an older dataset)."""
     import pyarrow.dataset as ds
+
 
     dataset = open_dataset(path)
     missing = [n for n in EVENT_SCHEMA.names if n not in dataset.schema.names]
@@ -113,10 +117,11 @@ def read_dataset(path: str) -> Iterator[pa.RecordBatch]:
                     value = values.get(name)
                     columns[name] = pa.array([value] * batch.num_rows,
                                              EVENT_SCHEMA.field(name).type)
-            plain = pa.RecordBatch.from_arrays(
-                [_typed(columns[name], EVENT_SCHEMA.field(name).type)
-                 for name in EVENT_SCHEMA.names], schema=EVENT_SCHEMA)
-            yield decoded(plain)
+            typed = pa.RecordBatch.from_arrays(
+                [_typed(columns[name], field.type) for name, field
+                 in zip(TABLE_SCHEMA.names, TABLE_SCHEMA, strict=True) if name in columns],
+                names=[name for name in TABLE_SCHEMA.names if name in columns])
+            yield table_decoded(typed) if identity else as_recorded(typed)
 
 
 def _typed(column: pa.Array, kind: pa.DataType) -> pa.Array:

@@ -1,4 +1,5 @@
-"""Row filters over event batches (``plogscan events``), as Arrow boolean masks."""
+"""Row filters over event batches (``plogscan events``, ``plogscan.read_events``), as Arrow
+boolean masks. The identity filters (rank, device, host, attempt) need the table's schema."""
 
 from __future__ import annotations
 
@@ -41,6 +42,9 @@ class EventFilter:
     grep: str | None = None
     since: datetime | None = None
     until: datetime | None = None
+    devices: tuple[int, ...] = ()  # logical device ids
+    hosts: tuple[str, ...] = ()  # as the table names them (exact)
+    attempts: tuple[int, ...] = ()
 
     def check(self) -> None:
         """Reject a regex RE2 cannot compile before any input is read."""
@@ -62,6 +66,13 @@ class EventFilter:
             parts.append(_in(batch.column("pid"), list(self.pids)))
         if self.ranks:
             parts.append(_in(batch.column("rank"), list(self.ranks)))
+        if self.devices:
+            parts.append(_in(batch.column("device"), list(self.devices)))
+        if self.hosts:
+            parts.append(pc.is_in(batch.column("host"),
+                                  value_set=pa.array(list(self.hosts), pa.string())))
+        if self.attempts:
+            parts.append(_in(batch.column("attempt"), list(self.attempts)))
         if self.grep is not None:
             parts.append(pc.match_substring_regex(batch.column("message"), self.grep))
         if self.since is not None:

@@ -12,10 +12,10 @@ import contextlib
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -25,8 +25,17 @@ from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.walk import Lister
 from plogscan.model import FileStats, IngestSummary, LimitHit, SkippedFile
 from plogscan.outputs.atomic import Replacement
-from plogscan.schema import EVENT_SCHEMA, STORED_SCHEMA, decoded, encoded
+from plogscan.schema import (
+    EVENT_SCHEMA,
+    RECORD_COLUMNS,
+    STORED_TABLE_SCHEMA,
+    TABLE_SCHEMA,
+    as_recorded,
+    table_decoded,
+    table_encoded,
+)
 from plogscan.table.dataset import is_dataset, read_dataset, stored_dataset_inputs
+from plogscan.table.staged import Annotate, Stage, staged_groups, write_final
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
@@ -37,8 +46,9 @@ WRITE_BATCH_ROWS = 16384  # rows the Parquet writer encodes at a time (its defau
 # Columns with few distinct values per row group: dictionary pages make them small and cheap
 # to write (thread, process and source-line numbers repeat as much as the names do).
 LOW_CARDINALITY = ["level", "module", "proc", "src_file", "kind", "path", "host", "fmt",
-                   "pid", "tid", "src_line", "rank", "device"]
-STATISTICS = ["ts", "pid", "rank", "device", "line"]
+                   "pid", "tid", "src_line", "rank", "device", "phy_device", "host_ip",
+                   "attempt", "communicator", "identity_source"]
+STATISTICS = ["ts", "pid", "rank", "device", "line", "attempt"]
 DELTA_ENCODED = {"ts": "DELTA_BINARY_PACKED", "line": "DELTA_BINARY_PACKED"}
 
 
@@ -71,25 +81,27 @@ def open_event_table(path: str) -> pq.ParquetFile:
     return handle
 
 
-# Columns added after the first event tables were written, and how to fill them in older ones.
+# Columns added after the first event tables were written, and how to fill them in older ones
+# (the identity columns of ``TABLE_SCHEMA`` read as null from a table without them).
 LATER_COLUMNS = {"ts_aligned": "ts"}
 
 
-def read_parquet(handle: pq.ParquetFile) -> Iterator[pa.RecordBatch]:
-    """Batches of an opened event table, in the event schema's types."""
+def read_parquet(handle: pq.ParquetFile, *, identity: bool = False
+                 ) -> Iterator[pa.RecordBatch]:
+    """Batches of an opened event table, in the event schema's types; with ``identity`` in
+    the table's (``TABLE_SCHEMA``: the identity columns too, null in an older table)."""
     have = set(handle.schema_arrow.names)
-    names = [n for n in EVENT_SCHEMA.names if n in have]
+    wanted = TABLE_SCHEMA.names if identity else [*EVENT_SCHEMA.names, *RECORD_COLUMNS.values()]
+    names = [n for n in wanted if n in have]
     for batch in handle.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=names):
         for name, source in LATER_COLUMNS.items():
             if name not in have:
                 batch = batch.append_column(name, batch.column(source))
-        yield decoded(batch.select(EVENT_SCHEMA.names))
+        yield table_decoded(batch) if identity else as_recorded(batch)
 
 
 INPUTS_KEY = b"plogscan.inputs"  # Parquet footer key: the per-file accounting, as JSON
 CLOCK_KEY = b"plogscan.clock"  # footer key: host -> clock offset (µs) used for ts_aligned
-# The aligned time of every row of a table (``plogscan.crossrank``), and the offsets it applies.
-Aligner = Callable[[pa.Table], pa.Array]
 
 
 def inputs_json(summary: IngestSummary) -> str:
@@ -149,21 +161,28 @@ def named_inputs(paths: Sequence[str], limits: Limits | None = None) -> Lister:
 
 
 class EventWriter:
-    """Write batches to a zstd Parquet file in row groups of a useful size.
+    """Write batches to a Parquet file in row groups of a useful size.
 
-    The file has STORED_SCHEMA: the text columns with few values are dictionary-encoded, in
-    Arrow as in Parquet. Batches from ``Ingest(encoded=True)`` arrive that way; others are
+    The file has STORED_TABLE_SCHEMA: the text columns with few values are dictionary-encoded,
+    in Arrow as in Parquet. Batches from ``Ingest(encoded=True)`` arrive encoded; others are
     encoded here. Within a row group the dictionaries of its batches are unified first, so
     the Parquet writer writes indices as they are instead of hashing every value.
-    ``read_parquet`` gives EVENT_SCHEMA back."""
+    ``read_parquet`` gives EVENT_SCHEMA (or TABLE_SCHEMA) back.
 
-    def __init__(self, path: str) -> None:
+    ``staged``: the rows are staged (``table.staged``) and ``close`` writes the table from
+    them, each row group with its identity; or, for a spool, ``spooled`` hands them back. A
+    target that is no regular file (``/dev/stdout``) cannot be staged beside: its rows are
+    written as they come, without identity."""
+
+    def __init__(self, path: str, *, staged: bool = False) -> None:
         self.path = path
         # The table is written under a temporary name and renamed into place by a successful
         # ``close``: an interrupted or failed run leaves no partial table behind.
         self._file = Replacement(path)
+        self.staged = staged and not self._file.direct
         try:
-            self._writer = _parquet_writer(self._file.temp)
+            self._writer: Any = (Stage(self._file.temp) if self.staged
+                                 else _parquet_writer(self._file.temp))
         except BaseException:
             self._file.discard()
             raise
@@ -177,7 +196,7 @@ class EventWriter:
         self._writing: Future[None] | None = None
 
     def write(self, batch: pa.RecordBatch) -> None:
-        self._pending.append(encoded(batch))
+        self._pending.append(table_encoded(batch))
         self._rows += batch.num_rows
         if self._rows >= PARQUET_WRITE_ROWS:
             self._flush()
@@ -189,7 +208,10 @@ class EventWriter:
             self._writing = self._thread.submit(self._write_group, pending)
 
     def _write_group(self, pending: list[pa.RecordBatch]) -> None:
-        table = pa.Table.from_batches(pending, schema=STORED_SCHEMA)
+        if self.staged:
+            self._writer.write(pending)
+            return
+        table = pa.Table.from_batches(pending, schema=STORED_TABLE_SCHEMA)
         self._writer.write_table(table.unify_dictionaries(), row_group_size=PARQUET_WRITE_ROWS)
 
     def _wait(self) -> None:
@@ -202,15 +224,16 @@ class EventWriter:
                 self._failed = True
                 raise
 
-    def close(self, inputs: IngestSummary | None = None, *, aligner: Aligner | None = None,
+    def close(self, inputs: IngestSummary | None = None, *, annotate: Annotate | None = None,
               offsets: dict[str, int] | None = None) -> None:
         """Finish the table: ``inputs`` (the run's accounting) goes into the footer and the
         file takes its name. Without ``inputs`` the run did not complete: nothing is kept.
 
-        With ``offsets`` (host -> µs) of which some is not zero, the file is rewritten row
-        group by row group with ``ts_aligned`` from ``aligner``; the offsets go into the
-        footer. After a failed write only the file is closed and removed, quietly: the
-        failure was raised already, and a second error about the same file would hide it."""
+        A staged table is written from its rows through ``annotate`` (``crossrank.rows``:
+        each row's identity and aligned time); ``offsets`` (host -> µs, the clock offsets
+        applied) go into the footer. After a failed write only the file is closed and
+        removed, quietly: the failure was raised already, and a second error about the same
+        file would hide it."""
         try:
             self._finish_writing(inputs is not None)
         except BaseException:
@@ -226,17 +249,30 @@ class EventWriter:
             if offsets:
                 footer[CLOCK_KEY] = json.dumps(dict(sorted(offsets.items())),
                                                separators=(",", ":"))
-            realign = aligner is not None and any(offsets.values()) if offsets else False
-            if not realign:
+            if not self.staged:
                 self._writer.add_key_value_metadata(footer)
             self._writer.close()
-            if realign:
-                assert aligner is not None
-                _rewrite_aligned(self._file.temp, aligner, footer)
+            if self.staged:
+                final = self._file.temp + ".final"
+                write_final(self._file.temp, final, annotate, footer, _parquet_writer)
+                os.replace(final, self._file.temp)
             self._file.commit()
         except BaseException:
             self._close_quietly()
             raise
+
+    def spooled(self) -> str:
+        """Close a spool (``staged``) whose rows were all written: its file's name, for
+        ``spooled_batches``; ``discard`` removes it."""
+        self._finish_writing(True)
+        self._writer.close()
+        return self._file.temp
+
+    def discard(self) -> None:
+        """Stop and remove what was written (a spool when it was read, a failed run)."""
+        with contextlib.suppress(Exception):
+            self._finish_writing(False)
+        self._close_quietly()
 
     def _finish_writing(self, complete: bool) -> None:
         """Write what is pending (for a complete run) and wait for the writing thread."""
@@ -259,27 +295,13 @@ def _parquet_writer(path: str) -> pq.ParquetWriter:
     # Timestamps and line numbers rise steadily, so delta encoding suits them.
     import pyarrow.parquet as pq
 
-    return pq.ParquetWriter(path, STORED_SCHEMA, compression="zstd",
+    return pq.ParquetWriter(path, STORED_TABLE_SCHEMA, compression="zstd",
                             use_dictionary=LOW_CARDINALITY, write_statistics=STATISTICS,
                             column_encoding=DELTA_ENCODED, write_batch_size=WRITE_BATCH_ROWS)
 
 
-def _rewrite_aligned(path: str, aligner: Aligner, footer: dict[bytes, str]) -> None:
-    """``path`` again, row group by row group, with ``ts_aligned`` from ``aligner``."""
-    import pyarrow.parquet as pq
-
-    partial = path + ".aligning"
-    try:
-        source = pq.ParquetFile(path)
-        writer = _parquet_writer(partial)
-        index = STORED_SCHEMA.get_field_index("ts_aligned")
-        for group in range(source.num_row_groups):
-            table = source.read_row_group(group)
-            table = table.set_column(index, STORED_SCHEMA.field(index), aligner(table))
-            writer.write_table(table, row_group_size=PARQUET_WRITE_ROWS)
-        writer.add_key_value_metadata(footer)
-        writer.close()
-        os.replace(partial, path)
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(partial)
+def spooled_batches(path: str, annotate: Annotate | None) -> Iterator[pa.RecordBatch]:
+    """A spool's records in TABLE_SCHEMA, each row group annotated."""
+    for table in staged_groups(path, annotate):
+        for batch in table.to_batches(max_chunksize=PARQUET_BATCH_ROWS):
+            yield table_decoded(batch)

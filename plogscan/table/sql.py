@@ -19,7 +19,7 @@ from datetime import date, datetime
 import pyarrow as pa
 
 from plogscan.errors import InputError
-from plogscan.schema import EVENT_SCHEMA
+from plogscan.schema import TABLE_SCHEMA
 from plogscan.textsafe import json_escape, neutralize
 
 FORMATS = ("table", "csv", "jsonl")
@@ -41,7 +41,7 @@ def query(sql: str, events: Iterator[pa.RecordBatch]) -> tuple[list[str], Iterat
     import duckdb
 
     con = connect()
-    reader = pa.RecordBatchReader.from_batches(EVENT_SCHEMA, events)
+    reader = pa.RecordBatchReader.from_batches(TABLE_SCHEMA, events)
     con.register("events_source", reader)
     con.execute("CREATE VIEW events AS SELECT * FROM events_source")
     con.execute("SET enable_external_access = false")

@@ -15,7 +15,7 @@ from datetime import datetime
 
 import pyarrow as pa
 
-from plogscan.schema import EVENT_SCHEMA
+from plogscan.schema import TABLE_SCHEMA
 from plogscan.textsafe import json_escape, neutralize
 
 
@@ -36,7 +36,7 @@ def jsonl(batch: pa.RecordBatch) -> str:
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _TEXT_COLUMNS = ("level", "module", "proc", "src_file", "message", "kind", "path", "host", "codes",
-                 "fmt")
+                 "fmt", "host_ip", "communicator", "identity_source")
 
 
 def _no_formula(value: object) -> object:
@@ -48,19 +48,20 @@ def _no_formula(value: object) -> object:
 
 
 def csv_rows(batch: pa.RecordBatch, header: bool) -> str:
-    """CSV with every schema column; ``codes`` joined with ``;``; text cells are made safe to
-    open in a spreadsheet (control characters escaped, formula starts neutralised)."""
+    """CSV with every column of the table (``TABLE_SCHEMA``); ``codes`` joined with ``;``;
+    text cells are made safe to open in a spreadsheet (control characters escaped, formula
+    starts neutralised)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     if header:
-        writer.writerow(EVENT_SCHEMA.names)
+        writer.writerow(TABLE_SCHEMA.names)
     for row in batch.to_pylist():
         row["ts"] = _iso(row["ts"])
         row["ts_aligned"] = _iso(row.get("ts_aligned"))
         row["codes"] = ";".join(row["codes"] or [])
         writer.writerow(["" if row[name] is None else
                          _no_formula(neutralize(row[name])) if name in _TEXT_COLUMNS
-                         else row[name] for name in EVENT_SCHEMA.names])
+                         else row[name] for name in TABLE_SCHEMA.names])
     return out.getvalue()
 
 
