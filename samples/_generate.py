@@ -2000,7 +2000,7 @@ Exit code **1**. The answer (the first incident) is the flagship rule:
 
 | rule | category | level | verdict | scope |
 |---|---|---|---|---|
-| `CCU001` (flagship) | `ccu-context-reuse` | critical | `match` | `pasted.log` (taken as one process) |
+| `CCU001` (flagship) | `ccu-context-reuse` | critical | `match` | `pasted.log` (one process) |
 | `CCU002` (plain CCU/fused-kernel fault) | `ccu-exception` | error | `match` | the same |
 | `AIC001` (plain aicore exception) | `aicore-exception` | error | `match` | the same |
 
