@@ -77,16 +77,34 @@ def write_table(inputs: Lister, output: str, ingest: Ingest, options: Options = 
         gatherer = _written(writer, ingest, inputs, redactor)
         ctx = Context(gatherer.summary(), options)
     finally:
-        summary = ingest.summary
+        summary = _accounting(ingest, redactor)
         annotate = offsets = None
         if ctx is not None:
             annotate, offsets = _finishing(redactor, ctx)
-        if redactor is not None:
-            from plogscan.redact.values import redact_value
-
-            summary = redact_value(summary, redactor)
         writer.close(summary if ctx is not None else None, annotate=annotate, offsets=offsets)
     return summary
+
+
+def _accounting(ingest: Ingest, redactor: Redactor | None) -> IngestSummary:
+    """The run's accounting, redacted with the records when they are."""
+    if redactor is None:
+        return ingest.summary
+    from plogscan.redact.values import redact_value
+
+    return redact_value(ingest.summary, redactor)
+
+
+def _staged(path: str, ingest: Ingest, inputs: Lister | Sequence[str],
+            redactor: Redactor | None) -> tuple[EventWriter, Gatherer, str]:
+    """Every record of ``inputs`` staged at ``path`` (``EventWriter``'s spool): the writer,
+    what gathered the per-process facts, and the spool's path; nothing left on failure."""
+    writer = EventWriter(path, staged=True)
+    try:
+        gatherer = _written(writer, ingest, inputs, redactor)
+        return writer, gatherer, writer.spooled()
+    except BaseException:
+        writer.discard()
+        raise
 
 
 def write_dataset(inputs: Lister, directory: Path, overwrite: bool, ingest: Ingest,
@@ -100,21 +118,11 @@ def write_dataset(inputs: Lister, directory: Path, overwrite: bool, ingest: Inge
 
     directory.mkdir(parents=True, exist_ok=True)
     # Staged inside the target (a hidden name, which no dataset reader lists): same disk.
-    writer = EventWriter(str(directory / SPOOL_NAME), staged=True)
-    try:
-        gatherer = _written(writer, ingest, inputs, redactor)
-        path = writer.spooled()
-    except BaseException:
-        writer.discard()
-        raise
+    writer, gatherer, path = _staged(str(directory / SPOOL_NAME), ingest, inputs, redactor)
     try:
         ctx = Context(gatherer.summary(), options)
         annotate, _ = _finishing(redactor, ctx)
-        summary = ingest.summary
-        if redactor is not None:
-            from plogscan.redact.values import redact_value
-
-            summary = redact_value(summary, redactor)
+        summary = _accounting(ingest, redactor)
         if summary.files or summary.records:
             write_parts(directory, spooled_batches(path, annotate), overwrite)
             write_inputs(directory, inputs_json(summary))
@@ -147,13 +155,7 @@ def table_batches(paths: Sequence[str], ingest: Ingest, listing: Lister | None =
 def _spooled(ingest: Ingest, inputs: Lister | Sequence[str], options: Options
              ) -> Iterator[pa.RecordBatch]:
     with tempfile.TemporaryDirectory(prefix="plogscan-spool-") as spool:
-        writer = EventWriter(str(Path(spool) / SPOOL_NAME), staged=True)
-        try:
-            gatherer = _written(writer, ingest, inputs, None)
-            path = writer.spooled()
-        except BaseException:
-            writer.discard()
-            raise
+        writer, gatherer, path = _staged(str(Path(spool) / SPOOL_NAME), ingest, inputs, None)
         try:
             ctx = Context(gatherer.summary(), options)
             yield from spooled_batches(path, ctx.annotate)
