@@ -13,15 +13,17 @@ import dataclasses
 import io
 import os
 from collections import deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
 from typing import BinaryIO, NamedTuple
 
-from plogscan.cache.digest import fd_digests, file_digests
+from plogscan.cache.digest import fd_digest, fd_digests, file_digest, file_digests
 from plogscan.cache.entries import FileKey, Stored
-from plogscan.ingest.chunks import FileState
+from plogscan.ingest.chunks import Chunk, Cleaned, FileState, parse_task
 from plogscan.ingest.contextlines import ContextSpec
 from plogscan.ingest.facts import Reducer
 from plogscan.ingest.filekeys import absolute, plain_file
+from plogscan.ingest.ranges import Range, parse_range
 from plogscan.ingest.smallfiles import (
     GROUP_BYTES,
     GROUP_FILES,
@@ -30,6 +32,7 @@ from plogscan.ingest.smallfiles import (
     parse_files,
 )
 from plogscan.parse.lineformats import FormatSet
+from plogscan.parse.results import FileContext
 from plogscan.schema import held_bytes
 
 
@@ -171,3 +174,51 @@ def small_file(stream: BinaryIO, limit: int = SMALL_FILE_BYTES, cwd: str | None 
     if plain is None or not 0 < plain[1].st_size <= limit:
         return None
     return SmallFile(absolute(plain[0], cwd), plain[1].st_size, getattr(stream, "whole", None))
+
+
+def digest_task(pool: Executor, path: str, stream: BinaryIO, local: bool) -> Future:
+    """The content digest of a plain file to store, as a task: computed through the walk's
+    descriptor where it reaches the workers (``local``: threads of this process), else by
+    path."""
+    fd = held(stream) if local else None
+    if fd is None:
+        return pool.submit(file_digest, path)
+    future = pool.submit(fd_digest, fd)
+    closed_when_done(future, [fd])
+    return future
+
+
+def range_task(pool: Executor, part: Range, ctx: FileContext, stream: BinaryIO,
+               spec: ParseSpec, local: bool) -> Future[Cleaned]:
+    """A byte range's parse task; in a worker thread (``local``) it reads the walk's
+    descriptor."""
+    fd = held(stream) if local else None
+    if fd is not None:
+        part = dataclasses.replace(part, fd=fd)
+    future = pool.submit(parse_range, part, ctx, *spec.task_args())
+    closed_when_done(future, [fd] if fd is not None else [])
+    return future
+
+
+def chunk_tasks(pool: Executor, chunks: Iterator[tuple[Chunk, bool]], ctx: FileContext,
+                spec: ParseSpec) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
+    """The parse tasks of a streamed file's chunks, each submitted when called: the task's
+    submitter, the chunk's size and whether it is the file's last."""
+    for chunk, is_last in chunks:
+        yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, *spec.task_args())),
+               len(chunk.data), is_last)
+
+
+def take_outcome(state: FileState, group: GroupOutcome, index: int) -> None:
+    """What a small-file group's parse found for its ``index``-th file, put into that file's
+    state: its counts and problems and, where its extraction is saved, its own records and
+    facts cut from the group's tables, and its digest."""
+    outcome = group.files[index]
+    for name, value in outcome.stats.items():
+        state.add(name, value)
+    state.problems.extend(outcome.problems)
+    if state.saving is not None:
+        state.kept.append(group.file_records(index))
+        if group.facts is not None:
+            state.facts.append(group.file_facts(index))
+        state.saving = (state.saving[0], outcome.digest)

@@ -18,10 +18,6 @@ Every physical line is accounted for in ``FileStats``: it is inside exactly one 
 (``record_lines``), or blank (``blank_lines``). ``lines == record_lines + blank_lines``.
 Limits (``limits.Limits``) bound what one run reads; each one that bites is kept in
 ``IngestSummary.limits`` (the first ``MAX_LIMIT_HITS`` of them, then a count).
-
-Long module: it is the one place where results of every kind of task (ranges, streamed
-chunks, small-file groups, stored extractions) are put back in file order and their
-accounting joined; split across modules, that order would have no single owner.
 """
 
 from __future__ import annotations
@@ -36,8 +32,8 @@ from typing import Any, BinaryIO
 
 import pyarrow as pa
 
-from plogscan.cache.digest import content_digest, fd_digest, file_digest
-from plogscan.cache.entries import FileKey, FileStore, Stored
+from plogscan.cache.digest import content_digest
+from plogscan.cache.entries import FileKey, FileStore
 from plogscan.ingest import handoff
 from plogscan.ingest.accounting import Accounting, cut_lines_note, file_stats
 from plogscan.ingest.batching import (
@@ -45,41 +41,39 @@ from plogscan.ingest.batching import (
     Group,
     ParseSpec,
     Reuse,
-    closed_when_done,
-    held,
+    chunk_tasks,
+    digest_task,
+    range_task,
     small_file,
+    take_outcome,
 )
 from plogscan.ingest.chunks import (
     CHUNK_BYTES,
-    Chunk,
     Cleaned,
     FileState,
-    parse_task,
     read_chunks,
     with_last,
 )
 from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.contextlines import ContextSpec, kept_schema, with_context_columns
-from plogscan.ingest.facts import Reducer, as_whole, facts_of
+from plogscan.ingest.facts import Reducer
 from plogscan.ingest.filekeys import file_key
 from plogscan.ingest.limits import LimitHit, Limits
 from plogscan.ingest.pool import parse_pool
-from plogscan.ingest.ranges import Range, parse_range, plan_ranges
+from plogscan.ingest.ranges import Range, note_growth, plan_ranges
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
-from plogscan.ingest.stitch import Stitcher, nonempty_batches
-from plogscan.ingest.stored import cheaper_parsed, reopened
+from plogscan.ingest.stitch import Stitcher, nonempty_batches, reduced_batches
+from plogscan.ingest.stored import cheaper_parsed, joined_records, reopened, saved_extraction
 from plogscan.ingest.walk import Lister
 from plogscan.model import FileStats, IngestSummary, SkippedFile
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import FileContext
 from plogscan.schema import table_schema
-from plogscan.schema.facts import FACTS_SCHEMA
 
 # Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
 # row group (about four chunks' worth of rows), few enough to keep memory bounded.
 INFLIGHT_PER_WORKER = 4
-JOIN_ROWS = 65536  # stored records of reused files are joined up to this many rows
 
 
 class Ingest:
@@ -165,14 +159,7 @@ class Ingest:
         yielded; else the batch as it is."""
         if self._context is not None:
             batch = with_context_columns(batch)
-        if self._reducer is None:
-            yield batch
-            return
-        table = pa.Table.from_batches([batch])
-        mask = self._reducer.keep(table)
-        if self._on_facts is not None:
-            self._on_facts(as_whole(facts_of(table), bool(mask.all())))
-        yield from nonempty_batches(table.filter(pa.array(mask)))
+        yield from reduced_batches(batch, self._reducer, self._on_facts)
 
     def batches(self, paths: Sequence[str] | Lister) -> Iterator[pa.RecordBatch]:
         """Every record of every input, file by file, in line order: the inputs of a walk
@@ -259,14 +246,7 @@ class Ingest:
         known already): computed through the walk's descriptor where it reaches the
         workers, else by path."""
         known = self._digests.get(key.path) if self._digests is not None else None
-        if known is not None:
-            return known
-        fd = held(stream) if self._local else None
-        if fd is None:
-            return pool.submit(file_digest, key.path)
-        future = pool.submit(fd_digest, fd)
-        closed_when_done(future, [fd])
-        return future
+        return known if known is not None else digest_task(pool, key.path, stream, self._local)
 
     def _keep_digest(self, path: str, digest: str | None) -> None:
         if self._digests is not None and digest is not None:
@@ -279,7 +259,7 @@ class Ingest:
         ranges = plan_ranges(stream, self._chunk_bytes, self._cwd)
         chunks = read_chunks(stream, state, self._chunk_bytes, self._limits.line_bytes)
         tasks = (self._range_tasks(pool, ranges, ctx, state, stream) if ranges else
-                 self._chunk_tasks(pool, with_last(chunks, self._radius), ctx))
+                 chunk_tasks(pool, with_last(chunks, self._radius), ctx, self._spec))
         submitted = 0
         for submit, size, is_last in tasks:
             inflight.append((state, submit(), is_last))
@@ -290,7 +270,7 @@ class Ingest:
                 yield from self._drain(inflight, pool)
         state.add("decode_errors", getattr(stream, "decode_errors", 0))
         if ranges:
-            _note_growth(stream, ranges[-1].end, state)
+            note_growth(stream, ranges[-1].end, state)
         if not submitted:  # nothing to parse: finish it in its place in the order
             while inflight:
                 yield from self._drain(inflight, pool)
@@ -301,24 +281,8 @@ class Ingest:
                      ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
         for index, part in enumerate(ranges):
             state.add("bytes", part.end - part.start)
-            yield ((lambda p=part: self._submit_range(pool, p, ctx, stream)),
+            yield ((lambda p=part: range_task(pool, p, ctx, stream, self._spec, self._local)),
                    part.end - part.start, index == len(ranges) - 1)
-
-    def _submit_range(self, pool: Executor, part: Range, ctx: FileContext, stream: BinaryIO
-                      ) -> Future[Cleaned]:
-        """A range's parse task; in a worker thread it reads the walk's descriptor."""
-        fd = held(stream) if self._local else None
-        if fd is not None:
-            part = dataclasses.replace(part, fd=fd)
-        future = pool.submit(parse_range, part, ctx, *self._spec.task_args())
-        closed_when_done(future, [fd] if fd is not None else [])
-        return future
-
-    def _chunk_tasks(self, pool: Executor, chunks: Iterator[tuple[Chunk, bool]], ctx: FileContext
-                     ) -> Iterator[tuple[Callable[[], Future[Cleaned]], int, bool]]:
-        for chunk, is_last in chunks:
-            yield ((lambda c=chunk: pool.submit(parse_task, c, ctx, *self._spec.task_args())),
-                   len(chunk.data), is_last)
 
     @property
     def _formats(self) -> FormatSet:
@@ -393,35 +357,17 @@ class Ingest:
                 self._on_progress("file", 0)
             self._books.files.append(dataclasses.replace(item.stored.stats,
                                                          path=item.state.ctx.path))
-        small: list[pa.Table] = []  # joined up to JOIN_ROWS; a larger table goes alone
-        rows = 0
-        for item in items:
-            records = item.stored.records
-            if small and rows + records.num_rows > JOIN_ROWS:
-                yield from nonempty_batches(pa.concat_tables(small).combine_chunks())
-                small, rows = [], 0
-            if records.num_rows:
-                small.append(records)
-                rows += records.num_rows
-        if small:
-            yield from nonempty_batches(pa.concat_tables(small).combine_chunks())
+        yield from joined_records(item.stored.records for item in items)
 
     def _group(self, item: Group) -> Iterator[pa.RecordBatch]:
         """The files of a small-file group, finished in order; their records as one table."""
         group = item.future.result()
         if group.facts is not None and group.facts.num_rows and self._on_facts is not None:
             self._on_facts(group.facts)  # the group's facts at once, not file by file
-        for i, (state, outcome) in enumerate(zip(item.states, group.files, strict=True)):
+        for i, state in enumerate(item.states):
             if self._on_progress:
-                self._on_progress("bytes", outcome.stats.get("bytes", 0))
-            for name, value in outcome.stats.items():
-                state.add(name, value)
-            state.problems.extend(outcome.problems)
-            if state.saving is not None:  # cut from the group's tables for this file only
-                state.kept.append(group.file_records(i))
-                if group.facts is not None:
-                    state.facts.append(group.file_facts(i))
-                state.saving = (state.saving[0], outcome.digest)
+                self._on_progress("bytes", group.files[i].stats.get("bytes", 0))
+            take_outcome(state, group, i)
             self._finish(state)
         if group.records.num_rows:  # the group's records as one batch (see coalesced)
             yield from nonempty_batches(group.records)
@@ -443,28 +389,8 @@ class Ingest:
         stats = file_stats(state)
         self._books.files.append(stats)
         if state.saving is not None and self._store is not None and not state.problems:
-            key, digest = state.saving
-            content = digest.result() if hasattr(digest, "result") else digest  # a future
+            key, content = saved_extraction(self._store, state, stats, self._stored_schema)
             self._keep_digest(key.path, content)
-            if content is not None:
-                records = (pa.concat_tables(state.kept) if state.kept
-                           else self._stored_schema.empty_table())
-                facts = (pa.concat_tables(state.facts) if state.facts
-                         else FACTS_SCHEMA.empty_table())  # each chunk's, as handed on
-                self._store.save(key, Stored(content, stats, records, facts))
         state.kept, state.facts = [], []
         if self._on_progress:
             self._on_progress("file", 0)
-
-
-
-def _note_growth(stream: BinaryIO, planned: int, state: FileState) -> None:
-    """A plain file is read up to the size it had when its ranges were planned; what was
-    appended while it was read is reported, not silently dropped."""
-    try:
-        now = os.fstat(stream.fileno()).st_size
-    except (OSError, ValueError, AttributeError):
-        return
-    if now > planned:
-        state.problems.append(f"the file grew by {now - planned:,} bytes while it was read: "
-                              f"bytes after {planned:,} were not read")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from plogscan.cache.digest import read_at
-from plogscan.ingest.chunks import MAX_LINE_BYTES, Chunk, Cleaned, parse_task
+from plogscan.ingest.chunks import MAX_LINE_BYTES, Chunk, Cleaned, FileState, parse_task
 from plogscan.ingest.contextlines import ContextSpec, range_edges
 from plogscan.ingest.facts import Reducer
 from plogscan.ingest.filekeys import absolute
@@ -157,3 +157,15 @@ def plan_ranges(stream: BinaryIO, chunk_bytes: int, cwd: str | None = None
     path = absolute(path, cwd)  # workers elsewhere (a cluster's) read it by this name
     return [Range(path, a, b, i > 0, file_id)
             for i, (a, b) in enumerate(itertools.pairwise(cuts)) if b > a]
+
+
+def note_growth(stream: BinaryIO, planned: int, state: FileState) -> None:
+    """A plain file is read up to the size it had when its ranges were planned; what was
+    appended while it was read is reported, not silently dropped."""
+    try:
+        now = os.fstat(stream.fileno()).st_size
+    except (OSError, ValueError, AttributeError):
+        return
+    if now > planned:
+        state.problems.append(f"the file grew by {now - planned:,} bytes while it was read: "
+                              f"bytes after {planned:,} were not read")

@@ -33,17 +33,11 @@ Order
 What each file is comes from ``classify``, what its path says from ``pathhints``, how
 compressed streams and archives are read from ``streams`` and ``archives``, and the skip
 reasons from ``sources``.
-
-Long module: the stream sniffing and the text checks share the reader's state (the limits,
-the file count), so they stay one class.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
-import os
-import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -80,6 +74,7 @@ from plogscan.ingest.streams import (
     container,
     describe,
     failure,
+    open_checked,
     read_head,
 )
 from plogscan.ingest.walk import Lister
@@ -97,10 +92,6 @@ from plogscan.schema import SourceKind
 HEAD_BYTES = 64 * 1024  # bytes sniffed for container type and content
 EXTENDED_HEAD_BYTES = 1024 * 1024  # non-seekable text whose head matched nothing: look this far
 TAIL_BYTES = 64 * 1024  # seekable text whose head matched nothing: also sniff its tail
-# Opened without blocking (a FIFO swapped in cannot hang the run) and, in a walk, without
-# following a symlink swapped in after the check.
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 WalkItem = tuple[Source, BinaryIO] | Skipped  # what a walk yields
 
@@ -367,27 +358,6 @@ class Walker:
                                  self.relay)
             yield from self.stream(item.path, stream, item.size, seekable=False,
                                    depth=depth + 1)
-
-
-def open_checked(path: str, key: tuple[int, int], *, follow: bool) -> BinaryIO:
-    """``path`` opened for reading, still the regular file ``key`` (device, inode) that was
-    checked: without blocking and, unless ``follow``, without following a symlink. Raises
-    ``OSError`` or ``ValueError`` (with the skip reason)."""
-    flags = _OPEN_FLAGS | (0 if follow else _NOFOLLOW)
-    handle = PlainFile(io.FileIO(path, "r", opener=lambda p, _f: os.open(p, flags)))
-    try:
-        st = os.fstat(handle.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError("not a regular file")
-        if (st.st_dev, st.st_ino) != key:
-            raise ValueError("changed while being read: replaced by another file")
-        if flags & os.O_NONBLOCK:
-            os.set_blocking(handle.fileno(), True)
-        handle.key, handle.follow = key, follow
-    except BaseException:
-        handle.close()
-        raise
-    return handle  # type: ignore[return-value]
 
 
 def _binary_reason(shown: str, nul_only: bool) -> str:

@@ -16,7 +16,7 @@ import pyarrow.compute
 from plogscan.ingest import handoff
 from plogscan.ingest.chunks import CONSTANT_COLUMNS, Cleaned, FileState
 from plogscan.ingest.contextlines import ChunkContext, Stitched
-from plogscan.ingest.facts import as_whole, facts_of
+from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.parse import blocks
 from plogscan.parse.codescan import extract_codes
 from plogscan.parse.columns import constant_column
@@ -256,3 +256,18 @@ def nonempty_batches(table: pa.Table) -> Iterator[pa.RecordBatch]:
     for batch in table.to_batches():
         if batch.num_rows:
             yield batch
+
+
+def reduced_batches(batch: pa.RecordBatch, reducer: Reducer | None,
+                    on_facts: Callable[[pa.Table], None] | None) -> Iterator[pa.RecordBatch]:
+    """A ready-made batch (an event table's) reduced as the workers reduce a parsed chunk:
+    with a reducer, the facts of all its rows to ``on_facts`` and only the kept rows handed
+    on; else the batch as it is."""
+    if reducer is None:
+        yield batch
+        return
+    table = pa.Table.from_batches([batch])
+    mask = reducer.keep(table)
+    if on_facts is not None:
+        on_facts(as_whole(facts_of(table), bool(mask.all())))
+    yield from nonempty_batches(table.filter(pa.array(mask)))

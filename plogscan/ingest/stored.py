@@ -1,15 +1,24 @@
-"""Which files the extraction cache keeps, and how a reused file whose content changed is read
-again."""
+"""Which files the extraction cache keeps, how a reused file whose content changed is read
+again, and how extractions are saved to it and handed on from it."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from plogscan.ingest.batching import Reuse, SmallFile
-from plogscan.ingest.streams import PlainFile
-from plogscan.parse.results import TEXT_KINDS, FileContext
+import pyarrow as pa
 
+from plogscan.cache.entries import FileKey, FileStore, Stored
+from plogscan.ingest.batching import Reuse, SmallFile
+from plogscan.ingest.chunks import FileState
+from plogscan.ingest.stitch import nonempty_batches
+from plogscan.ingest.streams import PlainFile
+from plogscan.model import FileStats
+from plogscan.parse.results import TEXT_KINDS, FileContext
+from plogscan.schema.facts import FACTS_SCHEMA
+
+JOIN_ROWS = 65536  # stored records of reused files are joined up to this many rows
 STORE_MIN_BYTES = 16 << 10  # smaller plog and device logs are not cached (``cheaper_parsed``)
 
 
@@ -32,3 +41,32 @@ def reopened(item: Reuse) -> BinaryIO:
     raw = io.FileIO(item.fd, "r")
     raw.name = item.key.path  # type: ignore[misc]  # ranges are planned by the file's name
     return PlainFile(raw)  # type: ignore[return-value]
+
+
+def joined_records(tables: Iterable[pa.Table]) -> Iterator[pa.RecordBatch]:
+    """The stored records of consecutive reused files as few batches: joined up to
+    ``JOIN_ROWS`` rows; a larger table goes alone."""
+    small: list[pa.Table] = []
+    rows = 0
+    for records in tables:
+        if small and rows + records.num_rows > JOIN_ROWS:
+            yield from nonempty_batches(pa.concat_tables(small).combine_chunks())
+            small, rows = [], 0
+        if records.num_rows:
+            small.append(records)
+            rows += records.num_rows
+    if small:
+        yield from nonempty_batches(pa.concat_tables(small).combine_chunks())
+
+
+def saved_extraction(store: FileStore, state: FileState, stats: FileStats,
+                     schema: pa.Schema) -> tuple[FileKey, str | None]:
+    """Save a parsed file's kept records and facts (each chunk's, as handed on) under its key
+    once its content digest is known (a future, or the digest); the key and the digest."""
+    key, digest = state.saving
+    content = digest.result() if hasattr(digest, "result") else digest
+    if content is not None:
+        records = pa.concat_tables(state.kept) if state.kept else schema.empty_table()
+        facts = pa.concat_tables(state.facts) if state.facts else FACTS_SCHEMA.empty_table()
+        store.save(key, Stored(content, stats, records, facts))
+    return key, content

@@ -14,6 +14,9 @@ decoder errors (bad zip CRC, broken tar member, xz corruption) are turned into
 Decompressed output is bounded (``Bounded``): a stream that produces more than the
 ``--max-decompressed`` size, or past 256 MiB of non-text output more than ``--max-ratio`` times
 its compressed size, raises ``LimitReached`` (an ``OSError``) after recording a ``LimitHit``.
+
+A file found by the walk is opened by ``open_checked``: without blocking, without following a
+symlink swapped in after the check, and only while it is still the regular file checked.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import bz2
 import gzip
 import io
 import lzma
+import os
+import stat
 import struct
 import tarfile
 import zipfile
@@ -340,3 +345,30 @@ def _not_text(data: bytes) -> bool:
     if not data:
         return False
     return b"\n" not in data or data.count(b"\x00") * 2 > len(data)
+
+
+# Opened without blocking (a FIFO swapped in cannot hang the run) and, in a walk, without
+# following a symlink swapped in after the check.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def open_checked(path: str, key: tuple[int, int], *, follow: bool) -> BinaryIO:
+    """``path`` opened for reading, still the regular file ``key`` (device, inode) that was
+    checked: without blocking and, unless ``follow``, without following a symlink. Raises
+    ``OSError`` or ``ValueError`` (with the skip reason)."""
+    flags = _OPEN_FLAGS | (0 if follow else _NOFOLLOW)
+    handle = PlainFile(io.FileIO(path, "r", opener=lambda p, _f: os.open(p, flags)))
+    try:
+        st = os.fstat(handle.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError("not a regular file")
+        if (st.st_dev, st.st_ino) != key:
+            raise ValueError("changed while being read: replaced by another file")
+        if flags & os.O_NONBLOCK:
+            os.set_blocking(handle.fileno(), True)
+        handle.key, handle.follow = key, follow
+    except BaseException:
+        handle.close()
+        raise
+    return handle  # type: ignore[return-value]
