@@ -235,10 +235,10 @@ def test_every_data_row_of_a_joined_table_is_a_wait_of_the_cross_rank_stage() ->
 def test_many_runs_in_one_chunk_are_joined_alike(monkeypatch) -> None:
     """Past ``SPLICE_RUNS`` runs a chunk's records are taken anew instead of spliced: the
     same records either way."""
-    from plogscan.parse import blocks
+    from plogscan.parse import runs
 
     text = "\n".join([*TRACEBACK, "step done", "EZ9999: Inner Error!", *BLOCK] * 300) + "\n"
     taken = rows(text, STDOUT)
-    monkeypatch.setattr(blocks, "SPLICE_RUNS", 10 ** 9)
+    monkeypatch.setattr(runs, "SPLICE_RUNS", 10 ** 9)
     assert rows(text, STDOUT) == taken
     assert len(taken) == 900 and spans(taken[:3]) == [(1, 4), (5, 1), (6, 4)]

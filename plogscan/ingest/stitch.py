@@ -17,7 +17,7 @@ from plogscan.ingest import handoff
 from plogscan.ingest.chunks import CONSTANT_COLUMNS, Cleaned, FileState
 from plogscan.ingest.contextlines import ChunkContext, Stitched
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
-from plogscan.parse import blocks
+from plogscan.parse import blocks, runs
 from plogscan.parse.codescan import extract_codes
 from plogscan.parse.columns import constant_column
 from plogscan.parse.lineformats import FormatSet
@@ -83,7 +83,7 @@ def join_lead(pending: pa.Table | None, lead: pa.Table, formats: FormatSet, text
     join changes in the file's accounting."""
     table = pa.concat_tables([pending, lead]) if pending is not None else lead
     joined, _ = blocks.join(table, formats, text_kind)
-    old, new = blocks.record_counts(table), blocks.record_counts(joined)
+    old, new = runs.record_counts(table), runs.record_counts(joined)
     changes = [("unparsed_lines", new.unparsed_lines - old.unparsed_lines),
                ("invalid_timestamps", new.invalid_timestamps - old.invalid_timestamps),
                ("epoch_clock_records", new.epoch_records - old.epoch_records)]

@@ -45,20 +45,20 @@ A chunk's first records may join a record of the chunk before (``lead``): the pa
 them as they are, and ingest joins them once it holds both (``join`` over the record before the
 chunk and those records).
 
-Long module: the four kinds of block share one pass that links each record to the one before
-it (``_links``: adjacency, same writer, the role each format plays) and one join over those
-links; a module per kind would repeat that pass or pass its arrays around between modules.
+The four kinds of block share one pass that links each record to the one before it
+(``_links``: adjacency, same writer, the role each format plays) and one join over those
+links; the records of each run become one in ``runs``.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.parse.arrays import column_of, isin_values, mask, numbers
 from plogscan.parse.lineformats import BLOCK_ROLES, FormatSet
+from plogscan.parse.runs import merged
 from plogscan.schema import plain_text
 
 # Table shapes (hccl PrintErrorConnection; formats.md §5).
@@ -82,7 +82,6 @@ NOTABLE = ("ERROR", "WARNING")
 # Fields that name the writer of a record; a table's rows must also share module and level.
 WRITER = ("pid", "proc", "tid", "rank")
 TABLE_WRITER = (*WRITER, "module", "level")
-NO_FORMAT = ("text", "unparsed")
 
 
 def join(records: pa.Table, fset: FormatSet, text_kind: bool, lead_open: bool = False
@@ -116,8 +115,8 @@ def _links(records: pa.Table, fset: FormatSet, text_kind: bool
     needs_errmgr = np.zeros(n, bool)
     if n < 2:
         return joins, needs_title, needs_errmgr
-    line = _numbers(records, "line")
-    count = _numbers(records, "line_count")
+    line = numbers(records, "line")
+    count = numbers(records, "line_count")
     after = np.zeros(n, bool)
     after[1:] = line[1:] == line[:-1] + count[:-1]
     if not text_kind:
@@ -126,9 +125,9 @@ def _links(records: pa.Table, fset: FormatSet, text_kind: bool
     rows = np.flatnonzero(after)
     if len(rows) == 0:
         return joins, needs_title, needs_errmgr
-    message = _column(records, "message")
-    fmt = plain_text(_column(records, "fmt"))
-    role = {r: _isin_values(fmt, fset_names(fset, r)) for r in BLOCK_ROLES}
+    message = column_of(records, "message")
+    fmt = plain_text(column_of(records, "fmt"))
+    role = {r: isin_values(fmt, fset_names(fset, r)) for r in BLOCK_ROLES}
     blocked = role["exception"] | role["error-manager"] | role["device-dump"]
     # a table row, or in job output an error-manager detail that is a record of its own
     tabled = _matches(message.take(pa.array(rows)),
@@ -153,7 +152,7 @@ def _links(records: pa.Table, fset: FormatSet, text_kind: bool
     if errmgr.any():
         picked = pa.array(errmgr)
         errmgr[errmgr] = _titled(last.filter(picked),
-                                 _column(records, "codes").take(pa.array(rows[errmgr])))
+                                 column_of(records, "codes").take(pa.array(rows[errmgr])))
     # device exception dumps: after the line that ends with the dump's head
     dump = role["device-dump"][rows]
     if dump.any():
@@ -186,7 +185,7 @@ def _headed(records: pa.Table, joins: np.ndarray, needs_title: np.ndarray) -> np
     index = np.arange(len(joins))
     head = np.maximum.accumulate(np.where(joins, 0, index))  # the run's first record
     heads = np.unique(head[rows])
-    titled = _matches(_first_lines(_column(records, "message").take(pa.array(heads))), TITLE)
+    titled = _matches(_first_lines(column_of(records, "message").take(pa.array(heads))), TITLE)
     out[rows] = titled[np.searchsorted(heads, head[rows])]
     return out
 
@@ -199,7 +198,7 @@ def _in_errmgr_message(records: pa.Table, joins: np.ndarray, needs_errmgr: np.nd
     rows = np.flatnonzero(needs_errmgr)
     if len(rows) == 0:
         return out
-    errmgr = _isin_values(plain_text(_column(records, "fmt")),
+    errmgr = isin_values(plain_text(column_of(records, "fmt")),
                           fset_names(fset, "error-manager"))
     index = np.arange(len(joins))
     head = np.maximum.accumulate(np.where(joins, 0, index))  # the run's first record
@@ -211,11 +210,11 @@ def _in_errmgr_message(records: pa.Table, joins: np.ndarray, needs_errmgr: np.nd
 def _lead(records: pa.Table, joins: np.ndarray, fset: FormatSet, text_kind: bool) -> int:
     """How many of the first records may join a record before them: the first may (by its
     shape), and each next one joins the one before it."""
-    first_line = _first_lines(_column(records, "message").slice(0, 1))
-    fmt = plain_text(_column(records, "fmt")).slice(0, 1)
+    first_line = _first_lines(column_of(records, "message").slice(0, 1))
+    fmt = plain_text(column_of(records, "fmt")).slice(0, 1)
     joiner = bool(_matches(first_line, ROW)[0] or _matches(first_line, CLOSING)[0]
                   or (text_kind and _matches(first_line, DETAIL)[0])
-                  or _isin_values(fmt, fset_names(fset, "exception")
+                  or isin_values(fmt, fset_names(fset, "exception")
                                   + fset_names(fset, "error-manager")
                                   + fset_names(fset, "device-dump"))[0])
     if not joiner or not (text_kind or _isin(records.slice(0, 1), "level", NOTABLE)[0]):
@@ -240,15 +239,15 @@ def _titled(before: pa.Array, codes: pa.Array) -> np.ndarray:
     """Whether each line of ``before`` ends with a title naming the first code of the block
     record after it (``codes``)."""
     found = pc.extract_regex(before, TITLE_CODE)
-    same = _mask(pc.equal(found.field("code"), _first_codes(codes)))
-    detail = _mask(pc.match_substring_regex(found.field("title"), _DETAIL))
-    return _mask(found.is_valid()) & same & ~detail
+    same = mask(pc.equal(found.field("code"), _first_codes(codes)))
+    detail = mask(pc.match_substring_regex(found.field("title"), _DETAIL))
+    return mask(found.is_valid()) & same & ~detail
 
 
 def _first_codes(codes: pa.Array) -> pa.Array:
     """The first code of each list (null where there is none)."""
     first = pc.list_slice(codes, 0, 1)
-    has = _mask(pc.greater(pc.list_value_length(first), 0))
+    has = mask(pc.greater(pc.list_value_length(first), 0))
     out = pa.nulls(len(codes), pa.string())
     if has.any():
         out = pc.replace_with_mask(out, pa.array(has), pc.list_flatten(first).cast(pa.string()))
@@ -261,128 +260,11 @@ def _same_writer(records: pa.Table, rows: np.ndarray, names: tuple[str, ...]) ->
     ok = np.ones(len(rows), bool)
     now, before = pa.array(rows), pa.array(rows - 1)
     for name in names:
-        column = plain_text(_column(records, name))
+        column = plain_text(column_of(records, name))
         a, b = column.take(now), column.take(before)
         differ = pc.fill_null(pc.not_equal(a, b), False)
-        ok &= ~_mask(differ)
+        ok &= ~mask(differ)
     return ok
-
-
-SPLICE_RUNS = 256  # up to this many runs, the table is spliced; past it, taken anew
-
-
-def merged(records: pa.Table, joined: np.ndarray) -> pa.Table:
-    """``records`` with each record where ``joined`` is true appended to the record before it
-    (which must end on the line before it starts): one record per run. Only the runs of
-    several records are built anew (``_joined_runs``); the records between them are spliced
-    in as they are (a copy of the table in one pass), or taken anew when runs are many."""
-    if not joined.any():
-        return records
-    n = records.num_rows
-    firsts = np.flatnonzero(~joined)
-    group = np.cumsum(~joined) - 1
-    sizes = np.bincount(group)
-    several = sizes > 1
-    members = np.flatnonzero(several[group])
-    parts = _joined_runs(records.take(pa.array(members)), joined[members])
-    starts, ends = firsts[several], firsts[several] + sizes[several]
-    if len(starts) <= SPLICE_RUNS:
-        pieces, at = [], 0
-        for k, (first, end) in enumerate(zip(starts.tolist(), ends.tolist(), strict=True)):
-            pieces += [records.slice(at, first - at), parts.slice(k, 1)]
-            at = end
-        pieces.append(records.slice(at, n - at))
-        return pa.concat_tables(pieces).combine_chunks()
-    source = firsts.copy()
-    source[several] = n + np.arange(len(starts))
-    index = pa.array(source)
-    return pa.table([pa.concat_arrays([_column(records, name), _column(parts, name)]).take(index)
-                     for name in records.column_names], schema=records.schema)
-
-
-def _joined_runs(records: pa.Table, joined: np.ndarray) -> pa.Table:
-    """One record per run of ``records`` (each record where ``joined`` is true continues the
-    one before it): messages joined by newlines, line counts summed, each field that of the
-    run's first record that has it, the codes of all, the first format that parsed a line."""
-    n = records.num_rows
-    firsts = np.flatnonzero(~joined)
-    group = np.cumsum(~joined) - 1
-    index = np.arange(n)
-    ts_row = _first_valid(_column(records, "ts"), firsts, index)
-    columns = []
-    for name in records.column_names:
-        column = _column(records, name)
-        if name == "message":
-            offsets = pa.array(np.append(firsts, n).astype(np.int64))
-            column = pc.binary_join(pa.LargeListArray.from_arrays(offsets, column),
-                                    pa.scalar("\n", column.type))
-        elif name == "codes":
-            column = _joined_codes(column, group, len(firsts))
-        elif name == "line_count":
-            column = pa.array(np.add.reduceat(_numbers(records, name), firsts), column.type)
-        elif name in ("truncated", "ts_invalid"):
-            flags = np.maximum.reduceat(_mask(column).astype(np.int8), firsts) > 0
-            if name == "ts_invalid":  # a time of the record's own was read: it is valid
-                flags &= ~_mask(_column(records, "ts").is_valid())[ts_row]
-            column = pa.array(flags, column.type)
-        elif name in ("ts", "clock_epoch", "ts_aligned"):
-            column = column.take(pa.array(ts_row))
-        elif name == "fmt":
-            parsed = ~_isin_values(plain_text(column), list(NO_FORMAT))
-            column = column.take(pa.array(_first_true(parsed, firsts, index)))
-        elif name in ("line", "kind", "path", "host"):
-            column = column.take(pa.array(firsts))
-        else:
-            column = column.take(pa.array(_first_valid(column, firsts, index)))
-        columns.append(column)
-    return pa.table(columns, schema=records.schema)
-
-
-@dataclass(frozen=True)
-class RecordCounts:
-    """What a chunk's accounting counts from its records."""
-
-    unparsed_lines: int  # lines of records no format parsed
-    invalid_timestamps: int
-    epoch_records: int
-
-
-def record_counts(records: pa.Table) -> RecordCounts:
-    """The accounting ``records`` stand for (after any join)."""
-    if records.num_rows == 0:
-        return RecordCounts(0, 0, 0)
-    unparsed = _isin_values(plain_text(_column(records, "fmt")), list(NO_FORMAT))
-    return RecordCounts(int(_numbers(records, "line_count")[unparsed].sum()),
-                        int(_mask(_column(records, "ts_invalid")).sum()),
-                        int(_mask(_column(records, "clock_epoch")).sum()))
-
-
-def _first_valid(column: pa.Array, firsts: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """Per run (starting at ``firsts``): its first row where ``column`` is not null, else its
-    first row."""
-    return _first_true(_mask(column.is_valid()), firsts, index)
-
-
-def _first_true(flags: np.ndarray, firsts: np.ndarray, index: np.ndarray) -> np.ndarray:
-    n = len(flags)
-    at = np.minimum.reduceat(np.where(flags, index, n), firsts)
-    return np.where(at < n, at, firsts)
-
-
-def _joined_codes(codes: pa.Array, group: np.ndarray, groups: int) -> pa.Array:
-    """Each run's codes: those of its records, in order, each once."""
-    flat = pc.list_flatten(codes)
-    if len(flat) == 0:
-        return pa.ListArray.from_arrays(pa.array(np.zeros(groups + 1, np.int32)),
-                                        pa.array([], codes.type.value_type)).cast(codes.type)
-    owner = group[pc.list_parent_indices(codes).to_numpy(zero_copy_only=False)]
-    table = pa.table({"g": owner, "code": flat, "at": np.arange(len(flat))})
-    first = table.group_by(["g", "code"], use_threads=False).aggregate([("at", "min")])
-    keep = np.sort(first.column("at_min").to_numpy())
-    counts = np.bincount(owner[keep], minlength=groups)
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), flat.take(pa.array(keep))).cast(
-        codes.type)
 
 
 def _first_lines(messages: pa.Array) -> pa.Array:
@@ -394,29 +276,8 @@ def _last_lines(messages: pa.Array) -> pa.Array:
 
 
 def _matches(texts: pa.Array, pattern: str) -> np.ndarray:
-    return _mask(pc.match_substring_regex(texts, pattern))
+    return mask(pc.match_substring_regex(texts, pattern))
 
 
 def _isin(records: pa.Table, name: str, values: tuple[str, ...]) -> np.ndarray:
-    return _isin_values(plain_text(_column(records, name)), list(values))
-
-
-def _isin_values(column: pa.Array, values: list[str]) -> np.ndarray:
-    if not values:
-        return np.zeros(len(column), bool)
-    return _mask(pc.is_in(column, value_set=pa.array(values, pa.string())))
-
-
-def _column(records: pa.Table, name: str) -> pa.Array:
-    column = records.column(name)
-    if not isinstance(column, pa.ChunkedArray):
-        return column
-    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-
-
-def _numbers(records: pa.Table, name: str) -> np.ndarray:
-    return _column(records, name).to_numpy(zero_copy_only=False).astype(np.int64)
-
-
-def _mask(values: pa.Array) -> np.ndarray:
-    return pc.fill_null(values, False).to_numpy(zero_copy_only=False).astype(bool)
+    return isin_values(plain_text(column_of(records, name)), list(values))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from plogscan.parse import blocks, cannheader, glue
+from plogscan.parse import blocks, cannheader, glue, runs
 from plogscan.parse.arrowtext import blank_lines, split_lines
 from plogscan.parse.columns import assemble
 from plogscan.parse.lineformats import FormatSet
@@ -166,7 +166,7 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
     if join_blocks:
         records, joiners = blocks.join(records, fset, is_text_kind,
                                        lead_open=open_record and touches)
-    counts = blocks.record_counts(records)
+    counts = runs.record_counts(records)
     return ChunkResult(
         records=records, head=head, lines=n_physical,
         blank_lines=blank_total - head_blank - inner_blank,
