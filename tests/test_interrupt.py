@@ -46,7 +46,12 @@ def _interrupt(argv: list[str], out_dir: Path, tmp_path: Path) -> subprocess.Com
             time.sleep(0.05)
         time.sleep(0.5)  # well inside the run
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            pytest.fail(f"the run did not stop within 60 s of Ctrl-C; its stderr:\n{err}")
     finally:
         feeder.kill()
         feeder.wait()
@@ -117,3 +122,50 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+SLOW_FEED = f"""
+import pathlib, sys, time
+with open(sys.argv[1], "w") as pipe:
+    for i in range(10**9):
+        pipe.write({LINE!r}.format(i=i))
+        if i % 200 == 0:
+            pipe.flush()
+            time.sleep(0.1)
+        if i == 4000:  # about 380 kB taken by the run: it is reading records
+            pathlib.Path(sys.argv[2]).touch()
+"""
+
+
+def test_ctrl_c_stops_a_diagnosis_of_a_slow_pipe(tmp_path: Path) -> None:
+    """A pipe whose writer is slow, of lines the diagnosis drops: the reading may be in the
+    middle of a chunk that takes minutes to fill, with no record handed on; Ctrl-C must not
+    wait for it."""
+    fifo, reading = tmp_path / "job.log", tmp_path / "reading"
+    os.mkfifo(fifo)
+    feeder = subprocess.Popen([sys.executable, "-c", SLOW_FEED, str(fifo), str(reading)])
+    proc = subprocess.Popen([sys.executable, "-m", "plogscan", "diagnose", str(fifo), "-q",
+                             "--workers", "1", "-o", str(tmp_path / "report.txt")], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not reading.exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "the run never read the pipe"
+            time.sleep(0.05)
+        time.sleep(0.5)  # reading, a chunk far from full
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+            pytest.fail(f"the run did not stop within 60 s of Ctrl-C; its stderr:\n{err}")
+    finally:
+        feeder.kill()
+        feeder.wait()
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 2 and err.strip().splitlines()[-1] == "interrupted", err
+    assert "Traceback" not in err
+    assert not (tmp_path / "report.txt").exists()

@@ -80,3 +80,28 @@ def test_an_error_in_the_consumer_stops_the_producer():
             if item == 5:
                 raise RuntimeError("the rules failed")
     assert not any(t.name == "test-endless" for t in threading.enumerate())
+
+
+def test_a_consumer_that_stops_stops_a_producer_between_items() -> None:
+    """A producer that reads on without yielding (a pipe whose lines are all dropped) would
+    keep the consumer's close waiting for ever: ``on_stop`` tells it to stop."""
+    cancelled = threading.Event()
+
+    def items():
+        yield 1
+        while not cancelled.is_set():  # input read on, nothing to hand on yet
+            time.sleep(0.01)
+
+    consumer = prefetched(items(), on_stop=cancelled.set)
+    assert next(consumer) == 1
+    closing = threading.Thread(target=consumer.close, daemon=True)
+    closing.start()
+    closing.join(timeout=60)
+    assert not closing.is_alive() and cancelled.is_set()
+
+
+def test_a_consumer_that_read_to_the_end_does_not_stop_the_producer() -> None:
+    stopped = []
+    assert list(prefetched(iter(range(10)), on_stop=lambda: stopped.append(True))) == list(
+        range(10))
+    assert stopped == []

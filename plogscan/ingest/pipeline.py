@@ -125,6 +125,7 @@ class Ingest:
         self._stitcher = Stitcher(self._schema, lambda: self._formats, on_facts,
                                   reducer is not None)
         self._local = False  # the running pool's workers are threads of this process
+        self._cancelled = False  # set by ``cancel``: no more input is read
 
     @property
     def summary(self) -> IngestSummary:
@@ -139,6 +140,13 @@ class Ingest:
     def reused_files(self) -> int:
         """Files whose stored extraction was used instead of parsing them."""
         return self._reused_files
+
+    def cancel(self) -> None:
+        """Stop reading: the batches end at the next chunk or file, whichever thread reads
+        them. For a consumer that stopped early (an error, Ctrl-C) while the batches are
+        produced in another thread (``prefetch``), which would otherwise read on to the end
+        of its input (a pipe that never ends: for ever) before it saw that nobody listens."""
+        self._cancelled = True
 
     def absorb(self, files: Iterable[FileStats], skipped: Iterable[SkippedFile],
                limits: Iterable[LimitHit] = (), errors: Iterable[SkippedFile] = ()) -> None:
@@ -214,6 +222,8 @@ class Ingest:
         batch = Batcher(self._spec, pool, inflight, local=self._local)
         cwd = self._cwd = os.getcwd()  # paths sent to workers are absolute
         for ctx, stream in inputs:
+            if self._cancelled:
+                return
             state = FileState(ctx)
             # a group does not cut long lines: a file that may hold one is read alone
             small = small_file(stream, min(SMALL_FILE_BYTES, self._limits.line_bytes), cwd)
@@ -262,6 +272,8 @@ class Ingest:
                  chunk_tasks(pool, with_last(chunks, self._radius), ctx, self._spec))
         submitted = 0
         for submit, size, is_last in tasks:
+            if self._cancelled:
+                return
             inflight.append((state, submit(), is_last))
             submitted += 1
             if self._on_progress:

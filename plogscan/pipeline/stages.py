@@ -126,7 +126,8 @@ def single_pass(options: DiagnoseOptions, ingest: Ingest, passes: Passes, rules:
     findings = None
     limits = ingest.limits
     try:
-        findings = scan(prefetched(passes.watched(options.paths, ingest, inputs)), rules,
+        findings = scan(prefetched(passes.watched(options.paths, ingest, inputs),
+                                   on_stop=ingest.cancel), rules,
                         passes.identify, passes.presence, max_findings=limits.findings,
                         on_capped=lambda rule, matched, kept: ingest.record_limit(
                             findings_capped(limits, rule, matched, kept)))
