@@ -34,8 +34,10 @@ def test_quoted_process_and_logger_prefixes_are_peeled_and_name_the_record() -> 
     assert (exc["fmt"], exc["pid"], exc["rank"], exc["level"]) == ("py-exception", 6101, 2,
                                                                    "ERROR")
     assert exc["message"] == "RuntimeError: call aclnnMatmul failed"
-    # The inner line names its own pid and rank (-1): they win over the prefix's.
-    assert (pta["fmt"], pta["pid"], pta["rank"], pta["codes"]) == ("pta", 6120, -1, ["ERR00100"])
+    # The inner line names its own pid and rank: they win over the prefix's; its rank -1 is
+    # torch_npu's "no rank yet": no rank.
+    assert (pta["fmt"], pta["pid"], pta["rank"], pta["codes"]) == ("pta", 6120, None,
+                                                                   ["ERR00100"])
     assert (info["fmt"], info["level"], info["src_file"], info["message"]) == (
         "text", "INFO", "runner.py", "shutting down")
 

@@ -90,6 +90,8 @@ def assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContext
         values = known(name, lambda rows: fv.integers(
             data, offsets, rows, spans.start[name][rows], spans.length[name][rows],
             _INT_FIELDS[name]))
+        if name in _UNSET_WHEN_NEGATIVE:
+            values = _unset_negative(values)
         if hint is not None:
             values = pc.coalesce(values, pa.scalar(hint, _INT_FIELDS[name]))
         return values
@@ -141,6 +143,18 @@ def assemble(lines: pa.Array, spans: Spans, messages: pa.Array, ctx: FileContext
 
 # Columns that may be built on numpy arrays without a copy (numbers, flags, dictionary
 # indices, list offsets): see ``in_arrow_memory``.
+# torch_npu writes ``RankID:-1`` (``Device:-1``) for a process that has no rank (device) yet:
+# not a rank, so the field is unset (the path's rank fills it where the path names one).
+_UNSET_WHEN_NEGATIVE = ("rank", "device")
+
+
+def _unset_negative(values: pa.Array) -> pa.Array:
+    negative = pc.less(values, 0)
+    if not pc.any(negative).as_py():
+        return values
+    return pc.if_else(negative, pa.scalar(None, values.type), values)
+
+
 _NUMPY_BACKED = ("ts", "pid", "tid", "src_line", "line", "line_count", "rank", "device",
                  "codes", "truncated", "ts_invalid", "clock_epoch", *ENCODED_COLUMNS)
 

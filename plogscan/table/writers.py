@@ -66,21 +66,21 @@ def csv_rows(batch: pa.RecordBatch, header: bool) -> str:
 
 
 def table_rows(batch: pa.RecordBatch, header: bool) -> str:
-    """Readable columns: time, level, module, pid, rank, where, first line of the message."""
+    """Readable columns: time, level, module, host, pid, rank, device, where, and the first
+    line of the message (absent values as ``-``)."""
     out = io.StringIO()
     if header:
-        out.write(f"{'ts':26}  {'level':7}  {'module':9}  {'pid':>8}  {'rank':>4}  "
-                  f"where / message\n")
+        out.write(f"{'ts':26}  {'level':7}  {'module':9}  {'host':12}  {'pid':>8}  "
+                  f"{'rank':>4}  {'dev':>3}  where / message\n")
     for row in batch.to_pylist():
         ts = row["ts"].isoformat(sep=" ", timespec="microseconds") if row["ts"] else "-"
         first = neutralize((row["message"] or "").split("\n", 1)[0])
         more = f" (+{row['line_count'] - 1} lines)" if row["line_count"] > 1 else ""
-        level, module, path = (neutralize(row[k] or "-", keep_newlines=False)
-                               for k in ("level", "module", "path"))
-        out.write(f"{ts:26}  {level:7}  {module:9}  "
-                  f"{'-' if row['pid'] is None else row['pid']:>8}  "
-                  f"{'-' if row['rank'] is None else row['rank']:>4}  "
-                  f"{path}:{row['line']}{more}\n    {first}\n")
+        level, module, host, path = (neutralize(row[k] or "-", keep_newlines=False)
+                                     for k in ("level", "module", "host", "path"))
+        pid, rank, device = ("-" if row[k] is None else row[k] for k in ("pid", "rank", "device"))
+        out.write(f"{ts:26}  {level:7}  {module:9}  {host:12}  {pid:>8}  {rank:>4}  "
+                  f"{device:>3}  {path}:{row['line']}{more}\n    {first}\n")
     return out.getvalue()
 
 
