@@ -108,6 +108,19 @@ def test_grouping_across_batches() -> None:
     assert t.module == "HCCL"
 
 
+def test_ranks_are_the_resolved_ranks_of_the_processes_where_known() -> None:
+    """Records name no rank (device logs, plogs outside a rank_N folder); the cross-rank stage
+    resolved their processes' ranks: those are the template's. Where one process has no
+    resolved rank, the ranks its records named stay too."""
+    u = Unexplained()
+    u.consume(batch([row(1, "link down", rank=None, pid=pid, line=pid) for pid in (10, 11)]
+                    + [row(2, "queue full", rank=5, pid=pid, line=pid) for pid in (10, 12)]))
+    resolved = {("node-a", 10): 6, ("node-a", 11): 7}
+    link, queue = u.result(rank_of=lambda host, pid: resolved.get((host, pid)))
+    assert (link.template, link.ranks) == ("link down", (6, 7))
+    assert (queue.template, queue.ranks) == ("queue full", (5, 6))
+
+
 def test_ranking_earliest_first_then_fewest_ranks() -> None:
     u = Unexplained()
     u.consume(batch([

@@ -19,7 +19,7 @@ new root cause usually shows first, on one rank.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -28,6 +28,8 @@ import pyarrow.compute as pc
 
 from plogscan.headline import headlines, structure
 from plogscan.model import Finding, UnexplainedExample, UnexplainedTemplate
+
+RankOf = Callable[[str, int], "int | None"]  # a process's rank, by host and pid
 
 MAX_TEMPLATES = 5000
 KEEP = 100  # templates handed to the reports
@@ -179,13 +181,34 @@ class Unexplained:
             self.overflow_templates += 1
         self._templates = dict(ranked[: self.max_templates])
 
-    def result(self, findings: Sequence[Finding] = (), keep: int = KEEP
-               ) -> tuple[UnexplainedTemplate, ...]:
-        """The unexplained templates, ranked, at most ``keep`` of them."""
+    def result(self, findings: Sequence[Finding] = (), keep: int = KEEP,
+               rank_of: RankOf | None = None) -> tuple[UnexplainedTemplate, ...]:
+        """The unexplained templates, ranked, at most ``keep`` of them. ``rank_of`` gives the
+        rank of a process (host, pid) as the cross-rank stage resolved it: a template's
+        ranks are those of its processes then, where every one of them has one (the
+        records' own ranks are the parser's, and many records name none)."""
         explained = explained_templates(ev.message for f in findings for ev in f.evidence)
         remaining = [(text, t) for text, t in self._templates.items() if text not in explained]
+        if rank_of is not None:
+            for _text, t in remaining:
+                t.ranks = _resolved_ranks(t, rank_of)
         remaining.sort(key=_order)
         return tuple(_as_template(text, t) for text, t in remaining[:keep])
+
+
+def _resolved_ranks(t: _Template, rank_of: RankOf) -> set[int]:
+    """The ranks of a template's processes where each has one, else those joined with the
+    ranks its records named."""
+    resolved: set[int] = set()
+    whole = True
+    for process in t.processes:
+        host, _, pid = process.rpartition("|")
+        rank = rank_of(host, int(pid)) if pid.isdigit() else None
+        if rank is None:
+            whole = False
+        else:
+            resolved.add(rank)
+    return resolved if whole and resolved else resolved | t.ranks
 
 
 def explained_templates(messages: Iterable[str]) -> set[str]:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from plogscan.analysis import unreadable
+from plogscan.analysis.unexplained import RankOf
 from plogscan.baseline import exit_code_for
 from plogscan.catalog.describe import as_written
 from plogscan.catalog.rule import RuleSet
@@ -84,10 +85,18 @@ def assembled(passes: Passes, rules: RuleSet, summary: IngestSummary,
         events=events, events_truncated=truncated,
         exit_code=exit_code(findings, options.fail_on, summary),
         fail_on=options.fail_on, codes=evidence_codes(findings, lang),
-        unexplained=passes.unexplained.result(findings),
+        unexplained=passes.unexplained.result(findings, rank_of=_rank_of(ctx)),
         unexplained_overflow=passes.unexplained.overflow_records, cache=cache,
         processes_omitted=passes.overview.processes_omitted, lang=lang, crossrank=crossrank)
     return with_incidents(diagnosis)
+
+
+def _rank_of(ctx: Context) -> RankOf:
+    """A process's rank as the cross-rank stage resolved it, by host and pid."""
+    def rank_of(host: str, pid: int) -> int | None:
+        ident = ctx.process_of(host or None, pid)
+        return ident.rank if ident is not None else None
+    return rank_of
 
 
 def _evidence_rows(findings: Sequence[Finding]) -> list[EventRow]:
