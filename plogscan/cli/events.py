@@ -46,7 +46,10 @@ from plogscan.table.writers import WRITERS
 @click.option("--grep", metavar="REGEX", help="Keep records whose message matches (RE2).")
 @click.option("--since", metavar="TIME", help="Keep records at or after TIME.")
 @click.option("--until", metavar="TIME", help="Keep records at or before TIME.")
-@click.option("--limit", type=click.IntRange(min=0), default=None, help="Stop after N records.")
+@click.option("--limit", type=click.IntRange(min=0), default=None,
+              help="Print at most N records. From logs the whole input is still read first: "
+                   "each record's rank and device come from its whole process; a saved table "
+                   "(plogscan ingest) stops at once.")
 @click.option("--format", "fmt", type=click.Choice(sorted(WRITERS)), default="table",
               show_default=True, help="Output format.")
 @quiet_option
