@@ -13,6 +13,7 @@ from pathlib import Path
 
 from plogscan.catalog.rule import Rule, RuleSet
 from plogscan.catalog.ruledoc import build_rule
+from plogscan.datafile.compiled import code_stamp, kept
 from plogscan.datafile.fields import Doc
 from plogscan.datafile.located import DataFileError, LMap, load_yaml, read_data_file
 from plogscan.errors import ErrorGroup, InputError, Location, RuleError
@@ -124,8 +125,7 @@ def load_partial(
     chosen: dict[str, Rule] = {}
     for files in layers:
         layer: dict[str, Rule] = {}
-        for path in files:
-            rule, found = load_rule_file(path, display_path(path))
+        for rule, found in loaded_files(files):
             errors.extend(found)
             if rule is not None:
                 clash = layer.get(rule.id) or next(
@@ -141,6 +141,27 @@ def load_partial(
         chosen.update(layer)
     errors.extend(_name_clashes(chosen.values()))
     return RuleSet(tuple(sorted(chosen.values(), key=lambda r: r.id))), errors
+
+
+def loaded_files(files: Sequence[Path]) -> list[tuple[Rule | None, list[RuleError]]]:
+    """``load_rule_file`` of each file, kept compiled between runs (``datafile.compiled``) under
+    a hash of the files' names as shown and contents, and of plogscan's code: a run does not
+    parse and check the same rule files again. A file that cannot be read is loaded as it
+    is, for its error."""
+    if not files:
+        return []
+    names = [display_path(path) for path in files]
+
+    def build() -> list[tuple[Rule | None, list[RuleError]]]:
+        return [load_rule_file(path, name) for path, name in zip(files, names, strict=True)]
+
+    try:
+        contents = [path.read_bytes() for path in files]
+    except OSError:
+        return build()
+    parts = [code_stamp(), *(part for name, content in zip(names, contents, strict=True)
+                             for part in (name, content))]
+    return kept("rules", parts, build)
 
 
 def _name_clashes(rules: Iterable[Rule]) -> list[RuleError]:

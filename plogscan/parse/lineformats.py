@@ -2,8 +2,9 @@
 
 A format is an RE2 pattern with named groups that matches a *prefix* of a line; the rest of
 the line is the message. Each format carries sample lines with the fields they must produce,
-and loading fails unless every sample parses to exactly those fields (lnav's rule: a format
-whose samples do not parse is a bug in the format, caught before any log is read).
+and every sample must parse to exactly those fields (lnav's rule: a format whose samples do
+not parse is a bug in the format): ``formatcheck`` checks the built-in formats in the test
+suite, and format files given to ``load_formats`` as they load.
 
 Long module: it reads every part of a format file (formats with their bodies and block roles,
 prefixes, strips, continuations), each with its checks and its located errors; split by part,
@@ -417,8 +418,7 @@ def read_formats(paths: Sequence[Path] | None = None) -> FormatSet:
     samples: ``formatcheck.load_formats`` does that with the real parser, which this module
     cannot import (the parser is built on it)."""
     if paths is None:
-        base = resources.files("plogscan.parse") / "formats"
-        paths = sorted(Path(str(p)) for p in base.iterdir() if p.name.endswith(".yaml"))
+        paths = builtin_format_files()
     errors: list[FormatError] = []
     every = _Parts()
     for path in paths:
@@ -437,3 +437,9 @@ def read_formats(paths: Sequence[Path] | None = None) -> FormatSet:
     ordered = tuple(primaries + [f for f in formats if not f.primary])
     return FormatSet(ordered, tuple(every.prefixes), tuple(every.strips),
                      tuple(every.continuations))
+
+
+def builtin_format_files() -> list[Path]:
+    """The built-in format files, in the order they are read."""
+    base = resources.files("plogscan.parse") / "formats"
+    return sorted(Path(str(p)) for p in base.iterdir() if p.name.endswith(".yaml"))
