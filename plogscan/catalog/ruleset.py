@@ -12,10 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from plogscan.catalog.rule import Rule, RuleSet
-from plogscan.catalog.ruledoc import build_rule
 from plogscan.datafile.compiled import code_stamp, kept
-from plogscan.datafile.fields import Doc
-from plogscan.datafile.located import DataFileError, LMap, load_yaml, read_data_file
 from plogscan.errors import ErrorGroup, InputError, Location, RuleError
 
 CASE_SUFFIX = ".test.yaml"
@@ -58,6 +55,10 @@ def _hidden(p: Path, root: Path) -> bool:
 
 def load_rule_file(path: Path, display: str | None = None) -> tuple[Rule | None, list[RuleError]]:
     """One rule file: the rule (or None) and every error found in it."""
+    from plogscan.catalog.ruledoc import build_rule  # a run reads the rules compiled
+    from plogscan.datafile.fields import Doc
+    from plogscan.datafile.located import DataFileError, LMap, load_yaml, read_data_file
+
     name = display or str(path)
     doc = Doc(name)
     try:
@@ -80,6 +81,10 @@ def load_rule_file(path: Path, display: str | None = None) -> tuple[Rule | None,
 
 def rule_from_text(text: str, path: str = "<text>") -> Rule:
     """One rule from YAML text (for tests and tools); raises ``ErrorGroup`` when invalid."""
+    from plogscan.catalog.ruledoc import build_rule
+    from plogscan.datafile.fields import Doc
+    from plogscan.datafile.located import LMap, load_yaml
+
     try:
         data = load_yaml(text, path)
     except RuleError as err:
