@@ -33,10 +33,10 @@ def rule_files(paths: Iterable[str | Path]) -> list[Path]:
     out: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*")
-                if p.suffix in (".yaml", ".yml") and p.is_file() and not _hidden(p, path)
-            )
+            found = sorted(  # by parts, as paths compare (and without their slow __lt__)
+                (p for p in path.rglob("*")
+                 if p.suffix in (".yaml", ".yml") and p.is_file() and not _hidden(p, path)),
+                key=lambda p: p.parts)
             rules_here = [p for p in found if not p.name.endswith(CASE_SUFFIX)]
             if not rules_here:
                 raise InputError(f"no rule files in {path}",
@@ -155,7 +155,8 @@ def loaded_files(files: Sequence[Path]) -> list[tuple[Rule | None, list[RuleErro
     is, for its error."""
     if not files:
         return []
-    names = [display_path(path) for path in files]
+    here = Path.cwd().resolve()
+    names = [display_path(path, here) for path in files]
 
     def build() -> list[tuple[Rule | None, list[RuleError]]]:
         return [load_rule_file(path, name) for path, name in zip(files, names, strict=True)]
@@ -180,9 +181,10 @@ def _name_clashes(rules: Iterable[Rule]) -> list[RuleError]:
     return out
 
 
-def display_path(path: Path) -> str:
-    """A short, stable name for messages: relative to the working directory when inside it."""
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """A short, stable name for messages: relative to the working directory (``cwd``,
+    resolved, when the caller has it) when inside it."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(path.resolve().relative_to(cwd or Path.cwd().resolve()))
     except ValueError:
         return str(path)

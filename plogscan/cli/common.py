@@ -258,6 +258,8 @@ def cluster_executor(scheduler: str | None, scheduler_file: str | None,
                      workers: int | None, parallel: str):
     """A connected ``DaskExecutor``, or None for the local pool; warns about options that do
     not apply to a cluster run."""
+    if not (scheduler or scheduler_file or os.environ.get("PLOGSCAN_SCHEDULER")):
+        return None  # the local pool: the cluster's module is not imported
     from plogscan.console import warn
     from plogscan.ingest.cluster import ClusterAddress, connect
 
