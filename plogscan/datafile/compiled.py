@@ -35,7 +35,7 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-MAGIC = b"plogscan compiled 1\n"
+MAGIC = b"plogscan compiled 2\n"
 MAX_FILES = 64  # formats and rules of a few plogscan versions, and their Hyperscan databases
 _DIGEST = hashlib.sha256().digest_size
 
@@ -53,8 +53,9 @@ def kept(kind: str, parts: Iterable[str | bytes], build: Callable[[], T],
     an earlier run kept it, else built and kept (``dump`` and ``load`` turn it into bytes and
     back). ``parts`` must name everything the result depends on. A result of None is not
     kept; an error of ``build`` is raised as it is."""
-    path = compiled_dir() / f"{kind}-{key_of(parts)}.bin"
-    payload = _read(path)
+    key = f"{kind}-{key_of(parts)}"
+    path = compiled_dir() / f"{key}.bin"
+    payload = _read(path, key)
     if payload is not None:
         try:
             return load(payload)
@@ -66,7 +67,7 @@ def kept(kind: str, parts: Iterable[str | bytes], build: Callable[[], T],
             data = dump(value)
         except Exception:
             return value
-        _write(path, data)
+        _write(path, key, data)
     return value
 
 
@@ -102,9 +103,10 @@ def code_stamp() -> str:
     return key_of([sys.version, *sorted(found)])
 
 
-def _read(path: Path) -> bytes | None:
+def _read(path: Path, key: str) -> bytes | None:
     """The payload of ``path``, or None unless it is a regular file of this user that no
-    one else may write and its digest matches."""
+    one else may write and its digest (of ``key`` and the payload: a file under another
+    file's name does not match) matches."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError:
@@ -120,9 +122,13 @@ def _read(path: Path) -> bytes | None:
     if len(data) < head or not data.startswith(MAGIC):
         return None
     payload = data[head:]
-    if hashlib.sha256(payload).digest() != data[len(MAGIC):head]:
+    if _digest(key, payload) != data[len(MAGIC):head]:
         return None
     return payload
+
+
+def _digest(key: str, payload: bytes) -> bytes:
+    return hashlib.sha256(key.encode() + b"\0" + payload).digest()
 
 
 def _private(st: os.stat_result) -> bool:
@@ -133,7 +139,7 @@ def _private(st: os.stat_result) -> bool:
     return not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
 
 
-def _write(path: Path, payload: bytes) -> None:
+def _write(path: Path, key: str, payload: bytes) -> None:
     """Keep ``payload`` at ``path`` (written whole under another name, then renamed, so a
     reader sees the old file or the new one); any failure leaves things as they were."""
     directory = path.parent
@@ -144,7 +150,7 @@ def _write(path: Path, payload: bytes) -> None:
         return
     try:
         with os.fdopen(fd, "wb") as out:
-            out.write(MAGIC + hashlib.sha256(payload).digest() + payload)
+            out.write(MAGIC + _digest(key, payload) + payload)
         os.replace(temporary, path)
     except OSError:
         with contextlib.suppress(OSError):

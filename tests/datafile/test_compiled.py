@@ -14,7 +14,7 @@ import pytest
 
 from plogscan.catalog.ruleset import builtin_rules_dir, loaded_files, rule_files
 from plogscan.datafile import compiled
-from plogscan.datafile.compiled import compiled_dir, kept
+from plogscan.datafile.compiled import compiled_dir, kept, key_of
 from plogscan.parse.formatcheck import compiled_formats
 from plogscan.parse.lineformats import read_formats
 from plogscan.parse.literals import block_database
@@ -188,3 +188,13 @@ def test_a_changed_rule_file_is_loaded_again(tmp_path: Path) -> None:
                     encoding="utf-8")
     (changed, _), = loaded_files([copy])
     assert changed is not None and changed.title == "Another title" != rule.title
+
+
+def test_a_file_under_another_files_name_is_not_read(own_cache: Path) -> None:
+    kept("test", ["x"], lambda: "x's value")
+    kept("test", ["y"], lambda: "y's value")
+    x_file, y_file = (own_cache / f"test-{key_of([part])}.bin" for part in "xy")
+    os.replace(x_file, y_file)  # y's name, x's content
+    calls, build = _counted("rebuilt")
+    assert kept("test", ["y"], build) == "rebuilt"
+    assert calls == [1]
