@@ -40,9 +40,15 @@ MAX_FILES = 64  # formats and rules of a few plogscan versions, and their Hypers
 _DIGEST = hashlib.sha256().digest_size
 
 
-def compiled_dir() -> Path:
-    """``$XDG_CACHE_HOME/plogscan/compiled``, or ``~/.cache/plogscan/compiled``."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+def compiled_dir() -> Path | None:
+    """``$XDG_CACHE_HOME/plogscan/compiled``, or ``~/.cache/plogscan/compiled``; None when
+    there is no home directory to put it in (then everything is built on every run)."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        home = os.path.expanduser("~")
+        if home.startswith("~"):  # no HOME and no user entry: not a path to write to
+            return None
+        base = os.path.join(home, ".cache")
     return Path(base) / "plogscan" / "compiled"
 
 
@@ -53,8 +59,11 @@ def kept(kind: str, parts: Iterable[str | bytes], build: Callable[[], T],
     an earlier run kept it, else built and kept (``dump`` and ``load`` turn it into bytes and
     back). ``parts`` must name everything the result depends on. A result of None is not
     kept; an error of ``build`` is raised as it is."""
+    directory = compiled_dir()
+    if directory is None:
+        return build()
     key = f"{kind}-{key_of(parts)}"
-    path = compiled_dir() / f"{key}.bin"
+    path = directory / f"{key}.bin"
     payload = _read(path, key)
     if payload is not None:
         try:

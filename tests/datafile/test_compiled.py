@@ -198,3 +198,15 @@ def test_a_file_under_another_files_name_is_not_read(own_cache: Path) -> None:
     calls, build = _counted("rebuilt")
     assert kept("test", ["y"], build) == "rebuilt"
     assert calls == [1]
+
+
+def test_without_a_home_directory_everything_is_built(monkeypatch: pytest.MonkeyPatch,
+                                                       tmp_path: Path) -> None:
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.setattr(os.path, "expanduser", lambda path: path)  # as with no user entry
+    monkeypatch.chdir(tmp_path)
+    assert compiled_dir() is None
+    calls, build = _counted("value")
+    assert kept("test", ["x"], build) == kept("test", ["x"], build) == "value"
+    assert calls == [1, 1] and not list(tmp_path.iterdir())
