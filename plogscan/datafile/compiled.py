@@ -117,7 +117,8 @@ def _read(path: Path, key: str) -> bytes | None:
     one else may write and its digest (of ``key`` and the payload: a file under another
     file's name does not match) matches."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0))  # a FIFO put there does not block
     except OSError:
         return None
     try:
@@ -169,7 +170,8 @@ def _write(path: Path, key: str, payload: bytes) -> None:
 
 
 def _prune(directory: Path) -> None:
-    """Remove the oldest files past ``MAX_FILES`` (and temporary files a killed run left)."""
+    """Remove the oldest files past ``MAX_FILES`` (a temporary file a killed run left
+    among them)."""
     with contextlib.suppress(OSError):
         entries = [e for e in os.scandir(directory) if e.is_file(follow_symlinks=False)]
         if len(entries) <= MAX_FILES:

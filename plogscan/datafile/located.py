@@ -24,6 +24,7 @@ from plogscan.errors import Location, RuleError
 
 if TYPE_CHECKING:
     import yaml
+
 MAX_FILE_BYTES = 1 << 20  # no rule, case or code-table file comes near this
 MAX_VALUES = 100_000  # values a document may expand to, aliases counted every time used
 MAX_DEPTH = 64  # nesting of mappings and lists

@@ -210,3 +210,9 @@ def test_without_a_home_directory_everything_is_built(monkeypatch: pytest.Monkey
     calls, build = _counted("value")
     assert kept("test", ["x"], build) == kept("test", ["x"], build) == "value"
     assert calls == [1, 1] and not list(tmp_path.iterdir())
+
+
+def test_a_fifo_in_place_of_a_file_is_not_waited_for(own_cache: Path) -> None:
+    own_cache.mkdir(parents=True)
+    os.mkfifo(own_cache / f"test-{key_of(['x'])}.bin", 0o600)
+    assert kept("test", ["x"], lambda: "value") == "value"
