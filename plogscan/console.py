@@ -12,10 +12,12 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from plogscan.textsafe import neutralize
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def color_wanted(stream) -> bool:
@@ -32,7 +34,10 @@ def terminal_width() -> int:
 
 
 def err_console() -> Console:
-    """The stderr console for progress, warnings and errors."""
+    """The stderr console for progress, warnings and errors (rich is imported here, when
+    one is needed: a run that writes no warning and no bar does without it)."""
+    from rich.console import Console
+
     color = color_wanted(sys.stderr)
     return Console(stderr=True, markup=False, highlight=False, emoji=False,
                    no_color=not color, color_system="auto" if color else None)

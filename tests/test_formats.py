@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from plogscan.errors import ErrorGroup
-from plogscan.parse.formatcheck import builtin_formats, load_formats
+from plogscan.parse.formatcheck import builtin_formats, check_samples, load_formats
 from plogscan.schema import SourceKind
 
 
@@ -17,6 +17,7 @@ def test_builtin_formats_load_and_every_sample_parses() -> None:
     names = [f.name for f in fset.formats]
     assert len(names) == len(set(names))
     assert sum(len(f.samples) for f in fset.formats) >= 30
+    check_samples(fset)
 
 
 def _write(tmp_path: Path, text: str) -> Path:

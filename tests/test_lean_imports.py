@@ -107,3 +107,34 @@ def test_the_command_line_uses_jemalloc_unless_told_otherwise() -> None:
                           env={**env, "ARROW_DEFAULT_MEMORY_POOL": "system"},
                           capture_output=True, text=True, check=True).stdout.strip()
     assert kept == "system"
+
+
+# What a JSON ``diagnose`` of one record does without: the YAML of the formats and rules (read
+# compiled), the terminal and HTML reports, the extraction cache's SQLite (``--no-cache``),
+# pandas, Dask, Parquet.
+LEAN_RUN = """
+import json, sys
+from plogscan.cli import main
+sys.argv = ["plogscan", "diagnose", sys.argv[1], "--no-cache", "--format", "json"]
+try:
+    main()
+except SystemExit:
+    pass
+print("\\nRESULT " + json.dumps(sorted(sys.modules)))
+"""
+NOT_IMPORTED = ("yaml", "rich", "jinja2", "pandas", "dask", "distributed", "sqlite3",
+                "pyarrow.parquet", "plogscan.report.text", "plogscan.report.html",
+                "plogscan.report.markdown", "plogscan.catalog.ruledoc",
+                "plogscan.cache.store")
+
+
+def test_a_json_diagnose_of_one_record_imports_only_what_it_uses(tmp_path: Path) -> None:
+    plog = tmp_path / "plog" / "plog-4001_20250314080000000.log"
+    plog.parent.mkdir()
+    plog.write_text("[ERROR] HCCL(4001,python3):2025-03-14-08:00:00.000.100 [hccl_comm.cc:88] "
+                    "[4001]HcclAllReduce failed, return code 7\n")
+    _python(LEAN_RUN, str(tmp_path))  # the first run keeps the compiled formats and rules
+    out = _python(LEAN_RUN, str(tmp_path))
+    report, modules = out.rsplit("\nRESULT ", 1)
+    assert json.loads(report)["inputs"]["records"] == 1
+    assert set(NOT_IMPORTED).isdisjoint(json.loads(modules))

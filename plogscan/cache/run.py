@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from plogscan.cache.location import max_bytes
-from plogscan.cache.memo import ResultMemo
-from plogscan.cache.store import CacheStore
 from plogscan.errors import InputError
 from plogscan.model import Diagnosis
 from plogscan.model.listing import InputListing
+
+if TYPE_CHECKING:  # imported by a run with a cache only (SQLite and the store, some 15 ms)
+    from plogscan.cache.memo import ResultMemo
+    from plogscan.cache.store import CacheStore
 
 
 class RunCache:
@@ -37,6 +40,9 @@ class RunCache:
         self.memo: ResultMemo | None = None
         if directory is None:
             return
+        from plogscan.cache.memo import ResultMemo
+        from plogscan.cache.store import CacheStore
+
         try:
             self.store = (CacheStore(directory, namespace, max_bytes()) if schema is None
                           else CacheStore(directory, namespace, max_bytes(), schema))

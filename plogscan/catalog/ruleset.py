@@ -12,9 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from plogscan.catalog.rule import Rule, RuleSet
-from plogscan.catalog.ruledoc import build_rule
-from plogscan.datafile.fields import Doc
-from plogscan.datafile.located import DataFileError, LMap, load_yaml, read_data_file
+from plogscan.datafile.compiled import code_stamp, kept
 from plogscan.errors import ErrorGroup, InputError, Location, RuleError
 
 CASE_SUFFIX = ".test.yaml"
@@ -35,10 +33,10 @@ def rule_files(paths: Iterable[str | Path]) -> list[Path]:
     out: list[Path] = []
     for path in map(Path, paths):
         if path.is_dir():
-            found = sorted(
-                p for p in path.rglob("*")
-                if p.suffix in (".yaml", ".yml") and p.is_file() and not _hidden(p, path)
-            )
+            found = sorted(  # by parts, as paths compare (and without their slow __lt__)
+                (p for p in path.rglob("*")
+                 if p.suffix in (".yaml", ".yml") and p.is_file() and not _hidden(p, path)),
+                key=lambda p: p.parts)
             rules_here = [p for p in found if not p.name.endswith(CASE_SUFFIX)]
             if not rules_here:
                 raise InputError(f"no rule files in {path}",
@@ -57,6 +55,10 @@ def _hidden(p: Path, root: Path) -> bool:
 
 def load_rule_file(path: Path, display: str | None = None) -> tuple[Rule | None, list[RuleError]]:
     """One rule file: the rule (or None) and every error found in it."""
+    from plogscan.catalog.ruledoc import build_rule  # a run reads the rules compiled
+    from plogscan.datafile.fields import Doc
+    from plogscan.datafile.located import DataFileError, LMap, load_yaml, read_data_file
+
     name = display or str(path)
     doc = Doc(name)
     try:
@@ -79,6 +81,10 @@ def load_rule_file(path: Path, display: str | None = None) -> tuple[Rule | None,
 
 def rule_from_text(text: str, path: str = "<text>") -> Rule:
     """One rule from YAML text (for tests and tools); raises ``ErrorGroup`` when invalid."""
+    from plogscan.catalog.ruledoc import build_rule
+    from plogscan.datafile.fields import Doc
+    from plogscan.datafile.located import LMap, load_yaml
+
     try:
         data = load_yaml(text, path)
     except RuleError as err:
@@ -124,8 +130,7 @@ def load_partial(
     chosen: dict[str, Rule] = {}
     for files in layers:
         layer: dict[str, Rule] = {}
-        for path in files:
-            rule, found = load_rule_file(path, display_path(path))
+        for rule, found in loaded_files(files):
             errors.extend(found)
             if rule is not None:
                 clash = layer.get(rule.id) or next(
@@ -143,6 +148,28 @@ def load_partial(
     return RuleSet(tuple(sorted(chosen.values(), key=lambda r: r.id))), errors
 
 
+def loaded_files(files: Sequence[Path]) -> list[tuple[Rule | None, list[RuleError]]]:
+    """``load_rule_file`` of each file, kept compiled between runs (``datafile.compiled``) under
+    a hash of the files' names as shown and contents, and of plogscan's code: a run does not
+    parse and check the same rule files again. A file that cannot be read is loaded as it
+    is, for its error."""
+    if not files:
+        return []
+    here = Path.cwd().resolve()
+    names = [display_path(path, here) for path in files]
+
+    def build() -> list[tuple[Rule | None, list[RuleError]]]:
+        return [load_rule_file(path, name) for path, name in zip(files, names, strict=True)]
+
+    try:
+        contents = [path.read_bytes() for path in files]
+    except OSError:
+        return build()
+    parts = [code_stamp(), *(part for name, content in zip(names, contents, strict=True)
+                             for part in (name, content))]
+    return kept("rules", parts, build)
+
+
 def _name_clashes(rules: Iterable[Rule]) -> list[RuleError]:
     seen: dict[str, Rule] = {}
     out: list[RuleError] = []
@@ -154,9 +181,10 @@ def _name_clashes(rules: Iterable[Rule]) -> list[RuleError]:
     return out
 
 
-def display_path(path: Path) -> str:
-    """A short, stable name for messages: relative to the working directory when inside it."""
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """A short, stable name for messages: relative to the working directory (``cwd``,
+    resolved, when the caller has it) when inside it."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(path.resolve().relative_to(cwd or Path.cwd().resolve()))
     except ValueError:
         return str(path)

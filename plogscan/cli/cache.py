@@ -35,6 +35,10 @@ def command() -> None:
     files and prints it again (another --format is fine). It holds log text: it is created
     0700.
 
+    Apart from it, what plogscan compiles from its own data (the line formats, the rules,
+    the Hyperscan databases) is kept in $XDG_CACHE_HOME/plogscan/compiled for the next run;
+    it holds no log text, and --no-cache leaves it alone.
+
     \b
     Examples:
       plogscan cache info

@@ -231,7 +231,9 @@ def limits_from(values: dict) -> object:
 def cache_options(fn):
     """``--cache DIR`` and ``--no-cache`` (see ``plogscan.cache``)."""
     fn = click.option("--no-cache", is_flag=True,
-                      help="Parse every file, and keep nothing for the next run.")(fn)
+                      help="Parse every file, and keep nothing for the next run (the "
+                      "compiled formats, rules and Hyperscan databases in "
+                      "$XDG_CACHE_HOME/plogscan/compiled are kept: they hold no log text).")(fn)
     return click.option(
         "--cache", metavar="DIR", default=None, envvar="PLOGSCAN_CACHE", show_envvar=True,
         help="Extraction cache: a rerun reads unchanged files from here instead of parsing "
@@ -256,6 +258,8 @@ def cluster_executor(scheduler: str | None, scheduler_file: str | None,
                      workers: int | None, parallel: str):
     """A connected ``DaskExecutor``, or None for the local pool; warns about options that do
     not apply to a cluster run."""
+    if not (scheduler or scheduler_file or os.environ.get("PLOGSCAN_SCHEDULER")):
+        return None  # the local pool: the cluster's module is not imported
     from plogscan.console import warn
     from plogscan.ingest.cluster import ClusterAddress, connect
 

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from plogscan.errors import Location, RuleError
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
+
 MAX_FILE_BYTES = 1 << 20  # no rule, case or code-table file comes near this
 MAX_VALUES = 100_000  # values a document may expand to, aliases counted every time used
 MAX_DEPTH = 64  # nesting of mappings and lists
@@ -98,14 +98,18 @@ def load_yaml(text: str, path: str) -> Any:
     """Parse one YAML document strictly; return ``LMap``/``LList``/scalars.
 
     Raises ``RuleError`` (located) for syntax errors, several documents, duplicate keys and
-    keys that are not strings. An empty document gives ``None``.
+    keys that are not strings. An empty document gives ``None``. (YAML is imported here: a
+    run that reads only compiled data does without it.)
     """
-    loader = _Loader(text)
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    plain_tags = frozenset(yaml.SafeLoader.yaml_constructors) - {None}
     try:
         node = loader.get_single_node()
         if node is None:
             return None
-        return _build(node, loader, path, _Budget(path), 0)
+        return _build(node, loader, path, _Budget(path), 0, plain_tags)
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line = mark.line + 1 if mark is not None else 0
@@ -122,20 +126,22 @@ def load_yaml(text: str, path: str) -> Any:
         loader.dispose()
 
 
-_PLAIN_TAGS = frozenset(yaml.SafeLoader.yaml_constructors) - {None}
+def _build(node: yaml.Node, loader: Any, path: str, budget: _Budget, depth: int,
+           plain_tags: frozenset[str]) -> Any:
+    """The value of ``node``; ``plain_tags`` are the tags of YAML's plain types."""
+    import yaml
 
-
-def _build(node: yaml.Node, loader: Any, path: str, budget: _Budget, depth: int) -> Any:
     budget.spend(node, depth)
-    if node.tag not in _PLAIN_TAGS:
+    if node.tag not in plain_tags:
         shown = node.tag.replace("tag:yaml.org,2002:", "!!")
         raise RuleError(f"tag '{shown}' is not allowed", where=Location(path, line_of(node)),
                         help="data files hold plain values: text, numbers, booleans, lists "
                         "and mappings")
     if isinstance(node, yaml.MappingNode):
-        return _build_map(node, loader, path, budget, depth)
+        return _build_map(node, loader, path, budget, depth, plain_tags)
     if isinstance(node, yaml.SequenceNode):
-        out = LList(_build(item, loader, path, budget, depth + 1) for item in node.value)
+        out = LList(_build(item, loader, path, budget, depth + 1, plain_tags)
+                    for item in node.value)
         out.line = line_of(node)
         out.item_lines = [line_of(item) for item in node.value]
         return out
@@ -143,7 +149,9 @@ def _build(node: yaml.Node, loader: Any, path: str, budget: _Budget, depth: int)
 
 
 def _build_map(node: yaml.MappingNode, loader: Any, path: str, budget: _Budget,
-               depth: int) -> LMap:
+               depth: int, plain_tags: frozenset[str]) -> LMap:
+    import yaml
+
     out = LMap()
     out.line = line_of(node)
     out.key_lines = {}
@@ -166,7 +174,7 @@ def _build_map(node: yaml.MappingNode, loader: Any, path: str, budget: _Budget,
                 where=where,
                 help=f"'{key}' is already set at line {out.key_lines[key]}; keep one of them",
             )
-        out[key] = _build(value_node, loader, path, budget, depth + 1)
+        out[key] = _build(value_node, loader, path, budget, depth + 1, plain_tags)
         out.key_lines[key] = line_of(key_node)
         out.value_lines[key] = line_of(value_node)
     return out

@@ -38,6 +38,7 @@ import pyarrow.compute as pc
 
 from plogscan.catalog.operators import FIELD_KINDS
 from plogscan.catalog.rule import Predicate, RuleSet
+from plogscan.datafile.compiled import code_stamp, kept
 from plogscan.engine.narrowing import Narrowed, Narrowing, RawHits, narrowed
 from plogscan.engine.predicates import _alternative_rows, _literals
 from plogscan.engine.rawscan import RAW_FIELDS, raw_expressions
@@ -66,6 +67,17 @@ def _list_member_of(alt: tuple[Predicate, ...]) -> Predicate | None:
         if p.op in ("eq", "in") and FIELD_KINDS.get(p.field) == "list":
             return p
     return None
+
+
+def selector_for(rules: RuleSet, extra: Iterable[str] = (), extra_regexes: Iterable[str] = (),
+                 skim: bool = True) -> Selector:
+    """``Selector(rules, ...)``, kept compiled between runs (``datafile.compiled``) under a
+    hash of the rules' conditions and of plogscan's code: building one tests each narrowed
+    alternative's patterns with Python's ``re``, which compiles every one of them."""
+    extra, extra_regexes = tuple(extra), tuple(extra_regexes)
+    conditions = repr([cond for rule in rules for _role, cond in rule.roles()])
+    return kept("selector", [code_stamp(), conditions, repr((extra, extra_regexes, skim))],
+                lambda: Selector(rules, extra, extra_regexes, skim))
 
 
 class Selector:

@@ -55,9 +55,11 @@ def _control_scanner():  # type: ignore[no-untyped-def]
 def _control_database():  # type: ignore[no-untyped-def]
     import hyperscan
 
-    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    database.compile(expressions=[_CONTROL_CLASS], ids=[0],
-                     flags=[hyperscan.HS_FLAG_SINGLEMATCH])
+    from plogscan.parse.literals import block_database
+
+    database = block_database([_CONTROL_CLASS], [hyperscan.HS_FLAG_SINGLEMATCH])
+    if database is None:
+        raise ValueError("Hyperscan does not take the control-byte class")
     return database
 
 

@@ -12,17 +12,38 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from plogscan.datafile.compiled import code_stamp, kept
 from plogscan.errors import ErrorGroup, FormatError, Location
 from plogscan.parse.chunk import parse_chunk, parse_samples
-from plogscan.parse.lineformats import FormatSet, read_formats
+from plogscan.parse.lineformats import FormatSet, builtin_format_files, read_formats
 from plogscan.parse.results import FileContext
 from plogscan.schema import SourceKind
 
 
 def load_formats(paths: Sequence[Path] | None = None) -> FormatSet:
-    """Load format files (the built-in ones by default) and check every sample parses."""
+    """Load format files and check every sample parses; without ``paths``, the built-in
+    formats, whose samples the test suite checks (``check_samples``), in their compiled form
+    (``datafile.compiled``): a run does not parse them again."""
+    if paths is None:
+        return compiled_formats()
     fset = read_formats(paths)
     check_samples(fset)
+    return fset
+
+
+def compiled_formats() -> FormatSet:
+    """The built-in formats read (not checked) and with every derived table computed, kept
+    compiled between runs under a hash of the format files and of plogscan's code."""
+    files = builtin_format_files()
+    parts = [code_stamp(), *(part for path in files for part in (path.name, path.read_bytes()))]
+    return kept("formats", parts, lambda: _with_tables(read_formats(files)))
+
+
+def _with_tables(fset: FormatSet) -> FormatSet:
+    """``fset`` with its cached tables computed, so that they are kept with it."""
+    for table in ("secondary_start_bytes", "secondary_pretest", "prefix_starts",
+                  "format_starts", "start_bytes"):
+        getattr(fset, table)
     return fset
 
 
@@ -84,5 +105,6 @@ def _compare(got: dict[str, Any], expected: dict[str, Any], line: str, where: Lo
 
 @lru_cache(maxsize=1)
 def builtin_formats() -> FormatSet:
-    """The built-in formats, loaded and checked once per process."""
+    """The built-in formats, loaded once per process (their samples are checked by the test
+    suite, not by every run)."""
     return load_formats()

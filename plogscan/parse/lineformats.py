@@ -2,8 +2,9 @@
 
 A format is an RE2 pattern with named groups that matches a *prefix* of a line; the rest of
 the line is the message. Each format carries sample lines with the fields they must produce,
-and loading fails unless every sample parses to exactly those fields (lnav's rule: a format
-whose samples do not parse is a bug in the format, caught before any log is read).
+and every sample must parse to exactly those fields (lnav's rule: a format whose samples do
+not parse is a bug in the format): ``formatcheck`` checks the built-in formats in the test
+suite, and format files given to ``load_formats`` as they load.
 
 Long module: it reads every part of a format file (formats with their bodies and block roles,
 prefixes, strips, continuations), each with its checks and its located errors; split by part,
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import yaml
 
 from plogscan.errors import ErrorGroup, FormatError, Location, choices
 from plogscan.parse.firstbytes import first_bytes
@@ -227,25 +227,29 @@ def _groups(pattern: str, where: Location, errors: list[FormatError]) -> tuple[s
     return names
 
 
-class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """Safe loader (LibYAML's, 5x faster, when there) recording lines, refusing repeats."""
+@lru_cache(maxsize=1)
+def _line_loader() -> type:
+    """A safe loader (LibYAML's, 5x faster, when there) recording lines and refusing repeated
+    keys; made, and YAML imported, only when a format file is read (a run reads the formats'
+    compiled form)."""
+    import yaml
 
+    def construct_mapping(loader: Any, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key '{key}' (first at line {seen[key] + 1})",
+                    key_node.start_mark)
+            seen[key] = key_node.start_mark.line
+        mapping = loader.construct_mapping(node, deep=deep)
+        mapping["__line__"] = node.start_mark.line + 1
+        return mapping
 
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
-    seen: dict[Any, int] = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key '{key}' (first at line {seen[key] + 1})",
-                key_node.start_mark)
-        seen[key] = key_node.start_mark.line
-    mapping = loader.construct_mapping(node, deep=deep)
-    mapping["__line__"] = node.start_mark.line + 1
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    loader = type("LineLoader", (getattr(yaml, "CSafeLoader", yaml.SafeLoader),), {})
+    loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, construct_mapping)
+    return loader
 
 
 def _check_keys(data: dict, valid: set[str], where: Location, what: str,
@@ -267,9 +271,11 @@ class _Parts:
 
 
 def _load_file(path: Path, errors: list[FormatError]) -> _Parts:
+    import yaml
+
     parts = _Parts()
     try:
-        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
+        doc = yaml.load(path.read_text(encoding="utf-8"), Loader=_line_loader())
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         errors.append(FormatError(f"invalid YAML: {getattr(err, 'problem', err)}",
@@ -417,8 +423,7 @@ def read_formats(paths: Sequence[Path] | None = None) -> FormatSet:
     samples: ``formatcheck.load_formats`` does that with the real parser, which this module
     cannot import (the parser is built on it)."""
     if paths is None:
-        base = resources.files("plogscan.parse") / "formats"
-        paths = sorted(Path(str(p)) for p in base.iterdir() if p.name.endswith(".yaml"))
+        paths = builtin_format_files()
     errors: list[FormatError] = []
     every = _Parts()
     for path in paths:
@@ -437,3 +442,9 @@ def read_formats(paths: Sequence[Path] | None = None) -> FormatSet:
     ordered = tuple(primaries + [f for f in formats if not f.primary])
     return FormatSet(ordered, tuple(every.prefixes), tuple(every.strips),
                      tuple(every.continuations))
+
+
+def builtin_format_files() -> list[Path]:
+    """The built-in format files, in the order they are read."""
+    base = resources.files("plogscan.parse") / "formats"
+    return sorted(Path(str(p)) for p in base.iterdir() if p.name.endswith(".yaml"))

@@ -21,6 +21,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.datafile.compiled import kept
+
 _BUILT: dict[tuple[tuple[str, ...], tuple[str, ...]], LiteralScanner | None] = {}
 _BUILT_LOCK = threading.Lock()
 _BUILT_MAX = 16  # rule sets a process compiles databases for (tests build many)
@@ -67,16 +69,12 @@ class LiteralScanner:
             import hyperscan
         except ImportError:
             return None
-        try:
-            database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-            expressions = [re.escape(text).encode() for text in literals]
-            expressions += [pattern.encode() for pattern in regexes]
-            flags = [hyperscan.HS_FLAG_CASELESS] * len(literals) + [0] * len(regexes)
-            database.compile(expressions=expressions, ids=list(range(len(expressions))),
-                             flags=flags)
-        except Exception:
-            return None
-        return cls(database, hyperscan.Scratch, len(literals), regexes)
+        expressions = [re.escape(text).encode() for text in literals]
+        expressions += [pattern.encode() for pattern in regexes]
+        flags = [hyperscan.HS_FLAG_CASELESS] * len(literals) + [0] * len(regexes)
+        database = block_database(expressions, flags)
+        return None if database is None else cls(database, hyperscan.Scratch, len(literals),
+                                                 regexes)
 
     def matches(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(expression ids, rows) of every match, and the rows that hold non-ASCII text
@@ -163,3 +161,24 @@ def _spread(indices: pa.Array, ids: np.ndarray, values: np.ndarray, non_ascii: n
     rows = rows_of(values)
     return (np.repeat(ids, counts[values]) if len(values) else ids, rows,
             np.sort(rows_of(non_ascii)))
+
+
+def block_database(expressions: list[bytes], flags: list[int]) -> object | None:
+    """A Hyperscan block-mode database of ``expressions`` (ids in their order), read from its
+    serialized form when an earlier run kept it (``datafile.compiled``); None when Hyperscan
+    cannot take them."""
+    import hyperscan
+
+    def compiled() -> object | None:
+        try:
+            database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            database.compile(expressions=expressions, ids=list(range(len(expressions))),
+                             flags=flags)
+        except Exception:
+            return None
+        return database
+
+    # A database compiled for another processor does not load (Hyperscan checks): built again.
+    parts = [hyperscan.__version__, repr(flags), *expressions]
+    return kept("hyperscan", parts, compiled, hyperscan.dumpb,
+                lambda data: hyperscan.loadb(data, hyperscan.HS_MODE_BLOCK))

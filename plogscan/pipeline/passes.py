@@ -17,7 +17,7 @@ from plogscan.crossrank.analyze import Context, Options
 from plogscan.crossrank.gather import Gatherer
 from plogscan.crossrank.patterns import PREFILTER as GATHER_PATTERN
 from plogscan.engine.presence import Presence
-from plogscan.engine.selector import Selector
+from plogscan.engine.selector import selector_for
 from plogscan.errors import Location, PlogscanError
 from plogscan.ingest.contextlines import ContextSpec, without_context_columns
 from plogscan.ingest.facts import merged_facts
@@ -125,10 +125,10 @@ class Passes:
         self.presence = Presence() if self.selective else None
         self.facts = (FactsSink(self.overview, self.presence, self.gatherer) if self.selective
                       else None)
-        self.selector = (Selector(rules, extra_regexes=(GATHER_PATTERN,), skim=options.skim)
+        self.selector = (selector_for(rules, extra_regexes=(GATHER_PATTERN,), skim=options.skim)
                          if self.selective else None)
         # The records whose context lines the workers take: those some rule may use.
-        self.context = (ContextSpec(options.context_lines, self.selector or Selector(rules))
+        self.context = (ContextSpec(options.context_lines, self.selector or selector_for(rules))
                         if options.context_lines else None)
         self.saw_batches = False
 
