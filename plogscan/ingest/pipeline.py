@@ -60,6 +60,7 @@ from plogscan.ingest.chunks import (
 )
 from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.contextlines import ContextSpec, kept_schema, with_context_columns
+from plogscan.ingest.cores import worker_count
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.filekeys import file_key
 from plogscan.ingest.limits import LimitHit, Limits
@@ -123,7 +124,7 @@ class Ingest:
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
         self._encoded = encoded
         self._schema = table_schema(encoded)
-        self._workers = max(1, workers or os.cpu_count() or 1)
+        self._workers = worker_count(workers)
         self._chunk_bytes = chunk_bytes
         self._on_progress = on_progress
         self._spec: ParseSpec | None = None  # what every parse task of the running pool takes
