@@ -184,6 +184,7 @@ class CellResult:
     lines: int
     results: dict[str, Measured] = field(default_factory=dict)
     runs: dict[str, list[Measured]] = field(default_factory=dict)  # every run, in turn
+    size: int = 0  # the size the tree was generated for (``--quick`` makes it smaller)
 
     def ratio(self, tool: str, baseline: str) -> float | None:
         """``tool``'s seconds over ``baseline``'s: the median of the ratios of the runs made
@@ -351,7 +352,7 @@ def measure_cell(cell: Cell, size: int, tools: tuple[str, ...], scheduler: str |
         tree = generate_tree(cell, size, Path(tmp) / cell.under / "tree")
         os.sync()  # the tree's bytes written out now, not while a tool is timed
         files, nbytes, lines = single.scan_tree(tree)
-        result = CellResult(cell, files, nbytes, lines)
+        result = CellResult(cell, files, nbytes, lines, size=size)
         work = Path(tmp) / "work"
         work.mkdir()
         runs: dict[str, list[Measured]] = {}
@@ -556,7 +557,8 @@ def render_markdown(cells: list[CellResult], facts: dict[str, str], quick: bool,
              f"Written by `python bench/suite.py{' --quick' if quick else ''}"
              f"{f' --repeat {repeat}' if repeat != 1 else ''}` on {started} (UTC). Each run "
              "is the tool in its own process, on a warm page cache. "
-             + (f"Keyword grep, `ingest` and `diagnose` ran {repeat} times in turn: their "
+             + (f"Keyword grep, `ingest`, `diagnose`, their `--workers 1` runs and the "
+                f"imports ran {repeat} times in turn: their "
                 "seconds are the median of the runs, their peak RSS the highest, and a ratio "
                 "of two of them the median of the ratios of the runs of one round; the other "
                 "tools ran once. " if repeat > 1 else "Each figure is one run. ")
@@ -583,16 +585,24 @@ def render_markdown(cells: list[CellResult], facts: dict[str, str], quick: bool,
                   "inputs in the page cache).", ""]
         lines += [f"* {c.cell.title}: {line}" for c in cells for tool in ("ingest", "diagnose")
                   if (line := predicted(c, tool, cores))]
+    used = [t for t in COMMANDS if any(t in c.results for c in cells)]
+    lines += ["", "## Commands", "",
+              "Each tool, run from the repository root with the checkout's plogscan "
+              "(`python -m plogscan`), the cell's tree in place of TREE:", ""]
+    lines += [f"* {LABELS[t]}: `{COMMANDS[t]}`" for t in used]
     lines += ["", "## Cells", ""]
     for c in cells:
         lines += [f"### {c.cell.title}", "",
-                  f"{c.files:,} files, {c.bytes / MB:,.1f} MB, {c.lines:,} lines.", "",
+                  f"{c.files:,} files, {c.bytes / MB:,.1f} MB, {c.lines:,} lines: "
+                  f"`{generate_command(c.cell, c.size or c.cell.size)}`.",
+                  "",
                   "| tool | seconds | MB/s | MB/s a core | peak RSS MB | vs keyword grep | "
                   "note |", "|---|---|---|---|---|---|---|"]
         for tool, m in c.results.items():
             ratio = c.ratio(tool, "keyword")
-            rate = m.bytes_rate(c.bytes) if m.ok and m.seconds and c.bytes else None
-            core = m.core_rate(c.bytes) if m.ok and c.bytes else None
+            sized = m.ok and c.bytes >= MB  # the one-record cell has no rate to speak of
+            rate = m.bytes_rate(c.bytes) if sized and m.seconds else None
+            core = m.core_rate(c.bytes) if sized else None
             lines.append(f"| {LABELS[tool]} | {_fmt(m.seconds if m.ok else None, '.2f')} | "
                          f"{_fmt(rate, '.0f')} | {_fmt(core, '.0f')} | "
                          f"{_fmt(m.rss_mb if m.ok else None, '.0f')} | "
@@ -611,6 +621,44 @@ LABELS = {"grep": "`grep -c ''`", "keyword": "keyword `grep -rcE`", "naive": "na
           "cached": "`diagnose`, cached rerun (nothing changed)",
           "touched": "`diagnose`, cached rerun, one file touched",
           "dask": "`diagnose --scheduler` (2 workers)"}
+
+
+# What each tool runs (TREE: the cell's tree), for the results' reader to run again.
+COMMANDS = {"grep": "LC_ALL=C find TREE -type f -exec grep -c '' {} + | cat > /dev/null",
+            "keyword": f"grep -rcE '{KEYWORDS}' TREE | cat > /dev/null",
+            "naive": "python bench/naive_parser.py TREE",
+            "ingest": "plogscan ingest TREE -o OUT.parquet --quiet",
+            "ingest1": "plogscan ingest TREE -o OUT.parquet --quiet --workers 1",
+            "diagnose": "plogscan diagnose TREE --format json -o OUT.json --quiet --no-cache",
+            "diagnose1": "plogscan diagnose TREE --format json -o OUT.json --quiet --no-cache "
+                         "--workers 1",
+            "imports": f'python -c "{IMPORTS}"',
+            "processes": "plogscan diagnose TREE --format json -o OUT.json --quiet --no-cache "
+                         "--parallel processes",
+            "first": "plogscan diagnose TREE --format json -o OUT.json --quiet "
+                     "--cache EMPTY_DIR",
+            "cached": "the same again with that --cache DIR",
+            "touched": "the same after touching one file",
+            "dask": "plogscan diagnose TREE --format json -o OUT.json --quiet --no-cache "
+                    "--scheduler tcp://127.0.0.1:PORT"}
+
+
+def generate_command(cell: Cell, size: int) -> str:
+    """The ``generate.py`` command line of a cell's tree (the one-record and joined-file
+    cells are made by this script from it)."""
+    if cell.name == "floor":
+        return "one plog of one record (FLOOR_RECORD in bench/suite.py)"
+    files = SMALL_FILES if cell.name == "onefile" else cell.files
+    parts = [f"python bench/generate.py TREE --size {size} --ranks {cell.ranks} --seed 1",
+             f"--reuse-share {cell.reuse_share}"]
+    if cell.error_density != gen.Config.error_density:
+        parts.append(f"--error-density {cell.error_density}")
+    if files:
+        parts.append(f"--rotate-size {gen.rotate_for_files(size, files)}")
+    if cell.pids:
+        parts.append(f"--pids {cell.pids}")
+    joined = " (then its files joined into one plog)" if cell.name == "onefile" else ""
+    return " ".join(parts) + joined
 
 
 def select_cells(text: str) -> list[Cell]:
