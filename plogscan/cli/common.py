@@ -184,9 +184,9 @@ workers_option = click.option(
     "--workers", type=click.IntRange(min=1), default=None, envvar="PLOGSCAN_WORKERS",
     show_envvar=True, callback=_workers, metavar="N",
     help="Parser workers, any positive count (default: one per core this process may use). "
-         "The parse grows with them up to the cores; past the cores they add memory (up to "
-         "four 8 MiB chunks each in flight) and help only inputs on slow storage, so a "
-         "warning says so.")
+         "The parse grows with them up to the cores; each holds the 8 MiB chunk it parses, so "
+         "past the cores they add memory and help only inputs on slow storage: a warning "
+         "says so.")
 parallel_option = click.option(
     "--parallel", type=click.Choice(["threads", "processes"]), default="threads",
     envvar="PLOGSCAN_PARALLEL", show_envvar=True, show_default=True,

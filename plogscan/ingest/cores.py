@@ -1,9 +1,10 @@
 """How many parse workers a run uses: by default one per core this process may run on.
 
-The count is not capped: a host with more cores gets more workers. Past the cores, more
-workers add memory (each keeps up to ``INFLIGHT_PER_WORKER`` chunks in flight) but no speed
-when the inputs are in the page cache; on slow storage (a network file system) the extra
-threads wait on reads while others parse, so the command line warns and goes on."""
+The count is not capped: a host with more cores gets more workers. Each worker holds the
+chunk it parses (``pipeline.inflight_limit``: a few more wait for the consumer), so memory
+grows with the count. Past the cores, more workers add that memory but no speed when the
+inputs are in the page cache; on slow storage (a network file system) the extra threads wait
+on reads while others parse, so the command line warns and goes on."""
 
 from __future__ import annotations
 

@@ -77,9 +77,18 @@ from plogscan.parse.results import FileContext
 from plogscan.schema import table_schema
 from plogscan.schema.facts import FACTS_SCHEMA
 
-# Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
-# row group (about four chunks' worth of rows), few enough to keep memory bounded.
-INFLIGHT_PER_WORKER = 4
+# Chunks in flight: one a worker, and up to INFLIGHT_AHEAD more per worker for the first
+# AHEAD_WORKERS workers, so that they keep busy while the consumer writes a Parquet row group
+# (about four chunks' worth of rows; four a worker in all up to four workers). Past that the
+# consumer, not the workers, sets the pace: more results waiting for it would only hold
+# memory (a host of 64 cores would otherwise keep 256 chunks in flight).
+INFLIGHT_AHEAD = 3
+AHEAD_WORKERS = 4
+
+
+def inflight_limit(slots: int) -> int:
+    """How many chunks ``slots`` workers keep in flight."""
+    return slots + INFLIGHT_AHEAD * min(slots, AHEAD_WORKERS)
 JOIN_ROWS = 65536  # stored records of reused files are joined up to this many rows
 
 
@@ -222,7 +231,7 @@ class Ingest:
              ) -> Iterator[pa.RecordBatch]:
         inflight: deque = deque()
         slots = getattr(pool, "slots", None) or self._workers
-        limit = slots * INFLIGHT_PER_WORKER
+        limit = inflight_limit(slots)
         self._local = isinstance(pool, ThreadPoolExecutor)  # descriptors reach its workers
         # small files and digests, in groups
         batch = Batcher(self._spec, pool, inflight, local=self._local)
