@@ -1,7 +1,7 @@
 """How many parse workers a run uses: by default one per core this process may run on.
 
 The count is not capped: a host with more cores gets more workers. Each worker holds the
-chunk it parses (``pipeline.inflight_limit``: a few more wait for the consumer), so memory
+chunk it parses (``inflight_limit``: a few more wait for the consumer), so memory
 grows with the count. Past the cores, more workers add that memory but no speed when the
 inputs are in the page cache; on slow storage (a network file system) the extra threads wait
 on reads while others parse, so the command line warns and goes on."""
@@ -11,6 +11,14 @@ from __future__ import annotations
 import os
 
 from plogscan.errors import InputError
+
+# Chunks in flight: one a worker, and INFLIGHT_AHEAD more a worker for the first AHEAD_WORKERS,
+# so that they keep busy while the consumer writes a Parquet row group (about four chunks'
+# worth of rows; four a worker in all up to four workers). Past that the consumer, not the
+# workers, sets the pace: more results waiting for it would only hold memory (a host of 64
+# cores would otherwise keep 256 parsed chunks in flight).
+INFLIGHT_AHEAD = 3
+AHEAD_WORKERS = 4
 
 
 def usable_cores() -> int:
@@ -33,3 +41,8 @@ def check_workers(workers: int | None) -> None:
                                 or workers < 1):
         raise InputError(f"workers must be a positive whole number, not {workers!r}",
                          help="workers: None (one per usable core) or any count from 1 up")
+
+
+def inflight_limit(workers: int) -> int:
+    """How many chunks ``workers`` workers keep in flight (``ingest.pipeline``)."""
+    return workers + INFLIGHT_AHEAD * min(workers, AHEAD_WORKERS)

@@ -38,7 +38,7 @@ import pyarrow as pa
 
 from plogscan.cache.digest import content_digest, fd_digest, file_digest
 from plogscan.cache.entries import FileKey, FileStore, Stored
-from plogscan.ingest import handoff
+from plogscan.ingest import cores, handoff
 from plogscan.ingest.accounting import Accounting, cut_lines_note, file_stats
 from plogscan.ingest.batching import (
     Batcher,
@@ -60,7 +60,6 @@ from plogscan.ingest.chunks import (
 )
 from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.contextlines import ContextSpec, kept_schema, with_context_columns
-from plogscan.ingest.cores import worker_count
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.filekeys import file_key
 from plogscan.ingest.limits import LimitHit, Limits
@@ -77,18 +76,6 @@ from plogscan.parse.results import FileContext
 from plogscan.schema import table_schema
 from plogscan.schema.facts import FACTS_SCHEMA
 
-# Chunks in flight: one a worker, and up to INFLIGHT_AHEAD more per worker for the first
-# AHEAD_WORKERS workers, so that they keep busy while the consumer writes a Parquet row group
-# (about four chunks' worth of rows; four a worker in all up to four workers). Past that the
-# consumer, not the workers, sets the pace: more results waiting for it would only hold
-# memory (a host of 64 cores would otherwise keep 256 chunks in flight).
-INFLIGHT_AHEAD = 3
-AHEAD_WORKERS = 4
-
-
-def inflight_limit(slots: int) -> int:
-    """How many chunks ``slots`` workers keep in flight."""
-    return slots + INFLIGHT_AHEAD * min(slots, AHEAD_WORKERS)
 JOIN_ROWS = 65536  # stored records of reused files are joined up to this many rows
 
 
@@ -133,7 +120,7 @@ class Ingest:
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
         self._encoded = encoded
         self._schema = table_schema(encoded)
-        self._workers = worker_count(workers)
+        self._workers = cores.worker_count(workers)
         self._chunk_bytes = chunk_bytes
         self._on_progress = on_progress
         self._spec: ParseSpec | None = None  # what every parse task of the running pool takes
@@ -231,7 +218,7 @@ class Ingest:
              ) -> Iterator[pa.RecordBatch]:
         inflight: deque = deque()
         slots = getattr(pool, "slots", None) or self._workers
-        limit = inflight_limit(slots)
+        limit = cores.inflight_limit(slots)
         self._local = isinstance(pool, ThreadPoolExecutor)  # descriptors reach its workers
         # small files and digests, in groups
         batch = Batcher(self._spec, pool, inflight, local=self._local)

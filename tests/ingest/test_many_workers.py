@@ -8,7 +8,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from plogscan.ingest.pipeline import Ingest, inflight_limit
+from plogscan.ingest.cores import inflight_limit
+from plogscan.ingest.pipeline import Ingest
 
 SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "ccu-reuse-before-mc2"
 
