@@ -12,12 +12,9 @@ import os
 
 from plogscan.errors import InputError
 
-# Chunks in flight: one a worker, and INFLIGHT_AHEAD more a worker for the first AHEAD_WORKERS,
-# so that they keep busy while the consumer writes a Parquet row group (about four chunks'
-# worth of rows; four a worker in all up to four workers). Past that the consumer, not the
-# workers, sets the pace: more results waiting for it would only hold memory (a host of 64
-# cores would otherwise keep 256 parsed chunks in flight).
-INFLIGHT_AHEAD = 3
+# Past this many workers, each adds one chunk in flight (the one it parses), not a full share:
+# the consumer, not the workers, sets the pace there, and more results waiting for it would
+# only hold memory (a host of 64 cores would otherwise keep 256 parsed chunks in flight).
 AHEAD_WORKERS = 4
 
 
@@ -43,6 +40,7 @@ def check_workers(workers: int | None) -> None:
                          help="workers: None (one per usable core) or any count from 1 up")
 
 
-def inflight_limit(workers: int) -> int:
-    """How many chunks ``workers`` workers keep in flight (``ingest.pipeline``)."""
-    return workers + INFLIGHT_AHEAD * min(workers, AHEAD_WORKERS)
+def inflight_limit(workers: int, per_worker: int) -> int:
+    """How many chunks ``workers`` workers keep in flight: ``per_worker`` each for the first
+    ``AHEAD_WORKERS``, one each past them."""
+    return per_worker * min(workers, AHEAD_WORKERS) + max(workers - AHEAD_WORKERS, 0)

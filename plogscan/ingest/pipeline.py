@@ -38,7 +38,7 @@ import pyarrow as pa
 
 from plogscan.cache.digest import content_digest, fd_digest, file_digest
 from plogscan.cache.entries import FileKey, FileStore, Stored
-from plogscan.ingest import cores, handoff
+from plogscan.ingest import handoff
 from plogscan.ingest.accounting import Accounting, cut_lines_note, file_stats
 from plogscan.ingest.batching import (
     Batcher,
@@ -76,6 +76,9 @@ from plogscan.parse.results import FileContext
 from plogscan.schema import table_schema
 from plogscan.schema.facts import FACTS_SCHEMA
 
+# Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
+# row group (about four chunks' worth of rows), few enough to keep memory bounded.
+INFLIGHT_PER_WORKER = 4
 JOIN_ROWS = 65536  # stored records of reused files are joined up to this many rows
 
 
@@ -120,7 +123,10 @@ class Ingest:
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
         self._encoded = encoded
         self._schema = table_schema(encoded)
-        self._workers = cores.worker_count(workers)
+        from plogscan.ingest.cores import inflight_limit, worker_count
+
+        self._workers = worker_count(workers)
+        self._inflight = inflight_limit  # chunks in flight for a count of workers
         self._chunk_bytes = chunk_bytes
         self._on_progress = on_progress
         self._spec: ParseSpec | None = None  # what every parse task of the running pool takes
@@ -218,7 +224,7 @@ class Ingest:
              ) -> Iterator[pa.RecordBatch]:
         inflight: deque = deque()
         slots = getattr(pool, "slots", None) or self._workers
-        limit = cores.inflight_limit(slots)
+        limit = self._inflight(slots, INFLIGHT_PER_WORKER)
         self._local = isinstance(pool, ThreadPoolExecutor)  # descriptors reach its workers
         # small files and digests, in groups
         batch = Batcher(self._spec, pool, inflight, local=self._local)

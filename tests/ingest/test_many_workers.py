@@ -15,8 +15,8 @@ SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "ccu-reuse-before-mc2
 
 
 @pytest.mark.parametrize(("workers", "limit"), [(1, 4), (2, 8), (4, 16), (5, 17), (64, 76)])
-def test_the_chunks_in_flight_stop_growing_four_a_worker_past_four_workers(workers, limit):
-    assert inflight_limit(workers) == limit
+def test_the_chunks_in_flight_grow_one_a_worker_past_four_workers(workers, limit):
+    assert inflight_limit(workers, 4) == limit
 
 
 def _read(workers: int) -> tuple[pa.Table, object]:
