@@ -449,3 +449,25 @@ def test_a_quick_dense_cell_and_the_fixed_start_run_every_new_tool(tmp_path, mon
     suite.generate_tree(dense, 400_000, tree)
     text = b"".join(p.read_bytes() for p in tree.rglob("*.log"))
     assert text.count(b"Already have context") > text.count(b"\n") // 20
+
+
+def test_the_thread_split_bounds_the_speed_up_and_runs_a_command(tmp_path):
+    import threads
+
+    # one worker: at least its 6 s; two: at least 9 s / 2 (the main thread's 2 s fits in it)
+    split = {"plogscan-parse": 6.0, "MainThread": 2.0, "plogscan-read": 1.0}
+    assert threads.speedup_bound(split) == pytest.approx(6.0 / 4.5)
+    assert threads.speedup_bound({"plogscan-parse": 1.0, "MainThread": 3.0}) == 1.0
+    assert threads.speedup_bound({"plogscan-parse": 8.0, "MainThread": 1.0}) == pytest.approx(
+        8.0 / 4.5)
+    sample = Path(__file__).resolve().parents[1] / "samples" / "ccu-reuse-before-mc2"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "threads.py"), "diagnose", str(sample), "--no-cache",
+         "--format", "json", "-q", "-o", str(tmp_path / "r.json"), "--workers", "1"],
+        capture_output=True, text=True, check=False,
+        env={**os.environ, "PYTHONPATH": str(BENCH.parent)})
+    assert proc.returncode == 1, proc.stderr  # the sample's findings
+    assert json.loads((tmp_path / "r.json").read_text())["findings"]
+    assert re.search(r"^  plogscan-parse +\d+\.\d\d s", proc.stderr, re.M), proc.stderr
+    assert re.search(r"^  MainThread +\d+\.\d\d s", proc.stderr, re.M)
+    assert "two cores against one worker: at most" in proc.stderr
