@@ -268,8 +268,10 @@ def run_tool(tool: str, tree: Path, work: Path, scheduler: str | None) -> Measur
     if tool == "dask":
         if scheduler is None:
             return Measured(tool, None, None, False, "dask.distributed not installed")
-        return _measure(tool, _plogscan("diagnose", str(tree), *report, "--scheduler",
-                                        scheduler), env=_env(), ok_codes=(0, 1))
+        measured = _measure(tool, _plogscan("diagnose", str(tree), *report, "--scheduler",
+                                            scheduler), env=_env(), ok_codes=(0, 1))
+        measured.cpu = None  # the cluster's workers are no children of the run: not counted
+        return measured
     raise ValueError(tool)
 
 
@@ -589,7 +591,8 @@ def render_markdown(cells: list[CellResult], facts: dict[str, str], quick: bool,
     lines += ["", "## Commands", "",
               "Each tool, run from the repository root with the checkout's plogscan "
               "(`python -m plogscan`), the cell's tree in place of TREE:", ""]
-    lines += [f"* {LABELS[t]}: `{COMMANDS[t]}`" for t in used]
+    lines += [f"* {LABELS[t]}: " + (COMMANDS[t] if t in NOT_COMMANDS else f"`{COMMANDS[t]}`")
+              for t in used]
     lines += ["", "## Cells", ""]
     for c in cells:
         lines += [f"### {c.cell.title}", "",
@@ -637,10 +640,11 @@ COMMANDS = {"grep": "LC_ALL=C find TREE -type f -exec grep -c '' {} + | cat > /d
                          "--parallel processes",
             "first": "plogscan diagnose TREE --format json -o OUT.json --quiet "
                      "--cache EMPTY_DIR",
-            "cached": "the same again with that --cache DIR",
-            "touched": "the same after touching one file",
+            "cached": "the same as the first run, again, with its cache directory",
+            "touched": "the same again after one file's modification time is set to now",
             "dask": "plogscan diagnose TREE --format json -o OUT.json --quiet --no-cache "
                     "--scheduler tcp://127.0.0.1:PORT"}
+NOT_COMMANDS = ("cached", "touched")  # said in words
 
 
 def generate_command(cell: Cell, size: int) -> str:
