@@ -86,6 +86,7 @@ def read_events(paths: Paths, *, level: Words = None, module: Words = None, pid:
     or nothing can be read; ``ImportError`` (how to install it) without pandas."""
     import pyarrow as pa
 
+    from plogscan.ingest.cores import check_workers
     from plogscan.ingest.pipeline import Ingest
     from plogscan.model.frames import frame, pandas_module
     from plogscan.pipeline.tables import table_batches
@@ -100,6 +101,7 @@ def read_events(paths: Paths, *, level: Words = None, module: Words = None, pid:
                            devices=_many(device, int), hosts=_many(host, str),
                            attempts=_many(attempt, int))
     selector.check()
+    check_workers(workers)
     ingest = Ingest(workers=workers, encoded=True)
     kept: list[pa.RecordBatch] = []
     count = 0

@@ -166,9 +166,27 @@ def write_output(path: str | Path, text: str, what: str) -> None:
 
 paths_argument = click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 quiet_option = click.option("-q", "--quiet", is_flag=True, help="No progress bar on stderr.")
+
+
+def _workers(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    """Any positive count; past the usable cores a warning that it adds memory, not speed."""
+    from plogscan.ingest.cores import usable_cores
+
+    cores = usable_cores()
+    if value is not None and value > cores:
+        warn(f"--workers {value} is more than the {cores} cores this process may use: each "
+             "worker holds chunks in memory, and past the cores only inputs on slow storage "
+             "read faster")
+    return value
+
+
 workers_option = click.option(
-    "--workers", type=click.IntRange(1, 64), default=None, envvar="PLOGSCAN_WORKERS",
-    show_envvar=True, help="Parser workers (default: one per CPU core).")
+    "--workers", type=click.IntRange(min=1), default=None, envvar="PLOGSCAN_WORKERS",
+    show_envvar=True, callback=_workers, metavar="N",
+    help="Parser workers, any positive count (default: one per core this process may use). "
+         "The parse grows with them up to the cores; each holds the 8 MiB chunk it parses, so "
+         "past the cores they add memory and help only inputs on slow storage: a warning "
+         "says so.")
 parallel_option = click.option(
     "--parallel", type=click.Choice(["threads", "processes"]), default="threads",
     envvar="PLOGSCAN_PARALLEL", show_envvar=True, show_default=True,

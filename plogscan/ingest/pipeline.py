@@ -117,7 +117,9 @@ class Ingest:
         # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
         self._encoded = encoded
         self._schema = table_schema(encoded)
-        self._workers = max(1, workers or os.cpu_count() or 1)
+        from plogscan.ingest.cores import worker_count
+
+        self._workers = worker_count(workers)
         self._chunk_bytes = chunk_bytes
         self._on_progress = on_progress
         self._spec: ParseSpec | None = None  # what every parse task of the running pool takes
@@ -214,9 +216,11 @@ class Ingest:
 
     def _run(self, pool: Executor, inputs: Iterable[tuple[FileContext, BinaryIO]]
              ) -> Iterator[pa.RecordBatch]:
+        from plogscan.ingest.cores import inflight_limit
+
         inflight: deque = deque()
         slots = getattr(pool, "slots", None) or self._workers
-        limit = slots * INFLIGHT_PER_WORKER
+        limit = inflight_limit(slots, INFLIGHT_PER_WORKER)
         self._local = isinstance(pool, ThreadPoolExecutor)  # descriptors reach its workers
         # small files and digests, in groups
         batch = Batcher(self._spec, pool, inflight, local=self._local)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from plogscan.errors import InputError
+from plogscan.ingest.cores import check_workers
 from plogscan.ingest.limits import Limits
 from plogscan.model import IngestSummary
 
@@ -64,6 +65,7 @@ class DiagnoseOptions:
                            tuple((str(h), float(s)) for h, s in self.clock_offsets))
         if self.limits is None:
             object.__setattr__(self, "limits", Limits())
+        check_workers(self.workers)
 
     def result_key(self, rules: RuleSet) -> str:
         """What a whole result depends on besides the inputs and the code: the rules as
