@@ -197,6 +197,6 @@ def test_ingest_shows_only_its_calls_and_its_accounting() -> None:
     are its own (the attributes are private, the accounting is read from ``summary``)."""
     public = {name for name in dir(Ingest) if not name.startswith("_")}
     assert public == {"batches", "batches_from", "hand_on", "absorb", "record_limit",
-                      "record_inputs", "summary", "limits", "reused_files"}
+                      "record_inputs", "summary", "limits", "reused_files", "cancel"}
     ingest = Ingest(workers=1)
     assert not {name for name in vars(ingest) if not name.startswith("_")}

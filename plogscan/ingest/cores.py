@@ -12,6 +12,9 @@ import os
 
 from plogscan.errors import InputError
 
+# Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
+# row group (about four chunks' worth of rows), few enough to keep memory bounded.
+INFLIGHT_PER_WORKER = 4
 # Past this many workers, each adds one chunk in flight (the one it parses), not a full share:
 # the consumer, not the workers, sets the pace there, and more results waiting for it would
 # only hold memory (a host of 64 cores would otherwise keep 256 parsed chunks in flight).
@@ -40,7 +43,7 @@ def check_workers(workers: int | None) -> None:
                          help="workers: None (one per usable core) or any count from 1 up")
 
 
-def inflight_limit(workers: int, per_worker: int) -> int:
+def inflight_limit(workers: int, per_worker: int = INFLIGHT_PER_WORKER) -> int:
     """How many chunks ``workers`` workers keep in flight: ``per_worker`` each for the first
     ``AHEAD_WORKERS``, one each past them."""
     return per_worker * min(workers, AHEAD_WORKERS) + max(workers - AHEAD_WORKERS, 0)

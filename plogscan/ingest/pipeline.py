@@ -56,6 +56,7 @@ from plogscan.ingest.chunks import (
 )
 from plogscan.ingest.classify import KindMemo
 from plogscan.ingest.contextlines import ContextSpec, kept_schema, with_context_columns
+from plogscan.ingest.cores import inflight_limit, worker_count
 from plogscan.ingest.facts import Reducer
 from plogscan.ingest.filekeys import file_key
 from plogscan.ingest.limits import LimitHit, Limits
@@ -70,10 +71,6 @@ from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import FileContext
 from plogscan.schema import table_schema
-
-# Chunks queued per worker: enough that workers keep busy while the consumer writes a Parquet
-# row group (about four chunks' worth of rows), few enough to keep memory bounded.
-INFLIGHT_PER_WORKER = 4
 
 
 class Ingest:
@@ -102,30 +99,23 @@ class Ingest:
         self._context = context
         # With a reducer, workers hand on only the records it keeps, and the facts of all
         # records go to ``on_facts`` (see ``facts``); the accounting stays whole.
-        self._reducer = reducer
-        self._on_facts = on_facts
+        self._reducer, self._on_facts = reducer, on_facts
         # With a reducer and a store, unchanged plain files are read from the store instead
         # of parsed, and what was parsed is saved there (``cache.entries``).
         self._store = store if reducer is not None else None
         self._reused_files = 0
         self._kinds = kinds  # the kinds sniffed by earlier runs (``classify.remembered_kind``)
-        # A cluster executor (``cluster.DaskExecutor``) instead of the local pool: the same
-        # submit/result interface, its slots instead of the local workers.
-        self._executor = executor
+        self._executor = executor  # a cluster's (``cluster.DaskExecutor``), else a local pool
         self._cwd: str | None = None
         self._processes = processes
-        # Batches in STORED_SCHEMA (for the Parquet writer) instead of EVENT_SCHEMA.
-        self._encoded = encoded
+        self._encoded = encoded  # batches in STORED_SCHEMA (for the Parquet writer)
         self._schema = table_schema(encoded)
-        from plogscan.ingest.cores import worker_count
-
         self._workers = worker_count(workers)
         self._chunk_bytes = chunk_bytes
         self._on_progress = on_progress
         self._spec: ParseSpec | None = None  # what every parse task of the running pool takes
-        # Puts each file's chunks back together in order (``stitch``).
-        self._stitcher = Stitcher(self._schema, lambda: self._formats, on_facts,
-                                  reducer is not None)
+        self._stitcher = Stitcher(  # each file's chunks put back together in order
+            self._schema, lambda: self._formats, on_facts, reducer is not None)
         self._local = False  # the running pool's workers are threads of this process
         self._cancelled = False  # set by ``cancel``: no more input is read
 
@@ -144,10 +134,8 @@ class Ingest:
         return self._reused_files
 
     def cancel(self) -> None:
-        """Stop reading: the batches end at the next chunk or file, whichever thread reads
-        them. For a consumer that stopped early (an error, Ctrl-C) while the batches are
-        produced in another thread (``prefetch``), which would otherwise read on to the end
-        of its input (a pipe that never ends: for ever) before it saw that nobody listens."""
+        """Stop reading: the batches end at the next chunk or file (for a consumer in another
+        thread that stopped early, ``prefetch``: the reading would go on to the input's end)."""
         self._cancelled = True
 
     def absorb(self, files: Iterable[FileStats], skipped: Iterable[SkippedFile],
@@ -216,11 +204,9 @@ class Ingest:
 
     def _run(self, pool: Executor, inputs: Iterable[tuple[FileContext, BinaryIO]]
              ) -> Iterator[pa.RecordBatch]:
-        from plogscan.ingest.cores import inflight_limit
-
         inflight: deque = deque()
         slots = getattr(pool, "slots", None) or self._workers
-        limit = inflight_limit(slots, INFLIGHT_PER_WORKER)
+        limit = inflight_limit(slots)
         self._local = isinstance(pool, ThreadPoolExecutor)  # descriptors reach its workers
         # small files and digests, in groups
         batch = Batcher(self._spec, pool, inflight, local=self._local)
