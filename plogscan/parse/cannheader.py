@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.parse import compiled as compiled_module
 from plogscan.parse import fieldvalues as fv
 from plogscan.parse.arrowtext import (
     LARGE,
@@ -41,10 +42,8 @@ from plogscan.parse.arrowtext import (
 )
 from plogscan.parse.lineformats import LineFormat
 
-try:  # ONE_PASS's groups read in C (native/cannheader.c), where the build compiled it
-    from plogscan.parse import _cannheader as native
-except ImportError:  # no C compiler at install time: RE2 reads them
-    native = None  # type: ignore[assignment]
+# ONE_PASS's groups are read in C (native/cannheader.c) where the build compiled it and
+# PLOGSCAN_NATIVE does not turn it off (``parse.compiled``), else by RE2.
 
 # The primary pattern of formats/cann.yaml, as loaded.
 YAML_PATTERN = (
@@ -159,6 +158,7 @@ def one_pass_spans(lines: pa.Array) -> np.ndarray | None:
     """Start and length (in the line) of each of ONE_PASS's ``GROUPS`` on every line, as
     columns 2k and 2k + 1 (0 and 0 where a group took no part; a line matches when its
     prefix is not empty), read by the C module; None when it is not built."""
+    native = compiled_module.native
     if native is None:
         return None
     offsets, data = line_buffers(lines)
@@ -176,6 +176,7 @@ def distinct_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
     each row's text among the distinct texts, and those texts in the order they first come
     (Arrow's ``dictionary_encode``). The C module numbers them without cutting every text
     out first, where it is built and ``compiled``."""
+    native = compiled_module.native
     if native is None or not compiled:
         encoded = pc.dictionary_encode(pc.cast(substrings(data, starts, lengths), pa.string()))
         return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
