@@ -369,7 +369,79 @@ done:
     return result;
 }
 
+/* The number of lines of data: its newlines plus one (data holds whole lines without the last
+ * newline, so an empty buffer is one empty line). */
+static Py_ssize_t count_newlines(const unsigned char *s, Py_ssize_t n) {
+    Py_ssize_t count = 0;
+    const unsigned char *p = s, *end = s + n;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        count++;
+        p++;
+    }
+    return count;
+}
+
+static PyObject *line_count(PyObject *self, PyObject *args) {
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
+    Py_ssize_t count;
+    Py_BEGIN_ALLOW_THREADS
+    count = count_newlines((const unsigned char *)data.buf, data.len) + 1;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&data);
+    return PyLong_FromSsize_t(count);
+}
+
+/* Arrow's large_string layout of the lines of data: offsets (n + 1 int64) and the text without
+ * the newlines. The caller sizes both from line_count; a buffer too small is an error, never a
+ * write past its end. */
+static PyObject *split_lines(PyObject *self, PyObject *args) {
+    Py_buffer data, offsets, text;
+    if (!PyArg_ParseTuple(args, "y*w*w*", &data, &offsets, &text)) return NULL;
+    const unsigned char *s = (const unsigned char *)data.buf, *end = s + data.len;
+    int64_t *off = (int64_t *)offsets.buf;
+    unsigned char *dst = (unsigned char *)text.buf;
+    Py_ssize_t slots = offsets.len / (Py_ssize_t)sizeof(int64_t), lines = 0;
+    int64_t written = 0;
+    int fits = 1;
+    Py_BEGIN_ALLOW_THREADS
+    const unsigned char *p = s;
+    if (slots < 1) fits = 0;
+    else off[0] = 0;
+    while (fits) {
+        const unsigned char *q = memchr(p, '\n', (size_t)(end - p));
+        const unsigned char *stop = q != NULL ? q : end;
+        Py_ssize_t len = stop - p;
+        if (lines + 2 > slots || written + len > text.len) {
+            fits = 0;
+            break;
+        }
+        memcpy(dst + written, p, (size_t)len);
+        written += len;
+        off[++lines] = written;
+        if (q == NULL) break;
+        p = q + 1;
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
+    if (!fits) {
+        PyErr_SetString(PyExc_ValueError, "offsets or text too small for the lines of data");
+    } else {
+        result = PyLong_FromSsize_t(lines);
+    }
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&text);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"line_count", line_count, METH_VARARGS,
+     "line_count(data): the lines of data (its newlines plus one)."},
+    {"split_lines", split_lines, METH_VARARGS,
+     "split_lines(data, offsets, text): the lines of data (split on newlines) in Arrow's "
+     "large_string layout: offsets (int64, line_count(data) + 1 of them) and text (the bytes "
+     "without the newlines); returns the number of lines."},
     {"span_ids", span_ids, METH_VARARGS,
      "span_ids(data, starts, lengths, out): number the distinct byte strings "
      "data[starts[i]:starts[i] + lengths[i]] (int64 arrays) in the order they first come: "
