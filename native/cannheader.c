@@ -435,7 +435,155 @@ static PyObject *split_lines(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* Whether the rows of the int64 buffers starts and lengths all lie inside data (a start of -1
+ * marks a row without a value and is not checked). */
+static int spans_inside(const int64_t *start, const int64_t *len, Py_ssize_t rows, Py_ssize_t size) {
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        if (start[i] < 0) continue;
+        if (len[i] < 0 || start[i] > size || len[i] > size - start[i]) return 0;
+    }
+    return 1;
+}
+
+/* integers(data, starts, lengths, limit, values, valid): the number -?[0-9]+ written at
+ * data[starts[i]:starts[i] + lengths[i]] into values[i] (int64) and 1 into valid[i] (uint8);
+ * 0 where starts[i] is -1, the text is longer than limit bytes (limit <= 18: no overflow) or
+ * it is not such a number. */
+static PyObject *integers(PyObject *self, PyObject *args) {
+    Py_buffer data, starts, lengths, values, valid;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "y*y*y*nw*w*", &data, &starts, &lengths, &limit, &values, &valid))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t rows = starts.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *start = starts.buf, *len = lengths.buf;
+    if (starts.len != lengths.len || starts.len % (Py_ssize_t)sizeof(int64_t) != 0
+        || values.len < starts.len || valid.len < rows || limit < 0 || limit > 18) {
+        PyErr_SetString(PyExc_ValueError, "integers: starts, lengths, values (int64) and valid "
+                        "(uint8) must hold one value a row; limit at most 18");
+    } else if (!spans_inside(start, len, rows, data.len)) {
+        PyErr_SetString(PyExc_ValueError, "integers: a span lies outside the data");
+    } else {
+        const unsigned char *s = (const unsigned char *)data.buf;
+        int64_t *out = values.buf;
+        uint8_t *ok = valid.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < rows; i++) {
+            out[i] = 0;
+            ok[i] = 0;
+            int64_t n = len[i];
+            if (start[i] < 0 || n > limit || n == 0) continue;
+            const unsigned char *p = s + start[i];
+            int negative = p[0] == '-';
+            int64_t k = negative, value = 0;
+            if (k == n) continue;
+            for (; k < n && is_digit(p[k]); k++) value = value * 10 + (p[k] - '0');
+            if (k < n) continue;
+            out[i] = negative ? -value : value;
+            ok[i] = 1;
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&lengths);
+    PyBuffer_Release(&values);
+    PyBuffer_Release(&valid);
+    return result;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+static int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm), in the same
+ * floor arithmetic as plogscan/parse/timestamps.py's numpy version. */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+    y -= m <= 2;
+    int64_t era = floor_div(y, 400);
+    int64_t yoe = y - era * 400;
+    int64_t mp = floor_mod(m + 9, 12);
+    int64_t doy = floor_div(153 * mp + 2, 5) + d - 1;
+    int64_t doe = yoe * 365 + floor_div(yoe, 4) - floor_div(yoe, 100) + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* cann_times(data, starts, micros, valid): the CANN timestamp YYYY-MM-DD-hh:mm:ss.mmm.uuu at
+ * data[starts[i]:] as microseconds since 1970 (valid[i] = 1), as timestamps.parse_cann_bytes
+ * reads it: each of the 20 digit places is taken as (byte - '0') without a check (the header
+ * grammar put digits there), bytes past the end of data read as 0; valid[i] = 0 where
+ * starts[i] is -1 or the date is not a real one (month 13, 30 February, hour 24, year 0,
+ * a second of year 10000 or later). */
+static PyObject *cann_times(PyObject *self, PyObject *args) {
+    Py_buffer data, starts, micros, valid;
+    if (!PyArg_ParseTuple(args, "y*y*w*w*", &data, &starts, &micros, &valid)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t rows = starts.len / (Py_ssize_t)sizeof(int64_t);
+    if (starts.len % (Py_ssize_t)sizeof(int64_t) != 0 || micros.len < starts.len || valid.len < rows) {
+        PyErr_SetString(PyExc_ValueError, "cann_times: starts, micros (int64) and valid (uint8) "
+                        "must hold one value a row");
+        goto done;
+    }
+    const int64_t *start = starts.buf;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        if (start[i] > data.len) {
+            PyErr_SetString(PyExc_ValueError, "cann_times: a start lies outside the data");
+            goto done;
+        }
+    }
+    {
+        static const int DAYS[13] = {0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+        static const int PLACES[20] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22, 24, 25, 26};
+        const unsigned char *s = (const unsigned char *)data.buf;
+        int64_t *out = micros.buf;
+        uint8_t *ok = valid.buf;
+        Py_ssize_t size = data.len;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < rows; i++) {
+            out[i] = 0;
+            ok[i] = 0;
+            if (start[i] < 0) continue;
+            int64_t v[20];
+            for (int k = 0; k < 20; k++) {
+                Py_ssize_t at = (Py_ssize_t)start[i] + PLACES[k];
+                v[k] = (at < size ? (int64_t)s[at] : 0) - '0';
+            }
+            int64_t y = ((v[0] * 10 + v[1]) * 10 + v[2]) * 10 + v[3], m = v[4] * 10 + v[5];
+            int64_t d = v[6] * 10 + v[7], hh = v[8] * 10 + v[9], mm = v[10] * 10 + v[11];
+            int64_t ss = v[12] * 10 + v[13];
+            int64_t us = ((((v[14] * 10 + v[15]) * 10 + v[16]) * 10 + v[17]) * 10 + v[18]) * 10 + v[19];
+            int leap = (floor_mod(y, 4) == 0 && floor_mod(y, 100) != 0) || floor_mod(y, 400) == 0;
+            int64_t mi = m < 0 ? 0 : (m > 12 ? 12 : m);
+            int64_t dim = DAYS[mi] - (mi == 2 && !leap);
+            int good = m >= 1 && m <= 12 && d >= 1 && d <= dim && hh < 24 && mm < 60 && ss < 61;
+            int64_t days = days_from_civil(y, good ? m : 1, good ? d : 1);
+            int64_t second = (days * 86400 + hh * 3600 + mm * 60 + ss) * 1000000;
+            good = good && y >= 1 && second < INT64_C(253402300800000000);
+            out[i] = second + us;
+            ok[i] = (uint8_t)good;
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&micros);
+    PyBuffer_Release(&valid);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"integers", integers, METH_VARARGS,
+     "integers(data, starts, lengths, limit, values, valid): the number -?[0-9]+ at each "
+     "span of data (int64 starts, -1 for none, and lengths) into values (int64), 1 into valid "
+     "(uint8) where there is one of at most limit (<= 18) bytes."},
+    {"cann_times", cann_times, METH_VARARGS,
+     "cann_times(data, starts, micros, valid): the CANN timestamp at each start of data "
+     "(int64, -1 for none) as microseconds since 1970 into micros (int64), 1 into valid "
+     "(uint8) where it is a real date."},
     {"line_count", line_count, METH_VARARGS,
      "line_count(data): the lines of data (its newlines plus one)."},
     {"split_lines", split_lines, METH_VARARGS,

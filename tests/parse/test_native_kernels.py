@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.parse import arrowtext
+from plogscan.parse import arrowtext, fieldvalues, timestamps
 from plogscan.parse import compiled as compiled_module
 
 _bytes = st.lists(st.sampled_from([b"\n", b"\r", b"\x00", b"\xff", b"\xe4\xb8\xad", b"[", b" ",
@@ -45,3 +46,82 @@ def test_split_lines_refuses_buffers_too_small() -> None:
     offsets, text = np.zeros(4, np.int64), np.zeros(6, np.uint8)
     assert native.split_lines(data, offsets, text) == 3
     assert offsets.tolist() == [0, 2, 4, 6] and text.tobytes() == b"abcdef"
+
+
+def _both_ways(read, *args):
+    """``read(*args)`` with the C module, then without it."""
+    by_c = read(*args)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compiled_module, "native", None)
+        fallback = read(*args)
+    return by_c, fallback
+
+
+_number_text = st.lists(st.sampled_from([*"0123456789", "-", "+", " ", "x", "\u0663", ""]),
+                        max_size=21).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_number_text, st.booleans()), min_size=1, max_size=12),
+       st.sampled_from([pa.int32(), pa.int64()]))
+def test_integers_equal_arrow(cells, typ) -> None:
+    texts = [text for text, _ in cells]
+    data = np.frombuffer("|".join(texts).encode() + b"|", np.uint8)
+    starts, lengths, at = [], [], 0
+    for text, present in cells:
+        size = len(text.encode())
+        starts.append(at if present else -1)
+        lengths.append(size)
+        at += size + 1
+    offsets = np.zeros(len(cells) + 1, np.int64)  # one line holds every cell
+    rows = np.zeros(len(cells), np.int64)
+    by_c, fallback = _both_ways(fieldvalues.integers, data, offsets, rows,
+                                np.array(starts, np.int64), np.array(lengths, np.int64), typ)
+    assert by_c.type == fallback.type == typ
+    assert by_c.to_pylist() == fallback.to_pylist()
+
+
+_stamp = st.builds(
+    lambda y, mo, d, h, mi, s, frac, sep: f"{y:04d}-{mo:02d}-{d:02d}{sep}{h:02d}:{mi:02d}:"
+                                           f"{s:02d}.{frac // 1000:03d}.{frac % 1000:03d}",
+    st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32), st.integers(0, 25),
+    st.integers(0, 61), st.integers(0, 62), st.integers(0, 999_999), st.sampled_from("- "))
+_odd_stamp = st.binary(min_size=0, max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_stamp.map(str.encode), _odd_stamp), min_size=1, max_size=10),
+       st.lists(st.booleans(), min_size=10, max_size=10))
+def test_cann_timestamps_equal_numpy(stamps, present) -> None:
+    """Real dates, impossible ones (month 13, 30 February, second 62, year 0) and any bytes,
+    even a start too near the end of the data for a whole timestamp."""
+    data = np.frombuffer(b"\n".join(stamps), np.uint8)
+    starts = np.cumsum([0] + [len(s) + 1 for s in stamps[:-1]]).astype(np.int64)
+    mask = np.array(present[:len(stamps)])
+    (ts_c, bad_c), (ts_np, bad_np) = _both_ways(timestamps.parse_cann_at, data,
+                                                starts, mask)
+    assert ts_c.equals(ts_np)
+    assert bad_c.tolist() == bad_np.tolist()
+
+
+def test_the_year_ends_where_readers_end() -> None:
+    data = np.frombuffer(b"9999-12-31-23:59:59.999.999 9999-12-31-23:59:60.000.000 "
+                         b"0000-01-01-00:00:00.000.000 2024-02-29-12:00:00.000.001", np.uint8)
+    starts = np.array([0, 28, 56, 84], np.int64)
+    ts, invalid = timestamps.parse_cann_at(data, starts, np.ones(4, bool))
+    assert invalid.tolist() == [False, True, True, False]
+    assert str(ts[3]) == "2024-02-29 12:00:00.000001"
+
+
+def test_kernels_refuse_spans_outside_the_data() -> None:
+    native = compiled_module.native
+    assert native is not None
+    values, valid = np.zeros(1, np.int64), np.zeros(1, np.uint8)
+    with pytest.raises(ValueError, match="outside"):
+        native.integers(b"12", np.array([1], np.int64), np.array([5], np.int64), 9, values,
+                        valid)
+    with pytest.raises(ValueError, match="outside"):
+        native.cann_times(b"12", np.array([3], np.int64), values, valid)
+    with pytest.raises(ValueError, match="one value a row"):
+        native.integers(b"12", np.array([0, 0], np.int64), np.array([1, 1], np.int64), 9,
+                        values, valid)
