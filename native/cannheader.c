@@ -149,15 +149,72 @@ static void match_line(const unsigned char *s, Py_ssize_t n, int64_t *out) {
     }
 }
 
+
+/* The byte at p of a line of n bytes, 0 past its end (arrowtext.byte_at). */
+static unsigned char byte_in(const unsigned char *s, int64_t p, Py_ssize_t n) {
+    return p >= 0 && p < n ? s[p] : 0;
+}
+
+/* Where the fields after the prefix lie, from the groups of match_line (g[0..7]) into
+ * out[0..7]: ts start, src_file start and length, src_line start and length, tid digits'
+ * start and length, message start; starts -1 (message 0) where the field is absent. The
+ * arithmetic is cannheader.match's numpy derivation, line by line, so the two agree. */
+static void derive_fields(const unsigned char *s, Py_ssize_t n, const int64_t *g, int64_t *out) {
+    int64_t ts0 = g[1], file_len = g[3], line_len = g[5], tid_len = g[7];
+    if (ts0 <= 0) {
+        out[0] = out[1] = out[3] = out[5] = -1;
+        out[2] = out[4] = out[6] = out[7] = 0;
+        return;
+    }
+    int has_block = file_len > 0, has_tid = tid_len > 0;
+    int64_t after = ts0 + 27 + (byte_in(s, ts0 + 27, n) == ' ');
+    int64_t line0 = after + 1 + file_len + 1;
+    int64_t close_end = line0 + line_len + 1;
+    int64_t t0 = close_end + (byte_in(s, close_end, n) == ' ');
+    unsigned char first = byte_in(s, t0, n);
+    int plain = has_tid && first != '[' && first != '(';
+    int bracketed = has_tid && first == '[' && is_digit(byte_in(s, t0 + 1, n));
+    int tagged = has_tid && !plain && !bracketed;
+    out[0] = ts0;
+    out[1] = has_block ? after + 1 : -1;
+    out[2] = file_len;
+    out[3] = has_block ? line0 : -1;
+    out[4] = line_len;
+    if (plain) {
+        out[5] = t0;
+        out[6] = tid_len - 1;
+    } else if (bracketed) {
+        out[5] = t0 + 1;
+        out[6] = tid_len - 2;
+    } else if (tagged) { /* the digits after the part's first ':' (find_substring: -1 if none) */
+        int64_t colon = -1;
+        for (int64_t k = 0; k < tid_len && g[6] + k < n; k++) {
+            if (s[g[6] + k] == ':') {
+                colon = k;
+                break;
+            }
+        }
+        out[5] = t0 + colon + 1;
+        out[6] = tid_len - colon - 2;
+    } else {
+        out[5] = -1;
+        out[6] = 0;
+    }
+    int64_t part_end = has_tid ? t0 + tid_len : (has_block ? close_end : after);
+    out[7] = part_end + (byte_in(s, part_end, n) == ' ');
+}
+
 static PyObject *spans(PyObject *self, PyObject *args) {
     Py_buffer data, offsets, out;
-    if (!PyArg_ParseTuple(args, "y*y*w*", &data, &offsets, &out)) return NULL;
+    int derived = 0;
+    if (!PyArg_ParseTuple(args, "y*y*w*|p", &data, &offsets, &out, &derived)) return NULL;
     PyObject *result = NULL;
+    Py_ssize_t width = derived ? 2 * FIELDS : FIELDS;
     Py_ssize_t lines = offsets.len / (Py_ssize_t)sizeof(int64_t) - 1;
     if (offsets.len % (Py_ssize_t)sizeof(int64_t) != 0 || lines < 0) {
         PyErr_SetString(PyExc_ValueError, "offsets must hold n + 1 int64 values");
-    } else if (out.len < lines * FIELDS * (Py_ssize_t)sizeof(int64_t)) {
-        PyErr_SetString(PyExc_ValueError, "out must hold 8 int64 values a line");
+    } else if (out.len < lines * width * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "out must hold 8 int64 values a line (16 derived)");
     } else {
         const unsigned char *s = (const unsigned char *)data.buf;
         const int64_t *off = (const int64_t *)offsets.buf;
@@ -170,7 +227,9 @@ static PyObject *spans(PyObject *self, PyObject *args) {
                 bad = i;
                 break;
             }
-            match_line(s + a, (Py_ssize_t)(b - a), dst + i * FIELDS);
+            int64_t *row = dst + i * width;
+            match_line(s + a, (Py_ssize_t)(b - a), row);
+            if (derived) derive_fields(s + a, (Py_ssize_t)(b - a), row, row + FIELDS);
         }
         Py_END_ALLOW_THREADS
         if (bad >= 0) {
@@ -601,10 +660,13 @@ static PyMethodDef methods[] = {
      "that opens a level tag ([ERROR], [WARNING], [INFO], [DEBUG], [EVENT] or [TRACE]): where "
      "a record may be glued to the end of a line."},
     {"spans", spans, METH_VARARGS,
-     "spans(data, offsets, out): for line i (data[offsets[i]:offsets[i + 1]]) write the start "
-     "(in the line) and length of the prefix, src_file, src_line and tid groups of the CANN "
-     "header pattern to out[8 * i:8 * i + 8] (int64; 0 and 0 for a group that took no part, "
-     "all 0 where the line does not match)."},
+     "spans(data, offsets, out, derived=False): for line i (data[offsets[i]:offsets[i + 1]]) "
+     "write the start (in the line) and length of the prefix, src_file, src_line and tid "
+     "groups of the CANN header pattern to out[8 * i:8 * i + 8] (int64; 0 and 0 for a group "
+     "that took no part, all 0 where the line does not match). With derived, rows are 16 "
+     "values: the 8 groups, then the ts start, src_file start and length, src_line start and "
+     "length, thread id digits' start and length and the message start (starts -1 and the "
+     "message 0 where absent)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cannheader",

@@ -68,6 +68,10 @@ ONE_PASS = (
 # The fields of a prefix, read once per distinct prefix.
 PREFIX = r"^\[(?P<level>[A-Z]+|\d+)\] ?(?P<module>\w+)\((?P<pid>-?\d+),(?P<proc>[^)]*)\): ?"
 GROUPS = ("prefix", "src_file", "src_line", "tid")
+# The columns ``one_pass_spans(derived=True)`` adds after the groups' (a start of -1 and a
+# message start of 0 where the line has no such field).
+DERIVED = ("ts_start", "src_file_start", "src_file_length", "src_line_start",
+           "src_line_length", "tid_start", "tid_length", "msg_start")
 TS_BYTES = fv.CANN_TS_BYTES  # YYYY-MM-DD-hh:mm:ss.mmm.uuu
 _SPACE, _OPEN, _PAREN = 32, 91, 40
 
@@ -154,20 +158,25 @@ def _picked(index: np.ndarray, values: pa.Array) -> pa.DictionaryArray:
                                           mask=absent)
 
 
-def one_pass_spans(lines: pa.Array) -> np.ndarray | None:
+def one_pass_spans(lines: pa.Array, derived: bool = False) -> np.ndarray | None:
     """Start and length (in the line) of each of ONE_PASS's ``GROUPS`` on every line, as
     columns 2k and 2k + 1 (0 and 0 where a group took no part; a line matches when its
-    prefix is not empty), read by the C module; None when it is not built."""
+    prefix is not empty), read by the C module; None when it is not built.
+
+    With ``derived``, eight more columns follow (``DERIVED``): where ``match`` finds the
+    timestamp, src_file, src_line, the thread id's digits and the message, read in the same
+    walk over the line instead of derived with numpy from the groups afterwards."""
     native = compiled_module.native
     if native is None:
         return None
     offsets, data = line_buffers(lines)
     # From Arrow's memory pool (jemalloc in the command line), like the chunk's other
     # buffers, not from the C allocator: 64 bytes a line, a few MB a chunk in every worker.
-    count = len(lines) * 2 * len(GROUPS)
+    width = 2 * len(GROUPS) + (len(DERIVED) if derived else 0)
+    count = len(lines) * width
     spans = np.frombuffer(pa.allocate_buffer(8 * count), np.int64, count)
-    native.spans(data, offsets, spans)
-    return spans.reshape(len(lines), 2 * len(GROUPS))
+    native.spans(data, offsets, spans, derived)
+    return spans.reshape(len(lines), width)
 
 
 def distinct_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
@@ -215,8 +224,10 @@ class _Groups:
     tid_of: Callable[[np.ndarray], pa.Array]  # the thread-id part's text of some rows
 
 
-def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray) -> _Groups:
-    spans = header_spans(lines)
+def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray,
+            spans: np.ndarray | None = None) -> _Groups:
+    if spans is None:
+        spans = header_spans(lines)
     base = offsets[:-1]
 
     def text(k: int, rows: np.ndarray | slice = slice(None)) -> pa.Array:
@@ -233,17 +244,45 @@ def match(lines: pa.Array) -> HeaderSpans:
     """Spans and values of every line that carries a CANN header (the YAML pattern's,
     exactly)."""
     offsets, data = line_buffers(lines)
-    groups = _groups(lines, offsets, data)
+    fields = one_pass_spans(lines, derived=True)
+    width = 2 * len(GROUPS)
+    groups = _groups(lines, offsets, data, None if fields is None else fields[:, :width])
     matched = groups.matched
-    base = offsets[:-1]
-    ends = offsets[1:]
     rows = np.arange(len(lines))
     # Lines that do not match have empty groups, so their spans come out as garbage here;
     # they are set to "absent" at the end.
     start, length, values = _prefix_fields(*groups.prefix)
+    ts0, file_len, _line_len, _tid_len = groups.lengths
+    start["ts"], length["ts"] = ts0, np.full(len(ts0), TS_BYTES, np.int64)
+    if fields is not None:  # read by the C module in its walk over the header
+        for k, name in enumerate(("src_file", "src_line", "tid")):
+            start[name] = fields[:, width + 1 + 2 * k]
+            length[name] = fields[:, width + 2 + 2 * k]
+        msg = fields[:, width + len(DERIVED) - 1]
+    else:
+        msg = _derived(groups, data, offsets, start, length)
+    values["src_file"] = _present(groups.src_file, file_len > 0)
+    if not matched.all():
+        for name in start:
+            start[name] = np.where(matched, start[name], -1)
+            length[name] = np.where(matched, length[name], 0)
+        msg = np.where(matched, msg, 0)
+    # The digits of "[file:123]", and of "123 ", "[123]" or a tagged shape.
+    values["src_line"] = fv.integers(data, offsets, rows, start["src_line"],
+                                     length["src_line"], pa.int32())
+    values["tid"] = fv.integers(data, offsets, rows, start["tid"], length["tid"], pa.int64())
+    return HeaderSpans(matched, start, length, msg, values)
+
+
+def _derived(groups: _Groups, data: np.ndarray, offsets: np.ndarray,
+             start: dict[str, np.ndarray], length: dict[str, np.ndarray]) -> np.ndarray:
+    """Where src_file, src_line and the thread id's digits lie (into ``start`` and
+    ``length``) and where the message starts (returned), from the groups' lengths and the
+    bytes after them: what the C module reads in its walk (``one_pass_spans``), in numpy."""
+    base = offsets[:-1]
+    ends = offsets[1:]
     ts0, file_len, line_len, tid_len = groups.lengths
     has_block, has_tid = file_len > 0, tid_len > 0  # these groups are never empty
-    start["ts"], length["ts"] = ts0, np.full(len(ts0), TS_BYTES, np.int64)
     # " ?" after the timestamp, then "[" of [file:line] or the final " ?" of the pattern.
     ts_end = ts0 + TS_BYTES
     after = ts_end + (byte_at(data, ends, base + ts_end) == _SPACE)
@@ -269,15 +308,4 @@ def match(lines: pa.Array) -> HeaderSpans:
     length["tid"] = np.select([plain, bracketed, tagged],
                               [tid_len - 1, tid_len - 2, tid_len - colon - 2], 0)
     part_end = np.where(has_tid, t0 + tid_len, np.where(has_block, close_end, after))
-    msg = part_end + (byte_at(data, ends, base + part_end) == _SPACE)
-    values["src_file"] = _present(groups.src_file, has_block)
-    if not matched.all():
-        for name in start:
-            start[name] = np.where(matched, start[name], -1)
-            length[name] = np.where(matched, length[name], 0)
-        msg = np.where(matched, msg, 0)
-    # The digits of "[file:123]", and of "123 ", "[123]" or a tagged shape.
-    values["src_line"] = fv.integers(data, offsets, rows, start["src_line"],
-                                     length["src_line"], pa.int32())
-    values["tid"] = fv.integers(data, offsets, rows, start["tid"], length["tid"], pa.int64())
-    return HeaderSpans(matched, start, length, msg, values)
+    return part_end + (byte_at(data, ends, base + part_end) == _SPACE)

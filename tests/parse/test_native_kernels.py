@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.parse import arrowtext, fieldvalues, timestamps
+from plogscan.parse import arrowtext, cannheader, fieldvalues, timestamps
 from plogscan.parse import compiled as compiled_module
 
 _bytes = st.lists(st.sampled_from([b"\n", b"\r", b"\x00", b"\xff", b"\xe4\xb8\xad", b"[", b" ",
@@ -125,3 +125,36 @@ def test_kernels_refuse_spans_outside_the_data() -> None:
     with pytest.raises(ValueError, match="one value a row"):
         native.integers(b"12", np.array([0, 0], np.int64), np.array([1, 1], np.int64), 9,
                         values, valid)
+
+
+_HEADERS = [
+    "[ERROR] RUNTIME(7,python3):2025-03-14-08:01:26.400.006 [f.cc:3][Run][tid:99] w",
+    "[INFO] HCCL(1,p):2025-03-14 08:01:26.400.006 [a.cc:1]  [12] x",
+    "[DEBUG] GE(423977,python3):2025-03-14-08:01:26.400.108 [op.cc:1222]425693 Update",
+    "[3]GE(-1,):2025-03-14-08:01:26.400.006 [x.c 5] (tid:8) y",
+    "[EVENT] TSCH(-12,a b):2025-03-14-08:01:26.400.006 [x.c:5] [Fn][Tid:77]",
+    "[INFO] HCCL(1,p): 2025-03-14-08:01:26.400.006[a.cc:1] 7 m",
+]
+_tails = st.text(alphabet=st.sampled_from([*"[]():,- \t_0123456789aTtid.", "é"]), max_size=25)
+
+
+def _header_values(lines: list[str]) -> dict[str, list]:
+    found = cannheader.match(pa.array(lines, pa.large_string()))
+    out: dict[str, list] = {"matched": found.matched.tolist(), "msg": found.msg_start.tolist()}
+    for name in found.start:
+        out[f"{name}.start"] = found.start[name].tolist()
+        out[f"{name}.length"] = found.length[name].tolist()
+    for name, values in found.values.items():
+        out[name] = values.to_pylist()
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_HEADERS), st.integers(0, 90), _tails),
+                min_size=1, max_size=20))
+def test_header_fields_equal_numpy(parts: list[tuple[str, int, str]]) -> None:
+    """Where the C module reads src_file, src_line, the thread id and the message start in
+    its walk, numpy derives them from the groups: the same on headers cut anywhere and
+    followed by anything."""
+    by_c, by_numpy = _both_ways(_header_values, [head[:cut] + tail for head, cut, tail in parts])
+    assert by_c == by_numpy
