@@ -38,7 +38,6 @@ from plogscan.parse.arrowtext import (
     line_buffers,
     span_columns,
     substrings,
-    validity_bitmap,
 )
 from plogscan.parse.lineformats import LineFormat
 
@@ -106,19 +105,6 @@ def applies_to(primary: LineFormat) -> bool:
 
 def _is_digit(byte: np.ndarray) -> np.ndarray:
     return (byte - np.uint8(48)) <= 9  # bytes below "0" wrap around to large values
-
-
-def _present(arr: pa.Array, present: np.ndarray) -> pa.Array:
-    """``arr`` with nulls where ``present`` is false: an optional group that took no part.
-    Only the validity bitmap is new."""
-    if arr.null_count:
-        present = present & arr.is_valid().to_numpy(zero_copy_only=False)
-    validity, nulls = validity_bitmap(present)
-    if not nulls:
-        return arr
-    if arr.offset:
-        arr = arr.take(pa.array(np.arange(len(arr))))  # rebase: the bitmap starts at row 0
-    return pa.Array.from_buffers(arr.type, len(arr), [validity, *arr.buffers()[1:]], nulls)
 
 
 def _prefix_fields(index: np.ndarray, distinct: pa.Array
@@ -212,7 +198,8 @@ def header_spans(lines: pa.Array, compiled: bool = True) -> np.ndarray:
 @dataclass
 class _Groups:
     """ONE_PASS's groups on every line, as ``match`` needs them: each group's byte length,
-    the text of the prefix and of src_file, and the thread-id part of a few rows on demand.
+    the prefix and src_file numbered among their distinct texts, and the thread-id part of a
+    few rows on demand.
     The numbers (src_line, thread ids) are read from the lines at the spans ``match``
     derives, not from the groups' text: cutting out every line's groups as strings took a
     fifth of a DEBUG chunk's parse."""
@@ -220,7 +207,7 @@ class _Groups:
     matched: np.ndarray
     lengths: list[np.ndarray]  # of each of GROUPS, 0 where it took no part
     prefix: tuple[np.ndarray, pa.Array]  # each line's prefix among the distinct prefixes
-    src_file: pa.Array  # string
+    src_file: tuple[np.ndarray, pa.Array]  # each line's src_file among the distinct ones
     tid_of: Callable[[np.ndarray], pa.Array]  # the thread-id part's text of some rows
 
 
@@ -233,11 +220,13 @@ def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray,
     def text(k: int, rows: np.ndarray | slice = slice(None)) -> pa.Array:
         return substrings(data, base[rows] + spans[rows, 2 * k], spans[rows, 2 * k + 1])
 
-    # The prefixes are numbered where they lie in the chunk (``distinct_texts``), not cut
-    # out line by line first.
+    # The prefixes and source files (a few dozen in a chunk) are numbered where they lie in
+    # the chunk (``distinct_texts``), not cut out line by line first; they stay
+    # dictionary-encoded, as the event table stores them.
     return _Groups(spans[:, 1] > 0, [spans[:, 2 * k + 1] for k in range(len(GROUPS))],
                    distinct_texts(data, base + spans[:, 0], spans[:, 1]),
-                   pc.cast(text(1), pa.string()), lambda rows: pc.cast(text(3, rows), LARGE))
+                   distinct_texts(data, base + spans[:, 2], spans[:, 3]),
+                   lambda rows: pc.cast(text(3, rows), LARGE))
 
 
 def match(lines: pa.Array) -> HeaderSpans:
@@ -261,7 +250,9 @@ def match(lines: pa.Array) -> HeaderSpans:
         msg = fields[:, width + len(DERIVED) - 1]
     else:
         msg = _derived(groups, data, offsets, start, length)
-    values["src_file"] = _present(groups.src_file, file_len > 0)
+    index, distinct = groups.src_file
+    values["src_file"] = pa.DictionaryArray.from_arrays(
+        index.astype(np.int32, copy=False), distinct, mask=file_len == 0)
     if not matched.all():
         for name in start:
             start[name] = np.where(matched, start[name], -1)
