@@ -5,10 +5,12 @@ The rules live at the repository root so that rule authors find them next to ``s
 an installed ``plogscan`` must still find them, so the build copies them into the package.
 
 ``plogscan.parse._cannheader`` (``native/cannheader.c``, plain C against Python's own API, no
-other library) reads the CANN header of each line several times faster than RE2, numbers
-the distinct header prefixes of a chunk and finds glued level tags. It is optional: where no C
-compiler is found the build goes on without it, and plogscan does the same with RE2, Arrow and
-numpy (the same records, more slowly; ``plogscan --version`` says which).
+other library) holds the chunk kernels: it splits a chunk into lines, reads the CANN header of
+each line (its fields, numbers and timestamp) several times faster than RE2, numbers the
+distinct header prefixes of a chunk and finds glued level tags. It is optional: where no C
+compiler is found the build goes on without it (and says so), and plogscan does the same with
+RE2, Arrow and numpy (the same records, more slowly; ``plogscan --version`` says which, and
+``PLOGSCAN_NATIVE=0`` turns the module off where it is built).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import shutil
 from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 
@@ -33,6 +36,20 @@ class BuildWithRules(build_py):
             shutil.copytree(source, target)
 
 
-setup(cmdclass={"build_py": BuildWithRules},
+class BuildOptionalNative(build_ext):
+    """Build the C module, and say plainly what a failed build means (it is optional)."""
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as err:
+            if getattr(ext, "optional", False):
+                print(f"plogscan: the C chunk kernels ({ext.name}) were not built ({err}); "
+                      "plogscan will parse with Arrow, numpy and RE2 instead: the same records, "
+                      "more slowly. Install a C compiler and reinstall to build them.")
+            raise
+
+
+setup(cmdclass={"build_py": BuildWithRules, "build_ext": BuildOptionalNative},
       ext_modules=[Extension("plogscan.parse._cannheader", ["native/cannheader.c"],
                              optional=True, extra_compile_args=["-O2"])])

@@ -149,15 +149,72 @@ static void match_line(const unsigned char *s, Py_ssize_t n, int64_t *out) {
     }
 }
 
+
+/* The byte at p of a line of n bytes, 0 past its end (arrowtext.byte_at). */
+static unsigned char byte_in(const unsigned char *s, int64_t p, Py_ssize_t n) {
+    return p >= 0 && p < n ? s[p] : 0;
+}
+
+/* Where the fields after the prefix lie, from the groups of match_line (g[0..7]) into
+ * out[0..7]: ts start, src_file start and length, src_line start and length, tid digits'
+ * start and length, message start; starts -1 (message 0) where the field is absent. The
+ * arithmetic is cannheader.match's numpy derivation, line by line, so the two agree. */
+static void derive_fields(const unsigned char *s, Py_ssize_t n, const int64_t *g, int64_t *out) {
+    int64_t ts0 = g[1], file_len = g[3], line_len = g[5], tid_len = g[7];
+    if (ts0 <= 0) {
+        out[0] = out[1] = out[3] = out[5] = -1;
+        out[2] = out[4] = out[6] = out[7] = 0;
+        return;
+    }
+    int has_block = file_len > 0, has_tid = tid_len > 0;
+    int64_t after = ts0 + 27 + (byte_in(s, ts0 + 27, n) == ' ');
+    int64_t line0 = after + 1 + file_len + 1;
+    int64_t close_end = line0 + line_len + 1;
+    int64_t t0 = close_end + (byte_in(s, close_end, n) == ' ');
+    unsigned char first = byte_in(s, t0, n);
+    int plain = has_tid && first != '[' && first != '(';
+    int bracketed = has_tid && first == '[' && is_digit(byte_in(s, t0 + 1, n));
+    int tagged = has_tid && !plain && !bracketed;
+    out[0] = ts0;
+    out[1] = has_block ? after + 1 : -1;
+    out[2] = file_len;
+    out[3] = has_block ? line0 : -1;
+    out[4] = line_len;
+    if (plain) {
+        out[5] = t0;
+        out[6] = tid_len - 1;
+    } else if (bracketed) {
+        out[5] = t0 + 1;
+        out[6] = tid_len - 2;
+    } else if (tagged) { /* the digits after the part's first ':' (find_substring: -1 if none) */
+        int64_t colon = -1;
+        for (int64_t k = 0; k < tid_len && g[6] + k < n; k++) {
+            if (s[g[6] + k] == ':') {
+                colon = k;
+                break;
+            }
+        }
+        out[5] = t0 + colon + 1;
+        out[6] = tid_len - colon - 2;
+    } else {
+        out[5] = -1;
+        out[6] = 0;
+    }
+    int64_t part_end = has_tid ? t0 + tid_len : (has_block ? close_end : after);
+    out[7] = part_end + (byte_in(s, part_end, n) == ' ');
+}
+
 static PyObject *spans(PyObject *self, PyObject *args) {
     Py_buffer data, offsets, out;
-    if (!PyArg_ParseTuple(args, "y*y*w*", &data, &offsets, &out)) return NULL;
+    int derived = 0;
+    if (!PyArg_ParseTuple(args, "y*y*w*|p", &data, &offsets, &out, &derived)) return NULL;
     PyObject *result = NULL;
+    Py_ssize_t width = derived ? 2 * FIELDS : FIELDS;
     Py_ssize_t lines = offsets.len / (Py_ssize_t)sizeof(int64_t) - 1;
     if (offsets.len % (Py_ssize_t)sizeof(int64_t) != 0 || lines < 0) {
         PyErr_SetString(PyExc_ValueError, "offsets must hold n + 1 int64 values");
-    } else if (out.len < lines * FIELDS * (Py_ssize_t)sizeof(int64_t)) {
-        PyErr_SetString(PyExc_ValueError, "out must hold 8 int64 values a line");
+    } else if (out.len < lines * width * (Py_ssize_t)sizeof(int64_t)) {
+        PyErr_SetString(PyExc_ValueError, "out must hold 8 int64 values a line (16 derived)");
     } else {
         const unsigned char *s = (const unsigned char *)data.buf;
         const int64_t *off = (const int64_t *)offsets.buf;
@@ -170,7 +227,9 @@ static PyObject *spans(PyObject *self, PyObject *args) {
                 bad = i;
                 break;
             }
-            match_line(s + a, (Py_ssize_t)(b - a), dst + i * FIELDS);
+            int64_t *row = dst + i * width;
+            match_line(s + a, (Py_ssize_t)(b - a), row);
+            if (derived) derive_fields(s + a, (Py_ssize_t)(b - a), row, row + FIELDS);
         }
         Py_END_ALLOW_THREADS
         if (bad >= 0) {
@@ -369,7 +428,227 @@ done:
     return result;
 }
 
+/* The number of lines of data: its newlines plus one (data holds whole lines without the last
+ * newline, so an empty buffer is one empty line). */
+static Py_ssize_t count_newlines(const unsigned char *s, Py_ssize_t n) {
+    Py_ssize_t count = 0;
+    const unsigned char *p = s, *end = s + n;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        count++;
+        p++;
+    }
+    return count;
+}
+
+static PyObject *line_count(PyObject *self, PyObject *args) {
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
+    Py_ssize_t count;
+    Py_BEGIN_ALLOW_THREADS
+    count = count_newlines((const unsigned char *)data.buf, data.len) + 1;
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&data);
+    return PyLong_FromSsize_t(count);
+}
+
+/* Arrow's large_string layout of the lines of data: offsets (n + 1 int64) and the text without
+ * the newlines. The caller sizes both from line_count; a buffer too small is an error, never a
+ * write past its end. */
+static PyObject *split_lines(PyObject *self, PyObject *args) {
+    Py_buffer data, offsets, text;
+    if (!PyArg_ParseTuple(args, "y*w*w*", &data, &offsets, &text)) return NULL;
+    const unsigned char *s = (const unsigned char *)data.buf, *end = s + data.len;
+    int64_t *off = (int64_t *)offsets.buf;
+    unsigned char *dst = (unsigned char *)text.buf;
+    Py_ssize_t slots = offsets.len / (Py_ssize_t)sizeof(int64_t), lines = 0;
+    int64_t written = 0;
+    int fits = 1;
+    Py_BEGIN_ALLOW_THREADS
+    const unsigned char *p = s;
+    if (slots < 1) fits = 0;
+    else off[0] = 0;
+    while (fits) {
+        const unsigned char *q = memchr(p, '\n', (size_t)(end - p));
+        const unsigned char *stop = q != NULL ? q : end;
+        Py_ssize_t len = stop - p;
+        if (lines + 2 > slots || written + len > text.len) {
+            fits = 0;
+            break;
+        }
+        memcpy(dst + written, p, (size_t)len);
+        written += len;
+        off[++lines] = written;
+        if (q == NULL) break;
+        p = q + 1;
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *result = NULL;
+    if (!fits) {
+        PyErr_SetString(PyExc_ValueError, "offsets or text too small for the lines of data");
+    } else {
+        result = PyLong_FromSsize_t(lines);
+    }
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&text);
+    return result;
+}
+
+/* Whether the rows of the int64 buffers starts and lengths all lie inside data (a start of -1
+ * marks a row without a value and is not checked). */
+static int spans_inside(const int64_t *start, const int64_t *len, Py_ssize_t rows, Py_ssize_t size) {
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        if (start[i] < 0) continue;
+        if (len[i] < 0 || start[i] > size || len[i] > size - start[i]) return 0;
+    }
+    return 1;
+}
+
+/* integers(data, starts, lengths, limit, values, valid): the number -?[0-9]+ written at
+ * data[starts[i]:starts[i] + lengths[i]] into values[i] (int64) and 1 into valid[i] (uint8);
+ * 0 where starts[i] is -1, the text is longer than limit bytes (limit <= 18: no overflow) or
+ * it is not such a number. */
+static PyObject *integers(PyObject *self, PyObject *args) {
+    Py_buffer data, starts, lengths, values, valid;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "y*y*y*nw*w*", &data, &starts, &lengths, &limit, &values, &valid))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t rows = starts.len / (Py_ssize_t)sizeof(int64_t);
+    const int64_t *start = starts.buf, *len = lengths.buf;
+    if (starts.len != lengths.len || starts.len % (Py_ssize_t)sizeof(int64_t) != 0
+        || values.len < starts.len || valid.len < rows || limit < 0 || limit > 18) {
+        PyErr_SetString(PyExc_ValueError, "integers: starts, lengths, values (int64) and valid "
+                        "(uint8) must hold one value a row; limit at most 18");
+    } else if (!spans_inside(start, len, rows, data.len)) {
+        PyErr_SetString(PyExc_ValueError, "integers: a span lies outside the data");
+    } else {
+        const unsigned char *s = (const unsigned char *)data.buf;
+        int64_t *out = values.buf;
+        uint8_t *ok = valid.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < rows; i++) {
+            out[i] = 0;
+            ok[i] = 0;
+            int64_t n = len[i];
+            if (start[i] < 0 || n > limit || n == 0) continue;
+            const unsigned char *p = s + start[i];
+            int negative = p[0] == '-';
+            int64_t k = negative, value = 0;
+            if (k == n) continue;
+            for (; k < n && is_digit(p[k]); k++) value = value * 10 + (p[k] - '0');
+            if (k < n) continue;
+            out[i] = negative ? -value : value;
+            ok[i] = 1;
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&lengths);
+    PyBuffer_Release(&values);
+    PyBuffer_Release(&valid);
+    return result;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+static int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm), in the same
+ * floor arithmetic as plogscan/parse/timestamps.py's numpy version. */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+    y -= m <= 2;
+    int64_t era = floor_div(y, 400);
+    int64_t yoe = y - era * 400;
+    int64_t mp = floor_mod(m + 9, 12);
+    int64_t doy = floor_div(153 * mp + 2, 5) + d - 1;
+    int64_t doe = yoe * 365 + floor_div(yoe, 4) - floor_div(yoe, 100) + doy;
+    return era * 146097 + doe - 719468;
+}
+
+/* cann_times(data, starts, micros, valid): the CANN timestamp YYYY-MM-DD-hh:mm:ss.mmm.uuu at
+ * data[starts[i]:] as microseconds since 1970 (valid[i] = 1), as timestamps.parse_cann_bytes
+ * reads it: each of the 20 digit places is taken as (byte - '0') without a check (the header
+ * grammar put digits there), bytes past the end of data read as 0; valid[i] = 0 where
+ * starts[i] is -1 or the date is not a real one (month 13, 30 February, hour 24, year 0,
+ * a second of year 10000 or later). */
+static PyObject *cann_times(PyObject *self, PyObject *args) {
+    Py_buffer data, starts, micros, valid;
+    if (!PyArg_ParseTuple(args, "y*y*w*w*", &data, &starts, &micros, &valid)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t rows = starts.len / (Py_ssize_t)sizeof(int64_t);
+    if (starts.len % (Py_ssize_t)sizeof(int64_t) != 0 || micros.len < starts.len || valid.len < rows) {
+        PyErr_SetString(PyExc_ValueError, "cann_times: starts, micros (int64) and valid (uint8) "
+                        "must hold one value a row");
+        goto done;
+    }
+    const int64_t *start = starts.buf;
+    for (Py_ssize_t i = 0; i < rows; i++) {
+        if (start[i] > data.len) {
+            PyErr_SetString(PyExc_ValueError, "cann_times: a start lies outside the data");
+            goto done;
+        }
+    }
+    {
+        static const int DAYS[13] = {0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+        static const int PLACES[20] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22, 24, 25, 26};
+        const unsigned char *s = (const unsigned char *)data.buf;
+        int64_t *out = micros.buf;
+        uint8_t *ok = valid.buf;
+        Py_ssize_t size = data.len;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < rows; i++) {
+            out[i] = 0;
+            ok[i] = 0;
+            if (start[i] < 0) continue;
+            int64_t v[20];
+            for (int k = 0; k < 20; k++) {
+                Py_ssize_t at = (Py_ssize_t)start[i] + PLACES[k];
+                v[k] = (at < size ? (int64_t)s[at] : 0) - '0';
+            }
+            int64_t y = ((v[0] * 10 + v[1]) * 10 + v[2]) * 10 + v[3], m = v[4] * 10 + v[5];
+            int64_t d = v[6] * 10 + v[7], hh = v[8] * 10 + v[9], mm = v[10] * 10 + v[11];
+            int64_t ss = v[12] * 10 + v[13];
+            int64_t us = ((((v[14] * 10 + v[15]) * 10 + v[16]) * 10 + v[17]) * 10 + v[18]) * 10 + v[19];
+            int leap = (floor_mod(y, 4) == 0 && floor_mod(y, 100) != 0) || floor_mod(y, 400) == 0;
+            int64_t mi = m < 0 ? 0 : (m > 12 ? 12 : m);
+            int64_t dim = DAYS[mi] - (mi == 2 && !leap);
+            int good = m >= 1 && m <= 12 && d >= 1 && d <= dim && hh < 24 && mm < 60 && ss < 61;
+            int64_t days = days_from_civil(y, good ? m : 1, good ? d : 1);
+            int64_t second = (days * 86400 + hh * 3600 + mm * 60 + ss) * 1000000;
+            good = good && y >= 1 && second < INT64_C(253402300800000000);
+            out[i] = second + us;
+            ok[i] = (uint8_t)good;
+        }
+        Py_END_ALLOW_THREADS
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    PyBuffer_Release(&data);
+    PyBuffer_Release(&starts);
+    PyBuffer_Release(&micros);
+    PyBuffer_Release(&valid);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"integers", integers, METH_VARARGS,
+     "integers(data, starts, lengths, limit, values, valid): the number -?[0-9]+ at each "
+     "span of data (int64 starts, -1 for none, and lengths) into values (int64), 1 into valid "
+     "(uint8) where there is one of at most limit (<= 18) bytes."},
+    {"cann_times", cann_times, METH_VARARGS,
+     "cann_times(data, starts, micros, valid): the CANN timestamp at each start of data "
+     "(int64, -1 for none) as microseconds since 1970 into micros (int64), 1 into valid "
+     "(uint8) where it is a real date."},
+    {"line_count", line_count, METH_VARARGS,
+     "line_count(data): the lines of data (its newlines plus one)."},
+    {"split_lines", split_lines, METH_VARARGS,
+     "split_lines(data, offsets, text): the lines of data (split on newlines) in Arrow's "
+     "large_string layout: offsets (int64, line_count(data) + 1 of them) and text (the bytes "
+     "without the newlines); returns the number of lines."},
     {"span_ids", span_ids, METH_VARARGS,
      "span_ids(data, starts, lengths, out): number the distinct byte strings "
      "data[starts[i]:starts[i] + lengths[i]] (int64 arrays) in the order they first come: "
@@ -381,10 +660,13 @@ static PyMethodDef methods[] = {
      "that opens a level tag ([ERROR], [WARNING], [INFO], [DEBUG], [EVENT] or [TRACE]): where "
      "a record may be glued to the end of a line."},
     {"spans", spans, METH_VARARGS,
-     "spans(data, offsets, out): for line i (data[offsets[i]:offsets[i + 1]]) write the start "
-     "(in the line) and length of the prefix, src_file, src_line and tid groups of the CANN "
-     "header pattern to out[8 * i:8 * i + 8] (int64; 0 and 0 for a group that took no part, "
-     "all 0 where the line does not match)."},
+     "spans(data, offsets, out, derived=False): for line i (data[offsets[i]:offsets[i + 1]]) "
+     "write the start (in the line) and length of the prefix, src_file, src_line and tid "
+     "groups of the CANN header pattern to out[8 * i:8 * i + 8] (int64; 0 and 0 for a group "
+     "that took no part, all 0 where the line does not match). With derived, rows are 16 "
+     "values: the 8 groups, then the ts start, src_file start and length, src_line start and "
+     "length, thread id digits' start and length and the message start (starts -1 and the "
+     "message 0 where absent)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cannheader",

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.parse import cannheader, glue
+from plogscan.parse import cannheader, compiled, glue
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FIELDS, field_of
 from plogscan.parse.linematch import Spans
@@ -244,7 +244,7 @@ def test_an_edited_tagged_tid_body_turns_the_fast_path_off() -> None:
 def test_the_compiled_header_reader_is_built() -> None:
     """The build compiles native/cannheader.c where a C compiler is found (it is here); a
     build without it still runs, on RE2 (``test_compiled_and_re2_groups_are_equal``)."""
-    assert cannheader.native is not None
+    assert compiled.native is not None
 
 
 def _assert_same_groups(lines: list[str]) -> None:
@@ -288,10 +288,10 @@ def test_compiled_and_re2_groups_of_every_cut_of_real_lines() -> None:
 def test_the_re2_path_reads_the_same_records(monkeypatch: pytest.MonkeyPatch) -> None:
     lines = ["[INFO] HCCL(1,p):2025-03-14-08:01:26.400.006 [a.cc:1]7 m", "  detail", "junk",
              "[ERROR] RUNTIME(7,py):2025-03-14-08:01:26.400.006 [f.cc:3][Run][tid:99] w"]
-    compiled, _ = _records_both_ways(lines)
-    monkeypatch.setattr(cannheader, "native", None)
+    by_c, _ = _records_both_ways(lines)
+    monkeypatch.setattr(compiled, "native", None)
     by_re2, _ = _records_both_ways(lines)
-    assert compiled.equals(by_re2)
+    assert by_c.equals(by_re2)
 
 
 _glue_bytes = st.lists(st.sampled_from([b"[", b"\n", b"]", b"x", b" ", b"\xe6\xb6\x88",
@@ -305,12 +305,12 @@ _glue_bytes = st.lists(st.sampled_from([b"[", b"\n", b"]", b"x", b" ", b"\xe6\xb
 def test_compiled_and_numpy_find_the_same_glued_tags(buf: bytes) -> None:
     """The C module's ``glued_tags`` and numpy's ``tag_places`` find the same level tags
     that do not open a line, cut tags and tags at the very start or end included."""
-    assert cannheader.native.glued_tags(buf) == glue.tag_places(buf).tolist()
+    assert compiled.native.glued_tags(buf) == glue.tag_places(buf).tolist()
 
 
 def test_a_glued_tag_is_found_after_any_byte_but_a_newline() -> None:
     buf = b"[ERROR] a[DEBUG] b\n[INFO] x [TRACE]\n[WARN][WARNING]x[EVEN]"
-    assert cannheader.native.glued_tags(buf) == [9, 28, 42]
+    assert compiled.native.glued_tags(buf) == [9, 28, 42]
     assert glue.suspects(buf).tolist() == [0, 1, 2]
 
 
@@ -334,7 +334,7 @@ def test_compiled_and_arrow_number_distinct_texts_alike(cuts: list[tuple[int, in
 def test_span_ids_refuses_a_span_outside_the_data() -> None:
     out = np.empty(1, np.int64)
     with pytest.raises(ValueError, match="outside the data"):
-        cannheader.native.span_ids(b"abc", np.array([2], np.int64), np.array([5], np.int64), out)
+        compiled.native.span_ids(b"abc", np.array([2], np.int64), np.array([5], np.int64), out)
 
 
 def test_span_ids_numbers_thousands_of_distinct_texts() -> None:

@@ -257,13 +257,13 @@ def test_a_selector_sent_to_a_worker_reuses_the_compiled_database() -> None:
 def test_headers_are_skimmed_alike_without_the_compiled_reader(shapes: list[str]) -> None:
     """The skim finds its header lines with the C module, or with numpy where it is not
     built: the same records are skipped either way."""
-    from plogscan.parse import cannheader
+    from plogscan.parse import compiled as compiled_module
 
     text = "\n".join(PLAIN.replace("10:00:01", f"10:00:{i % 60:02d}") if s == "plain"
                      else SPECIAL[s] for i, s in enumerate(shapes))
     compiled = skimmed_parse(text.encode(), 1, CTX, FSET, False, False, SKIM)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(cannheader, "native", None)
+        patch.setattr(compiled_module, "native", None)
         by_numpy = skimmed_parse(text.encode(), 1, CTX, FSET, False, False, SKIM)
     assert (compiled is None) == (by_numpy is None)
     if compiled is not None and by_numpy is not None:

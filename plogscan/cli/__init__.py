@@ -13,7 +13,6 @@ the command that needs them, so ``plogscan --help`` starts fast (see ``lean_impo
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 
 import click
@@ -107,8 +106,12 @@ def _said(ctx: click.Context, text: str) -> str:
 def _header_reader() -> str:
     """Which reader of the CANN header this installation has: the C module is optional (it is
     built where the install finds a C compiler) and the other is slower."""
-    if importlib.util.find_spec("plogscan.parse._cannheader") is not None:
+    from plogscan.parse import compiled
+
+    if compiled.native is not None:
         return "CANN header reader: compiled (native/cannheader.c)"
+    if compiled.turned_off():
+        return "CANN header reader: RE2 (the C module is turned off by PLOGSCAN_NATIVE)"
     return ("CANN header reader: RE2 (the C module was not built: reinstall with a C "
             "compiler for faster parsing)")
 

@@ -30,6 +30,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.parse import compiled as compiled_module
 from plogscan.parse import fieldvalues as fv
 from plogscan.parse.arrowtext import (
     LARGE,
@@ -37,14 +38,11 @@ from plogscan.parse.arrowtext import (
     line_buffers,
     span_columns,
     substrings,
-    validity_bitmap,
 )
 from plogscan.parse.lineformats import LineFormat
 
-try:  # ONE_PASS's groups read in C (native/cannheader.c), where the build compiled it
-    from plogscan.parse import _cannheader as native
-except ImportError:  # no C compiler at install time: RE2 reads them
-    native = None  # type: ignore[assignment]
+# ONE_PASS's groups are read in C (native/cannheader.c) where the build compiled it and
+# PLOGSCAN_NATIVE does not turn it off (``parse.compiled``), else by RE2.
 
 # The primary pattern of formats/cann.yaml, as loaded.
 YAML_PATTERN = (
@@ -69,6 +67,10 @@ ONE_PASS = (
 # The fields of a prefix, read once per distinct prefix.
 PREFIX = r"^\[(?P<level>[A-Z]+|\d+)\] ?(?P<module>\w+)\((?P<pid>-?\d+),(?P<proc>[^)]*)\): ?"
 GROUPS = ("prefix", "src_file", "src_line", "tid")
+# The columns ``one_pass_spans(derived=True)`` adds after the groups' (a start of -1 and a
+# message start of 0 where the line has no such field).
+DERIVED = ("ts_start", "src_file_start", "src_file_length", "src_line_start",
+           "src_line_length", "tid_start", "tid_length", "msg_start")
 TS_BYTES = fv.CANN_TS_BYTES  # YYYY-MM-DD-hh:mm:ss.mmm.uuu
 _SPACE, _OPEN, _PAREN = 32, 91, 40
 
@@ -103,19 +105,6 @@ def applies_to(primary: LineFormat) -> bool:
 
 def _is_digit(byte: np.ndarray) -> np.ndarray:
     return (byte - np.uint8(48)) <= 9  # bytes below "0" wrap around to large values
-
-
-def _present(arr: pa.Array, present: np.ndarray) -> pa.Array:
-    """``arr`` with nulls where ``present`` is false: an optional group that took no part.
-    Only the validity bitmap is new."""
-    if arr.null_count:
-        present = present & arr.is_valid().to_numpy(zero_copy_only=False)
-    validity, nulls = validity_bitmap(present)
-    if not nulls:
-        return arr
-    if arr.offset:
-        arr = arr.take(pa.array(np.arange(len(arr))))  # rebase: the bitmap starts at row 0
-    return pa.Array.from_buffers(arr.type, len(arr), [validity, *arr.buffers()[1:]], nulls)
 
 
 def _prefix_fields(index: np.ndarray, distinct: pa.Array
@@ -155,19 +144,25 @@ def _picked(index: np.ndarray, values: pa.Array) -> pa.DictionaryArray:
                                           mask=absent)
 
 
-def one_pass_spans(lines: pa.Array) -> np.ndarray | None:
+def one_pass_spans(lines: pa.Array, derived: bool = False) -> np.ndarray | None:
     """Start and length (in the line) of each of ONE_PASS's ``GROUPS`` on every line, as
     columns 2k and 2k + 1 (0 and 0 where a group took no part; a line matches when its
-    prefix is not empty), read by the C module; None when it is not built."""
+    prefix is not empty), read by the C module; None when it is not built.
+
+    With ``derived``, eight more columns follow (``DERIVED``): where ``match`` finds the
+    timestamp, src_file, src_line, the thread id's digits and the message, read in the same
+    walk over the line instead of derived with numpy from the groups afterwards."""
+    native = compiled_module.native
     if native is None:
         return None
     offsets, data = line_buffers(lines)
     # From Arrow's memory pool (jemalloc in the command line), like the chunk's other
     # buffers, not from the C allocator: 64 bytes a line, a few MB a chunk in every worker.
-    count = len(lines) * 2 * len(GROUPS)
+    width = 2 * len(GROUPS) + (len(DERIVED) if derived else 0)
+    count = len(lines) * width
     spans = np.frombuffer(pa.allocate_buffer(8 * count), np.int64, count)
-    native.spans(data, offsets, spans)
-    return spans.reshape(len(lines), 2 * len(GROUPS))
+    native.spans(data, offsets, spans, derived)
+    return spans.reshape(len(lines), width)
 
 
 def distinct_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
@@ -176,6 +171,7 @@ def distinct_texts(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,
     each row's text among the distinct texts, and those texts in the order they first come
     (Arrow's ``dictionary_encode``). The C module numbers them without cutting every text
     out first, where it is built and ``compiled``."""
+    native = compiled_module.native
     if native is None or not compiled:
         encoded = pc.dictionary_encode(pc.cast(substrings(data, starts, lengths), pa.string()))
         return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
@@ -202,7 +198,8 @@ def header_spans(lines: pa.Array, compiled: bool = True) -> np.ndarray:
 @dataclass
 class _Groups:
     """ONE_PASS's groups on every line, as ``match`` needs them: each group's byte length,
-    the text of the prefix and of src_file, and the thread-id part of a few rows on demand.
+    the prefix and src_file numbered among their distinct texts, and the thread-id part of a
+    few rows on demand.
     The numbers (src_line, thread ids) are read from the lines at the spans ``match``
     derives, not from the groups' text: cutting out every line's groups as strings took a
     fifth of a DEBUG chunk's parse."""
@@ -210,39 +207,73 @@ class _Groups:
     matched: np.ndarray
     lengths: list[np.ndarray]  # of each of GROUPS, 0 where it took no part
     prefix: tuple[np.ndarray, pa.Array]  # each line's prefix among the distinct prefixes
-    src_file: pa.Array  # string
+    src_file: tuple[np.ndarray, pa.Array]  # each line's src_file among the distinct ones
     tid_of: Callable[[np.ndarray], pa.Array]  # the thread-id part's text of some rows
 
 
-def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray) -> _Groups:
-    spans = header_spans(lines)
+def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray,
+            spans: np.ndarray | None = None) -> _Groups:
+    if spans is None:
+        spans = header_spans(lines)
     base = offsets[:-1]
 
     def text(k: int, rows: np.ndarray | slice = slice(None)) -> pa.Array:
         return substrings(data, base[rows] + spans[rows, 2 * k], spans[rows, 2 * k + 1])
 
-    # The prefixes are numbered where they lie in the chunk (``distinct_texts``), not cut
-    # out line by line first.
+    # The prefixes and source files (a few dozen in a chunk) are numbered where they lie in
+    # the chunk (``distinct_texts``), not cut out line by line first; they stay
+    # dictionary-encoded, as the event table stores them.
     return _Groups(spans[:, 1] > 0, [spans[:, 2 * k + 1] for k in range(len(GROUPS))],
                    distinct_texts(data, base + spans[:, 0], spans[:, 1]),
-                   pc.cast(text(1), pa.string()), lambda rows: pc.cast(text(3, rows), LARGE))
+                   distinct_texts(data, base + spans[:, 2], spans[:, 3]),
+                   lambda rows: pc.cast(text(3, rows), LARGE))
 
 
 def match(lines: pa.Array) -> HeaderSpans:
     """Spans and values of every line that carries a CANN header (the YAML pattern's,
     exactly)."""
     offsets, data = line_buffers(lines)
-    groups = _groups(lines, offsets, data)
+    fields = one_pass_spans(lines, derived=True)
+    width = 2 * len(GROUPS)
+    groups = _groups(lines, offsets, data, None if fields is None else fields[:, :width])
     matched = groups.matched
-    base = offsets[:-1]
-    ends = offsets[1:]
     rows = np.arange(len(lines))
     # Lines that do not match have empty groups, so their spans come out as garbage here;
     # they are set to "absent" at the end.
     start, length, values = _prefix_fields(*groups.prefix)
+    ts0, file_len, _line_len, _tid_len = groups.lengths
+    start["ts"], length["ts"] = ts0, np.full(len(ts0), TS_BYTES, np.int64)
+    if fields is not None:  # read by the C module in its walk over the header
+        for k, name in enumerate(("src_file", "src_line", "tid")):
+            start[name] = fields[:, width + 1 + 2 * k]
+            length[name] = fields[:, width + 2 + 2 * k]
+        msg = fields[:, width + len(DERIVED) - 1]
+    else:
+        msg = _derived(groups, data, offsets, start, length)
+    index, distinct = groups.src_file
+    values["src_file"] = pa.DictionaryArray.from_arrays(
+        index.astype(np.int32, copy=False), distinct, mask=file_len == 0)
+    if not matched.all():
+        for name in start:
+            start[name] = np.where(matched, start[name], -1)
+            length[name] = np.where(matched, length[name], 0)
+        msg = np.where(matched, msg, 0)
+    # The digits of "[file:123]", and of "123 ", "[123]" or a tagged shape.
+    values["src_line"] = fv.integers(data, offsets, rows, start["src_line"],
+                                     length["src_line"], pa.int32())
+    values["tid"] = fv.integers(data, offsets, rows, start["tid"], length["tid"], pa.int64())
+    return HeaderSpans(matched, start, length, msg, values)
+
+
+def _derived(groups: _Groups, data: np.ndarray, offsets: np.ndarray,
+             start: dict[str, np.ndarray], length: dict[str, np.ndarray]) -> np.ndarray:
+    """Where src_file, src_line and the thread id's digits lie (into ``start`` and
+    ``length``) and where the message starts (returned), from the groups' lengths and the
+    bytes after them: what the C module reads in its walk (``one_pass_spans``), in numpy."""
+    base = offsets[:-1]
+    ends = offsets[1:]
     ts0, file_len, line_len, tid_len = groups.lengths
     has_block, has_tid = file_len > 0, tid_len > 0  # these groups are never empty
-    start["ts"], length["ts"] = ts0, np.full(len(ts0), TS_BYTES, np.int64)
     # " ?" after the timestamp, then "[" of [file:line] or the final " ?" of the pattern.
     ts_end = ts0 + TS_BYTES
     after = ts_end + (byte_at(data, ends, base + ts_end) == _SPACE)
@@ -268,15 +299,4 @@ def match(lines: pa.Array) -> HeaderSpans:
     length["tid"] = np.select([plain, bracketed, tagged],
                               [tid_len - 1, tid_len - 2, tid_len - colon - 2], 0)
     part_end = np.where(has_tid, t0 + tid_len, np.where(has_block, close_end, after))
-    msg = part_end + (byte_at(data, ends, base + part_end) == _SPACE)
-    values["src_file"] = _present(groups.src_file, has_block)
-    if not matched.all():
-        for name in start:
-            start[name] = np.where(matched, start[name], -1)
-            length[name] = np.where(matched, length[name], 0)
-        msg = np.where(matched, msg, 0)
-    # The digits of "[file:123]", and of "123 ", "[123]" or a tagged shape.
-    values["src_line"] = fv.integers(data, offsets, rows, start["src_line"],
-                                     length["src_line"], pa.int32())
-    values["tid"] = fv.integers(data, offsets, rows, start["tid"], length["tid"], pa.int64())
-    return HeaderSpans(matched, start, length, msg, values)
+    return part_end + (byte_at(data, ends, base + part_end) == _SPACE)

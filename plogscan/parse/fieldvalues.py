@@ -1,8 +1,9 @@
 """Turn field byte spans into typed Arrow columns, for record-start lines only.
 
-Strings are cut as Arrow string views into the chunk and cast in one C++ pass; integers are
-cast from those views, and CANN timestamps are read from the bytes with numpy digit
-arithmetic, so no intermediate string column is built.
+Strings are cut as Arrow string views into the chunk and cast in one C++ pass; integers and
+CANN timestamps are read from the bytes where they lie, by the C module (``parse.compiled``)
+or else by an Arrow cast of views and numpy digit arithmetic, so no intermediate string
+column is built.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from plogscan.parse.arrowtext import substrings, windows
-from plogscan.parse.timestamps import WINDOW_BYTES, parse_cann_bytes, parse_generic
+from plogscan.parse import compiled
+from plogscan.parse.arrowtext import substrings, validity_bitmap
+from plogscan.parse.timestamps import parse_cann_at, parse_generic
 
 CANN_TS_BYTES = 27
 
@@ -57,6 +59,17 @@ def integers(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, start
     usable = np.where(length <= limit, start, -1)
     if not (usable >= 0).any():
         return pa.nulls(len(rows), typ)
+    native = compiled.native
+    if native is not None:
+        starts = np.where(usable >= 0, _absolute(line_offsets, rows, usable), -1)
+        values = np.empty(len(rows), np.int64)
+        valid = np.empty(len(rows), np.uint8)
+        native.integers(data, starts, np.ascontiguousarray(length, np.int64), limit, values,
+                        valid)
+        validity, nulls = validity_bitmap(valid.view(bool))
+        numbers = pa.Array.from_buffers(pa.int64(), len(rows),
+                                        [validity, pa.py_buffer(values)], nulls)
+        return numbers if typ == pa.int64() else numbers.cast(typ)
     text = _views(data, line_offsets, rows, usable, length)
     try:
         return pa.compute.cast(text, typ)
@@ -76,8 +89,7 @@ def timestamps(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, sta
     invalid = np.zeros(len(rows), bool)
     if fixed.any():
         base = np.where(fixed, _absolute(line_offsets, rows, start), 0)
-        raw = windows(data, base, WINDOW_BYTES)
-        ts, invalid = parse_cann_bytes(raw, fixed)
+        ts, invalid = parse_cann_at(data, base, fixed)
     other = present & ~fixed
     if other.any():
         idx = np.flatnonzero(other)

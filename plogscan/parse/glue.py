@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.parse import compiled
 from plogscan.parse.arrowtext import LARGE, holds, line_buffers
-from plogscan.parse.cannheader import native
 from plogscan.parse.lineformats import MAX_PREFIXES
 from plogscan.parse.linematch import Spans
 from plogscan.parse.results import Head
@@ -47,6 +47,7 @@ def suspects(buf: bytes) -> np.ndarray:
     The tags' places are found by the C module where it is built (one ``memchr`` walk over
     the ``[`` bytes: on 8 MiB chunks of a DEBUG plog, a quarter of the time of numpy's passes
     over every byte), else by ``tag_places``."""
+    native = compiled.native
     places = (np.asarray(native.glued_tags(buf), np.int64) if native is not None
               else tag_places(buf))
     if len(places) == 0:

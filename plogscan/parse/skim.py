@@ -215,25 +215,29 @@ def _parse_matching(buf: bytes, offsets: np.ndarray, lengths: np.ndarray, header
                     narrowed: Sequence[tuple[Sequence[str], np.ndarray]]) -> None:
     """Mark for parsing each record (segment) that holds a line of one of ``narrowed`` and
     whose whole text, as it stands in ``buf``, one of that entry's patterns matches."""
-    groups = [np.unique(segment[where]) for _patterns, where in narrowed]
-    candidates = np.unique(np.concatenate(groups))
-    candidates = candidates[~parse_segment[candidates]]
-    if len(candidates) == 0:
+    count = len(parse_segment)
+    # Each (entry, record) pair once, sorted by entry then record: one sort for all entries.
+    entry = np.repeat(np.arange(len(narrowed)), [len(where) for _patterns, where in narrowed])
+    held = segment[np.concatenate([where for _patterns, where in narrowed])]
+    still = ~parse_segment[held]
+    pairs = np.unique(entry[still] * count + held[still])
+    if len(pairs) == 0:
         return
+    pair_entry, pair_segment = np.divmod(pairs, count)
+    candidates, place = np.unique(pair_segment, return_inverse=True)
     first_lines = np.flatnonzero(header)  # segment k >= 1 starts at first_lines[k - 1]
     first = first_lines[candidates - 1]
     after = np.append(first_lines, len(lengths))[candidates]  # the next record's first line
     starts = offsets[first] + first  # in ``buf``, where each line kept its newline
     ends = offsets[after - 1] + (after - 1) + lengths[after - 1]
     texts = pc.cast(substrings(np.frombuffer(buf, np.uint8), starts, ends - starts), LARGE)
-    for (patterns, _where), segments in zip(narrowed, groups, strict=True):
-        place = np.searchsorted(candidates, segments)
-        inside = place < len(candidates)
-        place = place[inside][candidates[place[inside]] == segments[inside]]
-        place = place[~parse_segment[candidates[place]]]
-        if len(place):
-            hit = any_match(texts.take(pa.array(place)), patterns)
-            parse_segment[candidates[place[hit]]] = True
+    bounds = np.searchsorted(pair_entry, np.arange(len(narrowed) + 1))
+    for k, (patterns, _where) in enumerate(narrowed):
+        picked = place[bounds[k]:bounds[k + 1]]
+        picked = picked[~parse_segment[candidates[picked]]]  # an earlier entry may have hit
+        if len(picked):
+            hit = any_match(texts.take(pa.array(picked)), patterns)
+            parse_segment[candidates[picked[hit]]] = True
 
 
 def _mask(values: pa.Array) -> np.ndarray:

@@ -12,7 +12,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.parse.arrowtext import validity_bitmap
+from plogscan.parse import compiled
+from plogscan.parse.arrowtext import validity_bitmap, windows
 
 _GENERIC = (
     r"^(?P<Y>\d{4})\D?(?P<m>\d\d)\D?(?P<d>\d\d)\D(?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
@@ -107,6 +108,22 @@ def parse_cann_bytes(raw: np.ndarray, present: np.ndarray) -> tuple[pa.Array, np
     group = np.cumsum(new) - 1
     micros = second[group] + (us - 48 * 111111)
     ok = present & second_ok[group]
+    return _timestamp_array(micros, ok), present & ~ok
+
+
+def parse_cann_at(data: np.ndarray, starts: np.ndarray, present: np.ndarray
+                  ) -> tuple[pa.Array, np.ndarray]:
+    """``parse_cann_bytes`` of the timestamps at ``starts`` (offsets into ``data``): read in
+    place by the C module (``parse.compiled``) where it is built, else from a byte matrix
+    of their windows. Returns (timestamps, invalid mask)."""
+    native = compiled.native
+    if native is None:
+        return parse_cann_bytes(windows(data, starts, WINDOW_BYTES), present)
+    micros = np.empty(len(starts), np.int64)
+    valid = np.empty(len(starts), np.uint8)
+    native.cann_times(data, np.where(present, starts, -1).astype(np.int64, copy=False),
+                      micros, valid)
+    ok = valid.view(bool)
     return _timestamp_array(micros, ok), present & ~ok
 
 
