@@ -27,7 +27,7 @@ from plogscan.lang import missing_translations
 from plogscan.report import render
 from tests.helpers import diagnosed as diagnose
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "ccu-reuse-before-mc2"
 SCHEMA = json.loads((ROOT / "plogscan" / "schema" / "report.schema.json").read_text())
 GOOD = (b"[INFO] ATRACE(4321,python3.10):2026-03-17-14:02:11.482.377 [trace_attr.c:176]"

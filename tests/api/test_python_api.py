@@ -22,7 +22,7 @@ from plogscan.model.frames import EVENT_ROW_SCHEMA, FINDING_SCHEMA
 from plogscan.report import render
 from plogscan.schema import TABLE_SCHEMA
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 CASCADE = SAMPLES / "notify-wait-cascade"
 

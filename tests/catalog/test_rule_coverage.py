@@ -18,7 +18,7 @@ from plogscan.catalog.testing import case_files, load_cases
 from plogscan.cli import cli
 from plogscan.codes import tables
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 
 RULE = """\
 id: TST60{n}

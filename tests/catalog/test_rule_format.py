@@ -12,8 +12,8 @@ from plogscan.catalog.ruleset import rule_from_text
 from plogscan.cli import cli
 from plogscan.errors import ErrorGroup
 
-ROOT = Path(__file__).parent.parent
-BAD_LINKS = Path(__file__).parent / "bad_links"
+ROOT = Path(__file__).parents[2]
+BAD_LINKS = Path(__file__).parents[1] / "bad_links"
 
 RULE = """\
 id: TST300

@@ -15,8 +15,8 @@ from plogscan.catalog.ruleset import load_rule_file, rule_from_text
 from plogscan.datafile.fields import parse_duration
 from plogscan.errors import ErrorGroup, InputError, RuleError
 
-BAD = Path(__file__).parent / "bad_rules"
-ROOT = Path(__file__).parent.parent
+BAD = Path(__file__).parents[1] / "bad_rules"
+ROOT = Path(__file__).parents[2]
 
 GOOD = """\
 id: TST100

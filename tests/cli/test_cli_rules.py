@@ -11,8 +11,8 @@ from plogscan.catalog import load_rules
 from plogscan.catalog.testing import case_files, load_cases
 from plogscan.cli import cli
 
-ROOT = Path(__file__).parent.parent
-BAD = Path(__file__).parent / "bad_rules"
+ROOT = Path(__file__).parents[2]
+BAD = Path(__file__).parents[1] / "bad_rules"
 
 RULE = """\
 id: TST200

@@ -18,7 +18,7 @@ from click.testing import CliRunner, Result
 from plogscan.cli import cli
 from tests.forked import run_forked
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = str(ROOT / "samples" / "ccu-reuse-before-mc2")
 
 

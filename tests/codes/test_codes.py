@@ -31,7 +31,7 @@ from plogscan.codes import (
 from plogscan.codes.tables import NUMERIC_TABLES, SOURCE_RE, TABLES
 from plogscan.errors import ErrorGroup, PlogscanError
 
-SHIPPED = Path(__file__).resolve().parents[1] / "plogscan" / "codes"
+SHIPPED = Path(__file__).resolve().parents[2] / "plogscan" / "codes"
 SRC = "github.com/hicann/runtime include/x.h"  # a well-formed public source for the fixtures
 
 # rt_error_codes.h: code -> words of its meaning

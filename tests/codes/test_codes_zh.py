@@ -17,7 +17,7 @@ from plogscan.codes.translations import pick
 from plogscan.codes.words import KINDS, LABELS, WORDS, every_word, word
 from plogscan.errors import ErrorGroup, PlogscanError
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "PLOGSCAN_LANG": ""}
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef\u3000-\u303f]")
 # An ordinary English word (``timeout``, ``Driver``): a text that has one needs Chinese words.

@@ -25,7 +25,7 @@ from plogscan.lang import missing_translations
 from plogscan.textsafe import neutralize
 from tests.payloads import PAYLOADS
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 GOOD = "samples/mc2-before-eager"
 BAD = "samples/ccu-reuse-before-mc2"
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"
@@ -350,7 +350,7 @@ def test_json_keeps_the_exact_text(hostile: dict[str, str]) -> None:
 def test_the_reports_see_the_comparison_only() -> None:
     """``compare.report`` renders results: it imports the comparison's model and words, the
     shared reporters' helpers and vocabulary, never an input or a stage."""
-    from tests.test_layout import GRAPH
+    from tests.repo.test_layout import GRAPH
 
     allowed = ("plogscan.compare.model", "plogscan.compare.words", "plogscan.compare.report",
                "plogscan.report", "plogscan.model", "plogscan.textsafe", "plogscan.lang")

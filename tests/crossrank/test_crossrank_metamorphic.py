@@ -23,7 +23,7 @@ from tests import metamorphic as m
 from tests.corpus_path import corpus_dir, trees_dir
 from tests.helpers import diagnosed
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TREES = trees_dir()
 REAL = corpus_dir()
 SAMPLES = ("notify-wait-cascade", "link-chain-silent-rank", "op-index-mismatch",

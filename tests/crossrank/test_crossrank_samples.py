@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from plogscan.cli import cli
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # sample -> (verdict, first suspect, victims (ranks), chain or None, rank_roles by rule)
 EXPECTED = {

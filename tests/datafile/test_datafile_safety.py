@@ -22,7 +22,7 @@ from click.testing import CliRunner
 
 from plogscan.cli import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "hostile-text"
 RULE = """\
 id: USR001

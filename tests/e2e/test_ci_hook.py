@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 
 from plogscan.cli import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HOOK = ROOT / "docs" / "ci" / "github-hook.sh"
 REPORTS = ("report.html", "report.json", "report.md", "report.sarif", "report.xml")
 PLOG = "logs/worker-0/debug/plog/plog-52817_20260402142101233.log"

@@ -11,7 +11,7 @@ names one class in ``MANIFEST-*.md``; ``null`` and ``other: ...`` labels are not
 their excerpts are diagnosed too. For the four ``other:`` excerpts of ``issues``, ``OTHER``
 below names the categories that fit.
 
-The figures: ``python -m tests.test_corpus_pastes`` prints each census and the totals.
+The figures: ``python -m tests.e2e.test_corpus_pastes`` prints each census and the totals.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from plogscan.report import render
 from plogscan.report.i18n import UI, tr
 from tests.helpers import diagnosed
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "PLOGSCAN_LANG": ""}
 
 RULE = """\

@@ -47,7 +47,7 @@ from plogscan.parse.results import FileContext
 from plogscan.pipeline.passes import coalesced
 from tests.forked import run_forked
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 # What must never reach a terminal raw: C0 controls but TAB and LF, DEL, C1, bidi controls,
 # line/paragraph separators.

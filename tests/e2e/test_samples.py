@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from plogscan.cli import cli
 from plogscan.report.json_report import schema_path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SARIF_SCHEMA = json.loads((REPO / "tests/schemas/sarif-schema-2.1.0.json").read_text())
 REPORT_SCHEMA = json.loads(schema_path().read_text())
 

@@ -35,7 +35,7 @@ from tests import zh_leftovers as z
 from tests.helpers import diagnosed
 from tests.report_fixtures import FIXTURES
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "plogscan"
 SAMPLES = sorted(p.name for p in (REPO / "samples").iterdir() if p.is_dir())
 WIDE = 30_000  # no line of the terminal report wraps: data stays whole

@@ -19,7 +19,7 @@ from plogscan.cli import cli
 from plogscan.engine import scan
 from plogscan.schema import EVENT_SCHEMA
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 3, 14, 10, 0, 0)
 RULE = """\
 id: USR001

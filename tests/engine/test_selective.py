@@ -11,7 +11,7 @@ import pytest
 from plogscan.report import render
 from tests.helpers import diagnosed
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 HEAD = "[{level}] HCCL({pid},python3):2026-03-02-10:15:{s:02d}.000.000 [x.cc:1] [7]"
 
 

@@ -21,7 +21,7 @@ from plogscan.model import Evidence, Finding, Level, Scope, Verdict
 from plogscan.report import render
 from tests.helpers import diagnosed
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted(p for p in (ROOT / "samples").iterdir() if p.is_dir() and not
                  p.name.startswith(("_", ".")))
 MULTI_RANK = ("notify-wait-cascade", "link-chain-silent-rank", "op-index-mismatch",

@@ -17,7 +17,7 @@ from tests.helpers import diagnosed
 
 distributed = pytest.importorskip("distributed", reason="needs plogscan[distributed]")
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 @pytest.fixture(scope="module")

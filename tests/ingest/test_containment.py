@@ -23,7 +23,7 @@ from plogscan.ingest.sniff import iter_inputs, open_checked
 from plogscan.ingest.sources import Skipped
 from plogscan.ingest.walk import OUTSIDE_REASON
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LOG = b"[INFO] GE(1,python):2026-03-02-10:15:01.123.456 [a.cc:1][tid:1] ok\n"
 
 

@@ -23,7 +23,7 @@ from plogscan.ingest.pipeline import Ingest
 from plogscan.report import render
 from tests.helpers import diagnosed
 
-SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "ccu-reuse-before-mc2"
 RADIUS = 3
 
 

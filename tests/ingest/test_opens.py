@@ -30,7 +30,7 @@ from click.testing import CliRunner
 from plogscan.cli import cli
 from plogscan.ingest import walkchild
 
-FLAGSHIP = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"
+FLAGSHIP = Path(__file__).resolve().parents[2] / "samples" / "ccu-reuse-before-mc2"
 FILLER = ("[DEBUG] GE(276431,python3.10):2026-03-17-14:02:11.{ms:03d}.000 [graph.cc:{n}]276431 "
           "CompileGraph: node {n} visited, nothing to report\n")
 

@@ -42,7 +42,7 @@ from plogscan.report import Format, render
 from tests.fuzzing import FUZZ
 from tests.helpers import diagnosed
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULES = load_rules()
 
 

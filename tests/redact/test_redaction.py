@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from plogscan.cli import cli
 from plogscan.redact.redactor import Redactor
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 
 

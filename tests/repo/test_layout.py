@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "plogscan"
+PACKAGE = Path(__file__).resolve().parents[2] / "plogscan"
 
 # Top to bottom. Each name is a top-level module or package of plogscan.
 LAYERS: list[set[str]] = [

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = str(ROOT / "samples" / "ccu-reuse-before-mc2")
 
 # Every command and output format, as the console script runs them (``plogscan.cli.main``),

@@ -11,18 +11,18 @@ from tests.adversarial.cases import CASES
 from tests.adversarial.test_adversarial import API_CASES
 from tests.payloads import NAME_PAYLOADS, PAYLOADS
 
-HERE = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 
 
 def _row(suite: str) -> str:
-    text = (HERE / "README.md").read_text("utf-8")
+    text = (TESTS / "README.md").read_text("utf-8")
     (row,) = [line for line in text.splitlines() if line.startswith(f"| {suite}")]
     return row.split("|")[2]
 
 
 def _tests(name: str) -> int:
     """Test cases a module collects (a parametrized test counts once per parameter set)."""
-    source = (HERE / name).read_text("utf-8")
+    source = (TESTS / name).read_text("utf-8")
     plain = len(re.findall(r"^def test_", source, re.M))
     params = re.findall(r"@pytest\.mark\.parametrize\([^\[]*\[(.*?)\]\)\ndef test_", source,
                         re.S)
@@ -35,7 +35,7 @@ def test_adversarial_count() -> None:
 
 
 def test_fuzz_count() -> None:
-    properties = (HERE / "test_fuzz.py").read_text("utf-8").count("@FUZZ\n")
+    properties = (TESTS / "pipeline" / "test_fuzz.py").read_text("utf-8").count("@FUZZ\n")
     ci, long = fuzzing.PROFILES["ci"], fuzzing.PROFILES["long"]
     assert _row("fuzzing").strip() == (
         f"{properties} properties × {ci} examples in CI ({properties * ci}); × {long:,} with "
@@ -50,7 +50,7 @@ def test_payload_count() -> None:
 
 
 def test_redaction_count() -> None:
-    from tests import test_redaction as redaction
+    from tests.redact import test_redaction as redaction
 
     values = sum(len(redaction.sensitive_values(n)) for n in redaction.NAMES)
     assert _row("redaction").strip() == (
@@ -59,5 +59,5 @@ def test_redaction_count() -> None:
 
 def test_other_counts() -> None:
     assert _row("data files").strip() == \
-        f"{_tests('test_datafile_safety.py')} tests of hostile rule, baseline and salt files"
-    assert _row("containment and limits").strip() == f"{_tests('test_containment.py')} tests"
+        f"{_tests('datafile/test_datafile_safety.py')} tests of hostile rule, baseline and salt files"
+    assert _row("containment and limits").strip() == f"{_tests('ingest/test_containment.py')} tests"

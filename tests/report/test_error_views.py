@@ -22,7 +22,7 @@ from plogscan.report.timeline import key_events
 from tests.corpus_path import corpus_dir, pasted_corpus_dir, trees_dir
 from tests.helpers import diagnosed
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 STRUCTURE_RE = re.compile(STRUCTURE)
 
 

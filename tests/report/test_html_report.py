@@ -396,7 +396,7 @@ def test_browser_print_and_narrow_layout(browser, tmp_path):
 
 # ----------------------------------------------------------------- the bundled samples
 
-SAMPLES = Path(__file__).resolve().parents[1] / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 
 def test_bundled_samples_render_small_and_clean_in_the_browser(browser, tmp_path):

@@ -7,7 +7,7 @@ from pathlib import Path
 from plogscan.report import render
 from tests.helpers import diagnosed
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_unexplained_templates_are_shown_as_inert_text() -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from plogscan.textsafe import indented_json
 from tests.fuzzing import FUZZ
 
-SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "ccu-reuse-before-mc2"
 
 
 def _stdlib(document: object) -> str:

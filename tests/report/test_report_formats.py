@@ -49,7 +49,7 @@ from tests.report_fixtures import (
     not_evaluable_diagnosis,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPORT_SCHEMA = json.loads(schema_path().read_text(encoding="utf-8"))
 SARIF_SCHEMA = json.loads((ROOT / "tests/schemas/sarif-schema-2.1.0.json").read_text())
 GOLDEN_EXT = {Format.TEXT: "txt", Format.MARKDOWN: "md", Format.JSON: "json"}

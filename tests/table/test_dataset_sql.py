@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from plogscan.cli import cli
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 SAMPLE = SAMPLES / "ccu-reuse-before-mc2"
 
 

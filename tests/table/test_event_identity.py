@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from plogscan.cli import cli
 from plogscan.schema import IDENTITY_SOURCES, RECORD_COLUMNS, TABLE_SCHEMA, table_decoded
 
-SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 CASCADE = SAMPLES / "notify-wait-cascade"
 IDENTITY = ("rank", "device", "phy_device", "host", "host_ip", "attempt", "communicator",
             "identity_source")
