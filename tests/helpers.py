@@ -1,11 +1,19 @@
-"""Helpers shared by test modules."""
+"""Helpers shared by test modules: the repository's paths, the pipeline run in process and the
+``plogscan diagnose`` command run in process (the ``diagnose_cli`` fixture)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from click.testing import Result
+
 from plogscan.model import Diagnosis
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SAMPLES_DIR = REPO_ROOT / "samples"
 
 
 def diagnosed(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
@@ -19,3 +27,29 @@ def diagnosed(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str
                             **options)
     return run(given, on_progress=on_progress, executor=executor, redactor=redactor,
                timings=timings)
+
+
+class DiagnoseCli:
+    """``plogscan diagnose ARGS`` as the command line runs it, in process through click's
+    ``CliRunner``: the exit code, standard output and standard error of one run.
+
+    An exception that escapes the command fails the test with its traceback (it is never
+    read as exit code 1); ``env`` sets environment variables for the run alone.
+    """
+
+    def __call__(self, *args: str | Path, env: Mapping[str, str | None] | None = None,
+                 catch_exceptions: bool = False) -> Result:
+        from click.testing import CliRunner
+
+        from plogscan.cli import cli
+
+        return CliRunner().invoke(cli, ["diagnose", *map(str, args)], env=env,
+                                  catch_exceptions=catch_exceptions)
+
+    def json(self, *args: str | Path, exit_codes: Sequence[int] = (0, 1),
+             env: Mapping[str, str | None] | None = None) -> Any:
+        """The JSON report of ``plogscan diagnose ARGS --format json --quiet``, after checking
+        that the run ended with one of ``exit_codes``."""
+        result = self(*args, "--format", "json", "--quiet", env=env)
+        assert result.exit_code in exit_codes, result.output
+        return json.loads(result.stdout)

@@ -16,11 +16,6 @@ from plogscan.report import render
 from tests.helpers import diagnosed
 
 
-@pytest.fixture
-def logs(flagship_logs: Path) -> Path:
-    return flagship_logs
-
-
 def _files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file() and p.name != "README.md")
 

@@ -22,11 +22,6 @@ from plogscan.report import render
 from tests.helpers import diagnosed
 
 
-@pytest.fixture
-def logs(flagship_logs: Path) -> Path:
-    return flagship_logs
-
-
 def _evidence_file(root: Path) -> Path:
     return next(p for p in sorted(root.rglob("*.log"))
                 if b"Already have context" in p.read_bytes())

@@ -18,8 +18,6 @@ from plogscan.catalog.testing import case_files, load_cases
 from plogscan.cli import cli
 from plogscan.codes import tables
 
-ROOT = Path(__file__).parents[2]
-
 RULE = """\
 id: TST60{n}
 name: test.coverage-{n}
@@ -48,9 +46,7 @@ cases:
 """
 
 
-@pytest.fixture(autouse=True)
-def _at_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
+pytestmark = pytest.mark.usefixtures("at_repo_root")
 
 
 def _pack(tmp: Path) -> Path:

@@ -41,9 +41,7 @@ match: {message|contains: 'model execute failed'}
 """
 
 
-@pytest.fixture(autouse=True)
-def _at_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
+pytestmark = pytest.mark.usefixtures("at_repo_root")
 
 
 def test_meaning_keys_are_stored_on_the_rule() -> None:

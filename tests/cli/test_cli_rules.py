@@ -33,9 +33,7 @@ def run(*args: str) -> Result:
     return CliRunner().invoke(cli, ["rules", *args])
 
 
-@pytest.fixture(autouse=True)
-def _at_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(ROOT)
+pytestmark = pytest.mark.usefixtures("at_repo_root")
 
 
 def write_rule(tmp: Path, status: str = "stable", cases: str | None = None) -> Path:

@@ -43,9 +43,7 @@ def document(good: str | Path, bad: str | Path, *args: str) -> dict:
     return json.loads(result.stdout)
 
 
-@pytest.fixture(autouse=True)
-def _at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)
+pytestmark = pytest.mark.usefixtures("at_repo_root")
 
 
 @pytest.fixture(scope="module")

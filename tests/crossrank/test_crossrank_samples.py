@@ -42,9 +42,7 @@ EXPECTED = {
 SKEW_US = -6_400_000
 
 
-@pytest.fixture(autouse=True)
-def _at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)
+pytestmark = pytest.mark.usefixtures("at_repo_root")
 
 
 def diagnose(sample: str, *args: str) -> dict:

@@ -47,9 +47,7 @@ LOG = ("[ERROR] RUNTIME(51234,python3):2026-05-06-11:02:03.004.005 [device_error
        "51234 ProcessStarsCoreErrorInfo:there is an aicore error exception, core id is 3\n")
 
 
-@pytest.fixture(autouse=True)
-def _at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)
+pytestmark = pytest.mark.usefixtures("at_repo_root")
 
 
 @pytest.mark.parametrize(("env", "want"), [

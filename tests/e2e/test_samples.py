@@ -49,9 +49,7 @@ def diagnose(sample: str, *args: str):
                               catch_exceptions=False)
 
 
-@pytest.fixture(autouse=True)
-def _at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)
+pytestmark = pytest.mark.usefixtures("at_repo_root")
 
 
 @pytest.mark.parametrize("sample", sorted(EXPECTED))

@@ -58,6 +58,7 @@ def test_redaction_count() -> None:
 
 
 def test_other_counts() -> None:
-    assert _row("data files").strip() == \
-        f"{_tests('datafile/test_datafile_safety.py')} tests of hostile rule, baseline and salt files"
+    assert _row("data files").strip() == (
+        f"{_tests('datafile/test_datafile_safety.py')} tests of hostile rule, baseline and salt "
+        "files")
     assert _row("containment and limits").strip() == f"{_tests('ingest/test_containment.py')} tests"

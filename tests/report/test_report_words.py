@@ -18,7 +18,7 @@ from itertools import pairwise
 import pytest
 
 from plogscan.report.verdict import chain_text, crossrank_verdict
-from tests.conftest import SAMPLE_NAMES, SampleReports
+from tests.report.conftest import SAMPLE_NAMES, SampleReports
 
 LANGS = ("en", "zh")
 BAD = {
