@@ -29,27 +29,38 @@ def diagnosed(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str
                timings=timings)
 
 
-class DiagnoseCli:
-    """``plogscan diagnose ARGS`` as the command line runs it, in process through click's
-    ``CliRunner``: the exit code, standard output and standard error of one run.
+def run_cli(*args: object, env: Mapping[str, str | None] | None = None,
+            catch_exceptions: bool = False) -> Result:
+    """``plogscan ARGS`` run in process through click's ``CliRunner``: the exit code, standard
+    output and standard error of one run. An exception that escapes the command fails the test
+    with its traceback (it is never read as exit code 1); ``env`` sets environment variables
+    for the run alone."""
+    from click.testing import CliRunner
 
-    An exception that escapes the command fails the test with its traceback (it is never
-    read as exit code 1); ``env`` sets environment variables for the run alone.
-    """
+    from plogscan.cli import cli
+
+    return CliRunner().invoke(cli, [str(a) for a in args], env=env,
+                              catch_exceptions=catch_exceptions)
+
+
+class DiagnoseCli:
+    """``plogscan diagnose ARGS`` as the command line runs it (``run_cli``), with shorthands
+    for the checked standard output and the parsed JSON report."""
 
     def __call__(self, *args: str | Path, env: Mapping[str, str | None] | None = None,
                  catch_exceptions: bool = False) -> Result:
-        from click.testing import CliRunner
+        return run_cli("diagnose", *args, env=env, catch_exceptions=catch_exceptions)
 
-        from plogscan.cli import cli
-
-        return CliRunner().invoke(cli, ["diagnose", *map(str, args)], env=env,
-                                  catch_exceptions=catch_exceptions)
+    def stdout(self, *args: str | Path, exit_codes: Sequence[int] = (0, 1),
+               env: Mapping[str, str | None] | None = None) -> str:
+        """The standard output of ``plogscan diagnose ARGS --quiet``, after checking that the
+        run ended with one of ``exit_codes`` (0 clean, 1 findings by default)."""
+        result = self(*args, "--quiet", env=env)
+        assert result.exit_code in exit_codes, result.output
+        return result.stdout
 
     def json(self, *args: str | Path, exit_codes: Sequence[int] = (0, 1),
              env: Mapping[str, str | None] | None = None) -> Any:
-        """The JSON report of ``plogscan diagnose ARGS --format json --quiet``, after checking
-        that the run ended with one of ``exit_codes``."""
-        result = self(*args, "--format", "json", "--quiet", env=env)
-        assert result.exit_code in exit_codes, result.output
-        return json.loads(result.stdout)
+        """The JSON report of ``plogscan diagnose ARGS --format json --quiet``, checked as
+        ``stdout`` checks it."""
+        return json.loads(self.stdout(*args, "--format", "json", exit_codes=exit_codes, env=env))

@@ -12,7 +12,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 from jsonschema import Draft202012Validator
 
 from plogscan.analysis.unreadable import (
@@ -20,12 +19,12 @@ from plogscan.analysis.unreadable import (
     NOT_TEXT_SHARE,
     mostly_not_text,
 )
-from plogscan.cli import cli
 from plogscan.ingest.chunks import clean
 from plogscan.ingest.textbytes import CONTROL_BYTES, control_bytes
 from plogscan.lang import missing_translations
 from plogscan.report import render
 from tests.helpers import diagnosed as diagnose
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "ccu-reuse-before-mc2"
@@ -36,12 +35,8 @@ GOOD = (b"[INFO] ATRACE(4321,python3.10):2026-03-17-14:02:11.482.377 [trace_attr
         b"[PrintLogEnv][tid:4321] get ASCEND_GLOBAL_LOG_LEVEL [1]\n")
 
 
-def run(*args: object) -> Result:
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
-
-
 def _json(*args: object) -> tuple[int, dict]:
-    result = run("diagnose", *args, "--quiet", "--format", "json", "--no-cache")
+    result = run_cli("diagnose", *args, "--quiet", "--format", "json", "--no-cache")
     doc = json.loads(result.stdout)
     assert list(Draft202012Validator(SCHEMA).iter_errors(doc)) == []
     return result.exit_code, doc
@@ -148,7 +143,7 @@ def test_a_real_fault_stays_the_answer(tmp_path: Path) -> None:
     assert doc["incidents"][-1]["root"] == gap["id"] and doc["incidents"][-1]["symptoms"] == []
     assert "train_rank1.log" in gap["description"]
     assert any(r["id"] == "INPUT001" for r in doc["rules_evaluated"])
-    never = run("diagnose", tree, "--quiet", "--no-cache", "--fail-on", "never")
+    never = run_cli("diagnose", tree, "--quiet", "--no-cache", "--fail-on", "never")
     assert never.exit_code == 0  # a finding, not an input error
 
 

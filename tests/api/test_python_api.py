@@ -12,23 +12,18 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
-from click.testing import CliRunner
 
 import plogscan
-from plogscan.cli import cli
 from plogscan.errors import InputError, PlogscanError
 from plogscan.model import Diagnosis
 from plogscan.model.frames import EVENT_ROW_SCHEMA, FINDING_SCHEMA
 from plogscan.report import render
 from plogscan.schema import TABLE_SCHEMA
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
 CASCADE = SAMPLES / "notify-wait-cascade"
-
-
-def invoke(*args: object):
-    return CliRunner().invoke(cli, [str(a) for a in args])
 
 
 def test_import_loads_neither_pandas_nor_pyarrow() -> None:
@@ -61,8 +56,8 @@ def test_read_events_is_the_ingested_table_with_arrow_dtypes(capsys: pytest.Capt
 
 def test_read_events_reads_a_table_and_a_dataset_as_the_logs(tmp_path: Path) -> None:
     table, dataset = tmp_path / "t.parquet", tmp_path / "ds"
-    assert invoke("ingest", CASCADE, "-o", table, "-q").exit_code == 0
-    assert invoke("ingest", CASCADE, "--dataset", dataset, "-q").exit_code == 0
+    assert run_cli("ingest", CASCADE, "-o", table, "-q").exit_code == 0
+    assert run_cli("ingest", CASCADE, "--dataset", dataset, "-q").exit_code == 0
     from_logs = plogscan.read_events(str(CASCADE))
     from_table = plogscan.read_events(table)
     pd.testing.assert_frame_equal(from_logs, from_table)
@@ -76,7 +71,7 @@ def test_read_events_reads_a_table_and_a_dataset_as_the_logs(tmp_path: Path) -> 
 def test_read_events_filters_as_events_does() -> None:
     frame = plogscan.read_events(CASCADE, level="ERROR", host="node-b", rank=[5, 6])
     assert len(frame) and set(frame["rank"]) <= {5, 6} and set(frame["level"]) == {"ERROR"}
-    cli_rows = invoke("events", CASCADE, "-q", "--format", "jsonl", "--level", "ERROR",
+    cli_rows = run_cli("events", CASCADE, "-q", "--format", "jsonl", "--level", "ERROR",
                       "--host", "node-b", "--rank", "5", "--rank", "6").stdout.splitlines()
     assert len(cli_rows) == len(frame)
     assert len(plogscan.read_events(CASCADE, limit=3)) == 3
@@ -105,7 +100,7 @@ def test_read_events_raises_clear_errors(tmp_path: Path) -> None:
 def test_diagnose_gives_the_findings_of_the_json_report(sample: str) -> None:
     diagnosis = plogscan.diagnose(SAMPLES / sample)
     assert isinstance(diagnosis, Diagnosis)
-    cli_json = json.loads(invoke("diagnose", SAMPLES / sample, "--format", "json", "-q",
+    cli_json = json.loads(run_cli("diagnose", SAMPLES / sample, "--format", "json", "-q",
                                  "--no-cache").stdout)
     api_json = json.loads(render(diagnosis, "json"))
     assert api_json["findings"] == cli_json["findings"]

@@ -108,14 +108,13 @@ def test_cap_evicts_least_recently_used(logs: Path, tmp_path: Path,
 
 
 @pytest.mark.usefixtures("every_file_stored")
-def test_cli_cache_info_clear_and_no_cache(logs: Path, tmp_path: Path) -> None:
+def test_cli_cache_info_clear_and_no_cache(diagnose_cli, logs: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cli-cache"
     runner = CliRunner()
-    off = runner.invoke(cli, ["diagnose", str(logs), "--no-cache", "--cache", str(cache),
-                              "--quiet"])
+    off = diagnose_cli(logs, "--no-cache", "--cache", cache, "--quiet")
     assert off.exit_code == 1, off.output
     assert not cache.exists()
-    on = runner.invoke(cli, ["diagnose", str(logs), "--cache", str(cache), "--quiet"])
+    on = diagnose_cli(logs, "--cache", cache, "--quiet")
     assert on.exit_code == 1
     shown = runner.invoke(cli, ["cache", "info", "--cache", str(cache)])
     assert shown.exit_code == 0

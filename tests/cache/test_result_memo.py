@@ -147,16 +147,17 @@ def test_a_damaged_or_foreign_entry_is_a_miss(logs: Path, tmp_path: Path) -> Non
     assert render(again, "json") == render(first, "json")
 
 
-def test_cli_rerun_in_another_format_and_cache_info(logs: Path, tmp_path: Path) -> None:
+def test_cli_rerun_in_another_format_and_cache_info(diagnose_cli, logs: Path,
+                                                    tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     runner = CliRunner()
-    args = ["diagnose", str(logs), "--cache", str(cache), "--quiet"]
-    first = runner.invoke(cli, [*args, "--format", "markdown"])
-    again = runner.invoke(cli, [*args, "--format", "markdown"])
+    args = [logs, "--cache", cache, "--quiet"]
+    first = diagnose_cli(*args, "--format", "markdown")
+    again = diagnose_cli(*args, "--format", "markdown")
     assert first.exit_code == again.exit_code == 1
     assert first.output == again.output
-    json_first = runner.invoke(cli, [*args, "--format", "json", "--no-cache"])
-    assert runner.invoke(cli, [*args, "--format", "json"]).output == json_first.output
+    json_first = diagnose_cli(*args, "--format", "json", "--no-cache")
+    assert diagnose_cli(*args, "--format", "json").output == json_first.output
     shown = runner.invoke(cli, ["cache", "info", "--cache", str(cache)])
     assert "results:   1 runs" in shown.output
     runner.invoke(cli, ["cache", "clear", "--cache", str(cache)])

@@ -10,14 +10,10 @@ attempt of a record found by bisection is the one the linear search finds.
 
 from __future__ import annotations
 
-import json
 import random
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from plogscan.cli import cli
 from plogscan.crossrank.attempts import Attempt, Attempts
 from plogscan.crossrank.partition import MAX_LISTED, listed
 
@@ -55,16 +51,10 @@ def _storm(root: Path) -> Path:
     return root
 
 
-def _diagnose(root: Path, *args: str) -> str:
-    result = CliRunner().invoke(cli, ["diagnose", str(root), "--quiet", *args],
-                                catch_exceptions=False)
-    assert result.exit_code in (0, 1), result.stderr
-    return result.stdout
-
-
-def test_past_the_cap_attempts_are_counted_and_the_failed_and_named_listed(tmp_path) -> None:
+def test_past_the_cap_attempts_are_counted_and_the_failed_and_named_listed(diagnose_cli,
+                                                                            tmp_path) -> None:
     root = _storm(tmp_path)
-    document = json.loads(_diagnose(root, "--format", "json"))
+    document = diagnose_cli.json(root)
     attempts = document["attempts"]
     assert len(attempts) == MAX_LISTED
     assert document["attempts_omitted"] == PROCESSES - MAX_LISTED
@@ -81,13 +71,13 @@ def test_past_the_cap_attempts_are_counted_and_the_failed_and_named_listed(tmp_p
         a["id"] for a in attempts if a["failed"]})[:len(rest)]
 
 
-def test_the_terminal_report_counts_the_attempts_it_does_not_show(tmp_path) -> None:
+def test_the_terminal_report_counts_the_attempts_it_does_not_show(diagnose_cli, tmp_path) -> None:
     root = _storm(tmp_path)
-    english = _diagnose(root, "--all", "--width", "200")
+    english = diagnose_cli.stdout(root, "--all", "--width", "200")
     shown = 16  # text_rootcause.MAX_ATTEMPTS
     more = PROCESSES - shown
     assert f"… {more} more attempts, 0 of them failed (--format json lists more)" in english
-    chinese = _diagnose(root, "--all", "--width", "200", "--lang", "zh")
+    chinese = diagnose_cli.stdout(root, "--all", "--width", "200", "--lang", "zh")
     assert f"… 另有 {more} 次尝试，其中 0 次失败（--format json 列出更多）" in chinese
 
 

@@ -14,9 +14,7 @@ import json
 from datetime import datetime, timedelta
 
 import pytest
-from click.testing import CliRunner
 
-from plogscan.cli import cli
 from tests.corpus_path import corpus_dir, pasted_corpus_dir, trees_dir
 
 TREES = trees_dir()
@@ -40,13 +38,6 @@ REAL_CASES = {
 }
 
 
-def _diagnose(paths: list[str]) -> dict:
-    result = CliRunner().invoke(cli, ["diagnose", *paths, "--format", "json", "--quiet"],
-                                catch_exceptions=False)
-    assert result.exit_code == 1, result.stderr
-    return json.loads(result.stdout)
-
-
 def _check(document: dict, suspects: list[str], chain: list[str] | None) -> None:
     rc = document["root_cause"]
     assert rc["verdict"] == "localized"
@@ -63,24 +54,24 @@ def _check(document: dict, suspects: list[str], chain: list[str] | None) -> None
 
 @pytest.mark.skipif(TREES is None, reason="real multi-rank trees not present beside the checkout")
 @pytest.mark.parametrize("case", sorted(TREE_CASES))
-def test_trees_give_the_root_devices_their_manifest_expects(case: str) -> None:
+def test_trees_give_the_root_devices_their_manifest_expects(diagnose_cli, case: str) -> None:
     assert TREES is not None
     paths, suspects, chain = TREE_CASES[case]
-    _check(_diagnose([str(TREES / p) for p in paths]), suspects, chain)
+    _check(diagnose_cli.json(*(TREES / p for p in paths), exit_codes=(1,)), suspects, chain)
 
 
 @pytest.mark.skipif(REAL is None, reason="real-log corpus not present beside the checkout")
 @pytest.mark.parametrize("name", sorted(REAL_CASES))
-def test_pasted_concatenations_split_into_their_files(name: str) -> None:
+def test_pasted_concatenations_split_into_their_files(diagnose_cli, name: str) -> None:
     assert REAL is not None
     suspects, chain = REAL_CASES[name]
-    _check(_diagnose([str(REAL / name)]), suspects, chain)
+    _check(diagnose_cli.json(REAL / name, exit_codes=(1,)), suspects, chain)
 
 
 @pytest.mark.skipif(TREES is None, reason="real multi-rank trees not present beside the checkout")
-def test_worker_1_alone_says_what_is_missing_and_what_points_nowhere() -> None:
+def test_worker_1_alone_says_what_is_missing_and_what_points_nowhere(diagnose_cli) -> None:
     assert TREES is not None
-    document = _diagnose([str(TREES / "st_event_timeout_testcase/worker-1")])
+    document = diagnose_cli.json(TREES / "st_event_timeout_testcase/worker-1", exit_codes=(1,))
     assert document["missing"]["ranks"] == [0]
     assert any("124.0.0.21" in a for a in document["missing"]["advice"])
     # rank 2 waits for rank 3 of a 3-rank communicator: noted, not followed
@@ -88,9 +79,9 @@ def test_worker_1_alone_says_what_is_missing_and_what_points_nowhere() -> None:
 
 
 @pytest.mark.skipif(TREES is None, reason="real multi-rank trees not present beside the checkout")
-def test_aicpu_tree_clock_offset_from_the_rendezvous() -> None:
+def test_aicpu_tree_clock_offset_from_the_rendezvous(diagnose_cli) -> None:
     assert TREES is not None
-    document = _diagnose([str(TREES / "st_aicpu_notify_testcase")])
+    document = diagnose_cli.json(TREES / "st_aicpu_notify_testcase", exit_codes=(1,))
     (offset,) = document["clock"]["offsets"]
     assert document["clock"]["reference"] == "worker-0"  # one rank each: ties go by name
     assert offset["host"] == "worker-1" and offset["basis"] == "rendezvous"
@@ -104,11 +95,11 @@ def test_aicpu_tree_clock_offset_from_the_rendezvous() -> None:
 
 
 @pytest.mark.skipif(TREES is None, reason="real multi-rank trees not present beside the checkout")
-def test_one_hand_edited_pair_does_not_draw_equal_stamps_minutes_apart() -> None:
+def test_one_hand_edited_pair_does_not_draw_equal_stamps_minutes_apart(diagnose_cli) -> None:
     """The two hosts' SetupAgent records are stamped ten minutes apart, their link timeouts in
     the same second: one pair is too weak an estimate to move anything."""
     assert TREES is not None
-    document = _diagnose([str(TREES / "st_event_timeout_testcase")])
+    document = diagnose_cli.json(TREES / "st_event_timeout_testcase", exit_codes=(1,))
     (offset,) = document["clock"]["offsets"]
     assert abs(offset["offset_us"]) == 600_000_000 and offset["applied"] is False
     links = [datetime.fromisoformat(e["ts_aligned"]) for f in document["findings"]
@@ -135,9 +126,9 @@ PASTED_WAITS = {
 @pytest.mark.skipif(PASTED is None or REAL is None,
                     reason="pasted excerpts not beside the checkout")
 @pytest.mark.parametrize("name", sorted(PASTED_WAITS))
-def test_every_wait_a_pasted_excerpt_shows_is_an_edge(name: str) -> None:
+def test_every_wait_a_pasted_excerpt_shows_is_an_edge(diagnose_cli, name: str) -> None:
     assert PASTED is not None
-    document = _diagnose([str(PASTED.parent / name)])
+    document = diagnose_cli.json(PASTED.parent / name, exit_codes=(1,))
     graphs = [document["root_cause"]["graph"], *(a["root_cause"]["graph"]
                                                  for a in document["attempts"])]
     edges = {(e["kind"], e["to"]) for g in graphs for e in g["edges"]}
@@ -145,11 +136,10 @@ def test_every_wait_a_pasted_excerpt_shows_is_an_edge(name: str) -> None:
 
 
 @pytest.mark.skipif(PASTED is None, reason="pasted excerpts not beside the checkout")
-def test_ranks_of_one_paste_wait_on_the_tcp_store_of_rank_0() -> None:
+def test_ranks_of_one_paste_wait_on_the_tcp_store_of_rank_0(diagnose_cli) -> None:
     assert PASTED is not None
     name = "issues2/V38_vllm-ascend-2248-multinode-c10d-waitforinput-1800s.log"
-    result = CliRunner().invoke(cli, ["diagnose", str(PASTED.parent / name), "--format", "json",
-                                      "--quiet"], catch_exceptions=False)
+    result = diagnose_cli(PASTED.parent / name, "--format", "json", "--quiet")
     document = json.loads(result.stdout)
     edges = document["root_cause"]["graph"]["edges"]
     assert {e["kind"] for e in edges} == {"rendezvous"}
@@ -160,10 +150,10 @@ def test_ranks_of_one_paste_wait_on_the_tcp_store_of_rank_0() -> None:
 
 @pytest.mark.skipif(PASTED is None, reason="pasted excerpts not beside the checkout")
 def test_the_stuck_location_of_a_heartbeat_is_the_first_suspect_and_its_reporter_a_victim(
-        ) -> None:
+        diagnose_cli) -> None:
     assert PASTED is not None
     name = "I03_vllm-ascend-13482-hccl-aicpu-timeout-heartbeat.log"
-    rc = _diagnose([str(PASTED / name)])["root_cause"]
+    rc = diagnose_cli.json(PASTED / name, exit_codes=(1,))["root_cause"]
     first = rc["suspects"][0]
     assert (first["label"], first["present"]) == ("192.168.0.15/6", False)
     assert any(r["signal"] == "heartbeat" and "192.168.0.15/6" in r["text"]

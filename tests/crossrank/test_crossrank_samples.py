@@ -9,14 +9,10 @@ the restart sample gives two attempts, each with its own verdict.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
-from plogscan.cli import cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,17 +41,10 @@ SKEW_US = -6_400_000
 pytestmark = pytest.mark.usefixtures("at_repo_root")
 
 
-def diagnose(sample: str, *args: str) -> dict:
-    result = CliRunner().invoke(cli, ["diagnose", f"samples/{sample}", "--quiet",
-                                      "--format", "json", *args], catch_exceptions=False)
-    assert result.exit_code == 1, result.stderr
-    return json.loads(result.stdout)
-
-
 @pytest.mark.parametrize("sample", sorted(EXPECTED))
-def test_sample_names_its_suspect_first_and_marks_its_victims(sample: str) -> None:
+def test_sample_names_its_suspect_first_and_marks_its_victims(diagnose_cli, sample: str) -> None:
     verdict, suspect, victims, chain, roles = EXPECTED[sample]
-    document = diagnose(sample)
+    document = diagnose_cli.json(f"samples/{sample}", exit_codes=(1,))
     rc = document["root_cause"]
     assert rc["verdict"] == verdict
     if suspect is None:
@@ -88,8 +77,8 @@ def test_the_readme_states_what_the_test_expects() -> None:
             assert " → ".join(chain[-2:]) in " ".join(text.split()), sample
 
 
-def test_clock_skew_sample_recovers_the_offset_and_orders_by_aligned_time() -> None:
-    document = diagnose("clock-skew-earliest-error")
+def test_clock_skew_sample_recovers_the_offset_and_orders_by_aligned_time(diagnose_cli) -> None:
+    document = diagnose_cli.json("samples/clock-skew-earliest-error", exit_codes=(1,))
     clock = document["clock"]
     assert clock["reference"] == "host-1"
     (offset,) = clock["offsets"]
@@ -111,8 +100,9 @@ def test_clock_skew_sample_recovers_the_offset_and_orders_by_aligned_time() -> N
     assert "earliest-error" in reasons
 
 
-def test_a_given_offset_overrides_the_estimate_and_can_flip_the_answer() -> None:
-    document = diagnose("clock-skew-earliest-error", "--clock-offset", "host-2=0")
+def test_a_given_offset_overrides_the_estimate_and_can_flip_the_answer(diagnose_cli) -> None:
+    document = diagnose_cli.json("samples/clock-skew-earliest-error", "--clock-offset", "host-2=0",
+                                 exit_codes=(1,))
     (offset,) = document["clock"]["offsets"]
     assert offset == {"host": "host-2", "offset_us": 0, "uncertainty_us": 0, "pairs": 0,
                       "basis": "override", "applied": True}
@@ -120,13 +110,14 @@ def test_a_given_offset_overrides_the_estimate_and_can_flip_the_answer() -> None
     # on unaligned clocks rank 12's error looks 5.6 s earlier
     assert any(r["signal"] == "earliest-error" for r in first["reasons"]) is (
         first["label"] == "host-2 device-4")
-    other = diagnose("clock-skew-earliest-error", "--clock-reference", "host-2")
+    other = diagnose_cli.json("samples/clock-skew-earliest-error", "--clock-reference", "host-2",
+                              exit_codes=(1,))
     assert other["clock"]["reference"] == "host-2"
     assert abs(other["clock"]["offsets"][0]["offset_us"] + SKEW_US) < 100_000
 
 
-def test_restart_sample_has_two_attempts_each_with_its_own_verdict() -> None:
-    document = diagnose("restart-two-attempts")
+def test_restart_sample_has_two_attempts_each_with_its_own_verdict(diagnose_cli) -> None:
+    document = diagnose_cli.json("samples/restart-two-attempts", exit_codes=(1,))
     attempts = document["attempts"]
     assert [a["id"] for a in attempts] == [1, 2]
     assert all(a["failed"] for a in attempts)
@@ -143,8 +134,8 @@ def test_restart_sample_has_two_attempts_each_with_its_own_verdict() -> None:
     assert all(s["pid"] in pids for s in second["suspects"])
 
 
-def test_op_index_sample_finds_the_first_divergence_by_sequence() -> None:
-    document = diagnose("op-index-mismatch")
+def test_op_index_sample_finds_the_first_divergence_by_sequence(diagnose_cli) -> None:
+    document = diagnose_cli.json("samples/op-index-mismatch", exit_codes=(1,))
     mismatch = document["collectives"]["first_mismatch"]
     assert mismatch["seq"] == 42 and mismatch["kind"] == "missing"
     assert mismatch["odd_ranks"] == [2] and mismatch["by_rank"]["2"] is None
@@ -155,15 +146,13 @@ def test_op_index_sample_finds_the_first_divergence_by_sequence() -> None:
     assert {"index-mismatch", "collective-mismatch"} <= signals
 
 
-def test_unknown_hosts_in_clock_options_are_clear_errors() -> None:
+def test_unknown_hosts_in_clock_options_are_clear_errors(diagnose_cli) -> None:
     for args in (["--clock-reference", "nowhere"], ["--clock-offset", "nowhere=1.5"]):
-        result = CliRunner().invoke(cli, ["diagnose", "samples/op-index-mismatch", "--quiet",
-                                          *args])
+        result = diagnose_cli("samples/op-index-mismatch", "--quiet", *args)
         assert result.exit_code == 2
         assert "nowhere" in result.stderr and "node-c" in result.stderr
         assert "Traceback" not in result.stderr
-    bad = CliRunner().invoke(cli, ["diagnose", "samples/op-index-mismatch", "--clock-offset",
-                                   "node-c:3"])
+    bad = diagnose_cli("samples/op-index-mismatch", "--clock-offset", "node-c:3")
     assert bad.exit_code == 2 and "HOST=SECONDS" in bad.stderr
 
 
@@ -177,8 +166,8 @@ def test_the_multirank_samples_are_what_their_generator_writes() -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_findings_name_their_attempt() -> None:
-    document = diagnose("restart-two-attempts")
+def test_findings_name_their_attempt(diagnose_cli) -> None:
+    document = diagnose_cli.json("samples/restart-two-attempts", exit_codes=(1,))
     attempts = {a["id"]: set(a["pids"]) for a in document["attempts"]}
     for finding in document["findings"]:
         assert finding["attempt"] in attempts
@@ -187,10 +176,10 @@ def test_findings_name_their_attempt() -> None:
     assert {f["attempt"] for f in document["findings"] if f["rule"] == "MEM001"} == {2}
 
 
-def test_an_address_a_rank_announced_is_never_missing() -> None:
+def test_an_address_a_rank_announced_is_never_missing(diagnose_cli) -> None:
     """Rank 1's run plog says hostIp[10.20.31.12] and deviceLogicId[1]; rank 0's heartbeat
     names 10.20.31.12/1: that is rank 1, whose out-of-memory is the root, with its device."""
-    document = diagnose("notify-timeout-two-hosts")
+    document = diagnose_cli.json("samples/notify-timeout-two-hosts", exit_codes=(1,))
     assert document["missing"] == {"ranks": [], "hosts": [], "advice": []}
     rc = document["root_cause"]
     first = rc["suspects"][0]

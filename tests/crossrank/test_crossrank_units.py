@@ -63,13 +63,6 @@ def write(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def diagnose(*args: str) -> dict:
-    result = CliRunner().invoke(cli, ["diagnose", *args, "--format", "json", "--quiet"],
-                                catch_exceptions=False)
-    assert result.exit_code in (0, 1), result.stderr
-    return json.loads(result.stdout)
-
-
 def context(files: dict[str, str], options: Options | None = None) -> Context:
     options = options or Options()
     g = Gatherer()
@@ -99,11 +92,11 @@ def test_a_debug_plog_and_a_device_log_inherit_what_the_run_plog_announced(tmp_p
         assert ident.pid == 4242 and ident.host == "node-a" and ident.source == "content"
 
 
-def test_a_pasted_excerpt_without_pids_is_one_assumed_process(tmp_path) -> None:
+def test_a_pasted_excerpt_without_pids_is_one_assumed_process(diagnose_cli, tmp_path) -> None:
     excerpt = tmp_path / "pasted.log"
     excerpt.write_text("EI0002: The wait execution of the Notify register times out.\n"
                        "RuntimeError: HCCL timeout\n")
-    document = diagnose(str(excerpt))
+    document = diagnose_cli.json(str(excerpt))
     assert document["findings"], "the excerpt gives findings"
     assert {f["scope"]["identity"] for f in document["findings"]} == {"assumed"}
     assert any(f"{excerpt} (taken as one process" in f["description"]
@@ -194,7 +187,7 @@ def test_a_flood_of_one_anchor_line_is_read_once() -> None:
 
 # ------------------------------------------------------------------------------- comparisons
 
-def test_collectives_diverge_on_count_and_settings_differ(tmp_path) -> None:
+def test_collectives_diverge_on_count_and_settings_differ(diagnose_cli, tmp_path) -> None:
     files = {}
     for rank in range(3):
         pid = 300 + rank
@@ -211,7 +204,7 @@ def test_collectives_diverge_on_count_and_settings_differ(tmp_path) -> None:
                      "run failed, para information is notify id:[0x1], stage:[ffffffff], "
                      f"remote rank:[{(rank - 1) % 3}].", "ERROR")
         files[f"node-x/process_log/run/plog/plog-{pid}_20260501100000000.log"] = text
-    document = diagnose(str(write(tmp_path, files)))
+    document = diagnose_cli.json(str(write(tmp_path, files)))
     mismatch = document["collectives"]["first_mismatch"]
     assert (mismatch["seq"], mismatch["kind"], mismatch["odd_ranks"]) == (4, "count", [1])
     assert mismatch["by_rank"]["1"]["count"] == 2048
@@ -223,7 +216,7 @@ def test_collectives_diverge_on_count_and_settings_differ(tmp_path) -> None:
     assert "collective-mismatch" in reasons
 
 
-def test_a_timeout_shorter_than_the_gap_between_ranks_is_reported(tmp_path) -> None:
+def test_a_timeout_shorter_than_the_gap_between_ranks_is_reported(diagnose_cli, tmp_path) -> None:
     files = {}
     for rank, late in ((0, 0), (1, 0), (2, 200)):
         pid = 500 + rank
@@ -232,7 +225,7 @@ def test_a_timeout_shorter_than_the_gap_between_ranks_is_reported(tmp_path) -> N
     files["node-y/process_log/debug/plog/plog-500_20260501101000000.log"] = hccl(
         500, T0 + timedelta(minutes=10), "|  192.168.0.12(2)   |   192.168.0.10(0)   |  "
         "server  | time out |", "ERROR")
-    document = diagnose(str(write(tmp_path, files)))
+    document = diagnose_cli.json(str(write(tmp_path, files)))
     (short,) = document["config"]["too_short"]
     assert short["key"] == "HCCL_CONNECT_TIMEOUT" and short["value_s"] == 120
     assert short["gap_s"] >= 200 and short["ranks"] == [2]
@@ -240,7 +233,7 @@ def test_a_timeout_shorter_than_the_gap_between_ranks_is_reported(tmp_path) -> N
 
 # ------------------------------------------------------------------------------- engine
 
-def test_requires_is_met_by_the_process_own_device_log(tmp_path) -> None:
+def test_requires_is_met_by_the_process_own_device_log(diagnose_cli, tmp_path) -> None:
     """CCU001 needs HCCL DEBUG records; here they are only in the device log that the
     device-side process wrote for host process 600, so the rule can be evaluated."""
     fault = T0 + timedelta(seconds=30)
@@ -254,14 +247,14 @@ def test_requires_is_met_by_the_process_own_device_log(tmp_path) -> None:
             f"[DEBUG] HCCL(9120,aicpu_scheduler):{ts(T0 + timedelta(seconds=1))} [a.cc:2] "
             "[9121]aicpu kernel launched, devId 0\n",
     })
-    document = diagnose(str(root))
+    document = diagnose_cli.json(str(root))
     verdicts = {f["verdict"] for f in document["findings"] if f["rule"] == "CCU001"}
     assert "not_evaluable" not in verdicts
 
 
 # ------------------------------------------------------------------------------- event table
 
-def test_the_event_table_holds_aligned_times(tmp_path) -> None:
+def test_the_event_table_holds_aligned_times(diagnose_cli, tmp_path) -> None:
     root = write(tmp_path / "logs", _two_hosts(timedelta(seconds=-3.5)))
     out = tmp_path / "events.parquet"
     result = CliRunner().invoke(cli, ["ingest", str(root), "-o", str(out), "--quiet"],
@@ -278,7 +271,7 @@ def test_the_event_table_holds_aligned_times(tmp_path) -> None:
     footer = pq.ParquetFile(out).metadata.metadata
     assert json.loads(footer[b"plogscan.clock"])["node-b"] == round(node_b * 1e6)
     # diagnose reads the aligned table back and gives the same offsets
-    assert diagnose(str(out))["clock"]["offsets"][0]["host"] == "node-b"
+    assert diagnose_cli.json(str(out))["clock"]["offsets"][0]["host"] == "node-b"
 
 
 def test_an_event_table_written_before_ts_aligned_still_reads(tmp_path) -> None:
@@ -296,7 +289,7 @@ def test_an_event_table_written_before_ts_aligned_still_reads(tmp_path) -> None:
     assert row["ts_aligned"] == row["ts"]
 
 
-def test_a_pasted_excerpt_is_matched_in_line_order(tmp_path) -> None:
+def test_a_pasted_excerpt_is_matched_in_line_order(diagnose_cli, tmp_path) -> None:
     """No pid and no timestamp: the excerpt is one process, and a sequence rule follows its
     lines in order (here: an SVM page fault, then the APEI block it causes)."""
     excerpt = tmp_path / "dmesg-excerpt.txt"  # uptime stamps only: no wall-clock time
@@ -305,13 +298,14 @@ def test_a_pasted_excerpt_is_matched_in_line_order(tmp_path) -> None:
         "fault, va=0x12c0ffe01000, host_pid=22410, devid=0\n"
         "[30561.396824] {1}[Hardware Error]: Hardware error from APEI Generic Hardware Error "
         "Source: 0\n")
-    document = diagnose(str(excerpt))
+    document = diagnose_cli.json(str(excerpt))
     (found,) = [f for f in document["findings"] if f["rule"] == "HW004"]
     assert found["verdict"] == "match" and found["scope"]["identity"] == "assumed"
     assert [e["line"] for e in found["evidence"]] == [1, 2]
     reversed_excerpt = tmp_path / "reversed.txt"
     reversed_excerpt.write_text("\n".join(reversed(excerpt.read_text().splitlines())) + "\n")
-    assert not [f for f in diagnose(str(reversed_excerpt))["findings"] if f["rule"] == "HW004"]
+    reversed_findings = diagnose_cli.json(str(reversed_excerpt))["findings"]
+    assert not [f for f in reversed_findings if f["rule"] == "HW004"]
 
 
 def test_every_setting_pattern_needs_one_of_the_literals_that_let_a_message_skip_them() -> None:

@@ -110,7 +110,7 @@ def test_hook_reports_when_plogscan_cannot_run(tmp_path):
     assert not (tmp_path / "plogscan-report" / "report.md").exists()
 
 
-def test_baseline_round_trip_through_the_cli(tmp_path):
+def test_baseline_round_trip_through_the_cli(diagnose_cli, tmp_path):
     """baseline create, then diagnose --baseline on the same logs plus unrelated noise."""
     require_pipeline()
     logs = make_logs(tmp_path / "first")
@@ -124,8 +124,7 @@ def test_baseline_round_trip_through_the_cli(tmp_path):
 
     noisy = make_logs(tmp_path / "second", noise=True)
     out = tmp_path / "out"
-    result = runner.invoke(cli, ["diagnose", str(noisy), "--baseline", str(baseline),
-                                 "--output-dir", str(out)])
+    result = diagnose_cli(noisy, "--baseline", baseline, "--output-dir", out)
     document = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert {f["fingerprint"] for f in document["suppressed"]} == {e["fingerprint"]
                                                                   for e in entries}

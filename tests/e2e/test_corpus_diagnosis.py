@@ -9,15 +9,12 @@ cause before symptom, the earliest first timestamp, each finding after those tha
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from plogscan.catalog.categories import CATEGORIES
-from plogscan.cli import cli
 from tests.corpus_path import corpus_dir
 
 CORPUS = corpus_dir()
@@ -66,11 +63,10 @@ def _expected_words(entry: str) -> set[str]:
     return {cat for word, cat in VOCABULARY.items() if re.search(rf"`{re.escape(word)}", line)}
 
 
-def _diagnose(path: Path) -> list[dict]:
-    result = CliRunner().invoke(cli, ["diagnose", str(path), "--format", "json", "--quiet",
-                                      "--lang", "en", "--fail-on", "never"])
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)["findings"]
+def _findings(diagnose_cli, path: Path) -> list[dict]:
+    """The findings of the English JSON report of ``path``, which must run clean."""
+    return diagnose_cli.json(path, "--lang", "en", "--fail-on", "never",
+                             exit_codes=(0,))["findings"]
 
 
 def _summary(findings: list[dict]) -> str:
@@ -93,8 +89,8 @@ def test_every_corpus_file_has_an_expectation_that_agrees_with_the_manifest() ->
 
 @SKIP
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
-def test_top_finding_is_the_expected_category(path: Path) -> None:
-    findings = _diagnose(path)
+def test_top_finding_is_the_expected_category(diagnose_cli, path: Path) -> None:
+    findings = _findings(diagnose_cli, path)
     wanted = EXPECTED[path.name[:2]]
     if wanted is None:
         serious = [f for f in findings if f["level"] in ("error", "critical")]
@@ -108,7 +104,7 @@ def test_top_finding_is_the_expected_category(path: Path) -> None:
 
 @SKIP
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
-def test_no_software_fault_is_called_hardware(path: Path) -> None:
+def test_no_software_fault_is_called_hardware(diagnose_cli, path: Path) -> None:
     allowed = HARDWARE if "HW_ECC" in _manifest()[path.name] else frozenset()
-    hardware = [f for f in _diagnose(path) if f["category"] in HARDWARE - allowed]
+    hardware = [f for f in _findings(diagnose_cli, path) if f["category"] in HARDWARE - allowed]
     assert not hardware, _summary(hardware)

@@ -107,36 +107,39 @@ def test_zh_reports_translate_headings_and_rule_texts(tmp_path: Path) -> None:
     assert "**处置建议**" in markdown and "1. 查看紧随其后的 errcode 记录。" in markdown
 
 
-def _diagnose(*args: str, env: dict[str, str] | None = None):
-    return CliRunner().invoke(cli, ["diagnose", "samples/ccu-reuse-before-mc2", "--quiet",
-                                    "--width", "100", *args], env={**NO_LOCALE, **(env or {})})
+def _flagship(diagnose_cli, *args: str, env: dict[str, str] | None = None):
+    """``plogscan diagnose`` of the flagship sample with no locale but ``env`` set."""
+    return diagnose_cli("samples/ccu-reuse-before-mc2", "--quiet", "--width", "100", *args,
+                        env={**NO_LOCALE, **(env or {})})
 
 
-def test_cli_language_follows_locale_and_env_and_option() -> None:
-    english = _diagnose().stdout
+def test_cli_language_follows_locale_and_env_and_option(diagnose_cli) -> None:
+    english = _flagship(diagnose_cli).stdout
     assert "Remediation" in english
-    assert _diagnose(env={"LANG": "zh_CN.UTF-8"}).stdout != english
-    assert "处置建议" in _diagnose(env={"LANG": "zh_CN.UTF-8"}).stdout
-    assert _diagnose(env={"LANG": "zh_CN.UTF-8", "PLOGSCAN_LANG": "en"}).stdout == english
-    assert _diagnose("--lang", "en", env={"PLOGSCAN_LANG": "zh"}).stdout == english
-    assert _diagnose("--lang", "zh").stdout == _diagnose(env={"PLOGSCAN_LANG": "zh"}).stdout
+    assert _flagship(diagnose_cli, env={"LANG": "zh_CN.UTF-8"}).stdout != english
+    assert "处置建议" in _flagship(diagnose_cli, env={"LANG": "zh_CN.UTF-8"}).stdout
+    both = {"LANG": "zh_CN.UTF-8", "PLOGSCAN_LANG": "en"}
+    assert _flagship(diagnose_cli, env=both).stdout == english
+    assert _flagship(diagnose_cli, "--lang", "en", env={"PLOGSCAN_LANG": "zh"}).stdout == english
+    assert _flagship(diagnose_cli, "--lang", "zh").stdout == _flagship(
+        diagnose_cli, env={"PLOGSCAN_LANG": "zh"}).stdout
 
 
-def test_cli_rejects_an_unknown_language() -> None:
-    result = _diagnose("--lang", "fr")
+def test_cli_rejects_an_unknown_language(diagnose_cli) -> None:
+    result = _flagship(diagnose_cli, "--lang", "fr")
     assert result.exit_code == 2 and "'en', 'zh'" in result.stderr
-    result = _diagnose(env={"PLOGSCAN_LANG": "fr"})
+    result = _flagship(diagnose_cli, env={"PLOGSCAN_LANG": "fr"})
     assert result.exit_code == 2 and "PLOGSCAN_LANG" in result.stderr
 
 
-def test_help_documents_the_language_default() -> None:
-    text = CliRunner().invoke(cli, ["diagnose", "--help"]).stdout
+def test_help_documents_the_language_default(diagnose_cli) -> None:
+    text = diagnose_cli("--help").stdout
     assert "--lang [en|zh]" in text and "PLOGSCAN_LANG" in text and "LC_MESSAGES" in text
 
 
 @pytest.mark.parametrize(("fmt", "suffix"), [("text", "txt"), ("markdown", "md")])
-def test_zh_sample_goldens(fmt: str, suffix: str, golden) -> None:
-    result = _diagnose("--lang", "zh", "--format", fmt)
+def test_zh_sample_goldens(diagnose_cli, fmt: str, suffix: str, golden) -> None:
+    result = _flagship(diagnose_cli, "--lang", "zh", "--format", fmt)
     assert result.exit_code == 1, result.stderr
     golden.check(f"samples/ccu-reuse-before-mc2.zh.{suffix}", result.stdout)
 

@@ -13,9 +13,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
 
-from plogscan.cli import cli
 from plogscan.report.json_report import schema_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,18 +42,13 @@ EXPECTED = {
 }
 
 
-def diagnose(sample: str, *args: str):
-    return CliRunner().invoke(cli, ["diagnose", f"samples/{sample}", "--quiet", *args],
-                              catch_exceptions=False)
-
-
 pytestmark = pytest.mark.usefixtures("at_repo_root")
 
 
 @pytest.mark.parametrize("sample", sorted(EXPECTED))
-def test_sample_outcome_and_json_golden(sample: str, golden) -> None:
+def test_sample_outcome_and_json_golden(diagnose_cli, sample: str, golden) -> None:
     code, wanted = EXPECTED[sample]
-    result = diagnose(sample, "--format", "json")
+    result = diagnose_cli(f"samples/{sample}", "--quiet", "--format", "json")
     assert result.exit_code == code, result.stderr
     document = json.loads(result.stdout)
     jsonschema.validate(document, REPORT_SCHEMA)
@@ -68,21 +61,23 @@ def test_sample_outcome_and_json_golden(sample: str, golden) -> None:
     if code == 0:
         assert not [f for f in document["findings"] if f["level"] in ("error", "critical")]
     golden.check(f"samples/{sample}.json", result.stdout)
-    assert diagnose(sample, "--format", "json").stdout == result.stdout  # byte-identical
+    again = diagnose_cli(f"samples/{sample}", "--quiet", "--format", "json")
+    assert again.stdout == result.stdout  # byte-identical
 
 
 @pytest.mark.parametrize("sample", sorted(EXPECTED))
 @pytest.mark.parametrize(("fmt", "suffix"), [("text", "txt"), ("markdown", "md")])
-def test_sample_text_and_markdown_goldens(sample: str, fmt: str, suffix: str, golden) -> None:
-    result = diagnose(sample, "--format", fmt, "--width", "100")
+def test_sample_text_and_markdown_goldens(diagnose_cli, sample: str, fmt: str, suffix: str,
+                                          golden) -> None:
+    result = diagnose_cli(f"samples/{sample}", "--quiet", "--format", fmt, "--width", "100")
     assert result.exit_code == EXPECTED[sample][0]
     golden.check(f"samples/{sample}.{suffix}", result.stdout)
 
 
 @pytest.mark.parametrize("sample", sorted(EXPECTED))
-def test_sample_sarif_and_junit_are_valid(sample: str, tmp_path: Path) -> None:
+def test_sample_sarif_and_junit_are_valid(diagnose_cli, sample: str, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    result = diagnose(sample, "--output-dir", str(out))
+    result = diagnose_cli(f"samples/{sample}", "--quiet", "--output-dir", str(out))
     assert result.exit_code == EXPECTED[sample][0]
     names = sorted(p.name for p in out.iterdir())
     assert names == ["report.html", "report.json", "report.md", "report.sarif", "report.xml"]
@@ -94,8 +89,8 @@ def test_sample_sarif_and_junit_are_valid(sample: str, tmp_path: Path) -> None:
     assert (out / "report.html").stat().st_size < 2_000_000
 
 
-def test_flagship_finding_names_kernel_stream_task_and_the_delay() -> None:
-    document = json.loads(diagnose("ccu-reuse-before-mc2", "--format", "json").stdout)
+def test_flagship_finding_names_kernel_stream_task_and_the_delay(diagnose_cli) -> None:
+    document = diagnose_cli.json("samples/ccu-reuse-before-mc2")
     flagship = [f for f in document["findings"] if f["rule"] == "CCU001"]
     assert {tuple(f["scope"]["ranks"]) for f in flagship} == {(0,), (1,)}
     first = flagship[0]
@@ -111,10 +106,10 @@ def test_flagship_finding_names_kernel_stream_task_and_the_delay() -> None:
     assert first["remediation"][0].startswith("Workaround")
 
 
-def test_pasted_founding_case_answers_ccu001_with_its_two_steps() -> None:
+def test_pasted_founding_case_answers_ccu001_with_its_two_steps(diagnose_cli) -> None:
     """The excerpt as its reporter pasted it (no header on any line): the answer is CCU001,
     the reuse line and the fault its evidence."""
-    document = json.loads(diagnose("ccu-reuse-pasted", "--format", "json").stdout)
+    document = diagnose_cli.json("samples/ccu-reuse-pasted")
     top = document["incidents"][0]
     assert (top["rule"], top["root"]) == ("CCU001", "CCU001-1")
     (flagship,) = [f for f in document["findings"] if f["rule"] == "CCU001"]
@@ -124,8 +119,8 @@ def test_pasted_founding_case_answers_ccu001_with_its_two_steps() -> None:
     assert next(e for e in flagship["evidence"] if e["line"] == 8)["line_count"] == 9
 
 
-def test_no_debug_sample_says_how_to_enable_debug_logs() -> None:
-    document = json.loads(diagnose("ccu-reuse-no-debug", "--format", "json").stdout)
+def test_no_debug_sample_says_how_to_enable_debug_logs(diagnose_cli) -> None:
+    document = diagnose_cli.json("samples/ccu-reuse-no-debug")
     advice = [" ".join(f["missing"]) for f in document["findings"]
               if f["verdict"] == "not_evaluable"]
     assert len(advice) == 2
@@ -134,31 +129,32 @@ def test_no_debug_sample_says_how_to_enable_debug_logs() -> None:
         assert "ASCEND_MODULE_LOG_LEVEL=HCCL=0" in missing
 
 
-def test_a_broken_rule_file_is_located_and_exits_2(tmp_path: Path) -> None:
+def test_a_broken_rule_file_is_located_and_exits_2(diagnose_cli, tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"
     bad.write_text("id: BAD001\nname: bad.rule\ntitle: t\ncategory: nonsense\nlevel: error\n"
                    "description: d\nmatch:\n  message|contains: x\n")
-    result = diagnose("mc2-before-eager", "--rules", str(bad))
+    result = diagnose_cli("samples/mc2-before-eager", "--quiet", "--rules", str(bad))
     assert result.exit_code == 2
     assert f"{bad}:4" in result.stderr and "category" in result.stderr
     assert "Traceback" not in result.stderr
 
 
-def test_the_answer_ends_the_terminal_report_and_details_unfold_the_appendix() -> None:
+def test_the_answer_ends_the_terminal_report_and_details_unfold_the_appendix(diagnose_cli) -> None:
     """The last lines are the answer and the exit code; the appendix is one line per section
     until --details, which --help names."""
-    folded = diagnose("link-chain-silent-rank", "--width", "100").stdout.splitlines()
+    folded = diagnose_cli.stdout("samples/link-chain-silent-rank", "--width", "100").splitlines()
     assert folded[-1] == "FAIL: 30 error, 15 warning; --fail-on error, exit code 1"
     assert folded[-3].startswith("Answer  I1 HCCL007  ")
     assert "worker-1 device-5 (rank 13)" in " ".join(folded[-3:-1])
     assert "INGEST HEALTH" not in folded and "UNEXPLAINED ERRORS" not in "\n".join(folded)
-    full = diagnose("link-chain-silent-rank", "--width", "100", "--details").stdout
+    full = diagnose_cli.stdout("samples/link-chain-silent-rank", "--width", "100", "--details")
     assert "INGEST HEALTH" in full and "CODES (1)" in full
     assert full.splitlines()[-1] == folded[-1]
-    unexplained = diagnose("notify-wait-cascade", "--width", "100")
+    unexplained = diagnose_cli("samples/notify-wait-cascade", "--quiet", "--width", "100")
     assert "UNEXPLAINED ERRORS" not in unexplained.stdout
-    assert "UNEXPLAINED ERRORS" in diagnose("notify-wait-cascade", "--width", "100",
-                                            "--details").stdout
-    clean = diagnose("mc2-before-eager", "--width", "100").stdout  # no findings: all in full
+    assert "UNEXPLAINED ERRORS" in diagnose_cli.stdout("samples/notify-wait-cascade", "--width",
+                                                       "100", "--details")
+    # no findings: all in full
+    clean = diagnose_cli.stdout("samples/mc2-before-eager", "--width", "100")
     assert "INGEST HEALTH" in clean and clean.splitlines()[-1].startswith("PASS: ")
-    assert "--details" in CliRunner().invoke(cli, ["diagnose", "--help"]).stdout
+    assert "--details" in diagnose_cli("--help").stdout

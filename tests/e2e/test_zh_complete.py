@@ -322,12 +322,10 @@ def test_limit_reasons_read_whole_in_chinese(tmp_path: Path) -> None:
         assert not z.leftovers(shown, data), (text, shown)
 
 
-def test_stderr_while_reading_is_chinese(tmp_path: Path) -> None:
+def test_stderr_while_reading_is_chinese(diagnose_cli, tmp_path: Path) -> None:
     """With --lang zh the lines diagnose writes to stderr about what it could not read (the
     grouped skips, the problems inside files, the reports it wrote) are Chinese too."""
-    from click.testing import CliRunner
 
-    from plogscan.cli import cli
 
     good = b"[ERROR] HCCL(1,python):2024-01-01-00:00:00.000.000 [a.cc:1] [1][1] x\n"
     logs = tmp_path / "logs"
@@ -337,8 +335,7 @@ def test_stderr_while_reading_is_chinese(tmp_path: Path) -> None:
     for n in range(2):
         (logs / f"plog-{n}_1.log").write_bytes(b"\xff\xfe bad \x00" + good)
     out = tmp_path / "out"
-    result = CliRunner().invoke(cli, ["diagnose", str(logs), "--lang", "zh", "--workers", "1",
-                                      "-q", "--output-dir", str(out)])
+    result = diagnose_cli(logs, "--lang", "zh", "--workers", "1", "-q", "--output-dir", out)
     assert result.exit_code in (0, 1), result.output
     stderr = result.stderr
     assert "跳过了" in stderr and "已写入" in stderr, stderr

@@ -10,12 +10,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pyarrow as pa
-from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
 from plogscan.catalog import RuleSet
 from plogscan.catalog.ruleset import rule_from_text
-from plogscan.cli import cli
 from plogscan.engine import scan
 from plogscan.schema import EVENT_SCHEMA
 
@@ -70,7 +68,7 @@ def test_the_earliest_records_are_kept_and_the_rest_counted() -> None:
                     on_capped=heard_of(heard)) and len(heard) == 1  # not past the cap
 
 
-def test_the_report_names_the_cap(tmp_path: Path) -> None:
+def test_the_report_names_the_cap(diagnose_cli, tmp_path: Path) -> None:
     rules = tmp_path / "rules"
     rules.mkdir()
     (rules / "storm.yaml").write_text(RULE)
@@ -80,9 +78,8 @@ def test_the_report_names_the_cap(tmp_path: Path) -> None:
              for i in range(30)]
     (logs / "plog-7_20260314100000000.log").write_text("\n".join(lines) + "\n")
     out = tmp_path / "report.json"
-    result = CliRunner().invoke(cli, ["diagnose", str(tmp_path / "logs"), "--rules", str(rules),
-                                      "--max-findings", "4", "--no-cache", "--format", "json",
-                                      "-o", str(out)])
+    result = diagnose_cli(tmp_path / "logs", "--rules", rules, "--max-findings", "4",
+                          "--no-cache", "--format", "json", "-o", out)
     assert result.exit_code == 1, result.output
     report = json.loads(out.read_text())
     schema = json.loads((ROOT / "plogscan/schema/report.schema.json").read_text())

@@ -62,7 +62,7 @@ LOG = (
 )
 
 
-def _diagnose(tmp_path: Path, level: str = "error"):
+def _diagnosed_root_and_symptom(tmp_path: Path, level: str = "error"):
     log = tmp_path / "plog-61001_20260507091000000.log"
     log.write_text(LOG, encoding="utf-8")
     rules = RuleSet((rule_from_text(ROOT_RULE), rule_from_text(SYMPTOM_RULE.format(level=level))))
@@ -78,14 +78,14 @@ def _finding(rule: str, role: str, level: Level, second: int) -> Finding:
 
 
 def test_findings_carry_role_and_links(tmp_path: Path) -> None:
-    diagnosis = _diagnose(tmp_path)
+    diagnosis = _diagnosed_root_and_symptom(tmp_path)
     by_rule = {f.rule: f for f in diagnosis.findings}
     assert (by_rule["TST501"].role, by_rule["TST501"].links) == ("root-cause", ())
     assert (by_rule["TST502"].role, by_rule["TST502"].links) == ("symptom", ("TST501",))
 
 
 def test_root_cause_comes_before_an_earlier_symptom_of_the_same_level(tmp_path: Path) -> None:
-    diagnosis = _diagnose(tmp_path)
+    diagnosis = _diagnosed_root_and_symptom(tmp_path)
     assert [f.rule for f in diagnosis.findings] == ["TST501", "TST502"]  # engine order
     assert [f.rule for f in ordered_findings(diagnosis.findings)] == ["TST501", "TST502"]
     symptom = next(f for f in diagnosis.findings if f.rule == "TST502")
@@ -93,7 +93,7 @@ def test_root_cause_comes_before_an_earlier_symptom_of_the_same_level(tmp_path: 
 
 
 def test_a_root_comes_before_a_symptom_it_explains_whatever_the_levels(tmp_path: Path) -> None:
-    diagnosis = _diagnose(tmp_path, level="critical")
+    diagnosis = _diagnosed_root_and_symptom(tmp_path, level="critical")
     assert [f.rule for f in diagnosis.findings] == ["TST501", "TST502"]
 
 
@@ -184,7 +184,7 @@ def test_one_order_for_engine_and_reports() -> None:
 
 
 def test_reports_show_the_chain(tmp_path: Path) -> None:
-    diagnosis = _diagnose(tmp_path)
+    diagnosis = _diagnosed_root_and_symptom(tmp_path)
     text = render(diagnosis, "text", width=100)
     assert "ANSWER · 1 incident" in text and "I1  TST501" in text
     assert text.index("INCIDENT I1 · TST501") < text.index("Follows from it") < \

@@ -14,11 +14,9 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.cli import cli
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.sniff import iter_inputs
 from plogscan.ingest.sources import Skipped, Source
@@ -96,10 +94,10 @@ def test_standard_input_of_prose_is_read(monkeypatch: pytest.MonkeyPatch) -> Non
     assert item[0].kind is SourceKind.STDOUT
 
 
-def test_a_named_file_of_prose_gives_a_report_not_a_refusal(tmp_path: Path) -> None:
+def test_a_named_file_of_prose_gives_a_report_not_a_refusal(diagnose_cli, tmp_path: Path) -> None:
     path = tmp_path / "ticket.log"
     path.write_text(PROSE + "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n")
-    run = CliRunner().invoke(cli, ["diagnose", str(path), "--format", "json"])
+    run = diagnose_cli(path, "--format", "json")
     assert run.exit_code == 1, run.output  # a finding, not "could not run"
     report = json.loads(run.stdout)
     assert [f["category"] for f in report["findings"]][:1] == ["device-oom"]

@@ -59,14 +59,12 @@ def test_cluster_ingest_accounting_is_identical(executor) -> None:
         assert stats.lines == stats.record_lines + stats.blank_lines
 
 
-def test_cli_scheduler_option(cluster, tmp_path: Path) -> None:
+def test_cli_scheduler_option(diagnose_cli, cluster, tmp_path: Path) -> None:
     sample = str(SAMPLES / "ccu-reuse-before-mc2")
     runner = CliRunner()
-    local = runner.invoke(cli, ["diagnose", sample, "--format", "json", "--quiet",
-                                "--no-cache"])
-    remote = runner.invoke(cli, ["diagnose", sample, "--format", "json", "--quiet",
-                                 "--no-cache", "--scheduler", cluster.scheduler_address,
-                                 "--workers", "3"])
+    local = diagnose_cli(sample, "--format", "json", "--quiet", "--no-cache")
+    remote = diagnose_cli(sample, "--format", "json", "--quiet", "--no-cache", "--scheduler",
+                          cluster.scheduler_address, "--workers", "3")
     assert remote.exit_code == local.exit_code == 1
     assert json.loads(remote.stdout) == json.loads(local.stdout)
     assert "do not apply" in remote.stderr
@@ -77,17 +75,17 @@ def test_cli_scheduler_option(cluster, tmp_path: Path) -> None:
     assert out.stat().st_size > 0
 
 
-def test_unreachable_scheduler_exits_2() -> None:
-    result = CliRunner().invoke(cli, ["diagnose", str(SAMPLES / "ccu-reuse-before-mc2"),
-                                      "--scheduler", "tcp://127.0.0.1:9", "--quiet"])
+def test_unreachable_scheduler_exits_2(diagnose_cli) -> None:
+    result = diagnose_cli(SAMPLES / "ccu-reuse-before-mc2", "--scheduler", "tcp://127.0.0.1:9",
+                          "--quiet")
     assert result.exit_code == 2
     assert "cannot reach the Dask scheduler" in result.stderr
     assert "Traceback" not in result.output
 
 
-def test_address_needs_a_scheme() -> None:
-    result = CliRunner().invoke(cli, ["diagnose", str(SAMPLES / "ccu-reuse-before-mc2"),
-                                      "--scheduler", "127.0.0.1:8786", "--quiet"])
+def test_address_needs_a_scheme(diagnose_cli) -> None:
+    result = diagnose_cli(SAMPLES / "ccu-reuse-before-mc2", "--scheduler", "127.0.0.1:8786",
+                          "--quiet")
     assert result.exit_code == 2 and "has no scheme" in result.stderr
 
 

@@ -15,10 +15,8 @@ from pathlib import Path
 import jsonschema
 import pyarrow as pa
 import pytest
-from click.testing import CliRunner
 
 import plogscan.report.json_report as json_report
-from plogscan.cli import cli
 from plogscan.model import FileStats
 from plogscan.pipeline.passes import COALESCE_BATCHES, coalesced
 from plogscan.report.json_report import listed_files, schema_path
@@ -49,7 +47,8 @@ def test_listing_keeps_the_files_with_something_to_say_first() -> None:
     assert shown == ["f00.log", "f01.log", "f09.log", "f11.log"]
 
 
-def test_the_report_counts_the_files_it_does_not_list(tmp_path: Path, monkeypatch) -> None:
+def test_the_report_counts_the_files_it_does_not_list(diagnose_cli, tmp_path: Path,
+                                                      monkeypatch) -> None:
     monkeypatch.setattr(json_report, "MAX_FILE_STATS", 5)
     for i in range(12):
         folder = tmp_path / f"rank_{i}" / "process_log" / "run" / "plog"
@@ -59,8 +58,7 @@ def test_the_report_counts_the_files_it_does_not_list(tmp_path: Path, monkeypatc
         if i == 7:
             text = text.replace(b"done", b"d\xffne")  # one invalid UTF-8 byte
         (folder / f"plog-{1000 + i}_20260501100000000.log").write_bytes(text)
-    result = CliRunner().invoke(cli, ["diagnose", str(tmp_path), "--format", "json",
-                                      "--quiet", "--fail-on", "never"], catch_exceptions=False)
+    result = diagnose_cli(tmp_path, "--format", "json", "--quiet", "--fail-on", "never")
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
     jsonschema.validate(document, json.loads(schema_path().read_text()))

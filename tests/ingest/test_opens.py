@@ -25,9 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from plogscan.cli import cli
 from plogscan.ingest import walkchild
 
 FLAGSHIP = Path(__file__).resolve().parents[2] / "samples" / "ccu-reuse-before-mc2"
@@ -107,11 +105,12 @@ def _inputs(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file())
 
 
-def _diagnose(root: Path, record: Path, *options: str) -> tuple[Counter, dict]:
-    args = ["diagnose", str(root), "--redact", "--format", "json", "--quiet", "--workers",
-            "2", *options]
+def _opens_of_diagnose(diagnose_cli, root: Path, record: Path,
+                       *options: str) -> tuple[Counter, dict]:
+    """The opens of each file during ``plogscan diagnose ROOT --redact OPTIONS``, and its report."""
     with counted_opens(record) as opened:
-        result = CliRunner().invoke(cli, args, catch_exceptions=False)
+        result = diagnose_cli(root, "--redact", "--format", "json", "--quiet", "--workers", "2",
+                              *options)
     assert result.exit_code == 1, result.output
     return opened, json.loads(result.stdout)
 
@@ -125,11 +124,12 @@ def _context_in_the_archive(report: dict) -> bool:
                if "!" in ev["path"])
 
 
-def test_each_input_is_opened_once_without_the_cache(tree: Path, tmp_path: Path) -> None:
+def test_each_input_is_opened_once_without_the_cache(diagnose_cli, tree: Path,
+                                                     tmp_path: Path) -> None:
     sizes = {p.name: p.stat().st_size for p in _inputs(tree)}
     assert max(sizes.values()) > 256 << 10  # a plog read in ranges
     assert any(64 << 10 < size <= 256 << 10 for size in sizes.values())  # one by its group
-    opened, report = _diagnose(tree, tmp_path / "opens", "--no-cache")
+    opened, report = _opens_of_diagnose(diagnose_cli, tree, tmp_path / "opens", "--no-cache")
     counts = _per_file(tree, opened)
     assert counts.pop(".git/config") == 0
     assert set(counts.values()) == {1}, counts
@@ -137,27 +137,28 @@ def test_each_input_is_opened_once_without_the_cache(tree: Path, tmp_path: Path)
     assert [f["rule"] for f in report["findings"]]
 
 
-def test_the_walk_in_its_child_process_passes_the_files_it_opened(
+def test_the_walk_in_its_child_process_passes_the_files_it_opened(diagnose_cli,
         tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _, alone = _diagnose(tree, tmp_path / "opens", "--no-cache")
+    _, alone = _opens_of_diagnose(diagnose_cli, tree, tmp_path / "opens", "--no-cache")
     monkeypatch.setattr(walkchild, "ALONE_SECONDS", 0.0)  # the walk forks at once
-    opened, forked = _diagnose(tree, tmp_path / "opens", "--no-cache")
+    opened, forked = _opens_of_diagnose(diagnose_cli, tree, tmp_path / "opens", "--no-cache")
     counts = _per_file(tree, opened)
     assert counts.pop(".git/config") == 0
     assert set(counts.values()) == {1}, counts
     assert forked == alone
 
 
-def test_with_the_cache_a_file_is_read_once_more_at_most_for_its_digest(
+def test_with_the_cache_a_file_is_read_once_more_at_most_for_its_digest(diagnose_cli,
         tree: Path, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    _, plain = _diagnose(tree, tmp_path / "opens", "--no-cache")
+    _, plain = _opens_of_diagnose(diagnose_cli, tree, tmp_path / "opens", "--no-cache")
     runs = []
     for step in ("cold", "warm", "touched"):
         if step == "touched":
             plog = next((tree / "rank_0" / "process_log" / "debug" / "plog").iterdir())
             os.utime(plog, ns=(plog.stat().st_atime_ns, plog.stat().st_mtime_ns + 10**9))
-        opened, report = _diagnose(tree, tmp_path / "opens", "--cache", str(cache))
+        opened, report = _opens_of_diagnose(diagnose_cli, tree, tmp_path / "opens", "--cache",
+                                            str(cache))
         counts = _per_file(tree, opened)
         assert counts.pop(".git/config") == 0
         assert max(counts.values()) <= 2 and min(counts.values()) >= 1, (step, counts)
@@ -167,10 +168,11 @@ def test_with_the_cache_a_file_is_read_once_more_at_most_for_its_digest(
     assert set(warm.values()) == {1}, warm  # the whole result reused: each file hashed once
 
 
-def test_worker_processes_open_a_file_once_more_by_its_path(tree: Path, tmp_path: Path) -> None:
-    _, plain = _diagnose(tree, tmp_path / "opens", "--no-cache")
-    opened, report = _diagnose(tree, tmp_path / "opens", "--no-cache", "--parallel",
-                               "processes")
+def test_worker_processes_open_a_file_once_more_by_its_path(diagnose_cli, tree: Path,
+                                                            tmp_path: Path) -> None:
+    _, plain = _opens_of_diagnose(diagnose_cli, tree, tmp_path / "opens", "--no-cache")
+    opened, report = _opens_of_diagnose(diagnose_cli, tree, tmp_path / "opens", "--no-cache",
+                                        "--parallel", "processes")
     counts = _per_file(tree, opened)
     assert counts.pop(".git/config") == 0
     assert max(counts.values()) <= 2 and min(counts.values()) >= 1, counts

@@ -269,11 +269,9 @@ def test_a_short_walk_does_not_fork(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 
 
 @pytest.mark.parametrize("cache", [False, True])
-def test_diagnose_reports_the_same_with_the_walk_apart_or_not(
+def test_diagnose_reports_the_same_with_the_walk_apart_or_not(diagnose_cli,
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: bool) -> None:
-    from click.testing import CliRunner
 
-    from plogscan.cli import cli
 
     root = _tree(tmp_path / "logs")
     reports = []
@@ -281,8 +279,7 @@ def test_diagnose_reports_the_same_with_the_walk_apart_or_not(
         monkeypatch.setattr(walkchild, "worth_a_child", lambda *_a, apart=apart: apart)
         monkeypatch.setattr(walkchild, "ALONE_SECONDS", 0.0)
         options = ["--cache", str(tmp_path / f"cache-{apart}")] if cache else ["--no-cache"]
-        result = CliRunner().invoke(cli, ["diagnose", str(root), "--format", "json",
-                                          "--max-decompressed", "256K", *options])
+        result = diagnose_cli(root, "--format", "json", "--max-decompressed", "256K", *options)
         assert result.exit_code in (0, 1), result.output
         reports.append(result.stdout)
     assert reports[0] == reports[1]

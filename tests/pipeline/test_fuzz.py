@@ -89,7 +89,7 @@ def physical_lines(data: bytes) -> int:
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
 
-def _diagnose(paths: list[str]) -> Diagnosis | None:
+def _diagnosed_or_none(paths: list[str]) -> Diagnosis | None:
     try:
         return diagnosed(paths, rules=RULES, workers=1, lang="en")
     except NothingRead:
@@ -112,7 +112,7 @@ def test_random_input_never_raises_and_every_line_is_counted(data: bytes, name: 
         path = Path(tmp) / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
-        diagnosis = _diagnose([str(path)])
+        diagnosis = _diagnosed_or_none([str(path)])
         if diagnosis is None:
             return
         for stats in diagnosis.inputs.files:
@@ -120,7 +120,7 @@ def test_random_input_never_raises_and_every_line_is_counted(data: bytes, name: 
             if stats.encoding == "utf-8":
                 assert stats.lines == physical_lines(data), stats
         reports = _render_all(diagnosis)
-        assert _render_all(_diagnose([str(path)])) == reports  # type: ignore[arg-type]
+        assert _render_all(_diagnosed_or_none([str(path)])) == reports  # type: ignore[arg-type]
 
 
 @FUZZ
@@ -181,21 +181,21 @@ def test_same_findings_from_one_file_split_files_and_archives(seed: int, parts: 
         one = root / "one" / "run" / "plog" / name
         one.parent.mkdir(parents=True)
         one.write_bytes(blob)
-        expected = _findings(_diagnose([str(one)]))
+        expected = _findings(_diagnosed_or_none([str(one)]))
         split = root / "split" / "run" / "plog"
         split.mkdir(parents=True)
         cuts = sorted(rnd.sample(range(1, len(lines)), min(parts - 1, len(lines) - 1)))
         for i, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(lines)], strict=True)):
             (split / f"plog-4321_2026030210150{i}000.log").write_bytes(b"\n".join(lines[a:b])
                                                                      + b"\n")
-        assert _findings(_diagnose([str(root / "split")])) == expected
+        assert _findings(_diagnosed_or_none([str(root / "split")])) == expected
         packed_name, packed = name, blob
         for kind in chain:
             packed_name, packed = _archive(kind, packed_name, packed)
         archived = root / "archived" / packed_name
         archived.parent.mkdir()
         archived.write_bytes(packed)
-        assert _findings(_diagnose([str(archived)])) == expected
+        assert _findings(_diagnosed_or_none([str(archived)])) == expected
 
 
 _YAML_PIECES = st.sampled_from([

@@ -51,7 +51,7 @@ def _record(pid: int, payload: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def outputs(diagnose_cli, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("payloads") / "logs"
     plogs = root / "debug" / "plog"
     plogs.mkdir(parents=True)
@@ -63,8 +63,7 @@ def outputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             _record(7000 + i, f"file {i}") + "\n", "utf-8")
     found: dict[str, str] = {}
     for fmt in ("text", "json", "markdown", "sarif", "junit", "html"):
-        result = CliRunner().invoke(cli, ["diagnose", str(root), "--format", fmt, "-v", "-q",
-                                          "--workers", "1"])
+        result = diagnose_cli(root, "--format", fmt, "-v", "-q", "--workers", "1")
         assert result.exit_code == 1, result.stderr
         found[fmt] = result.stdout
         found[f"{fmt} stderr"] = result.stderr

@@ -10,9 +10,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
-from click.testing import CliRunner
 
-from plogscan.cli import cli
+from tests.helpers import run_cli
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 SAMPLE = SAMPLES / "ccu-reuse-before-mc2"
@@ -21,14 +20,10 @@ SAMPLE = SAMPLES / "ccu-reuse-before-mc2"
 HIVE = ds.partitioning(pa.schema([("host", pa.string()), ("rank", pa.int64())]), flavor="hive")
 
 
-def invoke(*args: str):
-    return CliRunner().invoke(cli, [str(a) for a in args])
-
-
 @pytest.fixture
 def dataset(tmp_path: Path) -> Path:
     target = tmp_path / "events"
-    result = invoke("ingest", SAMPLES, "--dataset", target, "--quiet")
+    result = run_cli("ingest", SAMPLES, "--dataset", target, "--quiet")
     assert result.exit_code == 0, result.output
     return target
 
@@ -52,8 +47,8 @@ def _without_context(findings: list[dict]) -> list[dict]:
 
 
 def test_diagnose_and_events_read_the_dataset(dataset: Path) -> None:
-    from_logs = json.loads(invoke("diagnose", SAMPLES, "--format", "json", "-q").stdout)
-    from_dataset = json.loads(invoke("diagnose", dataset, "--format", "json", "-q").stdout)
+    from_logs = json.loads(run_cli("diagnose", SAMPLES, "--format", "json", "-q").stdout)
+    from_dataset = json.loads(run_cli("diagnose", dataset, "--format", "json", "-q").stdout)
     # the same findings; the table holds records, not the lines around them (the logs it came
     # from are not inputs of the run: they are not read)
     assert _without_context(from_dataset["findings"]) == _without_context(from_logs["findings"])
@@ -61,8 +56,8 @@ def test_diagnose_and_events_read_the_dataset(dataset: Path) -> None:
     assert not any(ev["context_before"] or ev["context_after"]
                    for f in from_dataset["findings"] for ev in f["evidence"])
     assert from_dataset["inputs"]["files"] == from_logs["inputs"]["files"]
-    logs_rows = invoke("events", SAMPLE, "--format", "jsonl", "-q").stdout.splitlines()
-    data_rows = invoke("events", dataset, "--format", "jsonl", "-q",
+    logs_rows = run_cli("events", SAMPLE, "--format", "jsonl", "-q").stdout.splitlines()
+    data_rows = run_cli("events", dataset, "--format", "jsonl", "-q",
                        "--grep", "").stdout.splitlines()
     assert set(logs_rows) <= set(data_rows)
 
@@ -80,9 +75,9 @@ def test_readme_pandas_and_duckdb_one_liners(dataset: Path) -> None:
 
 
 def test_dataset_refuses_a_non_empty_directory(dataset: Path) -> None:
-    again = invoke("ingest", SAMPLE, "--dataset", dataset, "--quiet")
+    again = run_cli("ingest", SAMPLE, "--dataset", dataset, "--quiet")
     assert again.exit_code == 2 and "is not empty" in again.stderr
-    replaced = invoke("ingest", SAMPLE, "--dataset", dataset, "--quiet", "--overwrite")
+    replaced = run_cli("ingest", SAMPLE, "--dataset", dataset, "--quiet", "--overwrite")
     assert replaced.exit_code == 0
     accounting = json.loads((dataset / "_plogscan_inputs.json").read_text())
     rows = ds.dataset(dataset, format="parquet", partitioning=HIVE).count_rows()
@@ -91,8 +86,8 @@ def test_dataset_refuses_a_non_empty_directory(dataset: Path) -> None:
 
 
 def test_ingest_needs_exactly_one_target(tmp_path: Path) -> None:
-    both = invoke("ingest", SAMPLE, "-o", tmp_path / "e.parquet", "--dataset", tmp_path / "d")
-    neither = invoke("ingest", SAMPLE)
+    both = run_cli("ingest", SAMPLE, "-o", tmp_path / "e.parquet", "--dataset", tmp_path / "d")
+    neither = run_cli("ingest", SAMPLE)
     assert both.exit_code == neither.exit_code == 2
 
 
@@ -105,10 +100,10 @@ def test_sql_over_every_input(source: str, dataset: Path, tmp_path: Path) -> Non
         target = SAMPLES
     elif source == "parquet":
         target = tmp_path / "e.parquet"
-        assert invoke("ingest", SAMPLES, "-o", target, "-q").exit_code == 0
+        assert run_cli("ingest", SAMPLES, "-o", target, "-q").exit_code == 0
     else:
         target = dataset
-    result = invoke("sql", "SELECT level, count(*) AS n FROM events GROUP BY level "
+    result = run_cli("sql", "SELECT level, count(*) AS n FROM events GROUP BY level "
                     "ORDER BY level NULLS LAST", target, "--format", "jsonl", "-q")
     assert result.exit_code == 0, result.output
     counts = {row["level"]: row["n"] for row in map(json.loads, result.stdout.splitlines())}
@@ -119,12 +114,12 @@ def test_sql_over_every_input(source: str, dataset: Path, tmp_path: Path) -> Non
 
 def test_sql_formats(tmp_path: Path) -> None:
     query = "SELECT '=cmd()' AS formula, 2 AS n, ['a', 'b'] AS codes"
-    csv_out = invoke("sql", query, SAMPLE, "--format", "csv", "-q").stdout
+    csv_out = run_cli("sql", query, SAMPLE, "--format", "csv", "-q").stdout
     assert csv_out.splitlines() == ["formula,n,codes", "'=cmd(),2,\"[\"\"a\"\", \"\"b\"\"]\""]
-    table = invoke("sql", query, SAMPLE, "-q").stdout
+    table = run_cli("sql", query, SAMPLE, "-q").stdout
     assert table.splitlines()[0].split() == ["formula", "n", "codes"]
     assert table.rstrip().endswith("(1 row)")
-    rows = [json.loads(x) for x in invoke("sql", query, SAMPLE, "--format", "jsonl",
+    rows = [json.loads(x) for x in run_cli("sql", query, SAMPLE, "--format", "jsonl",
                                             "-q").stdout.splitlines()]
     assert rows == [{"formula": "=cmd()", "n": 2, "codes": ["a", "b"]}]
 
@@ -139,12 +134,12 @@ def test_sql_formats(tmp_path: Path) -> None:
 ])
 def test_sql_cannot_reach_other_files(query: str, tmp_path: Path) -> None:
     out = tmp_path / "leak.csv"
-    result = invoke("sql", query.format(out=out), SAMPLE, "-q")
+    result = run_cli("sql", query.format(out=out), SAMPLE, "-q")
     assert result.exit_code == 2
     assert "query failed" in result.stderr and "Traceback" not in result.output
     assert not out.exists()
 
 
 def test_sql_bad_query_is_a_clear_error() -> None:
-    result = invoke("sql", "SELEC nothing", SAMPLE, "-q")
+    result = run_cli("sql", "SELEC nothing", SAMPLE, "-q")
     assert result.exit_code == 2 and "query failed" in result.stderr

@@ -12,10 +12,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
 
-from plogscan.cli import cli
 from plogscan.schema import IDENTITY_SOURCES, RECORD_COLUMNS, TABLE_SCHEMA, table_decoded
+from tests.helpers import run_cli
 
 SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 CASCADE = SAMPLES / "notify-wait-cascade"
@@ -23,12 +22,8 @@ IDENTITY = ("rank", "device", "phy_device", "host", "host_ip", "attempt", "commu
             "identity_source")
 
 
-def invoke(*args: object):
-    return CliRunner().invoke(cli, [str(a) for a in args])
-
-
 def _diagnosis(sample: Path) -> dict:
-    result = invoke("diagnose", sample, "--format", "json", "-q", "--no-cache")
+    result = run_cli("diagnose", sample, "--format", "json", "-q", "--no-cache")
     assert result.exit_code in (0, 1), result.output
     return json.loads(result.stdout)
 
@@ -46,7 +41,7 @@ def ingested(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[pa.Tab
     out = {}
     for name in MULTI_RANK:
         table = tmp_path_factory.mktemp("t") / f"{name}.parquet"
-        assert invoke("ingest", SAMPLES / name, "-o", table, "-q").exit_code == 0
+        assert run_cli("ingest", SAMPLES / name, "-o", table, "-q").exit_code == 0
         out[name] = (pq.read_table(table), _diagnosis(SAMPLES / name))
     return out
 
@@ -152,7 +147,7 @@ def test_the_table_says_its_version_and_keeps_what_each_record_named(ingested: d
     (("--attempt", "1"), 113), (("--attempt", "2"), 0), (("--host", "NODE-B"), 0),
 ])
 def test_events_filters_by_identity(flags: tuple[str, ...], count: int) -> None:
-    result = invoke("events", CASCADE, "--format", "jsonl", "-q", *flags)
+    result = run_cli("events", CASCADE, "--format", "jsonl", "-q", *flags)
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(rows) == count
@@ -166,15 +161,15 @@ def test_events_filters_by_identity(flags: tuple[str, ...], count: int) -> None:
 
 def test_events_from_logs_and_from_the_table_are_the_same_rows(tmp_path: Path) -> None:
     table = tmp_path / "t.parquet"
-    assert invoke("ingest", CASCADE, "-o", table, "-q").exit_code == 0
-    from_logs = invoke("events", CASCADE, "--format", "jsonl", "-q").stdout
-    from_table = invoke("events", table, "--format", "jsonl", "-q").stdout
+    assert run_cli("ingest", CASCADE, "-o", table, "-q").exit_code == 0
+    from_logs = run_cli("events", CASCADE, "--format", "jsonl", "-q").stdout
+    from_table = run_cli("events", table, "--format", "jsonl", "-q").stdout
     assert from_logs == from_table and from_logs.count("\n") == 113
 
 
 def test_sql_counts_real_ranks() -> None:
     pytest.importorskip("duckdb")
-    result = invoke("sql", "SELECT rank, count(*) AS n FROM events GROUP BY rank ORDER BY rank",
+    result = run_cli("sql", "SELECT rank, count(*) AS n FROM events GROUP BY rank ORDER BY rank",
                     CASCADE, "--format", "jsonl", "-q")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
@@ -184,13 +179,13 @@ def test_sql_counts_real_ranks() -> None:
 
 def test_the_dataset_is_partitioned_by_real_host_and_rank(tmp_path: Path) -> None:
     target = tmp_path / "ds"
-    assert invoke("ingest", CASCADE, "--dataset", target, "-q").exit_code == 0
+    assert run_cli("ingest", CASCADE, "--dataset", target, "-q").exit_code == 0
     parts = {p.parent.relative_to(target).as_posix() for p in target.rglob("*.parquet")}
     assert parts == {f"host=node-{h}/rank={r}" for h, ranks in (("a", range(4)),
                                                                  ("b", range(4, 8)))
                      for r in ranks}
     assert not list(target.glob(".*"))  # the staged rows are gone
-    rows = invoke("events", target, "--format", "jsonl", "-q", "--rank", "5").stdout
+    rows = run_cli("events", target, "--format", "jsonl", "-q", "--rank", "5").stdout
     assert rows.count("\n") == 15
     assert all(json.loads(r)["device"] == 1 for r in rows.splitlines())
 
@@ -211,10 +206,10 @@ def _older(table: Path, older: Path) -> None:
 
 def test_an_older_table_reads_with_the_new_columns_null(tmp_path: Path) -> None:
     table, older = tmp_path / "t.parquet", tmp_path / "v2.parquet"
-    assert invoke("ingest", SAMPLES / "restart-two-attempts", "-o", table, "-q").exit_code == 0
+    assert run_cli("ingest", SAMPLES / "restart-two-attempts", "-o", table, "-q").exit_code == 0
     _older(table, older)
     assert "attempt" not in pq.read_schema(older).names
-    result = invoke("events", older, "--format", "jsonl", "-q")
+    result = run_cli("events", older, "--format", "jsonl", "-q")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(rows) == pq.read_metadata(table).num_rows
@@ -222,9 +217,9 @@ def test_an_older_table_reads_with_the_new_columns_null(tmp_path: Path) -> None:
         assert {r[name] for r in rows} == {None}, name
     for name, record in RECORD_COLUMNS.items():
         assert all(r[name] == r[record] for r in rows)
-    assert invoke("events", older, "-q", "--attempt", "1").stdout == ""
-    new = json.loads(invoke("diagnose", table, "--format", "json", "-q", "--no-cache").stdout)
-    old = json.loads(invoke("diagnose", older, "--format", "json", "-q", "--no-cache").stdout)
+    assert run_cli("events", older, "-q", "--attempt", "1").stdout == ""
+    new = json.loads(run_cli("diagnose", table, "--format", "json", "-q", "--no-cache").stdout)
+    old = json.loads(run_cli("diagnose", older, "--format", "json", "-q", "--no-cache").stdout)
     assert _without_context(old["findings"]) == _without_context(new["findings"])
 
 
@@ -233,9 +228,9 @@ def test_a_diagnosis_of_the_table_is_the_diagnosis_of_the_logs(tmp_path: Path) -
     itself named (the ``record_`` columns)."""
     sample = SAMPLES / "ccu-reuse-pasted"  # records without a pid: their rank keys streams
     table = tmp_path / "t.parquet"
-    assert invoke("ingest", sample, "-o", table, "-q").exit_code == 0
+    assert run_cli("ingest", sample, "-o", table, "-q").exit_code == 0
     logs = _diagnosis(sample)
-    stored = json.loads(invoke("diagnose", table, "--format", "json", "-q",
+    stored = json.loads(run_cli("diagnose", table, "--format", "json", "-q",
                                "--no-cache").stdout)
     assert _without_context(stored["findings"]) == _without_context(logs["findings"])
     assert stored["processes"] == logs["processes"]
@@ -313,11 +308,11 @@ def test_the_readme_sql_and_pandas_lines_give_the_eight_ranks(tmp_path: Path) ->
     block = readme.split("## Datasets and SQL", 1)[1].split("```bash", 1)[1].split("```")[0]
     sql = next(line for line in block.splitlines() if line.startswith("plogscan sql"))
     pandas_line = next(line for line in block.splitlines() if line.startswith("python -c"))
-    assert invoke("ingest", CASCADE, "--dataset", tmp_path / "events", "-q").exit_code == 0
+    assert run_cli("ingest", CASCADE, "--dataset", tmp_path / "events", "-q").exit_code == 0
     cwd = os.getcwd()
     try:
         os.chdir(tmp_path)
-        out = invoke(*shlex.split(sql)[1:], "--format", "jsonl").stdout
+        out = run_cli(*shlex.split(sql)[1:], "--format", "jsonl").stdout
     finally:
         os.chdir(cwd)
     assert sorted(json.loads(line)["rank"] for line in out.splitlines()) == list(range(8))
