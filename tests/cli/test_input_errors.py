@@ -4,18 +4,14 @@ reports of what could be read are written (2 wins over 1, under ``--fail-on neve
 
 from __future__ import annotations
 
-import io
 import json
-import os
-import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from plogscan.cli import cli
-from tests.forked import run_forked
+from tests.forked import plogscan_as_nobody
 from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,29 +144,6 @@ def test_chinese_reasons(tmp_path: Path) -> None:
     assert "无法读取的指定路径" in result.stdout and "退出码 2" in result.stdout
 
 
-def _as_nobody(argv: list[str]) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of plogscan run in a forked child that became 'nobody'
-    (root reads everything)."""
-
-    def body(write_fd: int) -> int:
-        sys.stdout, sys.stderr = io.StringIO(), io.StringIO()
-        try:
-            cli.main(argv, prog_name="plogscan", standalone_mode=True)
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else 3
-        os.write(write_fd, json.dumps({"out": sys.stdout.getvalue(),
-                                       "err": sys.stderr.getvalue()}).encode())
-        return code
-
-    code, text = run_forked(65534, body)
-    try:
-        streams = json.loads(text)
-    except ValueError:
-        return code, "", text
-    return code, streams["out"], streams["err"]
-
-
 def test_permission_denied_is_named_with_its_reason(tmp_path: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -182,7 +155,7 @@ def test_permission_denied_is_named_with_its_reason(tmp_path: Path) -> None:
         secret.mkdir()
         secret.chmod(0)
         run_cli("diagnose", SAMPLE, "--quiet", "--format", "json")  # warm up as root
-        code, out, err = _as_nobody(["diagnose", str(locked), str(secret), SAMPLE,
+        code, out, err = plogscan_as_nobody(["diagnose", str(locked), str(secret), SAMPLE,
                                      "--quiet", "--format", "json", "--workers", "1",
                                      "--no-cache"])
         assert code == 2, err

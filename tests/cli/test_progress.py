@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pty_run import ROOT, have_pty, run_plogscan
+from tests.pty_run import ROOT, have_pty
 
 SAMPLE = str(ROOT / "samples" / "ccu-reuse-before-mc2")
 
@@ -22,18 +22,19 @@ COMMANDS = {
 
 @pytest.mark.skipif(not have_pty(), reason="no pseudo-terminals on this machine")
 @pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_progress_shows_on_a_terminal_only_and_not_with_quiet(name: str, tmp_path: Path) -> None:
+def test_progress_shows_on_a_terminal_only_and_not_with_quiet(terminal, name: str,
+                                                              tmp_path: Path) -> None:
     args = [a.replace("{tmp}", str(tmp_path)) for a in COMMANDS[name]]
-    shown = run_plogscan(args, stdout_tty=False)
+    shown = terminal(args, stdout_tty=False)
     assert "parsing" in shown.stderr, shown.stderr[-500:]
     assert "parsing" not in shown.stdout
-    quiet = run_plogscan([*args, "--quiet"], stdout_tty=False)
+    quiet = terminal([*args, "--quiet"], stdout_tty=False)
     assert "parsing" not in quiet.stderr
-    piped = run_plogscan(args, stdout_tty=False, stderr_tty=False)
+    piped = terminal(args, stdout_tty=False, stderr_tty=False)
     assert "parsing" not in piped.stderr
 
 
-def test_the_total_is_added_up_only_for_a_bar_that_is_shown() -> None:
+def test_the_total_is_added_up_only_for_a_bar_that_is_shown(terminal) -> None:
     """Adding up a tree's sizes stats every file: a run without a bar (``--quiet``, stderr not
     a terminal) never asks for it."""
     from plogscan.console import progress_bar

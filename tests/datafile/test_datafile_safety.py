@@ -18,9 +18,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from plogscan.cli import cli
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "hostile-text"
@@ -41,9 +40,7 @@ by: [host, rank, pid]
 
 
 def run(*args: object) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    result = run_cli(*args)
     assert "Traceback" not in result.stderr
     return result.exit_code, result.stderr
 

@@ -45,7 +45,7 @@ from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.textinput import parse_files
 from plogscan.parse.results import FileContext
 from plogscan.pipeline.passes import coalesced
-from tests.forked import run_forked
+from tests.forked import plogscan_as_nobody
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -383,24 +383,6 @@ def test_stdin_and_named_pipes_are_read(tmp_path: Path) -> None:
     assert finding["evidence"][0]["path"] == str(fifo)
 
 
-def _as_nobody(argv: list[str]) -> tuple[int, str]:
-    """Exit code and stderr of plogscan run in a forked child that became 'nobody' (root reads
-    everything, so permission problems can only be seen after dropping privileges)."""
-
-    def body(write_fd: int) -> int:
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the child exits right after
-        sys.stderr = io.TextIOWrapper(os.fdopen(write_fd, "wb"), encoding="utf-8")
-        try:
-            cli.main(argv, prog_name="plogscan", standalone_mode=True)
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else 3
-        sys.stderr.flush()
-        return code
-
-    return run_forked(65534, body)
-
-
 def test_unreadable_inputs_and_outputs(tmp_path: Path) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
@@ -427,7 +409,7 @@ def test_unreadable_inputs_and_outputs(tmp_path: Path) -> None:
                 (["diagnose", str(logs), "--format", "json", *common], 1),
                 (["baseline", "create", str(logs), "-o", str(base / "b.json"), *common], 0),
             ):
-                status, err = _as_nobody(argv)
+                status, _out, err = plogscan_as_nobody(argv)
                 assert status == code, err
                 assert "Traceback" not in err and "CHILD ERROR" not in err, err
                 # one line for both: their count, the reason and one of them
@@ -439,7 +421,7 @@ def test_unreadable_inputs_and_outputs(tmp_path: Path) -> None:
                           *common],
                          ["ingest", str(logs), "-o", str(base / "ro" / "e.parquet"), *common],
                          ["baseline", "create", str(logs), "-o", str(base / "ro" / "b.json")]):
-                status, err = _as_nobody(argv)
+                status, _out, err = plogscan_as_nobody(argv)
                 assert status == 2, err
                 assert "Traceback" not in err and "CHILD ERROR" not in err, err
                 assert "error: cannot write" in err and "permission denied" in err.lower(), err

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from tests.pty_run import ROOT, Ran, have_pty, plain, run_plogscan
+from tests.pty_run import ROOT, Ran, have_pty, plain
 
 pytestmark = pytest.mark.skipif(not have_pty(), reason="no pseudo-terminals on this machine")
 
@@ -33,46 +33,46 @@ def _fits(text: str, cols: int = COLS) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_diagnose_text_report_on_a_terminal(lang: str) -> None:
-    ran = run_plogscan(["diagnose", SAMPLE, "--lang", lang])
+def test_diagnose_text_report_on_a_terminal(terminal, lang: str) -> None:
+    ran = terminal(["diagnose", SAMPLE, "--lang", lang])
     _clean(ran, 1)
     assert "\x1b[" in ran.stdout  # coloured
     assert "CCU001" in ran.stdout_plain
     assert ("exit code 1" if lang == "en" else "退出码 1") in ran.stdout_plain
     _fits(ran.stdout)
     # the width is the window's: a wider window gives longer lines (the rules are full width)
-    wide = run_plogscan(["diagnose", SAMPLE, "--lang", lang, "--quiet"], cols=132)
+    wide = terminal(["diagnose", SAMPLE, "--lang", lang, "--quiet"], cols=132)
     _clean(wide, 1)
     _fits(wide.stdout, 132)
     longest = max(cell_len(line) for line in wide.stdout_plain.splitlines())
     assert COLS < longest <= 132
 
 
-def test_diagnose_width_option_wins_over_the_window() -> None:
-    ran = run_plogscan(["diagnose", SAMPLE, "--quiet", "--width", "60"])
+def test_diagnose_width_option_wins_over_the_window(terminal) -> None:
+    ran = terminal(["diagnose", SAMPLE, "--quiet", "--width", "60"])
     _clean(ran, 1)
     _fits(ran.stdout, 60)
     assert max(cell_len(line) for line in ran.stdout_plain.splitlines()) == 60
 
 
-def test_a_narrow_window_gets_the_narrowest_report() -> None:
-    ran = run_plogscan(["diagnose", SAMPLE, "--quiet"], cols=30)
+def test_a_narrow_window_gets_the_narrowest_report(terminal) -> None:
+    ran = terminal(["diagnose", SAMPLE, "--quiet"], cols=30)
     _clean(ran, 1)
     _fits(ran.stdout, 40)
 
 
-def test_diagnose_json_to_a_terminal_is_what_a_pipe_gets() -> None:
+def test_diagnose_json_to_a_terminal_is_what_a_pipe_gets(terminal) -> None:
     args = ["diagnose", SAMPLE, "--format", "json"]
-    ran = run_plogscan(args)
+    ran = terminal(args)
     _clean(ran, 1)
-    piped = run_plogscan(args, stdout_tty=False, stderr_tty=False)
+    piped = terminal(args, stdout_tty=False, stderr_tty=False)
     assert ran.stdout == piped.stdout
     assert "\x1b" not in ran.stdout
     assert json.loads(ran.stdout)["summary"]["exit_code"] == 1
 
 
-def test_diagnose_output_dir_on_a_terminal(tmp_path: Path) -> None:
-    ran = run_plogscan(["diagnose", SAMPLE, "--output-dir", str(tmp_path / "out")])
+def test_diagnose_output_dir_on_a_terminal(terminal, tmp_path: Path) -> None:
+    ran = terminal(["diagnose", SAMPLE, "--output-dir", str(tmp_path / "out")])
     _clean(ran, 1)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
         "report.html", "report.json", "report.md", "report.sarif", "report.xml"]
@@ -82,42 +82,42 @@ def test_diagnose_output_dir_on_a_terminal(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
-def test_events_to_a_terminal_is_what_a_pipe_gets(fmt: str) -> None:
+def test_events_to_a_terminal_is_what_a_pipe_gets(terminal, fmt: str) -> None:
     args = ["events", SAMPLE, "--format", fmt, "--level", "ERROR"]
-    ran = run_plogscan(args)
+    ran = terminal(args)
     _clean(ran, 0)
-    piped = run_plogscan(args, stdout_tty=False, stderr_tty=False)
+    piped = terminal(args, stdout_tty=False, stderr_tty=False)
     assert ran.stdout == piped.stdout
     assert "\x1b" not in ran.stdout and ran.stdout.count("\n") > 10
 
 
-def test_events_table_on_a_terminal() -> None:
-    ran = run_plogscan(["events", SAMPLE, "--limit", "5"])
+def test_events_table_on_a_terminal(terminal) -> None:
+    ran = terminal(["events", SAMPLE, "--limit", "5"])
     _clean(ran, 0)
     assert "bind core" in ran.stdout
 
 
-def test_ingest_on_a_terminal(tmp_path: Path) -> None:
-    ran = run_plogscan(["ingest", SAMPLE, "-o", str(tmp_path / "e.parquet")])
+def test_ingest_on_a_terminal(terminal, tmp_path: Path) -> None:
+    ran = terminal(["ingest", SAMPLE, "-o", str(tmp_path / "e.parquet")])
     _clean(ran, 0)
     assert (tmp_path / "e.parquet").stat().st_size > 0
-    table = run_plogscan(["diagnose", str(tmp_path / "e.parquet"), "--quiet"])
+    table = terminal(["diagnose", str(tmp_path / "e.parquet"), "--quiet"])
     _clean(table, 1)
     _fits(table.stdout)
 
 
-def test_explain_on_a_terminal() -> None:
-    ran = run_plogscan(["explain", "507916"])
+def test_explain_on_a_terminal(terminal) -> None:
+    ran = terminal(["explain", "507916"])
     _clean(ran, 0)
     assert "507916" in ran.stdout
 
 
-def test_rules_list_on_a_terminal_fits_the_window() -> None:
-    ran = run_plogscan(["rules", "list"])
+def test_rules_list_on_a_terminal_fits_the_window(terminal) -> None:
+    ran = terminal(["rules", "list"])
     _clean(ran, 0)
     assert "CCU001" in ran.stdout
     _fits(ran.stdout)
-    piped = run_plogscan(["rules", "list"], stdout_tty=False, stderr_tty=False)
+    piped = terminal(["rules", "list"], stdout_tty=False, stderr_tty=False)
     assert max(len(line) for line in piped.stdout.splitlines()) > COLS  # a pipe gets it all
 
 
@@ -125,22 +125,22 @@ def test_rules_list_on_a_terminal_fits_the_window() -> None:
                                   ["events", "--help"], ["explain", "--help"],
                                   ["rules", "--help"], ["sql", "--help"]],
                          ids=lambda a: " ".join(a))
-def test_help_is_coloured_and_fits_the_window(args: list[str]) -> None:
-    ran = run_plogscan(args, cols=72)
+def test_help_is_coloured_and_fits_the_window(terminal, args: list[str]) -> None:
+    ran = terminal(args, cols=72)
     _clean(ran, 0)
     assert "\x1b[" in ran.stdout
     assert "Usage:" in ran.stdout_plain and "Options" in ran.stdout_plain
     _fits(ran.stdout, 72)
-    piped = run_plogscan(args, stdout_tty=False, stderr_tty=False)
+    piped = terminal(args, stdout_tty=False, stderr_tty=False)
     assert "\x1b" not in piped.stdout
 
 
-def test_no_color_turns_colour_off_on_a_terminal() -> None:
-    ran = run_plogscan(["diagnose", SAMPLE, "--quiet"], env={"NO_COLOR": "1"})
+def test_no_color_turns_colour_off_on_a_terminal(terminal) -> None:
+    ran = terminal(["diagnose", SAMPLE, "--quiet"], env={"NO_COLOR": "1"})
     _clean(ran, 1)
     assert "\x1b" not in ran.stdout
     _fits(ran.stdout)
-    helped = run_plogscan(["--help"], env={"NO_COLOR": "1"})
+    helped = terminal(["--help"], env={"NO_COLOR": "1"})
     assert "\x1b" not in helped.stdout
 
 
@@ -148,7 +148,7 @@ def test_no_color_turns_colour_off_on_a_terminal() -> None:
                                   ["cache", "info"], ["--version"],
                                   ["baseline", "create", SAMPLE, "-o", "{tmp}/b.json"]],
                          ids=lambda a: " ".join(a[:2]))
-def test_the_other_commands_on_a_terminal(args: list[str], tmp_path: Path) -> None:
-    ran = run_plogscan([a.replace("{tmp}", str(tmp_path)) for a in args])
+def test_the_other_commands_on_a_terminal(terminal, args: list[str], tmp_path: Path) -> None:
+    ran = terminal([a.replace("{tmp}", str(tmp_path)) for a in args])
     _clean(ran, 0)
     assert ran.stdout or ran.stderr

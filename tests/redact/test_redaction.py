@@ -20,10 +20,9 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
 
-from plogscan.cli import cli
 from plogscan.redact.redactor import Redactor
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples"
@@ -51,9 +50,7 @@ def sensitive_values(name: str) -> tuple[str, ...]:
 
 
 def run(*args: object) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
+    result = run_cli(*args)
     assert "Traceback" not in result.stderr
     return result.exit_code, result.stdout, result.stderr
 
