@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "plogscan"
+TESTS = PACKAGE.parent / "tests"
+# The test folders that no one package owns (tests/README.md says what each holds).
+CROSS_CUTTING_TESTS = {"e2e", "repo", "adversarial"}
 
 # Top to bottom. Each name is a top-level module or package of plogscan.
 LAYERS: list[set[str]] = [
@@ -192,6 +195,25 @@ def test_every_package_says_what_comes_in_and_goes_out() -> None:
             continue
         assert "Must not import" in docstring, (
             f"{init}: the docstring says what the package must not import")
+
+
+def test_tests_mirror_the_packages() -> None:
+    """Each test module sits in ``tests/<package>/`` for the package it tests, or in one of the
+    folders that no one package owns; each folder is a package with a conftest of its own."""
+    packages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    at_top = sorted(p.name for p in TESTS.glob("test_*.py"))
+    assert at_top == [], (
+        f"test modules at the top of tests/: {at_top}; each goes in tests/<package>/")
+    folders = sorted({p.parent for p in TESTS.rglob("test_*.py")})
+    assert folders
+    for folder in folders:
+        where = folder.relative_to(TESTS)
+        assert len(where.parts) == 1, f"tests/{where}: test folders are one level deep"
+        assert where.name in packages | CROSS_CUTTING_TESTS, (
+            f"tests/{where}/ is neither a plogscan package ({', '.join(sorted(packages))}) nor one "
+            f"of the shared test folders ({', '.join(sorted(CROSS_CUTTING_TESTS))})")
+        for needed in ("__init__.py", "conftest.py"):
+            assert (folder / needed).is_file(), f"tests/{where}/ has no {needed}"
 
 
 def test_no_package_init_loads_pyarrow() -> None:
