@@ -29,8 +29,8 @@ EXPECTED = {
     "ccu-reuse-pasted": (1, {("CCU001", "match"): 1, ("CCU001", "not_evaluable"): 0,
                              ("CCU002", "match"): 1}),
     "notify-timeout-two-hosts": (1, {("MEM001", "match"): 1, ("HCCL002", "match"): 1}),
-    # multi-rank samples (samples/_multirank.py); tests/test_crossrank_samples.py checks their
-    # suspects, victims, chains, clocks and attempts
+    # multi-rank samples (samples/_multirank.py); tests/crossrank/test_crossrank_samples.py checks
+    # their suspects, victims, chains, clocks and attempts
     "notify-wait-cascade": (1, {("OOB001", "match"): 1, ("HCCL001", "match"): 7}),
     "link-chain-silent-rank": (1, {("HCCL007", "match"): 15}),
     "op-index-mismatch": (1, {("HCCL001", "match"): 4}),
