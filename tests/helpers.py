@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,8 @@ from plogscan.model import Diagnosis
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = REPO_ROOT / "samples"
+# An environment without any locale or language setting: the language is plogscan's default.
+NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "PLOGSCAN_LANG": ""}
 
 
 def diagnosed(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
@@ -41,6 +45,13 @@ def run_cli(*args: object, env: Mapping[str, str | None] | None = None,
 
     return CliRunner().invoke(cli, [str(a) for a in args], env=env,
                               catch_exceptions=catch_exceptions)
+
+
+def run_child(*args: object, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    """``python -m plogscan ARGS`` in a child process started in the checkout, its output
+    captured as text: for what only a process of its own shows (signals, limits, exit)."""
+    return subprocess.run([sys.executable, "-m", "plogscan", *map(str, args)], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=timeout, check=False)
 
 
 class DiagnoseCli:

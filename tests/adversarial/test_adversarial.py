@@ -29,6 +29,7 @@ from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.parse.results import FileContext
 from tests.adversarial.cases import CASES, GOOD, PLOG, Case
 from tests.forked import plogscan_as_nobody
+from tests.helpers import run_child
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -45,8 +46,7 @@ def _inline(argv: list[str]) -> tuple[int, str, str]:
 
 
 def _child(argv: list[str]) -> tuple[int, str, str]:
-    done = subprocess.run([sys.executable, "-m", "plogscan", *argv], cwd=ROOT, timeout=300,
-                          capture_output=True, text=True, check=False)
+    done = run_child(*argv)
     return done.returncode, done.stdout, done.stderr
 
 
@@ -56,7 +56,7 @@ def test_case(case: Case, tmp_path: Path) -> None:
     if case.runner == "nobody":
         if os.geteuid() == 0:
             plogscan_as_nobody(["diagnose", str(ROOT / "samples" / "hostile-text"), "-q",
-                                "--workers", "1", "--format", "json"])  # warm up as root
+                               "--workers", "1", "--format", "json"])  # warm up as root
         base = Path(tempfile.mkdtemp())
         base.chmod(0o777)
     try:

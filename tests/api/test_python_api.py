@@ -72,7 +72,7 @@ def test_read_events_filters_as_events_does() -> None:
     frame = plogscan.read_events(CASCADE, level="ERROR", host="node-b", rank=[5, 6])
     assert len(frame) and set(frame["rank"]) <= {5, 6} and set(frame["level"]) == {"ERROR"}
     cli_rows = run_cli("events", CASCADE, "-q", "--format", "jsonl", "--level", "ERROR",
-                      "--host", "node-b", "--rank", "5", "--rank", "6").stdout.splitlines()
+                       "--host", "node-b", "--rank", "5", "--rank", "6").stdout.splitlines()
     assert len(cli_rows) == len(frame)
     assert len(plogscan.read_events(CASCADE, limit=3)) == 3
     assert len(plogscan.read_events(CASCADE, since=datetime(2030, 1, 1))) == 0
@@ -101,7 +101,7 @@ def test_diagnose_gives_the_findings_of_the_json_report(sample: str) -> None:
     diagnosis = plogscan.diagnose(SAMPLES / sample)
     assert isinstance(diagnosis, Diagnosis)
     cli_json = json.loads(run_cli("diagnose", SAMPLES / sample, "--format", "json", "-q",
-                                 "--no-cache").stdout)
+                                  "--no-cache").stdout)
     api_json = json.loads(render(diagnosis, "json"))
     assert api_json["findings"] == cli_json["findings"]
     assert api_json["incidents"] == cli_json["incidents"]

@@ -67,7 +67,7 @@ def test_events_reads_parquet_and_filters(logs: Path, tmp_path: Path) -> None:
     out = tmp_path / "events.parquet"
     run_cli("ingest", str(logs), "-o", str(out), "--quiet")
     result = run_cli("events", str(out), "--level", "error", "--module", "RUNTIME",
-                    "--format", "jsonl")
+                     "--format", "jsonl")
     assert result.exit_code == 0
     (row,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert row["ts"] == "2026-02-03T10:00:02.500000"
@@ -135,7 +135,7 @@ def test_csv_cells_cannot_run_as_spreadsheet_formulas(tmp_path: Path) -> None:
     orphan = tmp_path / "plog-2_20260101000000000.log"
     orphan.write_text("=1+1\n")
     rows = list(csv.reader(io.StringIO(run_cli("events", str(orphan), "--format", "csv",
-                                              "--quiet").stdout)))
+                                               "--quiet").stdout)))
     assert rows[1][rows[0].index("message")] == "'=1+1"
     assert rows[1][rows[0].index("pid")] == ""
 
@@ -159,7 +159,7 @@ def test_threads_and_processes_write_the_same_table(logs: Path, tmp_path: Path) 
     for mode in ("threads", "processes"):
         out = tmp_path / f"{mode}.parquet"
         result = run_cli("ingest", str(logs), "-o", str(out), "--quiet", "--workers", "2",
-                        "--parallel", mode)
+                         "--parallel", mode)
         assert result.exit_code == 0, result.output
         tables[mode] = pq.read_table(out)
     assert tables["threads"].num_rows == 6

@@ -35,7 +35,7 @@ def test_a_missing_path_is_named_and_the_rest_is_reported(tmp_path: Path) -> Non
 def test_exit_2_wins_over_findings_and_over_fail_on_never(tmp_path: Path, fail_on: str) -> None:
     missing = tmp_path / "gone"
     result = run_cli("diagnose", missing, SAMPLE, "--quiet", "--format", "json",
-                 "--fail-on", fail_on)
+                     "--fail-on", fail_on)
     assert result.exit_code == 2
     doc = json.loads(result.stdout)
     assert doc["inputs"]["errors"] == [{"path": str(missing),
@@ -156,8 +156,8 @@ def test_permission_denied_is_named_with_its_reason(tmp_path: Path) -> None:
         secret.chmod(0)
         run_cli("diagnose", SAMPLE, "--quiet", "--format", "json")  # warm up as root
         code, out, err = plogscan_as_nobody(["diagnose", str(locked), str(secret), SAMPLE,
-                                     "--quiet", "--format", "json", "--workers", "1",
-                                     "--no-cache"])
+                                             "--quiet", "--format", "json", "--workers", "1",
+                                             "--no-cache"])
         assert code == 2, err
         assert f"plogscan: {locked}: Permission denied" in err.splitlines()
         assert f"plogscan: {secret}: Permission denied" in err.splitlines()

@@ -9,16 +9,14 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from plogscan.cli import cli
 from plogscan.codes import decode, describe, load_tables, tables
 from plogscan.codes.translations import pick
 from plogscan.codes.words import KINDS, LABELS, WORDS, every_word, word
 from plogscan.errors import ErrorGroup, PlogscanError
+from tests.helpers import NO_LOCALE, run_cli
 
 REPO = Path(__file__).resolve().parents[2]
-NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "PLOGSCAN_LANG": ""}
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef\u3000-\u303f]")
 # An ordinary English word (``timeout``, ``Driver``): a text that has one needs Chinese words.
 # Identifiers such as ``TEFusion``, ``AclNN``, ``CCE`` or ``HCCL errNo`` may stay as they are.
@@ -285,8 +283,7 @@ def test_tables_without_translations_load_and_read_in_english(tmp_path: Path) ->
 # --- explain and diagnose -----------------------------------------------------------------------
 
 def _cli(*args: str, env: dict[str, str] | None = None):
-    return CliRunner().invoke(cli, list(args), env={**NO_LOCALE, **(env or {})},
-                              catch_exceptions=False)
+    return run_cli(*args, env={**NO_LOCALE, **(env or {})})
 
 
 def test_explain_speaks_chinese_when_asked() -> None:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import run_child, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "hostile-text"
@@ -43,11 +42,6 @@ def run(*args: object) -> tuple[int, str]:
     result = run_cli(*args)
     assert "Traceback" not in result.stderr
     return result.exit_code, result.stderr
-
-
-def child(*args: object, timeout: int = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "plogscan", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout, check=False)
 
 
 def _laughs(levels: int = 9) -> str:
@@ -74,7 +68,7 @@ def test_hostile_rule_files_give_one_located_error(tmp_path: Path, name: str, te
     marker = tmp_path / "pwned"
     path = tmp_path / name
     path.write_text(text.replace("{marker}", str(marker)))
-    done = child("rules", "check", path)
+    done = run_child("rules", "check", path)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr, done.stderr
     assert f"{path}:{line if line else ''}" in done.stderr, done.stderr
@@ -90,7 +84,7 @@ def test_size_and_kind_of_data_files_are_checked_before_reading(tmp_path: Path) 
     assert code == 2 and "larger than the 1,048,576 bytes a data file may have" in err, err
     fifo = tmp_path / "pipe.yaml"
     os.mkfifo(fifo)
-    done = child("rules", "check", fifo)  # reading it would wait for a writer
+    done = run_child("rules", "check", fifo)  # reading it would wait for a writer
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     baseline = tmp_path / "baseline.json"
     with open(baseline, "wb") as handle:
@@ -114,7 +108,7 @@ def test_salt_files_are_bounded_too(tmp_path: Path) -> None:
     assert code == 2 and "cannot read salt file" in err and "larger than" in err, err
     fifo = tmp_path / "salt-pipe"
     os.mkfifo(fifo)
-    done = child("events", SAMPLE, "--redact-salt", fifo, "-q")
+    done = run_child("events", SAMPLE, "--redact-salt", fifo, "-q")
     assert done.returncode == 2 and "not a regular file" in done.stderr, done.stderr
 
 
@@ -125,8 +119,8 @@ def test_a_pathological_regex_finishes_under_re2(tmp_path: Path) -> None:
     log = tmp_path / "plog-1_20260302101500000.log"
     log.write_text("[ERROR] GE(1,python):2026-03-02-10:15:01.123.456 [a.cc:1][tid:1] "
                    + "a" * (1 << 20) + "\n")
-    done = child("diagnose", log, "--rules", rules, "--format", "json", "-q",
-                 "--max-line-bytes", "2M", timeout=600)
+    done = run_child("diagnose", log, "--rules", rules, "--format", "json", "-q",
+                     "--max-line-bytes", "2M", timeout=600)
     assert done.returncode == 1, done.stderr
     assert '"rule": "USR001"' in done.stdout
 
@@ -149,7 +143,7 @@ def test_rule_loading_does_not_block_on_a_slow_reader(tmp_path: Path) -> None:
     os.mkfifo(rules / "waiting.yaml")
     result: list[subprocess.CompletedProcess[str]] = []
     thread = threading.Thread(target=lambda: result.append(
-        child("rules", "check", rules)))
+        run_child("rules", "check", rules)))
     thread.start()
     thread.join(180)
     assert result and "Traceback" not in result[0].stderr, "rules check blocked on a FIFO"

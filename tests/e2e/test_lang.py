@@ -16,10 +16,9 @@ from plogscan.cli import cli
 from plogscan.lang import LANGS, default_lang, locale_lang
 from plogscan.report import render
 from plogscan.report.i18n import UI, tr
-from tests.helpers import diagnosed
+from tests.helpers import NO_LOCALE, diagnosed
 
 REPO = Path(__file__).resolve().parents[2]
-NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "PLOGSCAN_LANG": ""}
 
 RULE = """\
 id: TST400

@@ -58,7 +58,7 @@ def test_diagnose_and_events_read_the_dataset(dataset: Path) -> None:
     assert from_dataset["inputs"]["files"] == from_logs["inputs"]["files"]
     logs_rows = run_cli("events", SAMPLE, "--format", "jsonl", "-q").stdout.splitlines()
     data_rows = run_cli("events", dataset, "--format", "jsonl", "-q",
-                       "--grep", "").stdout.splitlines()
+                        "--grep", "").stdout.splitlines()
     assert set(logs_rows) <= set(data_rows)
 
 
@@ -104,7 +104,7 @@ def test_sql_over_every_input(source: str, dataset: Path, tmp_path: Path) -> Non
     else:
         target = dataset
     result = run_cli("sql", "SELECT level, count(*) AS n FROM events GROUP BY level "
-                    "ORDER BY level NULLS LAST", target, "--format", "jsonl", "-q")
+                     "ORDER BY level NULLS LAST", target, "--format", "jsonl", "-q")
     assert result.exit_code == 0, result.output
     counts = {row["level"]: row["n"] for row in map(json.loads, result.stdout.splitlines())}
     accounting = json.loads((dataset / "_plogscan_inputs.json").read_text())
@@ -120,7 +120,7 @@ def test_sql_formats(tmp_path: Path) -> None:
     assert table.splitlines()[0].split() == ["formula", "n", "codes"]
     assert table.rstrip().endswith("(1 row)")
     rows = [json.loads(x) for x in run_cli("sql", query, SAMPLE, "--format", "jsonl",
-                                            "-q").stdout.splitlines()]
+                                           "-q").stdout.splitlines()]
     assert rows == [{"formula": "=cmd()", "n": 2, "codes": ["a", "b"]}]
 
 

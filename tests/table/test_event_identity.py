@@ -170,7 +170,7 @@ def test_events_from_logs_and_from_the_table_are_the_same_rows(tmp_path: Path) -
 def test_sql_counts_real_ranks() -> None:
     pytest.importorskip("duckdb")
     result = run_cli("sql", "SELECT rank, count(*) AS n FROM events GROUP BY rank ORDER BY rank",
-                    CASCADE, "--format", "jsonl", "-q")
+                     CASCADE, "--format", "jsonl", "-q")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [r["rank"] for r in rows] == list(range(8))
@@ -231,7 +231,7 @@ def test_a_diagnosis_of_the_table_is_the_diagnosis_of_the_logs(tmp_path: Path) -
     assert run_cli("ingest", sample, "-o", table, "-q").exit_code == 0
     logs = _diagnosis(sample)
     stored = json.loads(run_cli("diagnose", table, "--format", "json", "-q",
-                               "--no-cache").stdout)
+                                "--no-cache").stdout)
     assert _without_context(stored["findings"]) == _without_context(logs["findings"])
     assert stored["processes"] == logs["processes"]
 
