@@ -29,9 +29,9 @@ from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.parse.results import FileContext
 from tests.adversarial.cases import CASES, GOOD, PLOG, Case
 from tests.forked import plogscan_as_nobody
-from tests.helpers import run_child
+from tests.helpers import REPO_ROOT, run_child
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 HERE = Path(__file__).resolve().parent
 # Cases below run through the Python API or a shell; README.md lists them with the others.
 API_CASES = ("file-grows", "file-shrinks", "file-vanishes", "named-pipe",

@@ -23,10 +23,10 @@ from plogscan.ingest.chunks import clean
 from plogscan.ingest.textbytes import CONTROL_BYTES, control_bytes
 from plogscan.lang import missing_translations
 from plogscan.report import render
+from tests.helpers import REPO_ROOT, run_cli
 from tests.helpers import diagnosed as diagnose
-from tests.helpers import run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 SAMPLE = ROOT / "samples" / "ccu-reuse-before-mc2"
 SCHEMA = json.loads((ROOT / "plogscan" / "schema" / "report.schema.json").read_text())
 GOOD = (b"[INFO] ATRACE(4321,python3.10):2026-03-17-14:02:11.482.377 [trace_attr.c:176]"

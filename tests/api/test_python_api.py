@@ -19,9 +19,9 @@ from plogscan.model import Diagnosis
 from plogscan.model.frames import EVENT_ROW_SCHEMA, FINDING_SCHEMA
 from plogscan.report import render
 from plogscan.schema import TABLE_SCHEMA
-from tests.helpers import run_cli
+from tests.helpers import REPO_ROOT, run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 SAMPLES = ROOT / "samples"
 CASCADE = SAMPLES / "notify-wait-cascade"
 

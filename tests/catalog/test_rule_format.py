@@ -11,8 +11,9 @@ from plogscan.catalog import load_rules
 from plogscan.catalog.ruleset import rule_from_text
 from plogscan.cli import cli
 from plogscan.errors import ErrorGroup
+from tests.helpers import REPO_ROOT
 
-ROOT = Path(__file__).parents[2]
+ROOT = REPO_ROOT
 BAD_LINKS = Path(__file__).parents[1] / "bad_links"
 
 RULE = """\

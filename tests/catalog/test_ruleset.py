@@ -14,9 +14,10 @@ from plogscan.catalog.rule import Sequence, Single
 from plogscan.catalog.ruleset import load_rule_file, rule_from_text
 from plogscan.datafile.fields import parse_duration
 from plogscan.errors import ErrorGroup, InputError, RuleError
+from tests.helpers import REPO_ROOT
 
 BAD = Path(__file__).parents[1] / "bad_rules"
-ROOT = Path(__file__).parents[2]
+ROOT = REPO_ROOT
 
 GOOD = """\
 id: TST100

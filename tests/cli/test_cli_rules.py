@@ -10,8 +10,9 @@ from click.testing import CliRunner, Result
 from plogscan.catalog import load_rules
 from plogscan.catalog.testing import case_files, load_cases
 from plogscan.cli import cli
+from tests.helpers import REPO_ROOT
 
-ROOT = Path(__file__).parents[2]
+ROOT = REPO_ROOT
 BAD = Path(__file__).parents[1] / "bad_rules"
 
 RULE = """\

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.forked import plogscan_as_nobody
-from tests.helpers import run_cli
+from tests.helpers import REPO_ROOT, run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 SAMPLE = str(ROOT / "samples" / "ccu-reuse-before-mc2")
 
 

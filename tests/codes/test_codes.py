@@ -30,8 +30,9 @@ from plogscan.codes import (
 )
 from plogscan.codes.tables import NUMERIC_TABLES, SOURCE_RE, TABLES
 from plogscan.errors import ErrorGroup, PlogscanError
+from tests.helpers import REPO_ROOT
 
-SHIPPED = Path(__file__).resolve().parents[2] / "plogscan" / "codes"
+SHIPPED = REPO_ROOT / "plogscan" / "codes"
 SRC = "github.com/hicann/runtime include/x.h"  # a well-formed public source for the fixtures
 
 # rt_error_codes.h: code -> words of its meaning

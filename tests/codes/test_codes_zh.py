@@ -14,9 +14,9 @@ from plogscan.codes import decode, describe, load_tables, tables
 from plogscan.codes.translations import pick
 from plogscan.codes.words import KINDS, LABELS, WORDS, every_word, word
 from plogscan.errors import ErrorGroup, PlogscanError
-from tests.helpers import NO_LOCALE, run_cli
+from tests.helpers import NO_LOCALE, REPO_ROOT, run_cli
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef\u3000-\u303f]")
 # An ordinary English word (``timeout``, ``Driver``): a text that has one needs Chinese words.
 # Identifiers such as ``TEFusion``, ``AclNN``, ``CCE`` or ``HCCL errNo`` may stay as they are.

@@ -23,9 +23,10 @@ from markdown_it import MarkdownIt
 from plogscan.cli import cli
 from plogscan.lang import missing_translations
 from plogscan.textsafe import neutralize
+from tests.helpers import REPO_ROOT
 from tests.payloads import PAYLOADS
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 GOOD = "samples/mc2-before-eager"
 BAD = "samples/ccu-reuse-before-mc2"
 UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e"

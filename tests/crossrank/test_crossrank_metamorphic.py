@@ -21,9 +21,9 @@ from plogscan.catalog.ruleset import load_rules
 from plogscan.report.json_report import document
 from tests import metamorphic as m
 from tests.corpus_path import corpus_dir, trees_dir
-from tests.helpers import diagnosed
+from tests.helpers import REPO_ROOT, diagnosed
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 TREES = trees_dir()
 REAL = corpus_dir()
 SAMPLES = ("notify-wait-cascade", "link-chain-silent-rank", "op-index-mismatch",

@@ -10,11 +10,12 @@ the restart sample gives two attempts, each with its own verdict.
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.helpers import REPO_ROOT
+
+REPO = REPO_ROOT
 
 # sample -> (verdict, first suspect, victims (ranks), chain or None, rank_roles by rule)
 EXPECTED = {

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_child, run_cli
+from tests.helpers import REPO_ROOT, run_child, run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 SAMPLE = ROOT / "samples" / "hostile-text"
 RULE = """\
 id: USR001

@@ -19,8 +19,9 @@ from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
 from plogscan.cli import cli
+from tests.helpers import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 HOOK = ROOT / "docs" / "ci" / "github-hook.sh"
 REPORTS = ("report.html", "report.json", "report.md", "report.sarif", "report.xml")
 PLOG = "logs/worker-0/debug/plog/plog-52817_20260402142101233.log"

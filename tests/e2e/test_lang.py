@@ -16,9 +16,9 @@ from plogscan.cli import cli
 from plogscan.lang import LANGS, default_lang, locale_lang
 from plogscan.report import render
 from plogscan.report.i18n import UI, tr
-from tests.helpers import NO_LOCALE, diagnosed
+from tests.helpers import NO_LOCALE, REPO_ROOT, diagnosed
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 
 RULE = """\
 id: TST400

@@ -46,8 +46,9 @@ from plogscan.ingest.textinput import parse_files
 from plogscan.parse.results import FileContext
 from plogscan.pipeline.passes import coalesced
 from tests.forked import plogscan_as_nobody
+from tests.helpers import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 SAMPLES = ROOT / "samples"
 # What must never reach a terminal raw: C0 controls but TAB and LF, DEL, C1, bidi controls,
 # line/paragraph separators.

@@ -15,8 +15,9 @@ import jsonschema
 import pytest
 
 from plogscan.report.json_report import schema_path
+from tests.helpers import REPO_ROOT
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 SARIF_SCHEMA = json.loads((REPO / "tests/schemas/sarif-schema-2.1.0.json").read_text())
 REPORT_SCHEMA = json.loads(schema_path().read_text())
 

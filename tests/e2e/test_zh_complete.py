@@ -32,10 +32,10 @@ from plogscan.engine.words import WORDS as ENGINE_WORDS
 from plogscan.lang import missing_translations
 from plogscan.report import i18n, render
 from tests import zh_leftovers as z
-from tests.helpers import diagnosed
+from tests.helpers import REPO_ROOT, diagnosed
 from tests.report_fixtures import FIXTURES
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 PACKAGE = REPO / "plogscan"
 SAMPLES = sorted(p.name for p in (REPO / "samples").iterdir() if p.is_dir())
 WIDE = 30_000  # no line of the terminal report wraps: data stays whole

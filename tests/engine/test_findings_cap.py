@@ -16,8 +16,9 @@ from plogscan.catalog import RuleSet
 from plogscan.catalog.ruleset import rule_from_text
 from plogscan.engine import scan
 from plogscan.schema import EVENT_SCHEMA
+from tests.helpers import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 T0 = datetime(2026, 3, 14, 10, 0, 0)
 RULE = """\
 id: USR001

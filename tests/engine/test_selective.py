@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from plogscan.report import render
-from tests.helpers import diagnosed
+from tests.helpers import SAMPLES_DIR, diagnosed
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLES = SAMPLES_DIR
 HEAD = "[{level}] HCCL({pid},python3):2026-03-02-10:15:{s:02d}.000.000 [x.cc:1] [7]"
 
 

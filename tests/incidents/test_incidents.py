@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
@@ -19,9 +18,9 @@ from plogscan.baseline import Baseline, BaselineEntry, apply_baseline
 from plogscan.incidents import build
 from plogscan.model import Evidence, Finding, Level, Scope, Verdict
 from plogscan.report import render
-from tests.helpers import diagnosed
+from tests.helpers import REPO_ROOT, diagnosed
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 SAMPLES = sorted(p for p in (ROOT / "samples").iterdir() if p.is_dir() and not
                  p.name.startswith(("_", ".")))
 MULTI_RANK = ("notify-wait-cascade", "link-chain-silent-rank", "op-index-mismatch",

@@ -13,11 +13,11 @@ from click.testing import CliRunner
 from plogscan.cli import cli
 from plogscan.ingest.pipeline import Ingest
 from plogscan.report import render
-from tests.helpers import diagnosed
+from tests.helpers import SAMPLES_DIR, diagnosed
 
 distributed = pytest.importorskip("distributed", reason="needs plogscan[distributed]")
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLES = SAMPLES_DIR
 
 
 @pytest.fixture(scope="module")

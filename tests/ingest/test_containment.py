@@ -22,8 +22,9 @@ from plogscan.ingest.limits import LIMIT_OPTIONS, Limits, format_size, parse_siz
 from plogscan.ingest.sniff import iter_inputs, open_checked
 from plogscan.ingest.sources import Skipped
 from plogscan.ingest.walk import OUTSIDE_REASON
+from tests.helpers import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 LOG = b"[INFO] GE(1,python):2026-03-02-10:15:01.123.456 [a.cc:1][tid:1] ok\n"
 
 

@@ -21,9 +21,9 @@ from plogscan.ingest.contextlines import ContextSpec, line_text
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.report import render
-from tests.helpers import diagnosed
+from tests.helpers import SAMPLES_DIR, diagnosed
 
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "ccu-reuse-before-mc2"
+SAMPLE = SAMPLES_DIR / "ccu-reuse-before-mc2"
 RADIUS = 3
 
 

@@ -27,8 +27,9 @@ from pathlib import Path
 import pytest
 
 from plogscan.ingest import walkchild
+from tests.helpers import SAMPLES_DIR
 
-FLAGSHIP = Path(__file__).resolve().parents[2] / "samples" / "ccu-reuse-before-mc2"
+FLAGSHIP = SAMPLES_DIR / "ccu-reuse-before-mc2"
 FILLER = ("[DEBUG] GE(276431,python3.10):2026-03-17-14:02:11.{ms:03d}.000 [graph.cc:{n}]276431 "
           "CompileGraph: node {n} visited, nothing to report\n")
 

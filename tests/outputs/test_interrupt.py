@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import REPO_ROOT
+
+ROOT = REPO_ROOT
 LINE = ("[INFO] GE(4321,python):2026-03-02-10:15:01.123.456 [graph.cc:11][tid:4321] step "
         "{i} done\n")
 FEED = f"""

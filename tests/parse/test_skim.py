@@ -22,9 +22,9 @@ from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.results import FileContext
 from plogscan.parse.superset import superset_regex
 from plogscan.report import render
-from tests.helpers import diagnosed
+from tests.helpers import REPO_ROOT, SAMPLES_DIR, diagnosed
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLES = SAMPLES_DIR
 FSET = builtin_formats()
 CTX = FileContext(path="/logs/worker-3/plog/plog-4100_1.log", kind="plog", host="worker-3",
                   rank=3, device=None)
@@ -227,7 +227,7 @@ def test_samples_give_the_same_diagnosis(sample: str) -> None:
 def test_a_generated_debug_heavy_tree_gives_the_same_diagnosis(tmp_path: Path) -> None:
     import sys
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    sys.path.insert(0, str(REPO_ROOT / "bench"))
     import generate as gen
 
     gen.generate(gen.Config(out=tmp_path / "tree", size=6 << 20, ranks=2, seed=3,

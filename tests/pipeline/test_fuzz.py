@@ -40,9 +40,9 @@ from plogscan.pipeline import NothingRead
 from plogscan.redact.redactor import Redactor
 from plogscan.report import Format, render
 from tests.fuzzing import FUZZ
-from tests.helpers import diagnosed
+from tests.helpers import REPO_ROOT, diagnosed
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 RULES = load_rules()
 
 

@@ -22,9 +22,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from plogscan.redact.redactor import Redactor
-from tests.helpers import run_cli
+from tests.helpers import REPO_ROOT, run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 SAMPLES = ROOT / "samples"
 
 

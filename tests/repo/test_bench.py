@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.helpers import REPO_ROOT
+
+BENCH = REPO_ROOT / "bench"
 sys.path.insert(0, str(BENCH))
 
 import generate  # noqa: E402

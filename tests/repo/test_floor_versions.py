@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
+
+from tests.helpers import REPO_ROOT
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pytest's own dependency on Python 3.10
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
 

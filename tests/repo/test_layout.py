@@ -14,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "plogscan"
+from tests.helpers import REPO_ROOT
+
+PACKAGE = REPO_ROOT / "plogscan"
 TESTS = PACKAGE.parent / "tests"
 # The test folders that no one package owns (tests/README.md says what each holds).
 CROSS_CUTTING_TESTS = {"e2e", "repo", "adversarial"}

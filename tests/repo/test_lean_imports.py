@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import REPO_ROOT
+
+ROOT = REPO_ROOT
 SAMPLE = str(ROOT / "samples" / "ccu-reuse-before-mc2")
 
 # Every command and output format, as the console script runs them (``plogscan.cli.main``),

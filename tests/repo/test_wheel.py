@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers import REPO_ROOT
+
+ROOT = REPO_ROOT
 SAMPLE = ROOT / "samples" / "ccu-reuse-before-mc2"
 
 

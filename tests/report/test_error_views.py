@@ -20,9 +20,9 @@ from plogscan.headline import STRUCTURE, headline, headlines, naming_line, struc
 from plogscan.model import Diagnosis
 from plogscan.report.timeline import key_events
 from tests.corpus_path import corpus_dir, pasted_corpus_dir, trees_dir
-from tests.helpers import diagnosed
+from tests.helpers import SAMPLES_DIR, diagnosed
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLES = SAMPLES_DIR
 STRUCTURE_RE = re.compile(STRUCTURE)
 
 

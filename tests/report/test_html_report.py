@@ -31,6 +31,7 @@ from plogscan.model import (
 )
 from plogscan.report import html as html_report
 from plogscan.report import ranks, swimlane
+from tests.helpers import SAMPLES_DIR
 from tests.report_fixtures import (
     FIXTURES,
     HOSTILE_MESSAGES,
@@ -396,7 +397,7 @@ def test_browser_print_and_narrow_layout(browser, tmp_path):
 
 # ----------------------------------------------------------------- the bundled samples
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLES = SAMPLES_DIR
 
 
 def test_bundled_samples_render_small_and_clean_in_the_browser(browser, tmp_path):

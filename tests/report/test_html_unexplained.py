@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from plogscan.report import render
-from tests.helpers import diagnosed
+from tests.helpers import REPO_ROOT, diagnosed
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = REPO_ROOT
 
 
 def test_unexplained_templates_are_shown_as_inert_text() -> None:

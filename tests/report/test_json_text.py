@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import enum
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -14,8 +13,9 @@ from hypothesis import strategies as st
 
 from plogscan.textsafe import indented_json
 from tests.fuzzing import FUZZ
+from tests.helpers import SAMPLES_DIR
 
-SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "ccu-reuse-before-mc2"
+SAMPLE = SAMPLES_DIR / "ccu-reuse-before-mc2"
 
 
 def _stdlib(document: object) -> str:

@@ -14,7 +14,6 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 from datetime import date, datetime
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -38,6 +37,7 @@ from plogscan.report.json_report import schema_path
 from plogscan.report.markdown import fenced
 from plogscan.report.timeline import key_events
 from plogscan.textsafe import neutralize
+from tests.helpers import REPO_ROOT
 from tests.report_fixtures import (
     BASELINE_TODAY,
     FIXTURES,
@@ -49,7 +49,7 @@ from tests.report_fixtures import (
     not_evaluable_diagnosis,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 REPORT_SCHEMA = json.loads(schema_path().read_text(encoding="utf-8"))
 SARIF_SCHEMA = json.loads((ROOT / "tests/schemas/sarif-schema-2.1.0.json").read_text())
 GOLDEN_EXT = {Format.TEXT: "txt", Format.MARKDOWN: "md", Format.JSON: "json"}

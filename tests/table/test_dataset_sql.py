@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import SAMPLES_DIR, run_cli
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLES = SAMPLES_DIR
 SAMPLE = SAMPLES / "ccu-reuse-before-mc2"
 
 

@@ -14,9 +14,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from plogscan.schema import IDENTITY_SOURCES, RECORD_COLUMNS, TABLE_SCHEMA, table_decoded
-from tests.helpers import run_cli
+from tests.helpers import SAMPLES_DIR, run_cli
 
-SAMPLES = Path(__file__).resolve().parents[2] / "samples"
+SAMPLES = SAMPLES_DIR
 CASCADE = SAMPLES / "notify-wait-cascade"
 IDENTITY = ("rank", "device", "phy_device", "host", "host_ip", "attempt", "communicator",
             "identity_source")
