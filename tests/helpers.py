@@ -1,5 +1,6 @@
-"""Helpers shared by test modules: the repository's paths, the pipeline run in process and the
-``plogscan diagnose`` command run in process (the ``diagnose_cli`` fixture)."""
+"""Helpers shared by test modules: the repository's paths, the pipeline run in process
+(``diagnosed``), any command run in process (``run_cli``) or in a child process (``run_child``),
+and ``plogscan diagnose`` run in process (``DiagnoseCli``, the ``diagnose_cli`` fixture)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from click.testing import Result
+from click.testing import CliRunner, Result
 
+from plogscan.cli import cli
 from plogscan.model import Diagnosis
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -39,10 +41,6 @@ def run_cli(*args: object, env: Mapping[str, str | None] | None = None,
     output and standard error of one run. An exception that escapes the command fails the test
     with its traceback (it is never read as exit code 1); ``env`` sets environment variables
     for the run alone."""
-    from click.testing import CliRunner
-
-    from plogscan.cli import cli
-
     return CliRunner().invoke(cli, [str(a) for a in args], env=env,
                               catch_exceptions=catch_exceptions)
 
@@ -58,11 +56,11 @@ class DiagnoseCli:
     """``plogscan diagnose ARGS`` as the command line runs it (``run_cli``), with shorthands
     for the checked standard output and the parsed JSON report."""
 
-    def __call__(self, *args: str | Path, env: Mapping[str, str | None] | None = None,
+    def __call__(self, *args: object, env: Mapping[str, str | None] | None = None,
                  catch_exceptions: bool = False) -> Result:
         return run_cli("diagnose", *args, env=env, catch_exceptions=catch_exceptions)
 
-    def stdout(self, *args: str | Path, exit_codes: Sequence[int] = (0, 1),
+    def stdout(self, *args: object, exit_codes: Sequence[int] = (0, 1),
                env: Mapping[str, str | None] | None = None) -> str:
         """The standard output of ``plogscan diagnose ARGS --quiet``, after checking that the
         run ended with one of ``exit_codes`` (0 clean, 1 findings by default)."""
@@ -70,7 +68,7 @@ class DiagnoseCli:
         assert result.exit_code in exit_codes, result.output
         return result.stdout
 
-    def json(self, *args: str | Path, exit_codes: Sequence[int] = (0, 1),
+    def json(self, *args: object, exit_codes: Sequence[int] = (0, 1),
              env: Mapping[str, str | None] | None = None) -> Any:
         """The JSON report of ``plogscan diagnose ARGS --format json --quiet``, checked as
         ``stdout`` checks it."""
