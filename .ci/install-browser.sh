@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what the HTML report's browser test (tests/test_html_report.py) needs on a Debian
+# Install what the HTML report's browser test (tests/report/test_html_report.py) needs on a Debian
 # machine: Debian's own `chromium` package (the test runs /usr/bin/chromium headless) and
 # Playwright for Python, used only as a driver through executable_path.
 #

@@ -7,7 +7,7 @@
  * chunk. This module walks the same grammar by hand, which is unambiguous at every byte (that
  * is what makes ONE_PASS one-pass), and writes where each group starts and how long it is;
  * cannheader.py cuts the texts and derives everything else as it does from RE2's groups. Python's fallback (the
- * RE2 pattern) is used where this module is not built; tests/test_cannheader.py holds
+ * RE2 pattern) is used where this module is not built; tests/parse/test_cannheader.py holds
  * the two to the same groups on generated lines.
  *
  * glued_tags() finds, for plogscan/parse/glue.py, the level tags that do not open a line (a

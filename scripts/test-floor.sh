@@ -16,21 +16,21 @@ cd "$(dirname "$0")/.."
 
 # The test files of this run: every one must collect and pass at least one test.
 TESTS=(
-  tests/test_floor_versions.py
-  tests/test_formats.py
-  tests/test_samples.py
-  tests/test_crossrank_samples.py
-  tests/test_report_formats.py
-  tests/test_lang.py
-  tests/test_report_words.py
-  tests/test_cli_ingest_events.py
-  tests/test_python_api.py
-  tests/test_cli_rules.py
-  tests/test_diff.py
-  tests/test_ci_hook.py
-  tests/test_input_errors.py
-  tests/test_unreadable_inputs.py
-  tests/test_terminal.py
+  tests/repo/test_floor_versions.py
+  tests/parse/test_formats.py
+  tests/e2e/test_samples.py
+  tests/crossrank/test_crossrank_samples.py
+  tests/report/test_report_formats.py
+  tests/e2e/test_lang.py
+  tests/report/test_report_words.py
+  tests/cli/test_cli_ingest_events.py
+  tests/api/test_python_api.py
+  tests/cli/test_cli_rules.py
+  tests/compare/test_diff.py
+  tests/e2e/test_ci_hook.py
+  tests/cli/test_input_errors.py
+  tests/analysis/test_unreadable_inputs.py
+  tests/e2e/test_terminal.py
 )
 # What those tests import besides plogscan and its dependencies, and the linter (all pinned by
 # the constraints).

@@ -1,8 +1,14 @@
-"""Shared pytest setup: whole-output golden files.
+"""Shared pytest setup: the environment of every run, whole-output golden files, and the
+fixtures that tests in several folders use.
 
 ``golden.check("reports/flagship.txt", text)`` compares ``text`` byte for byte with
 ``tests/golden/reports/flagship.txt``. Run ``pytest --update-goldens`` to (re)write the golden
 files from the current output, then review the diff before committing it.
+
+``diagnose_cli`` runs ``plogscan diagnose`` in process as the command line does
+(``tests.helpers.DiagnoseCli``); ``terminal`` runs plogscan on real pseudo-terminals
+(``tests.pty_run.run_plogscan``); ``at_repo_root`` makes the checkout the working directory,
+for tests that name ``samples/...`` or ``rules/...`` as a user in the checkout would.
 """
 
 from __future__ import annotations
@@ -15,8 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import REPO_ROOT, SAMPLES_DIR, DiagnoseCli
+from tests.pty_run import run_plogscan
+
 GOLDEN_DIR = Path(__file__).parent / "golden"
-FLAGSHIP = Path(__file__).resolve().parent.parent / "samples" / "ccu-reuse-before-mc2"
+FLAGSHIP = SAMPLES_DIR / "ccu-reuse-before-mc2"
 
 # Reports follow the locale; the goldens are English whatever the developer's LANG is.
 os.environ["PLOGSCAN_LANG"] = "en"
@@ -84,47 +93,23 @@ def flagship_logs(tmp_path: Path) -> Path:
     return target
 
 
-SAMPLES_DIR = Path(__file__).resolve().parent.parent / "samples"
-SAMPLE_NAMES = sorted(p.name for p in SAMPLES_DIR.iterdir()
-                      if p.is_dir() and not p.name.startswith(("_", ".")))
-
-
-class SampleReports:
-    """Every bundled sample diagnosed once per language, and each report format rendered once,
-    on first use: the scans over all outputs share these runs instead of diagnosing again."""
-
-    FORMATS = ("text", "text-details", "text-all", "text-narrow", "text-wide", "markdown",
-               "html", "json", "sarif", "junit")
-
-    def __init__(self) -> None:
-        self._diagnoses: dict[tuple[str, str], object] = {}
-        self._outputs: dict[tuple[str, str, str], str] = {}
-
-    def diagnosis(self, sample: str, lang: str):
-        from tests.helpers import diagnosed
-
-        key = (sample, lang)
-        if key not in self._diagnoses:
-            self._diagnoses[key] = diagnosed([str(SAMPLES_DIR / sample)], lang=lang)
-        return self._diagnoses[key]
-
-    def output(self, sample: str, lang: str, fmt: str) -> str:
-        from plogscan.report import render
-
-        key = (sample, lang, fmt)
-        if key not in self._outputs:
-            diagnosis = self.diagnosis(sample, lang)
-            text_options = {"text": {}, "text-details": {"details": True},
-                            "text-all": {"show_all": True}, "text-narrow": {"width": 60},
-                            "text-wide": {"width": 400, "details": True}}
-            if fmt in text_options:
-                self._outputs[key] = render(diagnosis, "text",  # type: ignore[arg-type]
-                                            **text_options[fmt])
-            else:
-                self._outputs[key] = render(diagnosis, fmt)  # type: ignore[arg-type]
-        return self._outputs[key]
+@pytest.fixture
+def at_repo_root(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The checkout as the working directory for the test (a module uses it throughout with
+    ``pytestmark = pytest.mark.usefixtures("at_repo_root")``)."""
+    monkeypatch.chdir(REPO_ROOT)
+    return REPO_ROOT
 
 
 @pytest.fixture(scope="session")
-def sample_reports() -> SampleReports:
-    return SampleReports()
+def diagnose_cli() -> DiagnoseCli:
+    """``diagnose_cli(*args)`` runs ``plogscan diagnose ARGS`` in process and returns click's
+    result; ``diagnose_cli.json(*args)`` returns the parsed JSON report."""
+    return DiagnoseCli()
+
+
+@pytest.fixture(scope="session")
+def terminal():  # type: ignore[no-untyped-def]
+    """``terminal(argv, cols=..., env=...)`` runs plogscan with its streams on real
+    pseudo-terminals (``tests.pty_run.run_plogscan``)."""
+    return run_plogscan

@@ -7,8 +7,13 @@ through a pipe and never returns into pytest.
 
 from __future__ import annotations
 
+import io
+import json
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
+
+NOBODY = 65534  # the uid and gid of 'nobody'
 
 
 def run_forked(user: int | None, body: Callable[[int], int]) -> tuple[int, str]:
@@ -36,3 +41,28 @@ def run_forked(user: int | None, body: Callable[[int], int]) -> tuple[int, str]:
         out = pipe.read().decode()
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), out
+
+
+def plogscan_as_nobody(argv: Sequence[object]) -> tuple[int, str, str]:
+    """Exit code, standard output and standard error of ``plogscan ARGV`` run in a forked child
+    that became 'nobody' (when the tests run as root)."""
+
+    def body(write_fd: int) -> int:
+        from plogscan.cli import cli
+
+        out, err = io.StringIO(), io.StringIO()
+        sys.stdout, sys.stderr = out, err
+        try:
+            cli.main([str(a) for a in argv], prog_name="plogscan", standalone_mode=True)
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 3
+        os.write(write_fd, json.dumps([out.getvalue(), err.getvalue()]).encode())
+        return code
+
+    code, text = run_forked(NOBODY, body)
+    try:
+        out, err = json.loads(text)
+    except ValueError:  # the child's own error report
+        return code, "", text
+    return code, out, err

@@ -1,9 +1,10 @@
-"""Hypothesis profiles of the fuzz tests (``tests/test_fuzz.py``).
+"""Hypothesis profiles of the fuzz tests (``tests/pipeline/test_fuzz.py``).
 
 ``ci`` is what the test suite runs: a few dozen examples per property, enough to catch a
 regression in well under a minute. ``long`` is for a fuzzing session (``PLOGSCAN_FUZZ=long
-pytest tests/test_fuzz.py``): thousands of examples per property, no deadline; hypothesis keeps
-the failures it finds in ``.hypothesis/`` and replays them first next time. See tests/README.md.
+pytest tests/pipeline/test_fuzz.py``): thousands of examples per property, no deadline; hypothesis
+keeps the failures it finds in ``.hypothesis/`` and replays them first next time. See
+tests/README.md.
 """
 
 from __future__ import annotations

@@ -1,11 +1,25 @@
-"""Helpers shared by test modules."""
+"""Helpers shared by test modules: the repository's paths, the pipeline run in process
+(``diagnosed``), any command run in process (``run_cli``) or in a child process (``run_child``),
+and ``plogscan diagnose`` run in process (``DiagnoseCli``, the ``diagnose_cli`` fixture)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner, Result
+
+from plogscan.cli import cli
 from plogscan.model import Diagnosis
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SAMPLES_DIR = REPO_ROOT / "samples"
+# An environment without any locale or language setting: the language is plogscan's default.
+NO_LOCALE = {"LC_ALL": "", "LC_MESSAGES": "", "LANG": "", "PLOGSCAN_LANG": ""}
 
 
 def diagnosed(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str = "error", *,
@@ -19,3 +33,43 @@ def diagnosed(paths: Sequence[str], rules_dirs: Sequence[str] = (), fail_on: str
                             **options)
     return run(given, on_progress=on_progress, executor=executor, redactor=redactor,
                timings=timings)
+
+
+def run_cli(*args: object, env: Mapping[str, str | None] | None = None,
+            catch_exceptions: bool = False) -> Result:
+    """``plogscan ARGS`` run in process through click's ``CliRunner``: the exit code, standard
+    output and standard error of one run. An exception that escapes the command fails the test
+    with its traceback (it is never read as exit code 1); ``env`` sets environment variables
+    for the run alone."""
+    return CliRunner().invoke(cli, [str(a) for a in args], env=env,
+                              catch_exceptions=catch_exceptions)
+
+
+def run_child(*args: object, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    """``python -m plogscan ARGS`` in a child process started in the checkout, its output
+    captured as text: for what only a process of its own shows (signals, limits, exit)."""
+    return subprocess.run([sys.executable, "-m", "plogscan", *map(str, args)], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+
+
+class DiagnoseCli:
+    """``plogscan diagnose ARGS`` as the command line runs it (``run_cli``), with shorthands
+    for the checked standard output and the parsed JSON report."""
+
+    def __call__(self, *args: object, env: Mapping[str, str | None] | None = None,
+                 catch_exceptions: bool = False) -> Result:
+        return run_cli("diagnose", *args, env=env, catch_exceptions=catch_exceptions)
+
+    def stdout(self, *args: object, exit_codes: Sequence[int] = (0, 1),
+               env: Mapping[str, str | None] | None = None) -> str:
+        """The standard output of ``plogscan diagnose ARGS --quiet``, after checking that the
+        run ended with one of ``exit_codes`` (0 clean, 1 findings by default)."""
+        result = self(*args, "--quiet", env=env)
+        assert result.exit_code in exit_codes, result.output
+        return result.stdout
+
+    def json(self, *args: object, exit_codes: Sequence[int] = (0, 1),
+             env: Mapping[str, str | None] | None = None) -> Any:
+        """The JSON report of ``plogscan diagnose ARGS --format json --quiet``, checked as
+        ``stdout`` checks it."""
+        return json.loads(self.stdout(*args, "--format", "json", exit_codes=exit_codes, env=env))

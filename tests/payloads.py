@@ -1,4 +1,4 @@
-"""A corpus of hostile strings for the report-safety tests (``test_report_payloads.py``).
+"""A corpus of hostile strings for the report-safety tests (``report/test_report_payloads.py``).
 
 Each one tries to break out of one output syntax: HTML (elements, attributes, the inline
 script, comments, entities), Markdown (links, images, raw HTML, fences, tables, headings,

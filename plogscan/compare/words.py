@@ -1,7 +1,7 @@
 """The fixed words of ``plogscan diff``'s reports, in every report language.
 
 Keyed by their English form (``plogscan.lang.Catalogue``): an English report uses the key as
-it is, a Chinese one its translation here (``tests/test_zh_complete.py`` checks that every text
+it is, a Chinese one its translation here (``tests/e2e/test_zh_complete.py`` checks that every text
 the reports ask for has one, with the same placeholders). ``GOOD`` and ``BAD`` stay as the
 command line spells them; values (templates, paths, codes) are filled in as they are.
 """

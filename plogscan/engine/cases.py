@@ -1,7 +1,7 @@
 """A rule's own cases run: each excerpt parsed by the real parser and scanned with that rule
 alone, the findings compared with what the case expects (``catalog.testing``).
 
-``plogscan rules test`` and ``tests/test_rules.py`` both run cases through ``run_case``.
+``plogscan rules test`` and ``tests/catalog/test_rules.py`` both run cases through ``run_case``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Match semantics over the small, ordered set of candidate records of one rule.
 
 Single, threshold and sequence matching live here and only here; ``rules/README.md`` states
-the same semantics and ``tests/test_engine.py`` pins them. Input rows are sorted by
+the same semantics and ``tests/engine/test_engine.py`` pins them. Input rows are sorted by
 (ts, path, line), records without a timestamp last.
 """
 

@@ -5,7 +5,7 @@ The reducer (``engine.selector.Selector``) says where its raw expressions match 
 bytes (``raw_hits``); the skim turns that into the lines to parse; those lines, joined, are
 parsed as one chunk that keeps their line numbers. The records kept, the facts of all
 records and the line accounting equal those of parsing the whole chunk and reducing it
-(``tests/test_skim.py``).
+(``tests/parse/test_skim.py``).
 """
 
 from __future__ import annotations

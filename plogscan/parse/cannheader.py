@@ -9,12 +9,12 @@ the thread-id part) and derives the other spans from where those groups lie. RE2
 groups as text, so most values need no second cut: level, module, pid and proc are read once
 per distinct prefix. The thread-id part also takes the two common shapes of the format's
 tagged-tid body (``[Func][tid:N]`` and ``(tid:N)`` after ``[file:line]``); the body regexes
-still run where the thread id is missing after that. ``tests/test_cannheader.py`` checks that
+still run where the thread id is missing after that. ``tests/parse/test_cannheader.py`` checks that
 spans and values equal those of the YAML header and bodies, on generated and real lines.
 
 The four groups are read by a small C module where it is built (``native/cannheader.c``:
 ONE_PASS walked by hand, about 20 times faster than RE2, which took half the parse of a
-DEBUG-heavy chunk), by RE2 otherwise; ``tests/test_cannheader.py`` holds the two to the same
+DEBUG-heavy chunk), by RE2 otherwise; ``tests/parse/test_cannheader.py`` holds the two to the same
 groups.
 
 The fast path is used only while the YAML pattern and the tagged-tid body are the ones it was

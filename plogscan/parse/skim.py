@@ -19,7 +19,7 @@ skimmed:
   record that is not skipped, and the chunk's last record (it may continue in the next
   chunk).
 
-Skipped records come out exactly as the parser would have read them (``tests/test_skim.py``
+Skipped records come out exactly as the parser would have read them (``tests/parse/test_skim.py``
 compares the two on generated and real lines); lines and records stay counted.
 """
 

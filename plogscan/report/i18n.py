@@ -2,7 +2,7 @@
 
 Texts are keyed by their English form (``plogscan.lang.Catalogue``), so an English report uses
 them unchanged and a missing translation falls back to English (tests demand none is missing:
-``tests/test_zh_complete.py``). Rule texts (titles, descriptions, remediation) are not here:
+``tests/e2e/test_zh_complete.py``). Rule texts (titles, descriptions, remediation) are not here:
 they come translated from the rule files (``i18n``); code meanings come from the code tables.
 Keys with ``{name}`` are format strings. The tables themselves are in ``i18n_zh`` (and
 ``i18n_zh_html`` for the HTML report).

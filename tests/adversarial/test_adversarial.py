@@ -9,7 +9,6 @@ all and a test keeps it in step with the code.
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import os
 import re
@@ -29,11 +28,11 @@ from plogscan.ingest.ranges import Range, parse_range
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.parse.results import FileContext
 from tests.adversarial.cases import CASES, GOOD, PLOG, Case
-from tests.forked import run_forked
+from tests.forked import plogscan_as_nobody
+from tests.helpers import REPO_ROOT, run_child
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 HERE = Path(__file__).resolve().parent
-NOBODY = 65534
 # Cases below run through the Python API or a shell; README.md lists them with the others.
 API_CASES = ("file-grows", "file-shrinks", "file-vanishes", "named-pipe",
              "process-substitution", "compressible-gz", "million-pids", "huge-line-memory")
@@ -47,27 +46,8 @@ def _inline(argv: list[str]) -> tuple[int, str, str]:
 
 
 def _child(argv: list[str]) -> tuple[int, str, str]:
-    done = subprocess.run([sys.executable, "-m", "plogscan", *argv], cwd=ROOT, timeout=300,
-                          capture_output=True, text=True, check=False)
+    done = run_child(*argv)
     return done.returncode, done.stdout, done.stderr
-
-
-def _as_nobody(argv: list[str]) -> tuple[int, str, str]:
-    def body(write_fd: int) -> int:
-        out = io.StringIO()
-        sys.stdout = out
-        sys.stderr = err = io.StringIO()
-        try:
-            cli.main(argv, prog_name="plogscan", standalone_mode=True)
-            code = 0
-        except SystemExit as exit_:
-            code = exit_.code if isinstance(exit_.code, int) else 3
-        os.write(write_fd, json.dumps([out.getvalue(), err.getvalue()]).encode())
-        return code
-
-    code, text = run_forked(NOBODY if os.geteuid() == 0 else None, body)
-    out, err = json.loads(text) if text.startswith("[") else ("", text)
-    return code, out, err
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -75,14 +55,14 @@ def test_case(case: Case, tmp_path: Path) -> None:
     base = tmp_path
     if case.runner == "nobody":
         if os.geteuid() == 0:
-            _as_nobody(["diagnose", str(ROOT / "samples" / "hostile-text"), "-q", "--workers",
-                        "1", "--format", "json"])  # warm the lazy imports up as root
+            plogscan_as_nobody(["diagnose", str(ROOT / "samples" / "hostile-text"), "-q",
+                               "--workers", "1", "--format", "json"])  # warm up as root
         base = Path(tempfile.mkdtemp())
         base.chmod(0o777)
     try:
         args = case.build(base)
         argv = ["diagnose", *args, "--format", "json", "-q", "--workers", "1"]
-        runner = {"inline": _inline, "child": _child, "nobody": _as_nobody}[case.runner]
+        runner = {"inline": _inline, "child": _child, "nobody": plogscan_as_nobody}[case.runner]
         code, out, err = runner(argv)
         assert code == case.exit, err
         assert "Traceback" not in err and "CHILD ERROR" not in err, err
