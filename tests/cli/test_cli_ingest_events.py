@@ -104,7 +104,7 @@ def test_the_table_names_each_records_host_and_device(tmp_path: Path) -> None:
     root = tmp_path / "node-a7" / "device-3" / "debug" / "plog"
     root.mkdir(parents=True)
     (root / "plog-4100_20260203100000000.log").write_text(L.RUNTIME_ERROR + "\n")
-    header, row = invoke("events", str(tmp_path), "--quiet").stdout.splitlines()[:2]
+    header, row = run_cli("events", str(tmp_path), "--quiet").stdout.splitlines()[:2]
     assert header.split()[:8] == ["ts", "level", "module", "host", "pid", "rank", "dev", "where"]
     assert row.split()[4:6] == ["node-a7", "4100"] and row.split()[7] == "3", row
 

@@ -462,7 +462,7 @@ def test_the_thread_split_bounds_the_speed_up_and_runs_a_command(tmp_path):
     assert threads.speedup_bound({"plogscan-parse": 1.0, "MainThread": 3.0}) == 1.0
     assert threads.speedup_bound({"plogscan-parse": 8.0, "MainThread": 1.0}) == pytest.approx(
         8.0 / 4.5)
-    sample = Path(__file__).resolve().parents[1] / "samples" / "ccu-reuse-before-mc2"
+    sample = REPO_ROOT / "samples" / "ccu-reuse-before-mc2"
     proc = subprocess.run(
         [sys.executable, str(BENCH / "threads.py"), "diagnose", str(sample), "--no-cache",
          "--format", "json", "-q", "-o", str(tmp_path / "r.json"), "--workers", "1"],
