@@ -102,6 +102,18 @@ def group_numbers(table: pa.Table | pa.RecordBatch, by: Sequence[str]
     return group.astype(np.int64).reshape(n), grouped
 
 
+def with_captures(sub: pa.RecordBatch, cond: Condition, names: Sequence[str]
+                  ) -> pa.RecordBatch:
+    """``sub`` with a string column for each capture of ``cond`` in ``names`` (``by`` keys
+    that are no column): an empty capture is no key, as in ``correlate.group_key``."""
+    if not names:
+        return sub
+    found = extract(cond, sub)
+    for name in names:
+        sub = sub.append_column(name, pa.array([v or None for v in found[name]], pa.string()))
+    return sub
+
+
 def first_of_groups(group: np.ndarray, position: np.ndarray, limit: int
                     ) -> tuple[np.ndarray, np.ndarray]:
     """The records that are among the first ``limit`` of their group in ``position`` order

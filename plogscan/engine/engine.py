@@ -26,7 +26,7 @@ from plogscan.engine.seqstore import SequenceStore
 from plogscan.engine.thresholdstore import ThresholdStore
 from plogscan.errors import InputError
 from plogscan.model import Finding, order_findings
-from plogscan.schema import COLUMNS
+from plogscan.schema import COLUMNS, CONTEXT_COLUMNS
 
 
 class _Candidates:
@@ -47,8 +47,8 @@ class _Candidates:
         body = rule.body
         self.groups = (correlate.SingleGroups(body.by)
                        if isinstance(body, Single) and body.by else None)
-        # ... and when its keys are all columns, the groups are sampled in Arrow.
-        self.sampled = self.groups is not None and all(name in COLUMNS for name in body.by)
+        # ... sampled in Arrow: its keys that are no column are the rule's captures.
+        self.captured = [name for name in body.by if name not in COLUMNS] if self.groups else []
         # A sequence rule keeps its candidates as Arrow and thins them before the state
         # machine (``seqstore``); a threshold rule keeps them so, down to each group's densest
         # window (``thresholdstore``).
@@ -62,19 +62,21 @@ class _Candidates:
         idx = np.flatnonzero(hit)
         if idx.size == 0:
             return
-        sub = batch.take(pa.array(idx))
         if self.store is not None:
-            self.store.add(sub, masks, idx)
+            self.store.add(batch.take(pa.array(idx)), masks, idx)
             return
         filled = {role: masks[role][idx] for role, _ in self.roles}
-        if self.sampled:
+        # What decides which candidates to keep is read from their columns without the
+        # context lines (most of their bytes); only the records kept are taken whole.
+        sub = _without_context(batch).take(pa.array(idx))
+        if self.groups is not None:
             # Only the first records of each group and the groups' counts can matter: the
             # rest stay Arrow and are counted, not turned into rows.
-            assert self.groups is not None
-            group, _ = arrowrows.group_numbers(sub, self.groups.by)
+            keyed = arrowrows.with_captures(sub, self.roles[0][1], self.captured)
+            group, _ = arrowrows.group_numbers(keyed, self.groups.by)
             position, _ = arrowrows.machine_order(sub)
             keep, weight = arrowrows.first_of_groups(group, position, correlate.MAX_PER_STEP)
-            rows = arrowrows.as_rows(sub.take(pa.array(keep)), self.roles,
+            rows = arrowrows.as_rows(batch.take(pa.array(idx[keep])), self.roles,
                                      {role: mask[keep] for role, mask in filled.items()})
             self.groups.add_sampled(rows, keep, weight, sub.num_rows)
             return
@@ -84,23 +86,18 @@ class _Candidates:
                 early = np.flatnonzero(arrowrows.sorting_before(sub, self.cutoff))
                 if len(early) == 0:
                     return
-                sub = sub.take(pa.array(early))
+                sub, idx = sub.take(pa.array(early)), idx[early]
                 filled = {role: mask[early] for role, mask in filled.items()}
             position, _ = arrowrows.machine_order(sub)  # a permutation: its first N, by row
             keep = np.sort(np.argsort(position)[:self.first_only])
-            self.rows.extend(arrowrows.as_rows(sub.take(pa.array(keep)), self.roles,
+            self.rows.extend(arrowrows.as_rows(batch.take(pa.array(idx[keep])), self.roles,
                                                {role: mask[keep] for role, mask in filled.items()}))
             if len(self.rows) >= 2 * self.first_only:  # a stable sort: ties in arrival order
                 self.rows.sort(key=correlate.sort_key)
                 del self.rows[self.first_only:]
                 self.cutoff = correlate.sort_key(self.rows[-1])
             return
-        found = arrowrows.as_rows(sub, self.roles, filled)
-        if self.groups is not None:
-            for row in found:
-                self.groups.add(row)
-        else:
-            self.rows.extend(found)
+        self.rows.extend(arrowrows.as_rows(batch.take(pa.array(idx)), self.roles, filled))
 
     def occurrences(self, presence: Presence, aliases: Callable[..., Any] | None = None,
                     assumed: Callable[[Row], Any] | None = None) -> list[Occurrence]:
@@ -126,6 +123,11 @@ class _Candidates:
             return correlate.threshold(body, self.rows)
         assert isinstance(body, Sequence)
         return correlate.sequence(body, self.rows, self.rule.requires, check, assumed, self.lang)
+
+
+def _without_context(batch: pa.RecordBatch) -> pa.RecordBatch:
+    present = [name for name in CONTEXT_COLUMNS if name in batch.schema.names]
+    return batch.drop_columns(present) if present else batch
 
 
 def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:
