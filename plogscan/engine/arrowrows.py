@@ -93,7 +93,8 @@ def group_numbers(table: pa.Table | pa.RecordBatch, by: Sequence[str]
         values, index = codes(table.column(name))
         if name != "host":
             grouped &= index >= 0
-            if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+            if len(values) and (pa.types.is_string(values.type)
+                                or pa.types.is_large_string(values.type)):
                 empty = pc.fill_null(pc.equal(values, ""), False).to_numpy(
                     zero_copy_only=False)
                 grouped &= ~(empty[np.maximum(index, 0)] & (index >= 0))

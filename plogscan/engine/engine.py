@@ -29,6 +29,45 @@ from plogscan.model import Finding, order_findings
 from plogscan.schema import COLUMNS, CONTEXT_COLUMNS
 
 
+class _FirstRecords:
+    """The first records of a rule that makes a finding of every record, held as Arrow in
+    arrival order (with the roles each fills) until they become ``Row`` values at the end."""
+
+    def __init__(self) -> None:
+        self.tables: list[pa.Table] = []
+        self.filled: list[dict[str, np.ndarray]] = []
+        self.held = 0
+
+    def add(self, records: pa.RecordBatch, filled: dict[str, np.ndarray]) -> None:
+        self.tables.append(pa.Table.from_batches([records]))
+        self.filled.append(filled)
+        self.held += records.num_rows
+
+    def _joined(self) -> tuple[pa.Table, dict[str, np.ndarray]]:
+        table = pa.concat_tables(self.tables).combine_chunks()
+        filled = {role: np.concatenate([f[role] for f in self.filled]) for role in self.filled[0]}
+        return table, filled
+
+    def trim(self, limit: int) -> tuple:
+        """Keep the first ``limit`` records in the matchers' order (ties in arrival order);
+        the sort key of the last of them."""
+        table, filled = self._joined()
+        position, _ = arrowrows.machine_order(table)
+        first = np.argsort(position)[:limit]
+        keep = np.sort(first)
+        self.tables = [table.take(pa.array(keep))]
+        self.filled = [{role: mask[keep] for role, mask in filled.items()}]
+        self.held = len(keep)
+        last = table.slice(int(first[-1]), 1).to_pylist()[0]
+        return correlate.sort_key(Row(last, frozenset(), {}))
+
+    def rows(self, roles: list) -> list[Row]:
+        if not self.tables:
+            return []
+        table, filled = self._joined()
+        return arrowrows.as_rows(table, roles, filled)
+
+
 class _Candidates:
     """The candidate records of one rule, gathered batch by batch."""
 
@@ -43,6 +82,7 @@ class _Candidates:
                            else None)
         self.matched = 0
         self.cutoff: tuple | None = None  # the sort key of the last record kept at the last trim
+        self.first = _FirstRecords()
         # A Single rule with ``by`` keys keeps a small sample per group instead of every record.
         body = rule.body
         self.groups = (correlate.SingleGroups(body.by)
@@ -90,12 +130,10 @@ class _Candidates:
                 filled = {role: mask[early] for role, mask in filled.items()}
             position, _ = arrowrows.machine_order(sub)  # a permutation: its first N, by row
             keep = np.sort(np.argsort(position)[:self.first_only])
-            self.rows.extend(arrowrows.as_rows(batch.take(pa.array(idx[keep])), self.roles,
-                                               {role: mask[keep] for role, mask in filled.items()}))
-            if len(self.rows) >= 2 * self.first_only:  # a stable sort: ties in arrival order
-                self.rows.sort(key=correlate.sort_key)
-                del self.rows[self.first_only:]
-                self.cutoff = correlate.sort_key(self.rows[-1])
+            self.first.add(batch.take(pa.array(idx[keep])),
+                           {role: mask[keep] for role, mask in filled.items()})
+            if self.first.held >= 2 * self.first_only:
+                self.cutoff = self.first.trim(self.first_only)
             return
         self.rows.extend(arrowrows.as_rows(batch.take(pa.array(idx)), self.roles, filled))
 
@@ -111,6 +149,8 @@ class _Candidates:
             return self.store.occurrences()
         if self.store is not None:
             self.rows = self.store.rows()
+        if self.first_only is not None:
+            self.rows = self.first.rows(self.roles)
         self.rows.sort(key=correlate.sort_key)
         if self.first_only is not None:
             del self.rows[self.first_only:]
