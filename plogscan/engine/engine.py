@@ -106,6 +106,9 @@ class _Candidates:
             self.store.add(batch.take(pa.array(idx)), masks, idx)
             return
         filled = {role: masks[role][idx] for role, _ in self.roles}
+        if self.groups is None and self.first_only is None:
+            self.rows.extend(arrowrows.as_rows(batch.take(pa.array(idx)), self.roles, filled))
+            return
         # What decides which candidates to keep is read from their columns without the
         # context lines (most of their bytes); only the records kept are taken whole.
         sub = _without_context(batch).take(pa.array(idx))
@@ -134,8 +137,6 @@ class _Candidates:
                            {role: mask[keep] for role, mask in filled.items()})
             if self.first.held >= 2 * self.first_only:
                 self.cutoff = self.first.trim(self.first_only)
-            return
-        self.rows.extend(arrowrows.as_rows(batch.take(pa.array(idx)), self.roles, filled))
 
     def occurrences(self, presence: Presence, aliases: Callable[..., Any] | None = None,
                     assumed: Callable[[Row], Any] | None = None) -> list[Occurrence]:
