@@ -30,23 +30,42 @@ from plogscan.schema import COLUMNS, CONTEXT_COLUMNS
 
 
 class _FirstRecords:
-    """The first records of a rule that makes a finding of every record, held as Arrow in
-    arrival order (with the roles each fills) until they become ``Row`` values at the end."""
+    """The records a ``Single`` rule may still show, held as Arrow in arrival order (with the
+    roles each fills, how many records each stands for and its arrival number) until they
+    become ``Row`` values at the end: the first records of a rule that makes a finding of
+    every record, or the first ``MAX_PER_STEP`` of each group of a rule with ``by`` keys."""
 
     def __init__(self) -> None:
         self.tables: list[pa.Table] = []
         self.filled: list[dict[str, np.ndarray]] = []
+        self._weights: list[np.ndarray] = []
+        self._arrivals: list[np.ndarray] = []
         self.held = 0
+        self.trimmed = 0  # records held after the last trim
 
-    def add(self, records: pa.RecordBatch, filled: dict[str, np.ndarray]) -> None:
+    def add(self, records: pa.RecordBatch, filled: dict[str, np.ndarray],
+            weights: np.ndarray | None = None, arrivals: np.ndarray | None = None) -> None:
+        n = records.num_rows
         self.tables.append(pa.Table.from_batches([records]))
         self.filled.append(filled)
-        self.held += records.num_rows
+        self._weights.append(np.ones(n, np.int64) if weights is None else weights)
+        self._arrivals.append(np.zeros(n, np.int64) if arrivals is None else arrivals)
+        self.held += n
 
-    def _joined(self) -> tuple[pa.Table, dict[str, np.ndarray]]:
-        table = pa.concat_tables(self.tables).combine_chunks()
+    def _joined(self) -> tuple[pa.RecordBatch, dict[str, np.ndarray]]:
+        joined = pa.concat_tables(self.tables)
+        table = pa.record_batch([column.combine_chunks() for column in joined.columns],
+                                schema=joined.schema)
         filled = {role: np.concatenate([f[role] for f in self.filled]) for role in self.filled[0]}
         return table, filled
+
+    def _keep(self, table: pa.RecordBatch, filled: dict[str, np.ndarray], keep: np.ndarray,
+              weights: np.ndarray) -> None:
+        self.tables = [pa.Table.from_batches([table.take(pa.array(keep))])]
+        self.filled = [{role: mask[keep] for role, mask in filled.items()}]
+        self._arrivals = [self.arrivals()[keep]]
+        self._weights = [weights]
+        self.held = self.trimmed = len(keep)
 
     def trim(self, limit: int) -> tuple:
         """Keep the first ``limit`` records in the matchers' order (ties in arrival order);
@@ -55,17 +74,42 @@ class _FirstRecords:
         position, _ = arrowrows.machine_order(table)
         first = np.argsort(position)[:limit]
         keep = np.sort(first)
-        self.tables = [table.take(pa.array(keep))]
-        self.filled = [{role: mask[keep] for role, mask in filled.items()}]
-        self.held = len(keep)
+        self._keep(table, filled, keep, self.weights()[keep])
         last = table.slice(int(first[-1]), 1).to_pylist()[0]
         return correlate.sort_key(Row(last, frozenset(), {}))
+
+    def trim_groups(self, group_numbers: Callable[[pa.RecordBatch], np.ndarray]) -> None:
+        """Keep the first ``MAX_PER_STEP`` records of each group in the matchers' order; the
+        first kept record of a group also stands for the records of it left out."""
+        if not self.tables:
+            return
+        table, filled = self._joined()
+        group = group_numbers(table)
+        position, _ = arrowrows.machine_order(table)
+        keep, _ = arrowrows.first_of_groups(group, position, correlate.MAX_PER_STEP)
+        weights = self.weights()
+        kept_groups = group[keep]
+        left_out = (np.bincount(group, weights=weights)
+                    - np.bincount(kept_groups, weights=weights[keep], minlength=group.max() + 1))
+        kept_weights = weights[keep]
+        _, first = np.unique(kept_groups, return_index=True)
+        kept_weights[first] += left_out[kept_groups[first]].astype(np.int64)
+        self._keep(table, filled, keep, kept_weights)
+
+    def weights(self) -> np.ndarray:
+        return np.concatenate(self._weights) if self._weights else np.zeros(0, np.int64)
+
+    def arrivals(self) -> np.ndarray:
+        return np.concatenate(self._arrivals) if self._arrivals else np.zeros(0, np.int64)
 
     def rows(self, roles: list) -> list[Row]:
         if not self.tables:
             return []
         table, filled = self._joined()
         return arrowrows.as_rows(table, roles, filled)
+
+
+_MERGE_ROWS = 4096  # records of a rule with ``by`` keys held before the first trim
 
 
 class _Candidates:
@@ -83,6 +127,7 @@ class _Candidates:
         self.matched = 0
         self.cutoff: tuple | None = None  # the sort key of the last record kept at the last trim
         self.first = _FirstRecords()
+        self.arrived = 0  # candidates so far (of a rule with ``by`` keys)
         # A Single rule with ``by`` keys keeps a small sample per group instead of every record.
         body = rule.body
         self.groups = (correlate.SingleGroups(body.by)
@@ -115,13 +160,15 @@ class _Candidates:
         if self.groups is not None:
             # Only the first records of each group and the groups' counts can matter: the
             # rest stay Arrow and are counted, not turned into rows.
-            keyed = arrowrows.with_captures(sub, self.roles[0][1], self.captured)
-            group, _ = arrowrows.group_numbers(keyed, self.groups.by)
+            group = self._group_numbers(sub)
             position, _ = arrowrows.machine_order(sub)
             keep, weight = arrowrows.first_of_groups(group, position, correlate.MAX_PER_STEP)
-            rows = arrowrows.as_rows(batch.take(pa.array(idx[keep])), self.roles,
-                                     {role: mask[keep] for role, mask in filled.items()})
-            self.groups.add_sampled(rows, keep, weight, sub.num_rows)
+            self.first.add(batch.take(pa.array(idx[keep])),
+                           {role: mask[keep] for role, mask in filled.items()},
+                           weight, self.arrived + keep)
+            self.arrived += sub.num_rows
+            if self.first.held >= max(2 * self.first.trimmed, _MERGE_ROWS):
+                self.first.trim_groups(self._group_numbers)
             return
         if self.first_only is not None:
             self.matched += sub.num_rows
@@ -138,6 +185,11 @@ class _Candidates:
             if self.first.held >= 2 * self.first_only:
                 self.cutoff = self.first.trim(self.first_only)
 
+    def _group_numbers(self, records: pa.RecordBatch | pa.Table) -> np.ndarray:
+        assert self.groups is not None
+        keyed = arrowrows.with_captures(records, self.roles[0][1], self.captured)
+        return arrowrows.group_numbers(keyed, self.groups.by)[0]
+
     def occurrences(self, presence: Presence, aliases: Callable[..., Any] | None = None,
                     assumed: Callable[[Row], Any] | None = None) -> list[Occurrence]:
         def check(req: Any, host: Any, pid: Any) -> tuple[bool, str]:
@@ -145,6 +197,9 @@ class _Candidates:
                                   else (), self.lang)
 
         if self.groups is not None:
+            self.first.trim_groups(self._group_numbers)
+            self.groups.add_sampled(self.first.rows(self.roles), self.first.arrivals(),
+                                    self.first.weights(), self.arrived)
             return self.groups.occurrences()
         if isinstance(self.store, ThresholdStore):
             return self.store.occurrences()
