@@ -75,6 +75,16 @@ def mask(lines: pa.Array, keep_codes: bool = True) -> pa.Array:
     return out
 
 
+def named_lines(messages: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
+    """``first_lines`` of the messages and their templates (``mask``), each distinct message
+    worked on once: an error repeated on every step and rank is one."""
+    if isinstance(messages, pa.ChunkedArray):
+        messages = messages.combine_chunks()
+    encoded = pc.dictionary_encode(messages)
+    lines = first_lines(encoded.dictionary)
+    return lines.take(encoded.indices), mask(lines).take(encoded.indices)
+
+
 def template_of(message: str) -> str:
     """The template of one message (the same masking, for tests and small inputs)."""
     return mask(first_lines(pa.array([message], pa.large_string())))[0].as_py() or ""
@@ -125,17 +135,18 @@ class Unexplained:
         errors = table.filter(pc.fill_null(pc.equal(table.column("level"), "ERROR"), False))
         if errors.num_rows == 0:
             return
-        lines = first_lines(errors.column("message"))
+        lines, templates = named_lines(errors.column("message"))
         said = pc.invert(structure(lines))
         if not pc.all(said).as_py():
             errors, lines = errors.filter(said), lines.filter(said)
+            templates = templates.filter(said)
             if errors.num_rows == 0:
                 return
         process = pc.binary_join_element_wise(
             pc.fill_null(errors.column("host"), ""),
             pc.fill_null(pc.cast(errors.column("pid"), pa.string()), ""), "|")
         rows = pa.table({
-            "template": mask(lines), "ts": errors.column("ts"), "rank": errors.column("rank"),
+            "template": templates, "ts": errors.column("ts"), "rank": errors.column("rank"),
             "process": process, "module": errors.column("module"), "path": errors.column("path"),
             "line": errors.column("line"), "message": lines,
         })

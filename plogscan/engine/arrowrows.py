@@ -93,13 +93,26 @@ def group_numbers(table: pa.Table | pa.RecordBatch, by: Sequence[str]
         values, index = codes(table.column(name))
         if name != "host":
             grouped &= index >= 0
-            if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+            if len(values) and (pa.types.is_string(values.type)
+                                or pa.types.is_large_string(values.type)):
                 empty = pc.fill_null(pc.equal(values, ""), False).to_numpy(
                     zero_copy_only=False)
                 grouped &= ~(empty[np.maximum(index, 0)] & (index >= 0))
         key = key * (len(values) + 1) + (index + 1)
     _, group = np.unique(key, return_inverse=True)
     return group.astype(np.int64).reshape(n), grouped
+
+
+def with_captures(sub: pa.RecordBatch, cond: Condition, names: Sequence[str]
+                  ) -> pa.RecordBatch:
+    """``sub`` with a string column for each capture of ``cond`` in ``names`` (``by`` keys
+    that are no column): an empty capture is no key, as in ``correlate.group_key``."""
+    if not names:
+        return sub
+    found = extract(cond, sub)
+    for name in names:
+        sub = sub.append_column(name, pa.array([v or None for v in found[name]], pa.string()))
+    return sub
 
 
 def first_of_groups(group: np.ndarray, position: np.ndarray, limit: int

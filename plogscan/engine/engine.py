@@ -26,7 +26,90 @@ from plogscan.engine.seqstore import SequenceStore
 from plogscan.engine.thresholdstore import ThresholdStore
 from plogscan.errors import InputError
 from plogscan.model import Finding, order_findings
-from plogscan.schema import COLUMNS
+from plogscan.schema import COLUMNS, CONTEXT_COLUMNS
+
+
+class _FirstRecords:
+    """The records a ``Single`` rule may still show, held as Arrow in arrival order (with the
+    roles each fills, how many records each stands for and its arrival number) until they
+    become ``Row`` values at the end: the first records of a rule that makes a finding of
+    every record, or the first ``MAX_PER_STEP`` of each group of a rule with ``by`` keys."""
+
+    def __init__(self) -> None:
+        self.tables: list[pa.Table] = []
+        self.filled: list[dict[str, np.ndarray]] = []
+        self._weights: list[np.ndarray] = []
+        self._arrivals: list[np.ndarray] = []
+        self.held = 0
+        self.trimmed = 0  # records held after the last trim
+
+    def add(self, records: pa.RecordBatch, filled: dict[str, np.ndarray],
+            weights: np.ndarray | None = None, arrivals: np.ndarray | None = None) -> None:
+        n = records.num_rows
+        self.tables.append(pa.Table.from_batches([records]))
+        self.filled.append(filled)
+        self._weights.append(np.ones(n, np.int64) if weights is None else weights)
+        self._arrivals.append(np.zeros(n, np.int64) if arrivals is None else arrivals)
+        self.held += n
+
+    def _joined(self) -> tuple[pa.RecordBatch, dict[str, np.ndarray]]:
+        joined = pa.concat_tables(self.tables)
+        table = pa.record_batch([column.combine_chunks() for column in joined.columns],
+                                schema=joined.schema)
+        filled = {role: np.concatenate([f[role] for f in self.filled]) for role in self.filled[0]}
+        return table, filled
+
+    def _keep(self, table: pa.RecordBatch, filled: dict[str, np.ndarray], keep: np.ndarray,
+              weights: np.ndarray) -> None:
+        self.tables = [pa.Table.from_batches([table.take(pa.array(keep))])]
+        self.filled = [{role: mask[keep] for role, mask in filled.items()}]
+        self._arrivals = [self.arrivals()[keep]]
+        self._weights = [weights]
+        self.held = self.trimmed = len(keep)
+
+    def trim(self, limit: int) -> tuple:
+        """Keep the first ``limit`` records in the matchers' order (ties in arrival order);
+        the sort key of the last of them."""
+        table, filled = self._joined()
+        position, _ = arrowrows.machine_order(table)
+        first = np.argsort(position)[:limit]
+        keep = np.sort(first)
+        self._keep(table, filled, keep, self.weights()[keep])
+        last = table.slice(int(first[-1]), 1).to_pylist()[0]
+        return correlate.sort_key(Row(last, frozenset(), {}))
+
+    def trim_groups(self, group_numbers: Callable[[pa.RecordBatch], np.ndarray]) -> None:
+        """Keep the first ``MAX_PER_STEP`` records of each group in the matchers' order; the
+        first kept record of a group also stands for the records of it left out."""
+        if not self.tables:
+            return
+        table, filled = self._joined()
+        group = group_numbers(table)
+        position, _ = arrowrows.machine_order(table)
+        keep, _ = arrowrows.first_of_groups(group, position, correlate.MAX_PER_STEP)
+        weights = self.weights()
+        kept_groups = group[keep]
+        left_out = (np.bincount(group, weights=weights)
+                    - np.bincount(kept_groups, weights=weights[keep], minlength=group.max() + 1))
+        kept_weights = weights[keep]
+        _, first = np.unique(kept_groups, return_index=True)
+        kept_weights[first] += left_out[kept_groups[first]].astype(np.int64)
+        self._keep(table, filled, keep, kept_weights)
+
+    def weights(self) -> np.ndarray:
+        return np.concatenate(self._weights) if self._weights else np.zeros(0, np.int64)
+
+    def arrivals(self) -> np.ndarray:
+        return np.concatenate(self._arrivals) if self._arrivals else np.zeros(0, np.int64)
+
+    def rows(self, roles: list) -> list[Row]:
+        if not self.tables:
+            return []
+        table, filled = self._joined()
+        return arrowrows.as_rows(table, roles, filled)
+
+
+_MERGE_ROWS = 4096  # records of a rule with ``by`` keys held before the first trim
 
 
 class _Candidates:
@@ -43,12 +126,14 @@ class _Candidates:
                            else None)
         self.matched = 0
         self.cutoff: tuple | None = None  # the sort key of the last record kept at the last trim
+        self.first = _FirstRecords()
+        self.arrived = 0  # candidates so far (of a rule with ``by`` keys)
         # A Single rule with ``by`` keys keeps a small sample per group instead of every record.
         body = rule.body
         self.groups = (correlate.SingleGroups(body.by)
                        if isinstance(body, Single) and body.by else None)
-        # ... and when its keys are all columns, the groups are sampled in Arrow.
-        self.sampled = self.groups is not None and all(name in COLUMNS for name in body.by)
+        # ... sampled in Arrow: its keys that are no column are the rule's captures.
+        self.captured = [name for name in body.by if name not in COLUMNS] if self.groups else []
         # A sequence rule keeps its candidates as Arrow and thins them before the state
         # machine (``seqstore``); a threshold rule keeps them so, down to each group's densest
         # window (``thresholdstore``).
@@ -62,21 +147,28 @@ class _Candidates:
         idx = np.flatnonzero(hit)
         if idx.size == 0:
             return
-        sub = batch.take(pa.array(idx))
         if self.store is not None:
-            self.store.add(sub, masks, idx)
+            self.store.add(batch.take(pa.array(idx)), masks, idx)
             return
         filled = {role: masks[role][idx] for role, _ in self.roles}
-        if self.sampled:
+        if self.groups is None and self.first_only is None:
+            self.rows.extend(arrowrows.as_rows(batch.take(pa.array(idx)), self.roles, filled))
+            return
+        # What decides which candidates to keep is read from their columns without the
+        # context lines (most of their bytes); only the records kept are taken whole.
+        sub = _without_context(batch).take(pa.array(idx))
+        if self.groups is not None:
             # Only the first records of each group and the groups' counts can matter: the
             # rest stay Arrow and are counted, not turned into rows.
-            assert self.groups is not None
-            group, _ = arrowrows.group_numbers(sub, self.groups.by)
+            group = self._group_numbers(sub)
             position, _ = arrowrows.machine_order(sub)
             keep, weight = arrowrows.first_of_groups(group, position, correlate.MAX_PER_STEP)
-            rows = arrowrows.as_rows(sub.take(pa.array(keep)), self.roles,
-                                     {role: mask[keep] for role, mask in filled.items()})
-            self.groups.add_sampled(rows, keep, weight, sub.num_rows)
+            self.first.add(batch.take(pa.array(idx[keep])),
+                           {role: mask[keep] for role, mask in filled.items()},
+                           weight, self.arrived + keep)
+            self.arrived += sub.num_rows
+            if self.first.held >= max(2 * self.first.trimmed, _MERGE_ROWS):
+                self.first.trim_groups(self._group_numbers)
             return
         if self.first_only is not None:
             self.matched += sub.num_rows
@@ -84,23 +176,19 @@ class _Candidates:
                 early = np.flatnonzero(arrowrows.sorting_before(sub, self.cutoff))
                 if len(early) == 0:
                     return
-                sub = sub.take(pa.array(early))
+                sub, idx = sub.take(pa.array(early)), idx[early]
                 filled = {role: mask[early] for role, mask in filled.items()}
             position, _ = arrowrows.machine_order(sub)  # a permutation: its first N, by row
             keep = np.sort(np.argsort(position)[:self.first_only])
-            self.rows.extend(arrowrows.as_rows(sub.take(pa.array(keep)), self.roles,
-                                               {role: mask[keep] for role, mask in filled.items()}))
-            if len(self.rows) >= 2 * self.first_only:  # a stable sort: ties in arrival order
-                self.rows.sort(key=correlate.sort_key)
-                del self.rows[self.first_only:]
-                self.cutoff = correlate.sort_key(self.rows[-1])
-            return
-        found = arrowrows.as_rows(sub, self.roles, filled)
-        if self.groups is not None:
-            for row in found:
-                self.groups.add(row)
-        else:
-            self.rows.extend(found)
+            self.first.add(batch.take(pa.array(idx[keep])),
+                           {role: mask[keep] for role, mask in filled.items()})
+            if self.first.held >= 2 * self.first_only:
+                self.cutoff = self.first.trim(self.first_only)
+
+    def _group_numbers(self, records: pa.RecordBatch | pa.Table) -> np.ndarray:
+        assert self.groups is not None
+        keyed = arrowrows.with_captures(records, self.roles[0][1], self.captured)
+        return arrowrows.group_numbers(keyed, self.groups.by)[0]
 
     def occurrences(self, presence: Presence, aliases: Callable[..., Any] | None = None,
                     assumed: Callable[[Row], Any] | None = None) -> list[Occurrence]:
@@ -109,11 +197,16 @@ class _Candidates:
                                   else (), self.lang)
 
         if self.groups is not None:
+            self.first.trim_groups(self._group_numbers)
+            self.groups.add_sampled(self.first.rows(self.roles), self.first.arrivals(),
+                                    self.first.weights(), self.arrived)
             return self.groups.occurrences()
         if isinstance(self.store, ThresholdStore):
             return self.store.occurrences()
         if self.store is not None:
             self.rows = self.store.rows()
+        if self.first_only is not None:
+            self.rows = self.first.rows(self.roles)
         self.rows.sort(key=correlate.sort_key)
         if self.first_only is not None:
             del self.rows[self.first_only:]
@@ -126,6 +219,11 @@ class _Candidates:
             return correlate.threshold(body, self.rows)
         assert isinstance(body, Sequence)
         return correlate.sequence(body, self.rows, self.rule.requires, check, assumed, self.lang)
+
+
+def _without_context(batch: pa.RecordBatch) -> pa.RecordBatch:
+    present = [name for name in CONTEXT_COLUMNS if name in batch.schema.names]
+    return batch.drop_columns(present) if present else batch
 
 
 def _batches(events: pa.Table | Iterable[pa.RecordBatch]) -> Iterable[pa.RecordBatch]:

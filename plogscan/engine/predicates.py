@@ -305,14 +305,27 @@ def extract(cond: Condition, sub: pa.RecordBatch) -> dict[str, list[str | None]]
 
 def _known_codes(column: pa.Array, rows: np.ndarray) -> pa.StructArray:
     """For the given rows of a ``codes`` column: the most telling known code and its class,
-    as the struct ``extract_regex`` gives a pattern's groups."""
+    as the struct ``extract_regex`` gives a pattern's groups. Each distinct list of codes is
+    looked up once (an error repeated on every step carries the same codes)."""
     from plogscan.codes import most_specific
 
-    picked = [most_specific(codes or ()) for codes in column.take(pa.array(rows)).to_pylist()]
-    return pa.StructArray.from_arrays(
-        [pa.array([p[0] if p else None for p in picked], pa.string()),
-         pa.array([p[1] if p else None for p in picked], pa.string())],
-        names=list(OPERATORS["known"].captures))
+    lists = column.take(pa.array(rows))
+    values = pc.list_flatten(lists)
+    if values.null_count or pc.any(pc.match_substring(values, _CODE_SEPARATOR)).as_py():
+        distinct, index = lists.to_pylist(), np.arange(len(lists))  # no join tells them apart
+    else:
+        encoded = pc.dictionary_encode(pc.binary_join(lists, _CODE_SEPARATOR))
+        distinct = [value.split(_CODE_SEPARATOR) if value else []
+                    for value in encoded.dictionary.to_pylist()]
+        distinct.append([])  # a null list
+        index = pc.fill_null(encoded.indices, len(distinct) - 1).to_numpy(zero_copy_only=False)
+    picked = [most_specific(codes or ()) for codes in distinct]
+    code = pa.array([p[0] if p else None for p in picked], pa.string()).take(index)
+    category = pa.array([p[1] if p else None for p in picked], pa.string()).take(index)
+    return pa.StructArray.from_arrays([code, category], names=list(OPERATORS["known"].captures))
+
+
+_CODE_SEPARATOR = "\x1f"
 
 
 def _merge(

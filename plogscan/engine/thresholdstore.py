@@ -20,10 +20,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.catalog.rule import Condition, Rule, Threshold
-from plogscan.engine.arrowrows import group_numbers, machine_order
+from plogscan.engine.arrowrows import group_numbers, machine_order, with_captures
 from plogscan.engine.candidatestore import CandidateStore
 from plogscan.engine.correlate import MAX_PER_STEP, Occurrence, Row, bundle, sort_key
-from plogscan.engine.predicates import extract
 from plogscan.schema import COLUMNS
 
 # The groups' times laid end to end must stay clear of int64's end; past it, group by group.
@@ -74,13 +73,7 @@ class ThresholdStore(CandidateStore):
         self.captured = [name for name in self.by if name not in COLUMNS]
 
     def _keyed(self, sub: pa.RecordBatch) -> pa.RecordBatch:
-        if not self.captured:
-            return sub
-        found = extract(self.body.cond, sub)
-        for name in self.captured:  # an empty capture is no key, as in ``group_key``
-            sub = sub.append_column(name, pa.array([v or None for v in found[name]],
-                                                   pa.string()))
-        return sub
+        return with_captures(sub, self.body.cond, self.captured)
 
     def _as_rows(self, table: pa.Table, bits: np.ndarray) -> list[Row]:
         return super()._as_rows(table.drop_columns(self.captured), bits)

@@ -1,8 +1,8 @@
 """Find error codes in record messages: ``EI0002``, ``507916``, ``ERR00100``, ``0x7150227``.
 
-An RE2 mask over every message picks the few records that carry a code; only those go through
-Python's ``re.finditer``. Codes are taken only where the text says they are codes, so line
-numbers, pids, times and sizes are never mistaken for them:
+An RE2 mask over every message picks the few records that carry a code; only their distinct
+texts go through Python's ``re.finditer``. Codes are taken only where the text says they are
+codes, so line numbers, pids, times and sizes are never mistaken for them:
 
 * error-manager codes ``E``/``W`` + component + four digits (``EZ9999``, ``EH9999``,
   ``E40021``) and torch_npu's ``ERRxxxxx``, as words;
@@ -104,18 +104,28 @@ def extract_codes(messages: pa.Array, levels: pa.Array | None = None) -> pa.Arra
         look = ~_quiet(levels)
     rows = np.flatnonzero(look)
     if len(rows) == 0:
-        return pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, np.int32)),
-                                        pa.array([], pa.string()))
+        return _no_codes(n)
     subset = messages if len(rows) == n else messages.take(pa.array(rows))
     mask = pc.fill_null(pc.match_substring_regex(subset, _CANDIDATE_RE2), False)
     rows = rows[mask.to_numpy(zero_copy_only=False)]
+    if not len(rows):
+        return _no_codes(n)
     lengths = np.zeros(n, np.int32)
-    values: list[str] = []
-    if len(rows):
-        texts = messages.take(pa.array(rows)).to_pylist()  # records that carry a code only
-        for row, text in zip(rows, texts, strict=True):
-            found = codes_in(text or "")
-            lengths[row] = len(found)
-            values.extend(found)
+    found = distinct_codes(messages.take(pa.array(rows)))  # records that carry a code only
+    lengths[rows] = pc.list_value_length(found).to_numpy(zero_copy_only=False)
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values, pa.string()))
+    return pa.ListArray.from_arrays(pa.array(offsets), pc.list_flatten(found))
+
+
+def _no_codes(n: int) -> pa.ListArray:
+    return pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, np.int32)), pa.array([], pa.string()))
+
+
+def distinct_codes(texts: pa.Array) -> pa.ListArray:
+    """``codes_in`` of every text, each distinct text searched once: an error repeated on
+    every step, rank and retry is one search (the dictionary encoding is one hash pass)."""
+    encoded = pc.dictionary_encode(texts)
+    per_text = [codes_in(text) for text in encoded.dictionary.to_pylist()]
+    per_text.append([])  # a null message holds no code
+    index = pc.fill_null(encoded.indices, len(per_text) - 1)
+    return pa.array(per_text, pa.list_(pa.string())).take(index)

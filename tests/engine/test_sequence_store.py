@@ -79,10 +79,11 @@ def test_spilled_rows_are_read_back_batch_by_batch(tmp_path: Path) -> None:
                                                 pa.array([f"m{r}" for r in rows])], schema=schema))
             start += n
     keep = np.array([0, 2, 3, 7, 8, 12], np.int64)
-    table = pa.Table.from_batches(candidatestore.read_kept(path, keep), schema=schema)
+    table = pa.Table.from_batches(candidatestore.read_kept(path, keep, sizes),
+                              schema=schema)
     assert table.column("line").to_pylist() == keep.tolist()
     assert table.column("message").to_pylist() == [f"m{r}" for r in keep]
-    assert candidatestore.read_kept(path, np.array([], np.int64)) == []
+    assert candidatestore.read_kept(path, np.array([], np.int64), sizes) == []
 
 
 @pytest.mark.parametrize("seed", range(4))
