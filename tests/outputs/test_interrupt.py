@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -34,17 +35,20 @@ with open(sys.argv[1], "w") as pipe:
 """
 
 
-def _interrupt(argv: list[str], out_dir: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+def _interrupt(argv: list[str], tmp_path: Path, started: Callable[[], bool],
+               feed: str = FEED) -> subprocess.CompletedProcess:
+    """``plogscan ARGV`` reading the named pipe ``tmp_path/job.log`` that ``feed`` writes,
+    given Ctrl-C half a second after ``started()`` says it is inside its work."""
     fifo = tmp_path / "job.log"
     os.mkfifo(fifo)
-    feeder = subprocess.Popen([sys.executable, "-c", FEED, str(fifo)])
+    feeder = subprocess.Popen([sys.executable, "-c", feed, str(fifo), str(tmp_path / "reading")])
     proc = subprocess.Popen([sys.executable, "-m", "plogscan", *argv], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
-        while not any(p.name.endswith(".tmp") for p in out_dir.iterdir()):
+        while not started():
             assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the run never started writing"
+            assert time.monotonic() < deadline, "the run never got under way"
             time.sleep(0.05)
         time.sleep(0.5)  # well inside the run
         proc.send_signal(signal.SIGINT)
@@ -62,12 +66,17 @@ def _interrupt(argv: list[str], out_dir: Path, tmp_path: Path) -> subprocess.Com
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
+def _writing(out_dir: Path) -> Callable[[], bool]:
+    """Whether the run has begun its output file in ``out_dir`` (its temporary file)."""
+    return lambda: any(p.name.endswith(".tmp") for p in out_dir.iterdir())
+
+
 @pytest.mark.parametrize("parallel", ["threads", "processes"])
 def test_ctrl_c_leaves_no_partial_event_table(tmp_path: Path, parallel: str) -> None:
     out = tmp_path / "out"
     out.mkdir()
     done = _interrupt(["ingest", str(tmp_path / "job.log"), "-o", str(out / "events.parquet"),
-                       "-q", "--workers", "2", "--parallel", parallel], out, tmp_path)
+                       "-q", "--workers", "2", "--parallel", parallel], tmp_path, _writing(out))
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines()[-1] == "interrupted", done.stderr
     assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr
@@ -79,7 +88,7 @@ def test_ctrl_c_leaves_no_partial_report(tmp_path: Path) -> None:
     out.mkdir()
     done = _interrupt(["diagnose", str(tmp_path / "job.log"), "-q", "--workers", "1",
                        "--events-out", str(out / "events.parquet"), "--output-dir",
-                       str(out / "reports")], out, tmp_path)
+                       str(out / "reports")], tmp_path, _writing(out))
     assert done.returncode == 2 and "interrupted" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert [p.name for p in out.iterdir()] in ([], ["reports"])
@@ -143,31 +152,9 @@ def test_ctrl_c_stops_a_diagnosis_of_a_slow_pipe(tmp_path: Path) -> None:
     """A pipe whose writer is slow, of lines the diagnosis drops: the reading may be in the
     middle of a chunk that takes minutes to fill, with no record handed on; Ctrl-C must not
     wait for it."""
-    fifo, reading = tmp_path / "job.log", tmp_path / "reading"
-    os.mkfifo(fifo)
-    feeder = subprocess.Popen([sys.executable, "-c", SLOW_FEED, str(fifo), str(reading)])
-    proc = subprocess.Popen([sys.executable, "-m", "plogscan", "diagnose", str(fifo), "-q",
-                             "--workers", "1", "-o", str(tmp_path / "report.txt")], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 120
-        while not reading.exists():
-            assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "the run never read the pipe"
-            time.sleep(0.05)
-        time.sleep(0.5)  # reading, a chunk far from full
-        proc.send_signal(signal.SIGINT)
-        try:
-            _, err = proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _, err = proc.communicate()
-            pytest.fail(f"the run did not stop within 60 s of Ctrl-C; its stderr:\n{err}")
-    finally:
-        feeder.kill()
-        feeder.wait()
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 2 and err.strip().splitlines()[-1] == "interrupted", err
-    assert "Traceback" not in err
-    assert not (tmp_path / "report.txt").exists()
+    report = tmp_path / "report.txt"
+    done = _interrupt(["diagnose", str(tmp_path / "job.log"), "-q", "--workers", "1", "-o",
+                       str(report)], tmp_path, (tmp_path / "reading").exists, SLOW_FEED)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "interrupted", done.stderr
+    assert "Traceback" not in done.stderr and not report.exists()
