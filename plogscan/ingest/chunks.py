@@ -230,6 +230,10 @@ def read_chunks(stream: BinaryIO, state: FileState, size: int = CHUNK_BYTES,
     line = 1
     skipping = False  # inside an over-long line whose tail is dropped
     partial = False  # bytes (NULs too) after the last newline: the last line exists
+    # A record may be open before a chunk only when a line before it was not blank: lines at
+    # the top of a chunk after nothing but blank lines start a record there, as they would
+    # in one chunk (what ``bytes.strip`` removes is blank to the parser too).
+    written = False
     while True:
         try:
             block = stream.read(size)
@@ -266,13 +270,14 @@ def read_chunks(stream: BinaryIO, state: FileState, size: int = CHUNK_BYTES,
             carry = data
         else:
             whole, carry = data[:cut], data[cut + 1:]
-            yield Chunk(whole, line, line > 1)
+            yield Chunk(whole, line, written)
+            written = written or bool(whole.strip())
             line += whole.count(b"\n") + 1
         if len(carry) > line_bytes:
             state.cut(line, len(carry) - line_bytes)
             carry, skipping = carry[:line_bytes], True
     if carry or partial:
-        yield Chunk(carry, line, line > 1)
+        yield Chunk(carry, line, written)
 
 
 def with_last(iterator: Iterator[Chunk], radius: int = 0) -> Iterator[tuple[Chunk, bool]]:

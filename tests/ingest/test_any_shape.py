@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from plogscan.ingest.pipeline import Ingest
@@ -360,6 +360,9 @@ PASTED = [
 @settings(max_examples=150, deadline=None)
 @given(lines=st.lists(st.sampled_from(PASTED), max_size=30),
        chunk=st.integers(1, 3000), kind=st.sampled_from(["stdout", "syslog", "plog"]))
+# A line that follows nothing but blank lines starts a record, in whichever chunk it falls.
+@example(lines=["", "E", "Hi, the server stops right after start-up on our cluster."],
+         chunk=1, kind="stdout")
 def test_pasted_shapes_are_counted_and_cut_anywhere_alike(lines: list[str], chunk: int,
                                                           kind: str) -> None:
     """Every physical line is counted once, and records come out the same whatever the chunk

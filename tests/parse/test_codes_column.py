@@ -38,7 +38,8 @@ def _lines(root: Path) -> list[str]:
 
 def test_equal_to_codes_in_on_the_samples_and_corpora() -> None:
     lines = _lines(ROOT / "samples") + (_lines(CORPUS) if CORPUS.is_dir() else [])
-    assert sum(bool(codes_in(line)) for line in lines) > 100  # the check sees codes
+    # the check sees codes: dozens of lines in the samples alone, hundreds with the corpora
+    assert sum(bool(codes_in(line)) for line in lines) > (100 if CORPUS.is_dir() else 50)
     messages = lines + lines[::7] + [None, "", "\n".join(lines[:50])]
     levels = [LEVELS[i % len(LEVELS)] for i in range(len(messages))]
     assert _column(messages, levels) == _expected(messages, levels)
