@@ -24,15 +24,27 @@ from tests.helpers import REPO_ROOT
 ROOT = REPO_ROOT
 LINE = ("[INFO] GE(4321,python):2026-03-02-10:15:01.123.456 [graph.cc:11][tid:4321] step "
         "{i} done\n")
-FEED = f"""
-import sys, time
+
+
+def _feed(lines: int, pause: float) -> str:
+    """A writer of plog lines into the pipe ``argv[1]``: ``lines`` lines, then ``pause``
+    seconds, for ever; past 4,000 lines (about 380 kB taken by the run: it is reading
+    records) it creates the file ``argv[2]``."""
+    return f"""
+import pathlib, sys, time
 with open(sys.argv[1], "w") as pipe:
     for i in range(10**9):
         pipe.write({LINE!r}.format(i=i))
-        if i % 2000 == 0:
+        if i % {lines} == 0:
             pipe.flush()
-            time.sleep(0.01)
+            time.sleep({pause})
+        if i == 4000:
+            pathlib.Path(sys.argv[2]).touch()
 """
+
+
+FEED = _feed(2000, 0.01)
+SLOW_FEED = _feed(200, 0.1)
 
 
 def _interrupt(argv: list[str], tmp_path: Path, started: Callable[[], bool],
@@ -133,19 +145,6 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
-
-
-SLOW_FEED = f"""
-import pathlib, sys, time
-with open(sys.argv[1], "w") as pipe:
-    for i in range(10**9):
-        pipe.write({LINE!r}.format(i=i))
-        if i % 200 == 0:
-            pipe.flush()
-            time.sleep(0.1)
-        if i == 4000:  # about 380 kB taken by the run: it is reading records
-            pathlib.Path(sys.argv[2]).touch()
-"""
 
 
 def test_ctrl_c_stops_a_diagnosis_of_a_slow_pipe(tmp_path: Path) -> None:
