@@ -29,10 +29,12 @@ then joins them here, from the shapes of the lines (their grammar, not their wor
 
 Two records join only when they are next to each other (the second starts on the line after
 the first ends: no blank line, no glued line, no record a skim left out in between) and one
-writer wrote both: where both name a process, thread or rank, they name the same one (a table's
-rows also the same module and level). In files a CANN component wrote, only ERROR and WARNING
-records join (the records a skim never leaves out and a reducer always keeps), so a skimmed or
-reduced parse joins what a whole parse joins.
+writer wrote both: where the second names a process, thread or rank and the run it joins named
+one, it is the same (a table's rows also the same module and level; a line that names none,
+such as a traceback's heading, carries the run's writer on, so a run joined across a chunk
+boundary is held to the same writer as one joined inside a chunk). In files a CANN component
+wrote, only ERROR and WARNING records join (the records a skim never leaves out and a reducer
+always keeps), so a skimmed or reduced parse joins what a whole parse joins.
 
 The joined record spans its lines' physical range. Its fields are those of its first line,
 each one it lacks taken from the first later line that has it (an error-manager title line
@@ -165,9 +167,10 @@ def _links(records: pa.Table, fset: FormatSet, text_kind: bool
     other = traceback | errmgr | dump
     rows, table, detail, other = rows[ok], table[ok], detail[ok], other[ok]
     if len(rows):
-        same = _same_writer(records, rows, WRITER)
+        named = _named_so_far(n, rows)
+        same = _same_writer(records, rows, named, WRITER)
         if table.any():
-            same[table] &= _same_writer(records, rows[table], TABLE_WRITER)
+            same[table] &= _same_writer(records, rows[table], named, TABLE_WRITER)
         rows, table, detail, other = rows[same], table[same], detail[same], other[same]
     joins[rows] = True
     needs_title[rows[table & ~other & ~detail]] = True
@@ -254,16 +257,35 @@ def _first_codes(codes: pa.Array) -> pa.Array:
     return out
 
 
-def _same_writer(records: pa.Table, rows: np.ndarray, names: tuple[str, ...]) -> np.ndarray:
-    """For each of ``rows``: where it and the record before it both name one of ``names``,
-    they name the same value."""
+def _named_so_far(n: int, rows: np.ndarray) -> np.ndarray:
+    """Per record: the first record of the run it would end if each of ``rows`` joined the
+    record before it (each record not among them starts a run)."""
+    links = np.zeros(n, bool)
+    links[rows] = True
+    index = np.arange(n)
+    return np.maximum.accumulate(np.where(links, 0, index))
+
+
+def _same_writer(records: pa.Table, rows: np.ndarray, head: np.ndarray,
+                 names: tuple[str, ...]) -> np.ndarray:
+    """For each of ``rows``: where it names one of ``names`` and the run of records it would
+    join (from ``head``, the run's first record, to the record before it) has named it too,
+    the last name the run gave is the same. A record that names no writer (a traceback's
+    heading) carries the run's writer on: a record after it is held to the run, as it is
+    when the run was joined in a chunk before (its record names the run's first writer)."""
     ok = np.ones(len(rows), bool)
-    now, before = pa.array(rows), pa.array(rows - 1)
+    index = np.arange(records.num_rows)
     for name in names:
         column = plain_text(column_of(records, name))
-        a, b = column.take(now), column.take(before)
-        differ = pc.fill_null(pc.not_equal(a, b), False)
-        ok &= ~mask(differ)
+        named = mask(column.is_valid())
+        last = np.maximum.accumulate(np.where(named, index, -1))[rows - 1]
+        held = last >= head[rows - 1]
+        if not held.any():
+            continue
+        a = column.take(pa.array(rows[held]))
+        b = column.take(pa.array(last[held]))
+        differ = mask(pc.fill_null(pc.not_equal(a, b), False))
+        ok[np.flatnonzero(held)[differ]] = False
     return ok
 
 

@@ -340,6 +340,7 @@ def test_a_relayed_record_glued_mid_line_is_split_before_its_relay_mark() -> Non
     assert (cut["message"], relayed["pid"], relayed["message"]) == ("cut here ", 71, "relayed")
 
 
+PROSE_LINE = PROSE.splitlines()[0]
 # Pieces of pasted text, each a few lines in their order (none starts as a line a terminal
 # re-wrapped would: that heuristic judges the widest lines of a chunk).
 PASTED = [
@@ -365,6 +366,12 @@ PASTED = [
        chunk=st.integers(1, 3000), kind=st.sampled_from(["stdout", "syslog", "plog"]))
 # A line that follows nothing but blank lines starts a record, in whichever chunk it falls.
 @example(lines=["", "E", "Hi, the server stops right after start-up on our cluster."],
+         chunk=1, kind="stdout")
+# A detail line of another writer, after a heading that names none, stays apart from the
+# message in whichever chunk it falls (the heading carries the message's writer on).
+@example(lines=["[PID: 610] 2026-09-16-11:00:43.191.752 Execution_Error(EZ1008): Failed to "
+                "execute.\n        Solution: check the tiling function.",
+                "TraceBack (most recent call last):", DETAILS.splitlines()[0], PROSE_LINE],
          chunk=1, kind="stdout")
 def test_pasted_shapes_are_counted_and_cut_anywhere_alike(lines: list[str], chunk: int,
                                                           kind: str) -> None:
