@@ -11,7 +11,10 @@ ERROR rows of a batch (``pyarrow.compute.replace_substring_regex``); grouping is
 Arrow, and only the small set of distinct templates of a batch is merged in Python.
 
 Memory is bounded: at most ``max_templates`` templates are kept (the earliest-seen ones);
-records of templates pushed out are counted in ``overflow_records``. After the scan,
+records of templates pushed out are counted in ``overflow_records``. Each template keeps at
+most ``MAX_MEMBERS`` ranks and as many processes (host and pid): past that, a template's
+process count is that many, a lower bound (``members_dropped`` counts what was left out), and
+its ranks are those it kept. After the scan,
 ``result(findings)`` drops every template that a finding's evidence also produces (it is
 explained) and ranks the rest by how early they first appeared, then on how few ranks: a
 new root cause usually shows first, on one rank.
@@ -32,6 +35,7 @@ from plogscan.model import Finding, UnexplainedExample, UnexplainedTemplate
 RankOf = Callable[[str, int], "int | None"]  # a process's rank, by host and pid
 
 MAX_TEMPLATES = 5000
+MAX_MEMBERS = 1024  # ranks, and processes, kept per template
 KEEP = 100  # templates handed to the reports
 LINE_CHARS = 500  # first-line characters looked at (and shown as the example)
 _KEEP_MARK = "QQKEEPQQ"  # a word prefix no mask matches; protects codes, removed at the end
@@ -124,6 +128,7 @@ class Unexplained:
         self._templates: dict[str, _Template] = {}
         self.overflow_records = 0  # records of templates not kept
         self.overflow_templates = 0  # templates pushed out (one may be counted again)
+        self.members_dropped = 0  # ranks and processes not kept past a template's cap
 
     @property
     def template_count(self) -> int:
@@ -165,15 +170,14 @@ class Unexplained:
         text = g["template"] or ""
         t = self._templates.get(text)
         if t is None:
-            self._templates[text] = _Template(
+            t = self._templates[text] = _Template(
                 count=g["template_count"], first_ts=g["ts_min"], last_ts=g["ts_max"],
-                ranks=set(g["rank_distinct"] or ()), processes=set(g["process_distinct"] or ()),
                 module=g["module_first"], path=g["path_first"] or "", line=g["line_first"] or 0,
                 example_ts=g["ts_first"], message=g["message_first"] or "")
+            self._add_members(t, g)
             return
         t.count += g["template_count"]
-        t.ranks.update(g["rank_distinct"] or ())
-        t.processes.update(g["process_distinct"] or ())
+        self._add_members(t, g)
         if g["ts_max"] is not None and (t.last_ts is None or g["ts_max"] > t.last_ts):
             t.last_ts = g["ts_max"]
         example_key = (g["ts_first"] is None, g["ts_first"] or datetime.min,
@@ -183,6 +187,20 @@ class Unexplained:
             t.example_ts, t.message = g["ts_first"], g["message_first"] or ""
         if _earlier(g["ts_min"], t.first_ts):
             t.first_ts = g["ts_min"]
+
+    def _add_members(self, t: _Template, g: dict) -> None:
+        """A batch's distinct ranks and processes of a template, up to ``MAX_MEMBERS`` each."""
+        for members, found in ((t.ranks, g["rank_distinct"]), (t.processes, g["process_distinct"])):
+            found = found or ()
+            room = MAX_MEMBERS - len(members)
+            if len(found) <= room:
+                members.update(found)
+                continue
+            for value in found:  # at most MAX_MEMBERS kept; the batch's rest is counted
+                if len(members) >= MAX_MEMBERS:
+                    break
+                members.add(value)
+            self.members_dropped += len(set(found) - members)
 
     def _shrink(self) -> None:
         """Keep the ``max_templates`` earliest templates; count what is pushed out."""

@@ -14,7 +14,12 @@ import pyarrow as pa
 import pytest
 from jsonschema import Draft202012Validator
 
-from plogscan.analysis.unexplained import Unexplained, explained_templates, template_of
+from plogscan.analysis.unexplained import (
+    MAX_MEMBERS,
+    Unexplained,
+    explained_templates,
+    template_of,
+)
 from plogscan.catalog import load_rules
 from plogscan.model import Evidence, Finding, Level, Scope, UnexplainedExample, Verdict
 from plogscan.report import render
@@ -164,6 +169,22 @@ def test_template_count_is_bounded_and_overflow_counted() -> None:
     # delta and echo were pushed out by the first batch; charlie and the returning echo by
     # the second, when the earlier zulu arrived
     assert u.overflow_records == 4 and u.overflow_templates == 4
+
+
+def test_the_ranks_and_processes_of_a_template_are_bounded() -> None:
+    """One error on more processes than a template keeps (a job of many thousands of pids):
+    the template keeps MAX_MEMBERS of each and counts what it left out, in one batch or over
+    several."""
+    u = Unexplained()
+    spread = MAX_MEMBERS + 300
+    u.consume(batch([row(1, "link down", rank=k, pid=10_000 + k, line=k + 1)
+                     for k in range(spread // 2)]))
+    u.consume(batch([row(2, "link down", rank=k, pid=10_000 + k, line=k + 1)
+                     for k in range(spread)]))
+    (template,) = u.result()
+    assert template.processes == MAX_MEMBERS and len(template.ranks) == MAX_MEMBERS
+    assert template.count == spread // 2 + spread
+    assert u.members_dropped == 2 * (spread - MAX_MEMBERS)
 
 
 def test_non_error_levels_and_empty_batches_are_ignored() -> None:
