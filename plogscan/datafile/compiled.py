@@ -59,12 +59,10 @@ def kept(kind: str, parts: Iterable[str | bytes], build: Callable[[], T],
     an earlier run kept it, else built and kept (``dump`` and ``load`` turn it into bytes and
     back). ``parts`` must name everything the result depends on. A result of None is not
     kept; an error of ``build`` is raised as it is."""
-    directory = compiled_dir()
-    if directory is None:
+    if compiled_dir() is None:
         return build()
-    key = f"{kind}-{key_of(parts)}"
-    path = directory / f"{key}.bin"
-    payload = _read(path, key)
+    parts = list(parts)
+    payload = read_kept(kind, parts)
     if payload is not None:
         try:
             return load(payload)
@@ -76,8 +74,26 @@ def kept(kind: str, parts: Iterable[str | bytes], build: Callable[[], T],
             data = dump(value)
         except Exception:
             return value
-        _write(path, key, data)
+        store_kept(kind, parts, data)
     return value
+
+
+def read_kept(kind: str, parts: Iterable[str | bytes]) -> bytes | None:
+    """The bytes kept for ``kind`` keyed by ``parts``, or None when there are none (or
+    they do not check)."""
+    directory = compiled_dir()
+    if directory is None:
+        return None
+    key = f"{kind}-{key_of(parts)}"
+    return _read(directory / f"{key}.bin", key)
+
+
+def store_kept(kind: str, parts: Iterable[str | bytes], payload: bytes) -> None:
+    """Keep ``payload`` for ``kind`` keyed by ``parts`` (nothing when there is no place)."""
+    directory = compiled_dir()
+    if directory is not None:
+        key = f"{kind}-{key_of(parts)}"
+        _write(directory / f"{key}.bin", key, payload)
 
 
 def key_of(parts: Iterable[str | bytes]) -> str:
