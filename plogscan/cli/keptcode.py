@@ -5,7 +5,8 @@ Creating a dataclass writes the source of each method it generates (``__init__``
 ``__repr__``, ``__eq__``; for a frozen class ``__setattr__``, ``__delattr__`` and
 ``__hash__``) and compiles it: a command creates about 140 classes on its way in, some 750
 small compiles and about 50 ms. Its modules and the libraries they load also compile about 120
-regular expressions, parsed by ``re``'s own Python code: another 12 ms. Both results depend
+regular expressions, parsed by ``re``'s own Python code, and makes a few large ones of its
+line formats at run time (the sniff's: 15 ms): another 25 ms. Both results depend
 on nothing but their source (and the Python that compiled them), so they can be kept the way
 Python keeps a module's bytecode. The command line installs ``KeptCode`` in front of both
 (``dataclasses``' ``exec``, ``re``'s compiler); it looks each source up among what an earlier
@@ -30,6 +31,7 @@ import dataclasses
 import marshal
 import re
 import sys
+import time
 from collections.abc import Callable
 from types import CodeType, FrameType
 from typing import Any
@@ -38,7 +40,10 @@ from plogscan.datafile import compiled
 
 KIND = "python-code"
 MAX_KEPT = 4096  # entries of each kind kept: a few versions' worth of every command's
-MIN_NEW = 8  # entries a run must have compiled anew for the file to be written again
+# The file is written again when a run spent this much CPU time compiling what it did not
+# find there (Python's tokenizer makes its pattern of a set's items, in another order every
+# run: about 1 ms, so not alone).
+REWRITE_SECONDS = 0.005
 PatternKey = tuple[str | bytes, int]  # (pattern, flags) as given to ``re.compile``
 # What ``_sre.compile`` takes after the pattern, the program as bytes (its machine words)
 Program = tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]
@@ -54,6 +59,7 @@ class KeptCode:
         self.used_methods: dict[str, CodeType] = {}
         self.used_patterns: dict[PatternKey, Program] = {}
         self.new = 0  # entries compiled by this run and kept
+        self.new_seconds = 0.0  # and the CPU time their compiling took
         self._compile_pattern = compile_pattern  # ``re``'s own, for what it cannot keep
 
     def exec(self, source: Any, globals: dict | None = None, locals: Any = None, /) -> None:
@@ -61,31 +67,36 @@ class KeptCode:
         if isinstance(source, str) and globals is not None:
             code = self.methods.get(source)
             if code is None:
+                begun = time.thread_time()
                 code = compile(source, "<string>", "exec", dont_inherit=True)
                 self.methods[source] = code
                 self.new += 1
+                self.new_seconds += time.thread_time() - begun
             self.used_methods[source] = code
             source = code
         builtins.exec(source, globals, locals)
 
     def compile(self, pattern: Any, flags: int = 0) -> re.Pattern:
         """``re``'s compiler: the engine's program for ``pattern`` kept, or made now (and
-        kept when a module's code compiles it as it is imported: never a pattern that a
-        run makes of what it reads)."""
+        kept when a module's code compiles it as it is imported, or plogscan compiles it
+        from its own data, ``compiled.own_patterns``: never a pattern that a run makes of
+        what it reads)."""
         if not isinstance(pattern, (str, bytes)) or flags & re.DEBUG:
             return self._compile_pattern(pattern, flags)
         key = (pattern, int(flags))
         program = self.patterns.get(key)
         if program is None:
+            begun = time.thread_time()
             try:
                 program = _program(pattern, int(flags))
             except re.error:
                 raise
             except Exception:  # what ``_program`` does not foresee: ``re`` says it
                 return self._compile_pattern(pattern, flags)
-            if _importing(sys._getframe(1)):
+            if _importing(sys._getframe(1)) or compiled.compiling_own_patterns():
                 self.patterns[key] = program
                 self.new += 1
+                self.new_seconds += time.thread_time() - begun
         if key in self.patterns:
             self.used_patterns[key] = program
         flags, code, groups, groupindex, indexgroup = program
@@ -195,7 +206,7 @@ def keep_compiled_code() -> KeptCode | None:
 
 
 def _write_back(hook: KeptCode) -> None:
-    if hook.new < MIN_NEW:
+    if hook.new_seconds < REWRITE_SECONDS:
         return
     with contextlib.suppress(Exception):  # not written only means compiling next time
         compiled.store_kept(KIND, _parts(), hook.payload())

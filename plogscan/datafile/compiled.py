@@ -29,7 +29,8 @@ import pickle
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,6 +39,7 @@ T = TypeVar("T")
 MAGIC = b"plogscan compiled 2\n"
 MAX_FILES = 64  # formats and rules of a few plogscan versions, and their Hyperscan databases
 _DIGEST = hashlib.sha256().digest_size
+_OWN_PATTERNS = threading.local()
 
 
 def compiled_dir() -> Path | None:
@@ -76,6 +78,24 @@ def kept(kind: str, parts: Iterable[str | bytes], build: Callable[[], T],
             return value
         store_kept(kind, parts, data)
     return value
+
+
+@contextlib.contextmanager
+def own_patterns() -> Iterator[None]:
+    """Mark the regular expressions this thread compiles in the block as made of plogscan's
+    own data (its formats, its rules), never of log text: where the command line keeps the
+    patterns it compiles between runs (``plogscan.cli.keptcode``), it may keep these too."""
+    depth = getattr(_OWN_PATTERNS, "depth", 0)
+    _OWN_PATTERNS.depth = depth + 1
+    try:
+        yield
+    finally:
+        _OWN_PATTERNS.depth = depth
+
+
+def compiling_own_patterns() -> bool:
+    """Whether this thread is inside ``own_patterns``."""
+    return getattr(_OWN_PATTERNS, "depth", 0) > 0
 
 
 def read_kept(kind: str, parts: Iterable[str | bytes]) -> bytes | None:
