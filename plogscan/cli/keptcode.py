@@ -39,7 +39,8 @@ from typing import Any
 from plogscan.datafile import compiled
 
 KIND = "python-code"
-MAX_KEPT = 4096  # entries of each kind kept: a few versions' worth of every command's
+MAX_KEPT = 4096  # entries of each kind kept at most
+MAX_AGE = 8  # writes an entry stays without a run that used it (each command's are used)
 # The file is written again when a run spent this much CPU time compiling what it did not
 # find there (Python's tokenizer makes its pattern of a set's items, in another order every
 # run: about 1 ms, so not alone).
@@ -53,9 +54,11 @@ class KeptCode:
     """Dataclass methods and regular expressions, from kept code when seen before."""
 
     def __init__(self, methods: dict[str, CodeType], patterns: dict[PatternKey, Program],
-                 compile_pattern: Callable[..., re.Pattern]) -> None:
+                 compile_pattern: Callable[..., re.Pattern],
+                 ages: dict[str, dict] | None = None) -> None:
         self.methods = methods
         self.patterns = patterns
+        self.ages = ages or {}  # per kind, the writes since a run last used an entry
         self.used_methods: dict[str, CodeType] = {}
         self.used_patterns: dict[PatternKey, Program] = {}
         self.new = 0  # entries compiled by this run and kept
@@ -103,9 +106,14 @@ class KeptCode:
         return _sre.compile(pattern, flags, _words(code), groups, groupindex, indexgroup)
 
     def payload(self) -> bytes:
-        """This run's entries first, then the others known, up to ``MAX_KEPT`` of each."""
-        return marshal.dumps({"methods": _capped(self.used_methods, self.methods),
-                              "patterns": _capped(self.used_patterns, self.patterns)})
+        """This run's entries first, then the others known that a run used within the last
+        ``MAX_AGE`` writes, up to ``MAX_KEPT`` of each kind; and their ages."""
+        methods, method_ages = _aged(self.used_methods, self.methods,
+                                     self.ages.get("methods", {}))
+        patterns, pattern_ages = _aged(self.used_patterns, self.patterns,
+                                       self.ages.get("patterns", {}))
+        return marshal.dumps({"methods": methods, "patterns": patterns,
+                              "ages": {"methods": method_ages, "patterns": pattern_ages}})
 
 
 def _importing(frame: FrameType | None) -> bool:
@@ -118,13 +126,17 @@ def _importing(frame: FrameType | None) -> bool:
     return False
 
 
-def _capped(used: dict, known: dict) -> dict:
-    kept = dict(used)
+def _aged(used: dict, known: dict, ages: dict) -> tuple[dict, dict]:
+    """The entries to write (``used`` first) and the ages of those not used."""
+    kept, kept_ages = dict(list(used.items())[:MAX_KEPT]), {}
     for key, value in known.items():
         if len(kept) >= MAX_KEPT:
             break
-        kept.setdefault(key, value)
-    return kept
+        age = ages.get(key, 0) + 1
+        if key not in kept and age <= MAX_AGE:
+            kept[key] = value
+            kept_ages[key] = age
+    return kept, kept_ages
 
 
 def _compiler() -> Any:
@@ -172,16 +184,18 @@ def _works_as_expected() -> bool:
         return False
 
 
-def _known() -> tuple[dict[str, CodeType], dict[PatternKey, Program]]:
+def _known() -> tuple[dict[str, CodeType], dict[PatternKey, Program], dict[str, dict]]:
+    """The methods, patterns and ages an earlier run kept (all empty when none)."""
     payload = compiled.read_kept(KIND, _parts())
     try:
         known = marshal.loads(payload) if payload is not None else {}
         methods, patterns = known.get("methods", {}), known.get("patterns", {})
-        if isinstance(methods, dict) and isinstance(patterns, dict):
-            return methods, patterns
+        ages = known.get("ages", {})
+        if all(isinstance(part, dict) for part in (methods, patterns, ages)):
+            return methods, patterns, ages
     except Exception:  # another version's form, or damaged: compile afresh
         pass
-    return {}, {}
+    return {}, {}, {}
 
 
 def _parts() -> list[str | bytes]:
@@ -198,7 +212,8 @@ def keep_compiled_code() -> KeptCode | None:
         return hook
     if compiler is None or "exec" in vars(dataclasses) or not _works_as_expected():
         return None
-    hook = KeptCode(*_known(), compile_pattern=compiler.compile)
+    methods, patterns, ages = _known()
+    hook = KeptCode(methods, patterns, compiler.compile, ages)
     dataclasses.exec = hook.exec  # type: ignore[attr-defined]  # shadows the builtin there
     compiler.compile = hook.compile
     atexit.register(_write_back, hook)

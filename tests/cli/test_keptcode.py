@@ -133,7 +133,26 @@ def test_kept_dataclass_methods_make_the_same_class(monkeypatch: pytest.MonkeyPa
 
 def test_a_damaged_file_means_compiling_afresh() -> None:
     compiled.store_kept(keptcode.KIND, keptcode._parts(), b"not marshal data")
-    assert keptcode._known() == ({}, {})
+    assert keptcode._known() == ({}, {}, {})
+
+
+def test_entries_no_run_uses_are_dropped_after_a_few_writes() -> None:
+    """Patterns that change from run to run (Python's tokenizer makes its own of a set's
+    items) and the classes of an older plogscan leave the file after ``MAX_AGE`` writes."""
+    hook = _fresh()
+    for pattern, flags in PATTERNS[:2]:
+        _as_imported(hook, pattern, flags)
+    known: tuple = (dict(hook.methods), dict(hook.patterns), {})
+    for write in range(1, keptcode.MAX_AGE + 2):
+        later = KeptCode(*known[:2], hook._compile_pattern, known[2])
+        _as_imported(later, *PATTERNS[0])  # used by every run; PATTERNS[1] by none after
+        compiled.store_kept(keptcode.KIND, keptcode._parts(), later.payload())
+        known = keptcode._known()
+        assert PATTERNS[0] in known[1] and PATTERNS[0] not in known[2]["patterns"]
+        if write <= keptcode.MAX_AGE:
+            assert known[2]["patterns"][PATTERNS[1]] == write
+        else:
+            assert PATTERNS[1] not in known[1]
 
 
 # A command as the console script runs it, told to say what it compiled anew on its way.
