@@ -11,7 +11,8 @@ on nothing but their source (and the Python that compiled them), so they can be 
 Python keeps a module's bytecode. The command line installs ``KeptCode`` in front of both
 (``dataclasses``' ``exec``, ``re``'s compiler); it looks each source up among what an earlier
 run kept (``plogscan.datafile.compiled``, one file for this Python) and compiles only what it
-has not seen; when a run compiled anything new, the set is written back as the process exits.
+has not seen; when that took a run more than a few milliseconds, the set is written back as
+the process exits.
 
 A method comes from the same code compiled under the same name (``<string>``) without the
 caller's ``__future__`` flags, run in the same namespaces; a pattern from the same program
@@ -39,6 +40,7 @@ from typing import Any
 from plogscan.datafile import compiled
 
 KIND = "python-code"
+FORM = "1"  # of what the file holds: another form is another file
 MAX_KEPT = 4096  # entries of each kind kept at most
 MAX_AGE = 8  # writes an entry stays without a run that used it (each command's are used)
 # The file is written again when a run spent this much CPU time compiling what it did not
@@ -67,9 +69,12 @@ class KeptCode:
 
     def exec(self, source: Any, globals: dict | None = None, locals: Any = None, /) -> None:
         """``exec`` as ``dataclasses`` calls it (always with its namespaces)."""
-        if isinstance(source, str) and globals is not None:
+        if globals is None:  # as exec does: its caller's namespaces
+            caller = sys._getframe(1)
+            globals, locals = caller.f_globals, caller.f_locals if locals is None else locals
+        if isinstance(source, str):
             code = self.methods.get(source)
-            if code is None:
+            if not isinstance(code, CodeType):
                 begun = time.thread_time()
                 code = compile(source, "<string>", "exec", dont_inherit=True)
                 self.methods[source] = code
@@ -102,8 +107,12 @@ class KeptCode:
                 self.new_seconds += time.thread_time() - begun
         if key in self.patterns:
             self.used_patterns[key] = program
-        flags, code, groups, groupindex, indexgroup = program
-        return _sre.compile(pattern, flags, _words(code), groups, groupindex, indexgroup)
+        try:
+            return _sre.compile(pattern, *_arguments(program))
+        except Exception:  # a kept program that does not load: ``re`` compiles it
+            self.patterns.pop(key, None)
+            self.used_patterns.pop(key, None)
+            return self._compile_pattern(pattern, flags)
 
     def payload(self) -> bytes:
         """This run's entries first, then the others known that a run used within the last
@@ -146,8 +155,10 @@ def _compiler() -> Any:
 _WORD = {2: "H", 4: "I", 8: "Q"}[_sre.CODESIZE]  # the engine's machine word
 
 
-def _words(code: bytes) -> list[int]:
-    return array.array(_WORD, code).tolist()
+def _arguments(program: Program) -> tuple:
+    """``_sre.compile``'s arguments after the pattern, of a program."""
+    flags, code, groups, groupindex, indexgroup = program
+    return flags, array.array(_WORD, code).tolist(), groups, groupindex, indexgroup
 
 
 def _program(pattern: str | bytes, flags: int) -> Program:
@@ -175,8 +186,7 @@ def _works_as_expected() -> bool:
         return False
     try:
         probe = r"(?P<a>x+)(y)?\d{2,}"
-        flags, code, groups, groupindex, indexgroup = _program(probe, re.I)
-        made = _sre.compile(probe, flags, _words(code), groups, groupindex, indexgroup)
+        made = _sre.compile(probe, *_arguments(_program(probe, re.I)))
         same = _compiler().compile(probe, re.I)
         return (made.flags, made.groups, made.groupindex) == (
             same.flags, same.groups, same.groupindex) and made.match("XX12").span() == (0, 4)
@@ -199,7 +209,7 @@ def _known() -> tuple[dict[str, CodeType], dict[PatternKey, Program], dict[str, 
 
 
 def _parts() -> list[str | bytes]:
-    return [KIND, sys.version]
+    return [KIND, FORM, sys.version, str(_sre.MAGIC)]
 
 
 def keep_compiled_code() -> KeptCode | None:

@@ -131,6 +131,19 @@ def test_kept_dataclass_methods_make_the_same_class(monkeypatch: pytest.MonkeyPa
     assert made.__init__.__annotations__ == again.__init__.__annotations__
 
 
+def test_kept_entries_of_another_form_are_compiled_afresh() -> None:
+    """What the file holds passed its digest, so this plogscan wrote it; an entry that is
+    still not what this code expects is compiled as Python would, never an error."""
+    pattern, flags = PATTERNS[0]
+    hook = KeptCode({"x = 1": "not code"}, {(pattern, flags): (0, b"\x00", 0)},
+                    compile_pattern=keptcode._compiler().compile)
+    assert _behaviour(hook.compile(pattern, flags)) == _behaviour(re.compile(pattern, flags))
+    assert (pattern, flags) not in hook.patterns
+    space: dict = {}
+    hook.exec("x = 1", space, space)
+    assert space["x"] == 1 and isinstance(hook.methods["x = 1"], type(compile("", "", "exec")))
+
+
 def test_a_damaged_file_means_compiling_afresh() -> None:
     compiled.store_kept(keptcode.KIND, keptcode._parts(), b"not marshal data")
     assert keptcode._known() == ({}, {}, {})
