@@ -11,7 +11,6 @@ file written by 1,000,000 processes the cross-rank stage then peaks about 120 MB
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 from collections.abc import Callable
 
@@ -28,9 +27,10 @@ def release_freed() -> None:
 
 @functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's ``malloc_trim``; None elsewhere (musl, macOS)."""
-    name = ctypes.util.find_library("c")
+    """glibc's ``malloc_trim``; None elsewhere (musl, macOS). Looked up among the symbols
+    the process has loaded, the C library's among them (``ctypes.util.find_library`` would
+    run ``ldconfig`` in a child process to name the library)."""
     try:
-        return ctypes.CDLL(name).malloc_trim if name else None
-    except (OSError, AttributeError):
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError, TypeError):  # TypeError: no such handle (Windows)
         return None

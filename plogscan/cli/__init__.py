@@ -21,7 +21,8 @@ from plogscan import __version__
 from plogscan.cli.arrow_pool import use_lean_pool
 from plogscan.cli.collector import collect_less
 from plogscan.cli.helptext import HelpContext, with_window_help
-from plogscan.cli.lean_imports import keep_pandas_out
+from plogscan.cli.keptcode import keep_compiled_code
+from plogscan.cli.lean_imports import keep_compute_docs_short, keep_pandas_out
 from plogscan.errors import PlogscanError
 from plogscan.textsafe import neutralize
 
@@ -148,5 +149,7 @@ def cli() -> None:
 def main() -> None:
     """Console-script entry point (click's usage errors already exit 2)."""
     keep_pandas_out()
+    keep_compute_docs_short()
+    keep_compiled_code()  # before the command's modules create their classes
     collect_less()  # one command a process: see plogscan.cli.collector
     cli.main(prog_name="plogscan", standalone_mode=True)

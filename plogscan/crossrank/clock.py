@@ -28,7 +28,6 @@ one's. ``offset_us`` is host clock minus reference clock; aligned time is ``ts -
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -149,6 +148,8 @@ def _spaced(items: list, limit: int) -> list:
 
 def _estimate(diffs: list[int], jitter: float | None) -> tuple[int, int]:
     """(median, uncertainty) of the pairwise differences."""
+    import statistics  # here: a run of one host never estimates an offset
+
     mid = statistics.median(diffs)
     n = len(diffs)
     if n >= 3:
@@ -164,6 +165,8 @@ def _estimate(diffs: list[int], jitter: float | None) -> tuple[int, int]:
 
 
 def _pair_diffs(events: dict[tuple, dict[str, list[int]]], a: str, b: str) -> list[int]:
+    import statistics
+
     keys = sorted(k for k, hosts in events.items() if a in hosts and b in hosts)
     return [round(statistics.median(events[k][a]) - statistics.median(events[k][b]))
             for k in _spaced(keys, MAX_PAIRS)]
@@ -172,6 +175,8 @@ def _pair_diffs(events: dict[tuple, dict[str, list[int]]], a: str, b: str) -> li
 def _jitter(events: dict[tuple, dict[str, list[int]]]) -> float | None:
     """How far apart the ranks of one host log the same event (median over events): the
     floor of any offset's uncertainty. None when no host has two ranks at one event."""
+    import statistics
+
     spreads = [max(ts) - min(ts) for hosts in events.values() for ts in hosts.values()
                if len(ts) > 1]
     return float(statistics.median(spreads)) if spreads else None

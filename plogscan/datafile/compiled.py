@@ -29,7 +29,8 @@ import pickle
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,6 +39,7 @@ T = TypeVar("T")
 MAGIC = b"plogscan compiled 2\n"
 MAX_FILES = 64  # formats and rules of a few plogscan versions, and their Hyperscan databases
 _DIGEST = hashlib.sha256().digest_size
+_OWN_PATTERNS = threading.local()
 
 
 def compiled_dir() -> Path | None:
@@ -59,12 +61,10 @@ def kept(kind: str, parts: Iterable[str | bytes], build: Callable[[], T],
     an earlier run kept it, else built and kept (``dump`` and ``load`` turn it into bytes and
     back). ``parts`` must name everything the result depends on. A result of None is not
     kept; an error of ``build`` is raised as it is."""
-    directory = compiled_dir()
-    if directory is None:
+    if compiled_dir() is None:
         return build()
-    key = f"{kind}-{key_of(parts)}"
-    path = directory / f"{key}.bin"
-    payload = _read(path, key)
+    parts = list(parts)
+    payload = read_kept(kind, parts)
     if payload is not None:
         try:
             return load(payload)
@@ -76,8 +76,44 @@ def kept(kind: str, parts: Iterable[str | bytes], build: Callable[[], T],
             data = dump(value)
         except Exception:
             return value
-        _write(path, key, data)
+        store_kept(kind, parts, data)
     return value
+
+
+@contextlib.contextmanager
+def own_patterns() -> Iterator[None]:
+    """Mark the regular expressions this thread compiles in the block as made of plogscan's
+    own data (its formats, its rules), never of log text: where the command line keeps the
+    patterns it compiles between runs (``plogscan.cli.keptcode``), it may keep these too."""
+    depth = getattr(_OWN_PATTERNS, "depth", 0)
+    _OWN_PATTERNS.depth = depth + 1
+    try:
+        yield
+    finally:
+        _OWN_PATTERNS.depth = depth
+
+
+def compiling_own_patterns() -> bool:
+    """Whether this thread is inside ``own_patterns``."""
+    return getattr(_OWN_PATTERNS, "depth", 0) > 0
+
+
+def read_kept(kind: str, parts: Iterable[str | bytes]) -> bytes | None:
+    """The bytes kept for ``kind`` keyed by ``parts``, or None when there are none (or
+    they do not check)."""
+    directory = compiled_dir()
+    if directory is None:
+        return None
+    key = f"{kind}-{key_of(parts)}"
+    return _read(directory / f"{key}.bin", key)
+
+
+def store_kept(kind: str, parts: Iterable[str | bytes], payload: bytes) -> None:
+    """Keep ``payload`` for ``kind`` keyed by ``parts`` (nothing when there is no place)."""
+    directory = compiled_dir()
+    if directory is not None:
+        key = f"{kind}-{key_of(parts)}"
+        _write(directory / f"{key}.bin", key, payload)
 
 
 def key_of(parts: Iterable[str | bytes]) -> str:

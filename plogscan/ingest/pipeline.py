@@ -27,7 +27,7 @@ import dataclasses
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, BinaryIO
 
 import pyarrow as pa
@@ -60,7 +60,7 @@ from plogscan.ingest.cores import inflight_limit, worker_count
 from plogscan.ingest.facts import Reducer
 from plogscan.ingest.filekeys import file_key
 from plogscan.ingest.limits import LimitHit, Limits
-from plogscan.ingest.pool import parse_pool
+from plogscan.ingest.pool import in_processes, parse_pool
 from plogscan.ingest.ranges import Range, note_growth, plan_ranges
 from plogscan.ingest.smallfiles import SMALL_FILE_BYTES
 from plogscan.ingest.stitch import Stitcher, nonempty_batches, reduced_batches
@@ -188,7 +188,7 @@ class Ingest:
         pool = parse_pool(self._workers, self._processes, self._executor)
         # The pool is shut down (its workers done) before the hand-off directory is removed,
         # so no worker can write into it after it is gone, even when the run stops early.
-        with handoff.Handoff(isinstance(pool, ProcessPoolExecutor)) as box, pool:
+        with handoff.Handoff(in_processes(pool)) as box, pool:
             self._spec = ParseSpec(self._task_formats, box.directory, self._encoded,
                                    self._reducer, self._limits.line_bytes,
                                    self._store is not None, self._context)

@@ -4,7 +4,8 @@ processes."""
 from __future__ import annotations
 
 import multiprocessing
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+import sys
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from plogscan.parse.formatcheck import builtin_formats
@@ -22,12 +23,21 @@ def parse_pool(workers: int, processes: bool, executor: Any = None) -> Executor:
     if workers > 1 and processes and forkable:
         builtin_formats()  # loaded before the workers fork, so that they inherit it
         context = multiprocessing.get_context("fork")
+        from concurrent.futures import ProcessPoolExecutor  # a run in threads never loads it
+
         try:
             return ProcessPoolExecutor(workers, mp_context=context,
                                        initializer=_ignore_interrupts)
         except (NotImplementedError, ImportError, OSError):
             pass  # no working semaphores (no /dev/shm, sandboxes): threads still work
     return ThreadPoolExecutor(workers, thread_name_prefix="plogscan-parse")
+
+
+def in_processes(pool: Executor) -> bool:
+    """Whether ``pool`` runs its tasks in worker processes (asked of the module only when
+    some pool of processes was made)."""
+    process = sys.modules.get("concurrent.futures.process")
+    return process is not None and isinstance(pool, process.ProcessPoolExecutor)
 
 
 def _ignore_interrupts() -> None:

@@ -113,7 +113,9 @@ def test_the_command_line_uses_jemalloc_unless_told_otherwise() -> None:
 
 # What a JSON ``diagnose`` of one record does without: the YAML of the formats and rules (read
 # compiled), the terminal and HTML reports, the extraction cache's SQLite (``--no-cache``),
-# pandas, Dask, Parquet.
+# pandas, Dask, Parquet; the pool of worker processes (its parse runs in threads), the
+# statistics of clock offsets (one host), a child process of any kind (``ldconfig`` to find
+# the C library, say).
 LEAN_RUN = """
 import json, sys
 from plogscan.cli import main
@@ -127,7 +129,8 @@ print("\\nRESULT " + json.dumps(sorted(sys.modules)))
 NOT_IMPORTED = ("yaml", "rich", "jinja2", "pandas", "dask", "distributed", "sqlite3",
                 "pyarrow.parquet", "plogscan.report.text", "plogscan.report.html",
                 "plogscan.report.markdown", "plogscan.catalog.ruledoc",
-                "plogscan.cache.store")
+                "plogscan.cache.store", "concurrent.futures.process", "statistics",
+                "subprocess", "ctypes.util")
 
 
 def test_a_json_diagnose_of_one_record_imports_only_what_it_uses(tmp_path: Path) -> None:
@@ -140,3 +143,28 @@ def test_a_json_diagnose_of_one_record_imports_only_what_it_uses(tmp_path: Path)
     report, modules = out.rsplit("\nRESULT ", 1)
     assert json.loads(report)["inputs"]["records"] == 1
     assert set(NOT_IMPORTED).isdisjoint(json.loads(modules))
+
+
+SHORT_DOCS = """
+import sys
+import pyarrow
+from plogscan.cli.lean_imports import keep_compute_docs_short
+if sys.argv[1] == "short":
+    keep_compute_docs_short()
+import pyarrow.compute as pc
+print(pc.utf8_slice_codeunits(pyarrow.array(["abcdef"]), 1, 3).to_pylist())
+print(pc.utf8_slice_codeunits.__doc__)
+"""
+
+
+def test_the_command_line_loads_pyarrow_compute_with_short_docstrings() -> None:
+    """Its functions work the same; their docstrings leave out the options' descriptions
+    (the parsing of which is half of importing ``pyarrow.compute``); a library user's
+    import keeps them."""
+    short = _python(SHORT_DOCS, "short")
+    full = _python(SHORT_DOCS, "full")
+    assert short.splitlines()[0] == full.splitlines()[0] == "['bc']"
+    for text in (short, full):
+        assert "Slice string." in text and "options : pyarrow.compute.SliceOptions" in text
+    assert "start : int" in full
+    assert "start : int" not in short
