@@ -28,6 +28,7 @@ TESTS=(
   tests/cli/test_cli_rules.py
   tests/compare/test_diff.py
   tests/e2e/test_ci_hook.py
+  tests/cli/test_keptcode.py
   tests/cli/test_input_errors.py
   tests/analysis/test_unreadable_inputs.py
   tests/e2e/test_terminal.py
