@@ -70,8 +70,9 @@ def _finishing(redactor: Redactor | None, ctx: Context) -> tuple[Any, dict[str, 
 def write_table(inputs: Lister, output: str, ingest: Ingest, options: Options = DEFAULT_OPTIONS,
                 redactor: Redactor | None = None) -> IngestSummary:
     """``ingest -o``: the records of ``inputs`` as one Parquet event table at ``output``,
-    with identities; the run's accounting (redacted with the records) is returned."""
-    writer = EventWriter(output, staged=True)
+    with identities; the run's accounting (redacted with the records) is returned. The
+    table's row groups are encoded on as many threads as ``ingest`` has workers."""
+    writer = EventWriter(output, staged=True, threads=ingest.workers)
     ctx = None
     try:
         gatherer = _written(writer, ingest, inputs, redactor)

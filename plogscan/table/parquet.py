@@ -172,10 +172,12 @@ class EventWriter:
     ``staged``: the rows are staged (``table.staged``) and ``close`` writes the table from
     them, each row group with its identity; or, for a spool, ``spooled`` hands them back. A
     target that is no regular file (``/dev/stdout``) cannot be staged beside: its rows are
-    written as they come, without identity."""
+    written as they come, without identity. ``threads``: how many row groups of a staged
+    table are encoded at once (``staged.write_final``)."""
 
-    def __init__(self, path: str, *, staged: bool = False) -> None:
+    def __init__(self, path: str, *, staged: bool = False, threads: int = 1) -> None:
         self.path = path
+        self._threads = threads
         # The table is written under a temporary name and renamed into place by a successful
         # ``close``: an interrupted or failed run leaves no partial table behind.
         self._file = Replacement(path)
@@ -254,7 +256,8 @@ class EventWriter:
             self._writer.close()
             if self.staged:
                 final = self._file.temp + ".final"
-                write_final(self._file.temp, final, annotate, footer, _parquet_writer)
+                write_final(self._file.temp, final, annotate, footer, _parquet_writer,
+                            self._threads)
                 os.replace(final, self._file.temp)
             self._file.commit()
         except BaseException:
@@ -289,7 +292,7 @@ class EventWriter:
         self._file.discard()
 
 
-def _parquet_writer(path: str) -> pq.ParquetWriter:
+def _parquet_writer(path: Any) -> pq.ParquetWriter:
     # Statistics only where a reader can skip row groups by them (time, process, rank and
     # line ranges): min/max of every message would cost more than the rest of the write.
     # Timestamps and line numbers rise steadily, so delta encoding suits them.

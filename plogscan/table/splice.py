@@ -1,0 +1,249 @@
+"""One Parquet file from row groups encoded apart, so that several cores can encode them.
+
+Arrow's Parquet writer encodes the row groups of one file one after another, on the calling
+thread. Encoding (dictionaries, pages, zstd) is most of what writing an event table costs, so
+``ingest -o`` encodes each row group into a Parquet file of its own in memory, on as many
+threads as it has workers, and ``Splicer`` copies their column chunks into the target one
+after another. What makes that one valid file is its footer: the row groups' metadata with
+every file offset moved to where their bytes now lie (``_moved``), under the footer the same
+writer gives a file without rows (``Splicer.close``). The result is the file the writer
+makes when it writes the row groups itself, byte for byte (``tests/table/test_splice.py``).
+
+The footer is Thrift's compact protocol (parquet-format's ``parquet.thrift``). It is read
+field by field and copied as it is, but for the offsets, the row groups' ordinals and the
+row count.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import BinaryIO
+
+MAGIC = b"PAR1"
+# Thrift compact protocol types
+_TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
+# Field ids (parquet.thrift) of the i64 file offsets, by struct
+_FILE_ROWS, _FILE_ROW_GROUPS = 3, 4
+_GROUP_COLUMNS, _GROUP_OFFSET, _GROUP_ORDINAL = 1, 5, 7
+_CHUNK_OFFSETS = {4, 6}  # offset_index_offset, column_index_offset (Arrow leaves file_offset 0)
+_CHUNK_META = 3
+_META_OFFSETS = {9, 10, 11, 14}  # data, index, dictionary page; bloom filter
+
+
+class Splicer:
+    """Writes ``MAGIC``, then the row groups of whole Parquet files (``add``), then the
+    footer of an empty file of the same writer with those row groups in it (``close``)."""
+
+    def __init__(self, sink: BinaryIO) -> None:
+        self._sink = sink
+        self._sink.write(MAGIC)
+        self._at = len(MAGIC)
+        self._groups: list[bytes] = []
+        self._rows = 0
+
+    def add(self, data: bytes | memoryview) -> None:
+        """The row groups of the Parquet file ``data``, appended."""
+        body, footer = _parts(data)
+        shift = self._at - len(MAGIC)
+        fields = dict(_top_fields(footer))
+        self._rows += _read_i64(footer, fields[_FILE_ROWS][1])
+        for group in _list_items(footer, fields[_FILE_ROW_GROUPS][1]):
+            self._groups.append(_moved_group(footer, group, shift, len(self._groups)))
+        self._sink.write(body)
+        self._at += len(body)
+
+    def close(self, empty: bytes | memoryview) -> None:
+        """The footer: that of ``empty`` (a file of the same writer, schema and key-value
+        metadata, without rows) with the row groups added and their rows counted."""
+        _, footer = _parts(empty)
+        out = bytearray()
+        pos = 0
+        for fid, (_, value) in _top_fields(footer):
+            if fid == _FILE_ROWS:
+                out += footer[pos:value]
+                out += _varint(_zigzag(self._rows))
+                pos = _skip(footer, value, _I64)
+            elif fid == _FILE_ROW_GROUPS:
+                out += footer[pos:value]
+                out += _list_header(len(self._groups), _STRUCT)
+                out += b"".join(self._groups)
+                pos = _skip(footer, value, _LIST)
+        out += footer[pos:]
+        self._sink.write(bytes(out) + struct.pack("<I", len(out)) + MAGIC)
+
+
+def _parts(data: bytes | memoryview) -> tuple[memoryview, memoryview]:
+    """The row groups' bytes (after the leading magic) and the footer of a Parquet file."""
+    view = memoryview(data).cast("B")  # Arrow's buffers are signed chars
+    if len(view) < 12 or bytes(view[:4]) != MAGIC or bytes(view[-4:]) != MAGIC:
+        raise ValueError("not a Parquet file")
+    (length,) = struct.unpack("<I", view[-8:-4])
+    return view[4:len(view) - 8 - length], view[len(view) - 8 - length:len(view) - 8]
+
+
+def _top_fields(buf: memoryview) -> list[tuple[int, tuple[int, int]]]:
+    """(field id, (header start, value start)) of the fields of the struct at 0."""
+    return [(fid, (start, value)) for fid, _, start, value in _fields(buf, 0)]
+
+
+def _fields(buf: memoryview, pos: int):
+    """(field id, type, header start, value start) of each field of the struct at ``pos``;
+    ends past its stop byte (the generator's return value is that position)."""
+    last = 0
+    while True:
+        start = pos
+        byte = buf[pos]
+        pos += 1
+        if byte == 0:
+            return pos
+        ftype, delta = byte & 0x0F, byte >> 4
+        if delta:
+            fid = last + delta
+        else:
+            raw, pos = _read_varint(buf, pos)
+            fid = _unzigzag(raw)
+        last = fid
+        yield fid, ftype, start, pos
+        pos = _skip(buf, pos, ftype)
+
+
+def _moved_group(buf: memoryview, pos: int, shift: int, ordinal: int) -> bytes:
+    """The RowGroup struct at ``pos`` with its offsets moved by ``shift`` and its ordinal."""
+    return _rewrite(buf, pos, {_GROUP_OFFSET: lambda p: _shifted(buf, p, shift),
+                               _GROUP_ORDINAL: lambda p: _varint(_zigzag(ordinal)),
+                               _GROUP_COLUMNS: lambda p: _moved_list(buf, p, shift)})
+
+
+def _moved_list(buf: memoryview, pos: int, shift: int) -> bytes:
+    """The list of ColumnChunk structs at ``pos``, their offsets moved by ``shift``."""
+    items = _list_items(buf, pos)
+    header = bytes(buf[pos:items[0]]) if items else bytes(buf[pos:_skip(buf, pos, _LIST)])
+    return header + b"".join(_moved_chunk(buf, item, shift) for item in items)
+
+
+def _moved_chunk(buf: memoryview, pos: int, shift: int) -> bytes:
+    edits = {fid: (lambda p: _shifted(buf, p, shift)) for fid in _CHUNK_OFFSETS}
+    edits[_CHUNK_META] = lambda p: _rewrite(
+        buf, p, {fid: (lambda q: _shifted(buf, q, shift)) for fid in _META_OFFSETS})
+    return _rewrite(buf, pos, edits)
+
+
+def _rewrite(buf: memoryview, pos: int, edits: dict) -> bytes:
+    """The struct at ``pos`` with the value of each field in ``edits`` replaced by what its
+    function makes of the value's position; every other byte as it is."""
+    out = bytearray()
+    copied = pos
+    fields = _fields(buf, pos)
+    while True:
+        try:
+            fid, ftype, _, value = next(fields)
+        except StopIteration as stop:
+            end = stop.value
+            break
+        edit = edits.get(fid)
+        if edit is not None:
+            out += buf[copied:value]
+            out += edit(value)
+            copied = _skip(buf, value, ftype)
+    out += buf[copied:end]
+    return bytes(out)
+
+
+def _shifted(buf: memoryview, pos: int, shift: int) -> bytes:
+    """The i64 at ``pos`` plus ``shift``, encoded."""
+    return _varint(_zigzag(_read_i64(buf, pos) + shift))
+
+
+def _list_items(buf: memoryview, pos: int) -> list[int]:
+    """Positions of the struct elements of the list at ``pos``."""
+    size, elem, pos = _list_start(buf, pos)
+    if size and elem != _STRUCT:
+        raise ValueError("Parquet footer: a list of structs expected")
+    items = []
+    for _ in range(size):
+        items.append(pos)
+        pos = _skip(buf, pos, _STRUCT)
+    return items
+
+
+def _list_start(buf: memoryview, pos: int) -> tuple[int, int, int]:
+    byte = buf[pos]
+    pos += 1
+    size, elem = byte >> 4, byte & 0x0F
+    if size == 15:
+        size, pos = _read_varint(buf, pos)
+    return size, elem, pos
+
+
+def _list_header(size: int, elem: int) -> bytes:
+    return bytes([(size << 4) | elem]) if size < 15 else bytes([0xF0 | elem]) + _varint(size)
+
+
+def _skip(buf: memoryview, pos: int, ftype: int) -> int:
+    """The position after the value of type ``ftype`` at ``pos``."""
+    if ftype in (_TRUE, _FALSE):
+        return pos  # a field's boolean is in its header
+    if ftype == _BYTE:
+        return pos + 1
+    if ftype in (_I16, _I32, _I64):
+        return _read_varint(buf, pos)[1]
+    if ftype == _DOUBLE:
+        return pos + 8
+    if ftype == _BINARY:
+        length, pos = _read_varint(buf, pos)
+        return pos + length
+    if ftype in (_LIST, _SET):
+        size, elem, pos = _list_start(buf, pos)
+        for _ in range(size):
+            pos = pos + 1 if elem in (_TRUE, _FALSE) else _skip(buf, pos, elem)
+        return pos
+    if ftype == _MAP:
+        size, pos = _read_varint(buf, pos)
+        if size == 0:
+            return pos
+        kinds = buf[pos]
+        pos += 1
+        for _ in range(size):
+            for kind in (kinds >> 4, kinds & 0x0F):
+                pos = pos + 1 if kind in (_TRUE, _FALSE) else _skip(buf, pos, kind)
+        return pos
+    if ftype == _STRUCT:
+        fields = _fields(buf, pos)
+        while True:
+            try:
+                next(fields)
+            except StopIteration as stop:
+                return stop.value
+    raise ValueError(f"Parquet footer: unknown Thrift type {ftype}")
+
+
+def _read_varint(buf: memoryview, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+
+
+def _read_i64(buf: memoryview, pos: int) -> int:
+    return _unzigzag(_read_varint(buf, pos)[0])
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _zigzag(value: int) -> int:
+    return (value << 1) ^ (value >> 63)
+
+
+def _unzigzag(value: int) -> int:
+    return (value >> 1) ^ -(value & 1)
