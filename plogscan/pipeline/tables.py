@@ -72,7 +72,7 @@ def write_table(inputs: Lister, output: str, ingest: Ingest, options: Options = 
     """``ingest -o``: the records of ``inputs`` as one Parquet event table at ``output``,
     with identities; the run's accounting (redacted with the records) is returned. The
     table's row groups are encoded on as many threads as ``ingest`` has workers."""
-    writer = EventWriter(output, staged=True, threads=ingest.workers)
+    writer = EventWriter(output, staged=True, split=True, threads=ingest.workers)
     ctx = None
     try:
         gatherer = _written(writer, ingest, inputs, redactor)

@@ -35,6 +35,7 @@ from plogscan.schema import (
     table_encoded,
 )
 from plogscan.table.dataset import is_dataset, read_dataset, stored_dataset_inputs
+from plogscan.table.split import SplitStage
 from plogscan.table.staged import Annotate, Stage, staged_groups, write_final
 
 if TYPE_CHECKING:
@@ -172,10 +173,13 @@ class EventWriter:
     ``staged``: the rows are staged (``table.staged``) and ``close`` writes the table from
     them, each row group with its identity; or, for a spool, ``spooled`` hands them back. A
     target that is no regular file (``/dev/stdout``) cannot be staged beside: its rows are
-    written as they come, without identity. ``threads``: how many row groups of a staged
-    table are encoded at once (``staged.write_final``)."""
+    written as they come, without identity. ``split``: a staged table that ``close`` writes
+    (no spool) is staged in two parts, most of its columns encoded as they come
+    (``table.split``). ``threads``: how many row groups of a staged table are encoded at once
+    when it is written."""
 
-    def __init__(self, path: str, *, staged: bool = False, threads: int = 1) -> None:
+    def __init__(self, path: str, *, staged: bool = False, split: bool = False,
+                 threads: int = 1) -> None:
         self.path = path
         self._threads = threads
         # The table is written under a temporary name and renamed into place by a successful
@@ -183,8 +187,9 @@ class EventWriter:
         self._file = Replacement(path)
         self.staged = staged and not self._file.direct
         try:
-            self._writer: Any = (Stage(self._file.temp) if self.staged
-                                 else _parquet_writer(self._file.temp))
+            self._writer: Any = (
+                (SplitStage(self._file.temp, _parquet_writer) if split else
+                 Stage(self._file.temp)) if self.staged else _parquet_writer(self._file.temp))
         except BaseException:
             self._file.discard()
             raise
@@ -256,8 +261,11 @@ class EventWriter:
             self._writer.close()
             if self.staged:
                 final = self._file.temp + ".final"
-                write_final(self._file.temp, final, annotate, footer, _parquet_writer,
-                            self._threads)
+                if isinstance(self._writer, SplitStage):
+                    self._writer.finish(final, annotate, footer, self._threads)
+                else:
+                    write_final(self._file.temp, final, annotate, footer, _parquet_writer,
+                                self._threads)
                 os.replace(final, self._file.temp)
             self._file.commit()
         except BaseException:
@@ -289,18 +297,25 @@ class EventWriter:
     def _close_quietly(self) -> None:
         with contextlib.suppress(pa.ArrowException, OSError):
             self._writer.close()
+        if isinstance(self._writer, SplitStage):
+            self._writer.discard()
         self._file.discard()
 
 
-def _parquet_writer(path: Any) -> pq.ParquetWriter:
-    # Statistics only where a reader can skip row groups by them (time, process, rank and
-    # line ranges): min/max of every message would cost more than the rest of the write.
-    # Timestamps and line numbers rise steadily, so delta encoding suits them.
+def _parquet_writer(path: Any, schema: pa.Schema = STORED_TABLE_SCHEMA) -> pq.ParquetWriter:
+    """The event table's Parquet writer (of ``schema``: the table's columns or some of them).
+
+    Statistics only where a reader can skip row groups by them (time, process, rank and line
+    ranges): min/max of every message would cost more than the rest of the write.
+    Timestamps and line numbers rise steadily, so delta encoding suits them."""
     import pyarrow.parquet as pq
 
-    return pq.ParquetWriter(path, STORED_TABLE_SCHEMA, compression="zstd",
-                            use_dictionary=LOW_CARDINALITY, write_statistics=STATISTICS,
-                            column_encoding=DELTA_ENCODED, write_batch_size=WRITE_BATCH_ROWS)
+    names = set(schema.names)
+    return pq.ParquetWriter(path, schema, compression="zstd",
+                            use_dictionary=[n for n in LOW_CARDINALITY if n in names],
+                            write_statistics=[n for n in STATISTICS if n in names],
+                            column_encoding={n: e for n, e in DELTA_ENCODED.items() if n in names},
+                            write_batch_size=WRITE_BATCH_ROWS)
 
 
 def spooled_batches(path: str, annotate: Annotate | None) -> Iterator[pa.RecordBatch]:

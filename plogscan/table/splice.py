@@ -17,6 +17,7 @@ row count.
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from typing import BinaryIO
 
 MAGIC = b"PAR1"
@@ -24,10 +25,12 @@ MAGIC = b"PAR1"
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
 # Field ids (parquet.thrift) of the i64 file offsets, by struct
 _FILE_ROWS, _FILE_ROW_GROUPS = 3, 4
-_GROUP_COLUMNS, _GROUP_OFFSET, _GROUP_ORDINAL = 1, 5, 7
+_GROUP_COLUMNS, _GROUP_BYTES, _GROUP_ROWS, _GROUP_OFFSET, _GROUP_COMPRESSED, _GROUP_ORDINAL = (
+    1, 2, 3, 5, 6, 7)
 _CHUNK_OFFSETS = {4, 6}  # offset_index_offset, column_index_offset (Arrow leaves file_offset 0)
 _CHUNK_META = 3
 _META_OFFSETS = {9, 10, 11, 14}  # data, index, dictionary page; bloom filter
+_META_PATH = 3  # path_in_schema
 
 
 class Splicer:
@@ -51,6 +54,43 @@ class Splicer:
             self._groups.append(_moved_group(footer, group, shift, len(self._groups)))
         self._sink.write(body)
         self._at += len(body)
+
+    def add_columns(self, files: Sequence[bytes | memoryview], order: Sequence[str]) -> None:
+        """One row group of the column chunks of ``files``: Parquet files of one row group
+        each, over the same rows, whose columns together are ``order`` (the target's
+        columns, each one leaf); the chunks are listed in that order."""
+        chunks: list[tuple[int, bytes]] = []
+        sizes = [0, 0]  # total byte size, total compressed size
+        starts: list[int] = []
+        rows = 0
+        for data in files:
+            body, footer = _parts(data)
+            shift = self._at - len(MAGIC)
+            groups = _list_items(footer, dict(_top_fields(footer))[_FILE_ROW_GROUPS][1])
+            if len(groups) != 1:
+                raise ValueError("Parquet files of one row group each expected")
+            fields = {fid: value for fid, _, _, value in _fields(footer, groups[0])}
+            rows = _read_i64(footer, fields[_GROUP_ROWS])
+            sizes[0] += _read_i64(footer, fields[_GROUP_BYTES])
+            sizes[1] += _read_i64(footer, fields[_GROUP_COMPRESSED])
+            starts.append(_read_i64(footer, fields[_GROUP_OFFSET]) + shift)
+            for item in _list_items(footer, fields[_GROUP_COLUMNS]):
+                chunks.append((order.index(_chunk_name(footer, item)),
+                               _moved_chunk(footer, item, shift)))
+            self._sink.write(body)
+            self._at += len(body)
+        if len(chunks) != len(order):
+            raise ValueError("the files' columns are not the target's")
+        chunks.sort()
+        self._rows += rows
+        self._groups.append(b"".join((
+            _header(_GROUP_COLUMNS, 0, _LIST), _list_header(len(chunks), _STRUCT),
+            *(chunk for _, chunk in chunks),
+            _header(_GROUP_BYTES, _GROUP_COLUMNS, _I64), _varint(_zigzag(sizes[0])),
+            _header(_GROUP_ROWS, _GROUP_BYTES, _I64), _varint(_zigzag(rows)),
+            _header(_GROUP_OFFSET, _GROUP_ROWS, _I64), _varint(_zigzag(min(starts))),
+            _header(_GROUP_COMPRESSED, _GROUP_OFFSET, _I64), _varint(_zigzag(sizes[1])),
+            b"\x00")))  # the fields Arrow writes (no ordinal)
 
     def close(self, empty: bytes | memoryview) -> None:
         """The footer: that of ``empty`` (a file of the same writer, schema and key-value
@@ -126,6 +166,23 @@ def _moved_chunk(buf: memoryview, pos: int, shift: int) -> bytes:
     edits[_CHUNK_META] = lambda p: _rewrite(
         buf, p, {fid: (lambda q: _shifted(buf, q, shift)) for fid in _META_OFFSETS})
     return _rewrite(buf, pos, edits)
+
+
+def _chunk_name(buf: memoryview, pos: int) -> str:
+    """The top-level column of the ColumnChunk struct at ``pos``."""
+    meta = next(value for fid, _, _, value in _fields(buf, pos) if fid == _CHUNK_META)
+    path = next(value for fid, _, _, value in _fields(buf, meta) if fid == _META_PATH)
+    _, _, pos = _list_start(buf, path)
+    length, pos = _read_varint(buf, pos)
+    return bytes(buf[pos:pos + length]).decode()
+
+
+def _header(fid: int, last: int, ftype: int) -> bytes:
+    """A struct field's header (the field before it ``last``)."""
+    delta = fid - last
+    if 0 < delta <= 15:
+        return bytes([(delta << 4) | ftype])
+    return bytes([ftype]) + _varint(_zigzag(fid))
 
 
 def _rewrite(buf: memoryview, pos: int, edits: dict) -> bytes:
