@@ -125,11 +125,6 @@ class Ingest:
         return self._books.summary
 
     @property
-    def workers(self) -> int:
-        """How many parse workers the run has (so many cores it may keep busy)."""
-        return self._workers
-
-    @property
     def limits(self) -> Limits:
         return self._limits
 

@@ -68,11 +68,11 @@ def _finishing(redactor: Redactor | None, ctx: Context) -> tuple[Any, dict[str, 
 
 
 def write_table(inputs: Lister, output: str, ingest: Ingest, options: Options = DEFAULT_OPTIONS,
-                redactor: Redactor | None = None) -> IngestSummary:
+                redactor: Redactor | None = None, threads: int = 1) -> IngestSummary:
     """``ingest -o``: the records of ``inputs`` as one Parquet event table at ``output``,
     with identities; the run's accounting (redacted with the records) is returned. The
-    table's row groups are encoded on as many threads as ``ingest`` has workers."""
-    writer = EventWriter(output, staged=True, split=True, threads=ingest.workers)
+    identities of ``threads`` row groups are encoded at once (``table.split``)."""
+    writer = EventWriter(output, staged=True, split=True, threads=threads)
     ctx = None
     try:
         gatherer = _written(writer, ingest, inputs, redactor)
