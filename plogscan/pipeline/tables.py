@@ -72,7 +72,7 @@ def write_table(inputs: Lister, output: str, ingest: Ingest, options: Options = 
     """``ingest -o``: the records of ``inputs`` as one Parquet event table at ``output``,
     with identities; the run's accounting (redacted with the records) is returned. The
     identities of ``threads`` row groups are encoded at once (``table.split``)."""
-    writer = EventWriter(output, staged=True, split=True, threads=threads)
+    writer = EventWriter(output, staged=True, threads=threads)
     ctx = None
     try:
         gatherer = _written(writer, ingest, inputs, redactor)
@@ -99,7 +99,7 @@ def _staged(path: str, ingest: Ingest, inputs: Lister | Sequence[str],
             redactor: Redactor | None) -> tuple[EventWriter, Gatherer, str]:
     """Every record of ``inputs`` staged at ``path`` (``EventWriter``'s spool): the writer,
     what gathered the per-process facts, and the spool's path; nothing left on failure."""
-    writer = EventWriter(path, staged=True)
+    writer = EventWriter(path, spool=True)
     try:
         gatherer = _written(writer, ingest, inputs, redactor)
         return writer, gatherer, writer.spooled()

@@ -1,17 +1,18 @@
-"""One Parquet file from row groups encoded apart, so that several cores can encode them.
+"""One Parquet file from row groups whose columns were encoded apart, at other times or on
+other threads.
 
-Arrow's Parquet writer encodes the row groups of one file one after another, on the calling
-thread. Encoding (dictionaries, pages, zstd) is most of what writing an event table costs, so
-``ingest -o`` encodes each row group into a Parquet file of its own in memory, on as many
-threads as it has workers, and ``Splicer`` copies their column chunks into the target one
-after another. What makes that one valid file is its footer: the row groups' metadata with
-every file offset moved to where their bytes now lie (``_moved``), under the footer the same
-writer gives a file without rows (``Splicer.close``). The result is the file the writer
-makes when it writes the row groups itself, byte for byte (``tests/table/test_splice.py``).
+Arrow's Parquet writer encodes a file's row groups one after another, each whole. The event
+table's columns are not all known at once (``split``: the identity columns wait for the end
+of the input), so each part of a row group is written as a Parquet file of its own, and
+``Splicer`` copies their column chunks into the target one after another. What makes them one
+valid file is its footer: each row group's metadata made from its parts' (sizes summed, the
+column chunks in the table's order, every file offset moved to where the bytes now lie),
+under the footer the same writer gives a file without rows (``Splicer.close``). A row group
+of one part comes out as the writer itself writes it, byte for byte
+(``tests/table/test_splice.py``).
 
 The footer is Thrift's compact protocol (parquet-format's ``parquet.thrift``). It is read
-field by field and copied as it is, but for the offsets, the row groups' ordinals and the
-row count.
+field by field and copied as it is, but for the offsets, the row groups and the row count.
 """
 
 from __future__ import annotations
@@ -23,10 +24,9 @@ from typing import BinaryIO
 MAGIC = b"PAR1"
 # Thrift compact protocol types
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY, _LIST, _SET, _MAP, _STRUCT = range(1, 13)
-# Field ids (parquet.thrift) of the i64 file offsets, by struct
+# Field ids (parquet.thrift), by struct
 _FILE_ROWS, _FILE_ROW_GROUPS = 3, 4
-_GROUP_COLUMNS, _GROUP_BYTES, _GROUP_ROWS, _GROUP_OFFSET, _GROUP_COMPRESSED, _GROUP_ORDINAL = (
-    1, 2, 3, 5, 6, 7)
+_GROUP_COLUMNS, _GROUP_BYTES, _GROUP_ROWS, _GROUP_OFFSET, _GROUP_COMPRESSED = 1, 2, 3, 5, 6
 _CHUNK_OFFSETS = {4, 6}  # offset_index_offset, column_index_offset (Arrow leaves file_offset 0)
 _CHUNK_META = 3
 _META_OFFSETS = {9, 10, 11, 14}  # data, index, dictionary page; bloom filter
@@ -34,8 +34,9 @@ _META_PATH = 3  # path_in_schema
 
 
 class Splicer:
-    """Writes ``MAGIC``, then the row groups of whole Parquet files (``add``), then the
-    footer of an empty file of the same writer with those row groups in it (``close``)."""
+    """Writes ``MAGIC``, then row groups made of the column chunks of Parquet files
+    (``add_columns``), then the footer of an empty file of the same writer with those row
+    groups in it (``close``)."""
 
     def __init__(self, sink: BinaryIO) -> None:
         self._sink = sink
@@ -43,17 +44,6 @@ class Splicer:
         self._at = len(MAGIC)
         self._groups: list[bytes] = []
         self._rows = 0
-
-    def add(self, data: bytes | memoryview) -> None:
-        """The row groups of the Parquet file ``data``, appended."""
-        body, footer = _parts(data)
-        shift = self._at - len(MAGIC)
-        fields = dict(_top_fields(footer))
-        self._rows += _read_i64(footer, fields[_FILE_ROWS][1])
-        for group in _list_items(footer, fields[_FILE_ROW_GROUPS][1]):
-            self._groups.append(_moved_group(footer, group, shift, len(self._groups)))
-        self._sink.write(body)
-        self._at += len(body)
 
     def add_columns(self, files: Sequence[bytes | memoryview], order: Sequence[str]) -> None:
         """One row group of the column chunks of ``files``: Parquet files of one row group
@@ -145,20 +135,6 @@ def _fields(buf: memoryview, pos: int):
         last = fid
         yield fid, ftype, start, pos
         pos = _skip(buf, pos, ftype)
-
-
-def _moved_group(buf: memoryview, pos: int, shift: int, ordinal: int) -> bytes:
-    """The RowGroup struct at ``pos`` with its offsets moved by ``shift`` and its ordinal."""
-    return _rewrite(buf, pos, {_GROUP_OFFSET: lambda p: _shifted(buf, p, shift),
-                               _GROUP_ORDINAL: lambda p: _varint(_zigzag(ordinal)),
-                               _GROUP_COLUMNS: lambda p: _moved_list(buf, p, shift)})
-
-
-def _moved_list(buf: memoryview, pos: int, shift: int) -> bytes:
-    """The list of ColumnChunk structs at ``pos``, their offsets moved by ``shift``."""
-    items = _list_items(buf, pos)
-    header = bytes(buf[pos:items[0]]) if items else bytes(buf[pos:_skip(buf, pos, _LIST)])
-    return header + b"".join(_moved_chunk(buf, item, shift) for item in items)
 
 
 def _moved_chunk(buf: memoryview, pos: int, shift: int) -> bytes:

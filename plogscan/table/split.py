@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from plogscan.schema import IDENTITY_FIELDS, RECORD_COLUMNS, STORED_TABLE_SCHEMA
 from plogscan.table.splice import Splicer
+from plogscan.table.staged import Annotate
 
 # The columns the annotation sets, and the other ones it reads
 IDENTITY_COLUMNS = frozenset([*RECORD_COLUMNS, *(f.name for f in IDENTITY_FIELDS), "ts_aligned"])
@@ -44,7 +45,6 @@ IDENTITY_SCHEMA = _schema(lambda name: name in IDENTITY_COLUMNS)
 # Row groups whose identity is encoded at once at most, whatever the workers: each holds its
 # identity columns in memory, and one thread annotates for them all.
 MAX_ENCODERS = 4
-Annotate = Callable[[pa.Table], pa.Table]
 OpenWriter = Callable[[Any, pa.Schema], Any]
 
 

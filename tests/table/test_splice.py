@@ -1,21 +1,16 @@
-"""Row groups encoded apart and spliced into one Parquet file make the file one writer makes,
-byte for byte (``table.splice``), and the event table's row groups make the same file on
-any number of threads."""
+"""Row groups whose columns were encoded apart, spliced into one Parquet file (``table.splice``):
+a row group of one part comes out as one writer writes it, byte for byte; of several parts,
+a file any Parquet reader reads back whole."""
 
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from plogscan.schema import STORED_TABLE_SCHEMA
-from plogscan.table.parquet import _parquet_writer
 from plogscan.table.splice import Splicer
-from plogscan.table.staged import GROUP_ROWS, Stage, write_final
-from tests.helpers import SAMPLES_DIR, run_cli
 
 SCHEMA = pa.schema([
     pa.field("n", pa.int64()), pa.field("text", pa.large_string()),
@@ -49,63 +44,71 @@ def _one_writer(tables: list[pa.Table], group_rows: int) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def _spliced(tables: list[pa.Table], group_rows: int) -> bytes:
-    out = io.BytesIO()
-    splicer = Splicer(out)
-    for table in tables:
-        sink = pa.BufferOutputStream()
-        writer = _writer(sink)
-        writer.write_table(table, row_group_size=group_rows)
-        writer.close()
-        splicer.add(sink.getvalue())
+def _empty() -> pa.Buffer:
     sink = pa.BufferOutputStream()
     writer = _writer(sink)
     writer.add_key_value_metadata(FOOTER)
     writer.close()
-    splicer.close(sink.getvalue())
+    return sink.getvalue()
+
+
+def _encoded(table: pa.Table, names: list[str]) -> pa.Buffer:
+    sink = pa.BufferOutputStream()
+    delta = {"n": "DELTA_BINARY_PACKED"} if "n" in names else None
+    writer = pq.ParquetWriter(sink, pa.schema([SCHEMA.field(n) for n in names]),
+                              compression="zstd", use_dictionary=["name"],
+                              write_statistics=["n"], column_encoding=delta)
+    writer.write_table(table.select(names), row_group_size=max(table.num_rows, 1))
+    writer.close()
+    return sink.getvalue()
+
+
+def _spliced(tables: list[pa.Table], parts: list[list[str]]) -> bytes:
+    out = io.BytesIO()
+    splicer = Splicer(out)
+    for table in tables:
+        splicer.add_columns([_encoded(table, names) for names in parts], SCHEMA.names)
+    splicer.close(_empty())
     return out.getvalue()
 
 
-@pytest.mark.parametrize("sizes, group_rows", [
-    ([1000, 1000, 1000], 1000),  # a row group a file
-    ([2500, 700, 3000], 1000),  # files of several row groups, and short ones
-    ([40] * 20, 1000),  # more row groups than a list header's short form holds
-    ([], 1000),  # no rows at all
-])
-def test_spliced_file_is_one_writers_file(sizes: list[int], group_rows: int) -> None:
+SIZES = [[1000, 1000, 1000], [2500, 700, 1], [40] * 20, []]  # 20: past a short list header
+
+
+@pytest.mark.parametrize("sizes", SIZES)
+def test_row_groups_of_one_part_make_one_writers_file(sizes: list[int]) -> None:
+    tables = _tables(sizes)
+    spliced = _spliced(tables, [SCHEMA.names])
+    assert spliced == _one_writer(tables, max(sizes, default=1))
+
+
+@pytest.mark.parametrize("sizes", SIZES)
+@pytest.mark.parametrize("parts", [[["text", "codes"], ["n", "name", "flag"]],
+                                   [["flag"], ["name"], ["codes", "n", "text"]]])
+def test_row_groups_of_several_parts_read_back_whole(sizes: list[int], parts: list[list[str]]
+                                                    ) -> None:
+    tables = _tables(sizes)
+    handle = pq.ParquetFile(io.BytesIO(_spliced(tables, parts)))
+    assert handle.metadata.num_row_groups == len(sizes)
+    assert handle.metadata.metadata[b"inputs"] == b"{\"files\":[]}"
+    expected = pa.concat_tables(tables) if tables else SCHEMA.empty_table()
+    assert handle.read().cast(SCHEMA).equals(expected.cast(SCHEMA))
+    for i, rows in enumerate(sizes):  # each row group alone, as a reader that skips some
+        assert handle.read_row_group(i).cast(SCHEMA).equals(tables[i].cast(SCHEMA))
+        assert handle.metadata.row_group(i).num_rows == rows
+
+
+def _tables(sizes: list[int]) -> list[pa.Table]:
     starts = [sum(sizes[:i]) for i in range(len(sizes))]
-    tables = [_table(s, n) for s, n in zip(starts, sizes, strict=True)]
-    spliced = _spliced(tables, group_rows)
-    assert spliced == _one_writer(tables, group_rows)
-    read = pq.read_table(io.BytesIO(spliced))
-    expected = pa.concat_tables(tables).combine_chunks() if tables else SCHEMA.empty_table()
-    assert read.cast(SCHEMA).equals(expected.cast(SCHEMA))
-    assert pq.ParquetFile(io.BytesIO(spliced)).metadata.metadata[b"inputs"] == b"{\"files\":[]}"
+    return [_table(s, n) for s, n in zip(starts, sizes, strict=True)]
+
+
+def test_parts_that_are_not_the_tables_columns_are_refused() -> None:
+    with pytest.raises(ValueError, match="not the target's"):
+        Splicer(io.BytesIO()).add_columns([_encoded(_table(0, 5), ["n", "text"])],
+                                          SCHEMA.names)
 
 
 def test_a_file_that_is_not_parquet_is_refused() -> None:
     with pytest.raises(ValueError, match="not a Parquet file"):
-        Splicer(io.BytesIO()).add(b"PAR1 but no footer")
-
-
-def test_staged_rows_make_the_same_file_on_any_number_of_threads(tmp_path: Path) -> None:
-    target = tmp_path / "events.parquet"
-    result = run_cli("ingest", SAMPLES_DIR / "notify-wait-cascade", "-o", target, "--quiet")
-    assert result.exit_code == 0, result.output
-    rows = pq.read_table(target).cast(STORED_TABLE_SCHEMA)
-    many = pa.concat_tables([rows] * (2 * GROUP_ROWS // rows.num_rows + 3)).unify_dictionaries(
-    ).combine_chunks()  # 3 row groups
-    staged = tmp_path / "staged.arrows"
-    stage = Stage(str(staged))
-    stage.write(many.to_batches(max_chunksize=50_000))
-    stage.close()
-    footer = {b"plogscan.inputs": "{}"}
-    written = []
-    for threads in (1, 2, 3):
-        final = tmp_path / f"t{threads}.parquet"
-        write_final(str(staged), str(final), None, footer, _parquet_writer, threads)
-        written.append(final.read_bytes())
-    assert written[0] == written[1] == written[2]
-    handle = pq.ParquetFile(io.BytesIO(written[0]))
-    assert handle.metadata.num_row_groups >= 3
-    assert handle.read().cast(STORED_TABLE_SCHEMA).equals(many)
+        Splicer(io.BytesIO()).add_columns([b"PAR1 but no footer"], SCHEMA.names)
