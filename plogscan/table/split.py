@@ -1,5 +1,5 @@
-"""The event table of ``ingest -o`` written in two parts: most of it as the logs are read, the
-identity at the end.
+"""The event table a run writes (``ingest -o``, ``diagnose --events-out``) in two parts: most
+of it as the logs are read, the identity at the end.
 
 Only a few columns wait for the end of the input: those the identity sets
 (``crossrank.rows``: ``host``, ``rank``, ``device``, the ``record_`` ones, ``phy_device``,
@@ -11,8 +11,8 @@ to a small spool beside it (an Arrow IPC stream, lz4). Once every record is read
 group's identity is set from the spool and encoded, on as many threads as the run has
 workers, and both parts are spliced into one row group of the table (``splice``): the
 records are neither spooled in full nor read back. The table holds the rows, values and
-types the single pass would write (``tests/table/test_split.py``); only its row groups are
-laid out differently.
+types of the records read back through the full spool (``staged``, which ``events`` and
+``sql`` over logs take; ``tests/table/test_split.py``): the annotation sets no other column.
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ class SplitStage:
     def __init__(self, path: str, open_writer: OpenWriter) -> None:
         self._open_writer = open_writer
         self._keys_path = path + ".keys"
-        self._parts: list[tuple[int, int]] = []  # (bytes, rows) of each row group
+        # (bytes, rows) of each row group: as much as the table's footer holds of it
+        self._parts: list[tuple[int, int]] = []
         self._bulk: BinaryIO = open(path, "wb")  # noqa: SIM115 (closed by ``close``)
         self.path = path
         try:
