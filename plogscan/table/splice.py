@@ -18,7 +18,7 @@ field by field and copied as it is, but for the offsets, the row groups and the 
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from typing import BinaryIO
 
 MAGIC = b"PAR1"
@@ -56,7 +56,7 @@ class Splicer:
         for data in files:
             body, footer = _parts(data)
             shift = self._at - len(MAGIC)
-            groups = _list_items(footer, dict(_top_fields(footer))[_FILE_ROW_GROUPS][1])
+            groups = _list_items(footer, _top_fields(footer)[_FILE_ROW_GROUPS])
             if len(groups) != 1:
                 raise ValueError("Parquet files of one row group each expected")
             fields = {fid: value for fid, _, _, value in _fields(footer, groups[0])}
@@ -88,7 +88,7 @@ class Splicer:
         _, footer = _parts(empty)
         out = bytearray()
         pos = 0
-        for fid, (_, value) in _top_fields(footer):
+        for fid, value in _top_fields(footer).items():
             if fid == _FILE_ROWS:
                 out += footer[pos:value]
                 out += _varint(_zigzag(self._rows))
@@ -111,12 +111,12 @@ def _parts(data: bytes | memoryview) -> tuple[memoryview, memoryview]:
     return view[4:len(view) - 8 - length], view[len(view) - 8 - length:len(view) - 8]
 
 
-def _top_fields(buf: memoryview) -> list[tuple[int, tuple[int, int]]]:
-    """(field id, (header start, value start)) of the fields of the struct at 0."""
-    return [(fid, (start, value)) for fid, _, start, value in _fields(buf, 0)]
+def _top_fields(buf: memoryview) -> dict[int, int]:
+    """Field id -> value start, of the fields of the struct at 0 (in their order)."""
+    return {fid: value for fid, _, _, value in _fields(buf, 0)}
 
 
-def _fields(buf: memoryview, pos: int):
+def _fields(buf: memoryview, pos: int) -> Generator[tuple[int, int, int, int], None, int]:
     """(field id, type, header start, value start) of each field of the struct at ``pos``;
     ends past its stop byte (the generator's return value is that position)."""
     last = 0
