@@ -30,6 +30,7 @@ from plogscan.cli.redaction import redact_options
 from plogscan.console import progress_bar
 from plogscan.crossrank.analyze import Options
 from plogscan.errors import InputError
+from plogscan.ingest.cores import worker_count
 from plogscan.ingest.pipeline import Ingest
 from plogscan.ingest.walk import Lister
 from plogscan.pipeline.tables import write_dataset, write_table
@@ -103,7 +104,8 @@ def command(paths: tuple[str, ...], output: str | None, dataset: str | None, ove
                         limits=limits)  # type: ignore[arg-type]
         try:
             summary = write_table(inputs, output, ingest,
-                                  Options(clock_offsets, clock_reference), redactor)
+                                  Options(clock_offsets, clock_reference), redactor,
+                                  threads=worker_count(workers))
         except OSError as err:
             raise cannot_write("event table", output, err) from None
         finally:

@@ -68,10 +68,11 @@ def _finishing(redactor: Redactor | None, ctx: Context) -> tuple[Any, dict[str, 
 
 
 def write_table(inputs: Lister, output: str, ingest: Ingest, options: Options = DEFAULT_OPTIONS,
-                redactor: Redactor | None = None) -> IngestSummary:
+                redactor: Redactor | None = None, threads: int = 1) -> IngestSummary:
     """``ingest -o``: the records of ``inputs`` as one Parquet event table at ``output``,
-    with identities; the run's accounting (redacted with the records) is returned."""
-    writer = EventWriter(output, staged=True)
+    with identities; the run's accounting (redacted with the records) is returned. The
+    identities of ``threads`` row groups are encoded at once (``table.split``)."""
+    writer = EventWriter(output, staged=True, threads=threads)
     ctx = None
     try:
         gatherer = _written(writer, ingest, inputs, redactor)
@@ -98,7 +99,7 @@ def _staged(path: str, ingest: Ingest, inputs: Lister | Sequence[str],
             redactor: Redactor | None) -> tuple[EventWriter, Gatherer, str]:
     """Every record of ``inputs`` staged at ``path`` (``EventWriter``'s spool): the writer,
     what gathered the per-process facts, and the spool's path; nothing left on failure."""
-    writer = EventWriter(path, staged=True)
+    writer = EventWriter(path, spool=True)
     try:
         gatherer = _written(writer, ingest, inputs, redactor)
         return writer, gatherer, writer.spooled()

@@ -35,7 +35,8 @@ from plogscan.schema import (
     table_encoded,
 )
 from plogscan.table.dataset import is_dataset, read_dataset, stored_dataset_inputs
-from plogscan.table.staged import Annotate, Stage, staged_groups, write_final
+from plogscan.table.split import SplitStage
+from plogscan.table.staged import Annotate, Stage, staged_groups
 
 if TYPE_CHECKING:
     import pyarrow.parquet as pq
@@ -169,20 +170,25 @@ class EventWriter:
     the Parquet writer writes indices as they are instead of hashing every value.
     ``read_parquet`` gives EVENT_SCHEMA (or TABLE_SCHEMA) back.
 
-    ``staged``: the rows are staged (``table.staged``) and ``close`` writes the table from
-    them, each row group with its identity; or, for a spool, ``spooled`` hands them back. A
-    target that is no regular file (``/dev/stdout``) cannot be staged beside: its rows are
-    written as they come, without identity."""
+    ``staged``: the rows are staged and ``close`` writes the table, each row group with its
+    identity (``table.split``: most columns encoded as they come, the identity's at the end,
+    ``threads`` row groups at once). ``spool``: the rows are spooled (``table.staged``) and
+    ``spooled`` hands them back. A target that is no regular file (``/dev/stdout``) cannot
+    be staged beside: its rows are written as they come, without identity."""
 
-    def __init__(self, path: str, *, staged: bool = False) -> None:
+    def __init__(self, path: str, *, staged: bool = False, spool: bool = False,
+                 threads: int = 1) -> None:
         self.path = path
+        self._threads = threads
         # The table is written under a temporary name and renamed into place by a successful
         # ``close``: an interrupted or failed run leaves no partial table behind.
         self._file = Replacement(path)
-        self.staged = staged and not self._file.direct
+        self.staged = (staged or spool) and not self._file.direct
         try:
-            self._writer: Any = (Stage(self._file.temp) if self.staged
-                                 else _parquet_writer(self._file.temp))
+            self._writer: Any = (
+                (Stage(self._file.temp) if spool else
+                 SplitStage(self._file.temp, _parquet_writer)) if self.staged
+                else _parquet_writer(self._file.temp))
         except BaseException:
             self._file.discard()
             raise
@@ -229,7 +235,7 @@ class EventWriter:
         """Finish the table: ``inputs`` (the run's accounting) goes into the footer and the
         file takes its name. Without ``inputs`` the run did not complete: nothing is kept.
 
-        A staged table is written from its rows through ``annotate`` (``crossrank.rows``:
+        A staged table is written through ``annotate`` (``crossrank.rows``:
         each row's identity and aligned time); ``offsets`` (host -> µs, the clock offsets
         applied) go into the footer. After a failed write only the file is closed and
         removed, quietly: the failure was raised already, and a second error about the same
@@ -254,7 +260,7 @@ class EventWriter:
             self._writer.close()
             if self.staged:
                 final = self._file.temp + ".final"
-                write_final(self._file.temp, final, annotate, footer, _parquet_writer)
+                self._writer.finish(final, annotate, footer, self._threads)
                 os.replace(final, self._file.temp)
             self._file.commit()
         except BaseException:
@@ -262,7 +268,7 @@ class EventWriter:
             raise
 
     def spooled(self) -> str:
-        """Close a spool (``staged``) whose rows were all written: its file's name, for
+        """Close a spool (``spool``) whose rows were all written: its file's name, for
         ``spooled_batches``; ``discard`` removes it."""
         self._finish_writing(True)
         self._writer.close()
@@ -286,18 +292,25 @@ class EventWriter:
     def _close_quietly(self) -> None:
         with contextlib.suppress(pa.ArrowException, OSError):
             self._writer.close()
+        if isinstance(self._writer, SplitStage):
+            self._writer.discard()
         self._file.discard()
 
 
-def _parquet_writer(path: str) -> pq.ParquetWriter:
-    # Statistics only where a reader can skip row groups by them (time, process, rank and
-    # line ranges): min/max of every message would cost more than the rest of the write.
-    # Timestamps and line numbers rise steadily, so delta encoding suits them.
+def _parquet_writer(path: Any, schema: pa.Schema = STORED_TABLE_SCHEMA) -> pq.ParquetWriter:
+    """The event table's Parquet writer (of ``schema``: the table's columns or some of them).
+
+    Statistics only where a reader can skip row groups by them (time, process, rank and line
+    ranges): min/max of every message would cost more than the rest of the write.
+    Timestamps and line numbers rise steadily, so delta encoding suits them."""
     import pyarrow.parquet as pq
 
-    return pq.ParquetWriter(path, STORED_TABLE_SCHEMA, compression="zstd",
-                            use_dictionary=LOW_CARDINALITY, write_statistics=STATISTICS,
-                            column_encoding=DELTA_ENCODED, write_batch_size=WRITE_BATCH_ROWS)
+    names = set(schema.names)
+    return pq.ParquetWriter(path, schema, compression="zstd",
+                            use_dictionary=[n for n in LOW_CARDINALITY if n in names],
+                            write_statistics=[n for n in STATISTICS if n in names],
+                            column_encoding={n: e for n, e in DELTA_ENCODED.items() if n in names},
+                            write_batch_size=WRITE_BATCH_ROWS)
 
 
 def spooled_batches(path: str, annotate: Annotate | None) -> Iterator[pa.RecordBatch]:

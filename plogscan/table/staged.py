@@ -1,29 +1,24 @@
-"""The rows of an event table staged before their identity is known, and the table made from
-them (``EventWriter(staged=True)``).
+"""The rows of an event table spooled before their identity is known, and read back with it
+(``EventWriter(spool=True)``: ``events``, ``sql`` and ``ingest --dataset`` over logs).
 
 A record's process may announce its rank after thousands of records, so the rows cannot be
 final when they are parsed. They are staged as they come in an Arrow IPC stream beside the
 target (lz4 frames: writing is little more than a copy, reading back needs no decoding, a
 dictionary may change from batch to batch; about a quarter of the logs' size on disk). Once
 every record is read, ``staged_groups`` reads them back row group by row group through the
-annotation (``crossrank.rows``: identity and aligned time) and ``write_final`` writes the
-Parquet table from them, encoding one row group on a thread of its own while the next is read
-and annotated. Memory: two row groups.
+annotation (``crossrank.rows``: identity and aligned time). Memory: one row group. (A table
+written to a file is staged in two parts instead: ``split``.)
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
 
 import pyarrow as pa
 
 from plogscan.schema import STORED_TABLE_SCHEMA
 
-GROUP_ROWS = 262144  # rows of a row group of the final table
+GROUP_ROWS = 262144  # rows of a table read back (about a row group of the final table)
 # A table of the event table's columns with each row's identity and aligned time set
 # (``plogscan.crossrank.rows``), as the staged rows are finished.
 Annotate = Callable[[pa.Table], pa.Table]
@@ -74,27 +69,3 @@ def _finished(batches: list[pa.RecordBatch], annotate: Annotate | None) -> pa.Ta
     table = pa.Table.from_batches(batches, schema=STORED_TABLE_SCHEMA)
     table = table.unify_dictionaries()
     return annotate(table) if annotate is not None else table
-
-
-def write_final(staged: str, final: str, annotate: Annotate | None,
-                footer: dict[bytes, str], open_writer: Callable[[str], Any]) -> None:
-    """The Parquet table at ``final`` (``open_writer``'s), from the rows staged at
-    ``staged``, annotated, with ``footer`` in its key-value metadata."""
-    writer = open_writer(final)
-    try:
-        with ThreadPoolExecutor(1, thread_name_prefix="plogscan-write") as thread:
-            writing: Future[None] | None = None
-            for table in staged_groups(staged, annotate):
-                if writing is not None:
-                    writing.result()
-                writing = thread.submit(writer.write_table, table, row_group_size=GROUP_ROWS)
-            if writing is not None:
-                writing.result()
-        writer.add_key_value_metadata(footer)
-        writer.close()
-    except BaseException:
-        with contextlib.suppress(pa.ArrowException, OSError):
-            writer.close()
-        with contextlib.suppress(OSError):
-            os.unlink(final)
-        raise
