@@ -29,6 +29,8 @@ TESTS=(
   tests/compare/test_diff.py
   tests/e2e/test_ci_hook.py
   tests/cli/test_keptcode.py
+  tests/table/test_splice.py
+  tests/table/test_split.py
   tests/cli/test_input_errors.py
   tests/analysis/test_unreadable_inputs.py
   tests/e2e/test_terminal.py
