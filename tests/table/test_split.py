@@ -61,34 +61,43 @@ def test_a_redacted_table_is_written_whole(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shared.parquet"]
 
 
-@pytest.mark.parametrize("threads", [1, 2, 5])
-def test_row_groups_staged_apart_make_the_table(tmp_path: Path, threads: int) -> None:
+CUTS = [0, 1, 30, 31, 80]  # row groups of 1, 29, 1, 49 rows and the rest
+
+
+def _staged_apart(tmp_path: Path, threads: int) -> tuple[Path, pa.Table]:
+    """The ingested sample written again in row groups staged apart and spliced; its rows."""
     rows = pq.read_table(_ingested(tmp_path)).cast(parquet.STORED_TABLE_SCHEMA)
     staged = tmp_path / "staged"
     stage = SplitStage(str(staged), parquet._parquet_writer)
-    cuts = [0, 1, 30, 31, 80, rows.num_rows]
-    for start, end in itertools.pairwise(cuts):
+    for start, end in itertools.pairwise([*CUTS, rows.num_rows]):
         stage.write(rows.slice(start, end - start).to_batches())
     stage.close()
     final = tmp_path / "final.parquet"
     stage.finish(str(final), None, {b"plogscan.inputs": "{}"}, threads)
+    assert not Path(str(staged) + ".keys").exists()
+    return final, rows
+
+
+@pytest.mark.parametrize("threads", [1, 2, 5])
+def test_row_groups_staged_apart_make_the_table(tmp_path: Path, threads: int) -> None:
+    final, rows = _staged_apart(tmp_path, threads)
     handle = pq.ParquetFile(final)
-    assert handle.metadata.num_row_groups == len(cuts) - 1
+    assert handle.metadata.num_row_groups == len(CUTS)
     assert handle.metadata.metadata[b"plogscan.inputs"] == b"{}"
     read = handle.read()
     assert read.schema.equals(parquet.STORED_TABLE_SCHEMA, check_metadata=False)
     assert _plain(read).equals(_plain(rows))
-    assert not Path(str(staged) + ".keys").exists()
-    _another_reader_agrees(final, read)
 
 
-def _another_reader_agrees(path: Path, read: pa.Table) -> None:
+def test_another_reader_reads_the_spliced_table(tmp_path: Path) -> None:
     """DuckDB, a Parquet reader of its own (it follows the footer's offsets to every page,
     not pyarrow's), reads the spliced file's row groups to the same rows."""
     duckdb = pytest.importorskip("duckdb")
+    final, _rows = _staged_apart(tmp_path, 2)
+    read = pq.read_table(final)
     names = ["line", "path", "message", "pid", "rank", "host"]
     query = f"SELECT {', '.join(names)} FROM read_parquet(?) ORDER BY path, line"
-    theirs = duckdb.connect().execute(query, [str(path)]).fetchall()
+    theirs = duckdb.connect().execute(query, [str(final)]).fetchall()
     ours = _plain(read).select(names).sort_by([("path", "ascending"), ("line", "ascending")])
     assert len(theirs) == ours.num_rows > 0
     assert theirs == [tuple(row.values()) for row in ours.to_pylist()]
