@@ -115,7 +115,9 @@ def test_kept_dataclass_methods_make_the_same_class(monkeypatch: pytest.MonkeyPa
 
     first = _fresh()
     made = make(first)
-    assert first.new >= 5  # __init__, __repr__, __eq__, the order, frozen, __hash__
+    # Python up to 3.12 compiles each method apart (__init__, __repr__, __eq__, the order,
+    # frozen, __hash__); 3.13 compiles them in one source
+    assert first.new >= (1 if sys.version_info >= (3, 13) else 5)
     second = KeptCode(dict(first.methods), {}, compile_pattern=first._compile_pattern)
     again = make(second)
     assert second.new == 0 and second.used_methods.keys() == first.methods.keys()
