@@ -198,18 +198,24 @@ class Selector:
         (ERROR, WARNING) records, records of the extra patterns, and every record of job
         stdout and system logs, and every record of a chunk that holds a ``==> path <==`` section
         header (later stages read sections from the records)."""
+        return self.keep_and_candidates(records)[0]
+
+    def keep_and_candidates(self, records: pa.Table) -> tuple[np.ndarray, np.ndarray | None]:
+        """``keep``, and the ``candidates`` mask it computed on the way (None when every
+        record is kept without asking which are candidates)."""
         n = records.num_rows
         if n and plain_text(records.column("kind")).slice(0, 1).to_pylist()[0] in TEXT_KINDS:
-            return np.ones(n, dtype=bool)
+            return np.ones(n, dtype=bool), None
         message = _combined(records.column("message"))
         if n and pc.any(pc.match_substring_regex(message, SECTION_HEADER)).as_py():
-            return np.ones(n, dtype=bool)  # a pasted concatenation: its sections are read
-        mask = _is_notable(records.column("level")) | self.candidates(records)
+            return np.ones(n, dtype=bool), None  # a pasted concatenation: its sections are read
+        candidates = self.candidates(records)
+        mask = _is_notable(records.column("level")) | candidates
         if self.extra_regexes and n:
             for pattern in self.extra_regexes:
                 hit = pc.match_substring_regex(message, pattern)
                 mask |= hit.fill_null(False).to_numpy(zero_copy_only=False)
-        return mask
+        return mask, candidates
 
     def candidates(self, records: pa.Table | pa.RecordBatch) -> np.ndarray:
         """Boolean mask of the rows of ``records`` that some rule may match."""
