@@ -42,8 +42,8 @@ from plogscan.datafile.compiled import code_stamp, kept
 from plogscan.engine.narrowing import Narrowed, Narrowing, RawHits, narrowed
 from plogscan.engine.predicates import _alternative_rows, _literals
 from plogscan.engine.rawscan import RAW_FIELDS, raw_expressions
-from plogscan.parse.arrowtext import any_match
-from plogscan.parse.literals import LiteralScanner
+from plogscan.parse.arrowtext import any_match, holds
+from plogscan.parse.literals import LiteralScanner, RegexRows
 from plogscan.parse.results import TEXT_KINDS
 from plogscan.schema import plain_text
 
@@ -116,6 +116,7 @@ class Selector:
         # Records later stages read (the cross-rank summary's anchors): RE2 patterns of the
         # message, kept as they are.
         self.extra_regexes = tuple(extra_regexes)
+        self._extras = RegexRows(self.extra_regexes)
         self._literals = {field: tuple(sorted(values)) for field, values in literals.items()
                           if values}
         self._plain = {field: tuple(sorted(values)) for field, values in sorted(plain.items())}
@@ -207,14 +208,12 @@ class Selector:
         if n and plain_text(records.column("kind")).slice(0, 1).to_pylist()[0] in TEXT_KINDS:
             return np.ones(n, dtype=bool), None
         message = _combined(records.column("message"))
-        if n and pc.any(pc.match_substring_regex(message, SECTION_HEADER)).as_py():
+        if n and _holds_section(message):
             return np.ones(n, dtype=bool), None  # a pasted concatenation: its sections are read
         candidates = self.candidates(records)
         mask = _is_notable(records.column("level")) | candidates
         if self.extra_regexes and n:
-            for pattern in self.extra_regexes:
-                hit = pc.match_substring_regex(message, pattern)
-                mask |= hit.fill_null(False).to_numpy(zero_copy_only=False)
+            mask |= self._extras.mask(message)
         return mask, candidates
 
     def candidates(self, records: pa.Table | pa.RecordBatch) -> np.ndarray:
@@ -258,6 +257,15 @@ def _lone_regex(alt: tuple[Predicate, ...], field: str) -> bool:
     """An alternative that is a single ``re`` test of ``field`` with one group-less pattern."""
     return (len(alt) == 1 and alt[0].field == field and alt[0].op == "re"
             and len(alt[0].values) == 1 and not any(alt[0].groups))
+
+
+def _holds_section(message: pa.Array) -> bool:
+    """Whether a message is a ``==> path <==`` section header: RE2 runs only when the
+    messages' bytes hold ``==> `` (a look for a rare byte first, ``holds``)."""
+    data = message.buffers()[2]
+    if data is None or not holds(data, b"==> ", 2):
+        return False
+    return bool(pc.any(pc.match_substring_regex(message, SECTION_HEADER)).as_py())
 
 
 def _is_notable(levels: pa.ChunkedArray | pa.Array) -> np.ndarray:
