@@ -42,8 +42,9 @@ from plogscan.datafile.compiled import code_stamp, kept
 from plogscan.engine.narrowing import Narrowed, Narrowing, RawHits, narrowed
 from plogscan.engine.predicates import _alternative_rows, _literals
 from plogscan.engine.rawscan import RAW_FIELDS, raw_expressions
-from plogscan.parse.arrowtext import any_match, holds
-from plogscan.parse.literals import LiteralScanner, RegexRows
+from plogscan.parse.arrowtext import holds
+from plogscan.parse.literals import LiteralScanner
+from plogscan.parse.patternsets import PatternSets
 from plogscan.parse.results import TEXT_KINDS
 from plogscan.schema import plain_text
 
@@ -116,7 +117,7 @@ class Selector:
         # Records later stages read (the cross-rank summary's anchors): RE2 patterns of the
         # message, kept as they are.
         self.extra_regexes = tuple(extra_regexes)
-        self._extras = RegexRows(self.extra_regexes)
+        self._extras = PatternSets([self.extra_regexes])
         self._literals = {field: tuple(sorted(values)) for field, values in literals.items()
                           if values}
         self._plain = {field: tuple(sorted(values)) for field, values in sorted(plain.items())}
@@ -158,9 +159,11 @@ class Selector:
             plain |= set(self._raw[0]) - set(v for vs in self._literals.values() for v in vs)
             self._raw_narrowing = Narrowing(self._raw[0], plain, self.narrowed)
         ids, ends = self._raw_scanner.ids_and_ends(buf)
-        sure = self._raw_narrowing.sure(ids)
-        return RawHits(ends[sure], tuple((alt.loosened, where) for alt, where in
-                                         self._raw_narrowing.groups(ids[~sure], ends[~sure])))
+        narrowing = self._raw_narrowing
+        sure = narrowing.sure(ids)
+        return RawHits(ends[sure], tuple(
+            (narrowing.loosened.members[narrowing.number[alt]], where)
+            for alt, where in narrowing.groups(ids[~sure], ends[~sure])))
 
     def fingerprint(self) -> str:
         """A hash of what this selector keeps: two rule sets that keep the same records
@@ -228,10 +231,11 @@ class Selector:
                 narrowing = self._narrowing(field)
                 sure = narrowing.sure(ids)
                 mask[rows[sure]] = True
-                for alt, units in narrowing.groups(ids[~sure], rows[~sure]):
-                    units = units[~mask[units]]
-                    if len(units):
-                        mask[units[any_match(column.take(pa.array(units)), alt.patterns)]] = True
+                asked = [(narrowing.number[alt], units[~mask[units]])
+                         for alt, units in narrowing.groups(ids[~sure], rows[~sure])]
+                for (_, units), hit in zip(asked, narrowing.patterns.matching(column, asked),
+                                           strict=True):
+                    mask[units[hit]] = True
                 if len(non_ascii):  # Unicode case folding: RE2 decides these
                     hit = pc.match_substring_regex(column.take(pa.array(non_ascii)), pattern)
                     mask[non_ascii[hit.fill_null(False).to_numpy(zero_copy_only=False)]] = True

@@ -22,8 +22,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.datafile.compiled import kept
-from plogscan.parse.arrowtext import any_match
-from plogscan.parse.superset import superset_regex
 
 _BUILT: dict[tuple[tuple[str, ...], tuple[str, ...]], LiteralScanner | None] = {}
 _BUILT_LOCK = threading.Lock()
@@ -142,38 +140,6 @@ class LiteralScanner:
         """(expression id, end offset (exclusive)) of every match in ``buf``."""
         ids, ends = self._scan(buf)
         return np.asarray(ids, np.int64), np.asarray(ends, np.int64)
-
-
-class RegexRows:
-    """Which rows of a text column some of a few RE2 patterns matches (``pc.match_substring_regex``
-    per pattern, the same rows), found cheaper: RE2 runs only on the rows where one Hyperscan
-    scan finds a pattern's loosened form (``parse.superset``), and on the rows that hold
-    non-ASCII text (Hyperscan reads bytes, RE2 characters). Without Hyperscan, or with a
-    pattern it cannot take, RE2 runs on every row."""
-
-    def __init__(self, patterns: tuple[str, ...]) -> None:
-        self.patterns = patterns
-        loosened = [superset_regex(p) for p in patterns]
-        self.loosened: tuple[str, ...] | None = tuple(
-            p for p in loosened if p is not None) if None not in loosened else None
-        self.scanner: LiteralScanner | None = None
-
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "scanner": None}  # a compiled database stays in its process
-
-    def mask(self, column: pa.Array) -> np.ndarray:
-        if self.loosened and self.scanner is None:
-            self.scanner = LiteralScanner.build((), self.loosened)
-            if self.scanner is None:
-                self.loosened = None
-        if self.scanner is None:
-            return any_match(column, self.patterns)
-        _ids, rows, _ = self.scanner.matches(column)
-        maybe = np.union1d(rows, non_ascii_rows(column))
-        out = np.zeros(len(column), bool)
-        if len(maybe):
-            out[maybe[any_match(column.take(pa.array(maybe)), self.patterns)]] = True
-        return out
 
 
 def non_ascii_rows(column: pa.Array) -> np.ndarray:

@@ -8,8 +8,7 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from plogscan.parse.arrowtext import any_match
-from plogscan.parse.literals import LiteralScanner, RegexRows
+from plogscan.parse.literals import LiteralScanner
 
 LITERALS = ("already", "context", "timeout", "507916")
 SCANNER = LiteralScanner.build(LITERALS)
@@ -44,28 +43,3 @@ def test_many_rows_of_few_values_are_scanned_once_per_value() -> None:
     ids, rows, _ = SCANNER.matches(column)
     assert len(ids) == len(_exact(messages)) == 4000
     assert sorted(set(rows.tolist())) == [r for r in range(3000) if r % 3 != 1]
-
-
-PATTERNS = (r"(?i)\bstep \d+ done$", r"^==> .+ <==[ \t]*$", r"ctx.x")
-TEXTS = [" Step 12 done", "STEP 3 DONE later", "==> a/b.log <==", "x ==> a <==", "ctx€x",
-         "ctxax", "stэp 1 done", "\u212aeep step 7 done", "==> ", " <==", None, "",
-         "mid\nstep 1 done"]
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.sampled_from(TEXTS), min_size=0, max_size=200))
-def test_regex_rows_are_those_re2_finds_in_every_row(texts: list[str | None]) -> None:
-    """Hyperscan picks the rows RE2 then tests: the same rows as RE2 on all of them, for
-    non-ASCII text too (a multibyte character where the pattern has ``.``), for repeated
-    rows and for patterns that match across two values when scanned end to end."""
-    column = pa.array(texts, pa.large_string())
-    rows = RegexRows(PATTERNS)
-    assert rows.mask(column).tolist() == any_match(column, PATTERNS).tolist()
-    assert rows.scanner is not None  # the loosened patterns went to Hyperscan
-
-
-def test_regex_rows_without_a_loosened_form_use_re2_alone() -> None:
-    rows = RegexRows((r"\Qa.b\E",))  # superset_regex does not take \Q...\E apart
-    column = pa.array(["a.b", "axb", None])
-    assert rows.loosened is None
-    assert rows.mask(column).tolist() == [True, False, False]
