@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from plogscan.catalog.rule import Predicate
-from plogscan.parse.patternsets import PatternSets
+from plogscan.parse.patternsets import PatternSets, distinct
 from plogscan.parse.superset import superset_regex
 
 
@@ -127,5 +127,5 @@ class Narrowing:
             picked = units[ids == literal]
             for k in self.of_literal.get(literal, ()):
                 found.setdefault(k, []).append(picked)
-        return [(self.alternatives[k], np.unique(np.concatenate(parts)))
+        return [(self.alternatives[k], distinct(np.concatenate(parts)))
                 for k, parts in sorted(found.items())]

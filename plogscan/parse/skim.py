@@ -46,7 +46,7 @@ from plogscan.parse.codescan import QUIET_LEVELS
 from plogscan.parse.fieldvalues import CANN_TS_BYTES, digits, timestamps
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.messages import TRUNCATION_CHARS
-from plogscan.parse.patternsets import matching
+from plogscan.parse.patternsets import distinct, matching
 from plogscan.parse.timestamps import epoch_mask
 
 # The CANN header's fields before the timestamp (cannheader.PREFIX), matched whole.
@@ -220,7 +220,7 @@ def _parse_matching(buf: bytes, offsets: np.ndarray, lengths: np.ndarray, header
     entry = np.repeat(np.arange(len(narrowed)), [len(where) for _patterns, where in narrowed])
     held = segment[np.concatenate([where for _patterns, where in narrowed])]
     still = ~parse_segment[held]
-    pairs = np.unique(entry[still] * count + held[still])
+    pairs = distinct(entry[still] * count + held[still])
     if len(pairs) == 0:
         return
     pair_entry, pair_segment = np.divmod(pairs, count)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from plogscan.parse.arrowtext import any_match
-from plogscan.parse.patternsets import PatternSet, PatternSets, matching
+from plogscan.parse.patternsets import PatternSet, PatternSets, distinct, matching
 
 SETS = ((r"(?i)\bstep \d+ done$", r"ctx.x"), (r"^==> .+ <==[ \t]*$",), (r"(?s)begin.*end",))
 TEXTS = [" Step 12 done", "STEP 3 DONE later", "==> a/b.log <==", "x ==> a <==", "ctx€x",
@@ -69,3 +69,9 @@ def test_a_copy_in_another_process_compiles_its_own_database() -> None:
     assert sets.scanner is not None and copy.scanner is None
     assert copy.members[2].sets is copy
     assert copy.mask(pa.array(["begin x end"])).tolist() == [True]
+
+
+@given(st.lists(st.integers(-5, 10**12), max_size=300))
+def test_distinct_is_numpys_unique(values: list[int]) -> None:
+    array = np.array(values, np.int64)
+    assert distinct(array).tolist() == np.unique(array).tolist()
