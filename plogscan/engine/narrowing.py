@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from plogscan.catalog.rule import Predicate
+from plogscan.parse.patternsets import PatternSets, distinct
 from plogscan.parse.superset import superset_regex
 
 
@@ -96,6 +97,11 @@ class Narrowing:
                  alternatives: Iterable[Narrowed]) -> None:
         plain = set(plain)
         self.alternatives = tuple(dict.fromkeys(alternatives))
+        # Each alternative's patterns, and their loosened forms for raw text, as sets of one
+        # ``PatternSets`` each: the alternatives with rows to test are tested in one scan.
+        self.number = {alt: k for k, alt in enumerate(self.alternatives)}
+        self.patterns = PatternSets([alt.patterns for alt in self.alternatives])
+        self.loosened = PatternSets([alt.loosened for alt in self.alternatives])
         index = {text: i for i, text in enumerate(literals)}
         self.unsure = np.zeros(len(literals), bool)
         self.of_literal: dict[int, list[int]] = {}
@@ -121,5 +127,5 @@ class Narrowing:
             picked = units[ids == literal]
             for k in self.of_literal.get(literal, ()):
                 found.setdefault(k, []).append(picked)
-        return [(self.alternatives[k], np.unique(np.concatenate(parts)))
+        return [(self.alternatives[k], distinct(np.concatenate(parts)))
                 for k, parts in sorted(found.items())]

@@ -42,8 +42,9 @@ from plogscan.datafile.compiled import code_stamp, kept
 from plogscan.engine.narrowing import Narrowed, Narrowing, RawHits, narrowed
 from plogscan.engine.predicates import _alternative_rows, _literals
 from plogscan.engine.rawscan import RAW_FIELDS, raw_expressions
-from plogscan.parse.arrowtext import any_match
+from plogscan.parse.arrowtext import holds
 from plogscan.parse.literals import LiteralScanner
+from plogscan.parse.patternsets import PatternSets
 from plogscan.parse.results import TEXT_KINDS
 from plogscan.schema import plain_text
 
@@ -116,6 +117,7 @@ class Selector:
         # Records later stages read (the cross-rank summary's anchors): RE2 patterns of the
         # message, kept as they are.
         self.extra_regexes = tuple(extra_regexes)
+        self._extras = PatternSets([self.extra_regexes])
         self._literals = {field: tuple(sorted(values)) for field, values in literals.items()
                           if values}
         self._plain = {field: tuple(sorted(values)) for field, values in sorted(plain.items())}
@@ -157,9 +159,11 @@ class Selector:
             plain |= set(self._raw[0]) - set(v for vs in self._literals.values() for v in vs)
             self._raw_narrowing = Narrowing(self._raw[0], plain, self.narrowed)
         ids, ends = self._raw_scanner.ids_and_ends(buf)
-        sure = self._raw_narrowing.sure(ids)
-        return RawHits(ends[sure], tuple((alt.loosened, where) for alt, where in
-                                         self._raw_narrowing.groups(ids[~sure], ends[~sure])))
+        narrowing = self._raw_narrowing
+        sure = narrowing.sure(ids)
+        return RawHits(ends[sure], tuple(
+            (narrowing.loosened.members[narrowing.number[alt]], where)
+            for alt, where in narrowing.groups(ids[~sure], ends[~sure])))
 
     def fingerprint(self) -> str:
         """A hash of what this selector keeps: two rule sets that keep the same records
@@ -198,18 +202,22 @@ class Selector:
         (ERROR, WARNING) records, records of the extra patterns, and every record of job
         stdout and system logs, and every record of a chunk that holds a ``==> path <==`` section
         header (later stages read sections from the records)."""
+        return self.keep_and_candidates(records)[0]
+
+    def keep_and_candidates(self, records: pa.Table) -> tuple[np.ndarray, np.ndarray | None]:
+        """``keep``, and the ``candidates`` mask it computed on the way (None when every
+        record is kept without asking which are candidates)."""
         n = records.num_rows
         if n and plain_text(records.column("kind")).slice(0, 1).to_pylist()[0] in TEXT_KINDS:
-            return np.ones(n, dtype=bool)
+            return np.ones(n, dtype=bool), None
         message = _combined(records.column("message"))
-        if n and pc.any(pc.match_substring_regex(message, SECTION_HEADER)).as_py():
-            return np.ones(n, dtype=bool)  # a pasted concatenation: its sections are read
-        mask = _is_notable(records.column("level")) | self.candidates(records)
+        if n and _holds_section(message):
+            return np.ones(n, dtype=bool), None  # a pasted concatenation: its sections are read
+        candidates = self.candidates(records)
+        mask = _is_notable(records.column("level")) | candidates
         if self.extra_regexes and n:
-            for pattern in self.extra_regexes:
-                hit = pc.match_substring_regex(message, pattern)
-                mask |= hit.fill_null(False).to_numpy(zero_copy_only=False)
-        return mask
+            mask |= self._extras.mask(message)
+        return mask, candidates
 
     def candidates(self, records: pa.Table | pa.RecordBatch) -> np.ndarray:
         """Boolean mask of the rows of ``records`` that some rule may match."""
@@ -223,10 +231,11 @@ class Selector:
                 narrowing = self._narrowing(field)
                 sure = narrowing.sure(ids)
                 mask[rows[sure]] = True
-                for alt, units in narrowing.groups(ids[~sure], rows[~sure]):
-                    units = units[~mask[units]]
-                    if len(units):
-                        mask[units[any_match(column.take(pa.array(units)), alt.patterns)]] = True
+                asked = [(narrowing.number[alt], units[~mask[units]])
+                         for alt, units in narrowing.groups(ids[~sure], rows[~sure])]
+                for (_, units), hit in zip(asked, narrowing.patterns.matching(column, asked),
+                                           strict=True):
+                    mask[units[hit]] = True
                 if len(non_ascii):  # Unicode case folding: RE2 decides these
                     hit = pc.match_substring_regex(column.take(pa.array(non_ascii)), pattern)
                     mask[non_ascii[hit.fill_null(False).to_numpy(zero_copy_only=False)]] = True
@@ -252,6 +261,15 @@ def _lone_regex(alt: tuple[Predicate, ...], field: str) -> bool:
     """An alternative that is a single ``re`` test of ``field`` with one group-less pattern."""
     return (len(alt) == 1 and alt[0].field == field and alt[0].op == "re"
             and len(alt[0].values) == 1 and not any(alt[0].groups))
+
+
+def _holds_section(message: pa.Array) -> bool:
+    """Whether a message is a ``==> path <==`` section header: RE2 runs only when the
+    messages' bytes hold ``==> `` (a look for a rare byte first, ``holds``)."""
+    data = message.buffers()[2]
+    if data is None or not holds(data, b"==> ", 2):
+        return False
+    return bool(pc.any(pc.match_substring_regex(message, SECTION_HEADER)).as_py())
 
 
 def _is_notable(levels: pa.ChunkedArray | pa.Array) -> np.ndarray:

@@ -32,6 +32,7 @@ from plogscan.ingest.contextlines import (
     chunk_context,
     edge_lines,
 )
+from plogscan.ingest.contextmarks import asked_once
 from plogscan.ingest.facts import Reducer
 from plogscan.ingest.skimming import reduced_parse
 from plogscan.ingest.streams import LimitReached
@@ -194,6 +195,7 @@ def parse_task(chunk: Chunk, ctx: FileContext, fset: FormatSet | None,
     ``skimming``). Lines past ``line_bytes`` are cut first. With ``context``, the lines
     around the records rules may use come back too (``contextlines``)."""
     fset = fset or builtin_formats()  # worker processes load (and check) the formats once
+    reducer, context = asked_once(reducer, context)
     data, cuts, dropped, first = cut_long_lines(chunk.data, line_bytes)
     data, nul, bad, control = clean(data)
     facts, dropped_records, dropped_lines = None, 0, 0

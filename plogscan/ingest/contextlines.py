@@ -151,17 +151,19 @@ class Lines:
         wanted = inside | edge
         counts = wanted.sum(axis=1)
         texts = self._inside_texts(index[inside])
-        if edge.any():  # few rows: those within ``radius`` lines of the chunk's edge
-            values = np.empty(index.shape, dtype=object)
-            values[inside] = texts.to_numpy(zero_copy_only=False)
-            for row, col in zip(*np.nonzero(edge), strict=True):
-                k = int(index[row, col])
-                raw = self.before[k] if k < 0 else self.after[k - self.count]
-                values[row, col] = line_text(raw)
-            texts = pa.array(values[wanted].tolist(), pa.string())
-        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
         if texts.type != pa.string():
             texts = texts.cast(pa.string())
+        if edge.any():  # few: the lines of the rows within ``radius`` lines of the edge
+            # Their texts go after the chunk's own, and one take puts every text in its row
+            # (the chunk's lines stay Arrow: no Python string per line).
+            shown = [line_text(self.before[k] if k < 0 else self.after[k - self.count])
+                     for k in index[edge].tolist()]
+            source = np.empty(index.shape, np.int64)
+            source[inside] = np.arange(len(texts))
+            source[edge] = len(texts) + np.arange(len(shown))
+            texts = pa.concat_arrays([texts, pa.array(shown, pa.string())]).take(
+                pa.array(source[wanted]))
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
         return pa.ListArray.from_arrays(pa.array(offsets), texts)
 
     def _inside_texts(self, lines: np.ndarray) -> pa.Array:
@@ -234,9 +236,8 @@ def _rows(spec: ContextSpec, lines: Lines, first_line: int, records: pa.Table) -
     marked = np.asarray(spec.marker.candidates(records), dtype=bool)
     marked[n - 1] = True  # the last record may go on in the next chunk: always taken
     where = np.flatnonzero(marked)
-    sub = records.take(pa.array(where))
-    first = sub.column("line").to_numpy().astype(np.int64)
-    counts = sub.column("line_count").fill_null(1).to_numpy().astype(np.int64)
+    first = records.column("line").to_numpy().astype(np.int64)[where]
+    counts = records.column("line_count").fill_null(1).to_numpy().astype(np.int64)[where]
     start = first - first_line
     before, after = lines.around(start, start + counts, spec.radius)
     return pa.table([pa.array(first, pa.int64()), before, after], schema=ROWS_SCHEMA)

@@ -35,7 +35,6 @@ import pyarrow.compute as pc
 from plogscan.parse import cannheader, glue
 from plogscan.parse.arrowtext import (
     LARGE,
-    any_match,
     blank_lines,
     byte_at,
     byte_lengths,
@@ -47,6 +46,7 @@ from plogscan.parse.codescan import QUIET_LEVELS
 from plogscan.parse.fieldvalues import CANN_TS_BYTES, digits, timestamps
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.messages import TRUNCATION_CHARS
+from plogscan.parse.patternsets import distinct, matching
 from plogscan.parse.timestamps import epoch_mask
 
 # The CANN header's fields before the timestamp (cannheader.PREFIX), matched whole.
@@ -220,7 +220,7 @@ def _parse_matching(buf: bytes, offsets: np.ndarray, lengths: np.ndarray, header
     entry = np.repeat(np.arange(len(narrowed)), [len(where) for _patterns, where in narrowed])
     held = segment[np.concatenate([where for _patterns, where in narrowed])]
     still = ~parse_segment[held]
-    pairs = np.unique(entry[still] * count + held[still])
+    pairs = distinct(entry[still] * count + held[still])
     if len(pairs) == 0:
         return
     pair_entry, pair_segment = np.divmod(pairs, count)
@@ -232,12 +232,10 @@ def _parse_matching(buf: bytes, offsets: np.ndarray, lengths: np.ndarray, header
     ends = offsets[after - 1] + (after - 1) + lengths[after - 1]
     texts = pc.cast(substrings(np.frombuffer(buf, np.uint8), starts, ends - starts), LARGE)
     bounds = np.searchsorted(pair_entry, np.arange(len(narrowed) + 1))
-    for k, (patterns, _where) in enumerate(narrowed):
-        picked = place[bounds[k]:bounds[k + 1]]
-        picked = picked[~parse_segment[candidates[picked]]]  # an earlier entry may have hit
-        if len(picked):
-            hit = any_match(texts.take(pa.array(picked)), patterns)
-            parse_segment[candidates[picked[hit]]] = True
+    asked = [(patterns, place[bounds[k]:bounds[k + 1]])
+             for k, (patterns, _where) in enumerate(narrowed)]
+    for (_patterns, picked), hit in zip(asked, matching(texts, asked), strict=True):
+        parse_segment[candidates[picked[hit]]] = True
 
 
 def _mask(values: pa.Array) -> np.ndarray:
