@@ -73,3 +73,13 @@ class DiagnoseCli:
         """The JSON report of ``plogscan diagnose ARGS --format json --quiet``, checked as
         ``stdout`` checks it."""
         return json.loads(self.stdout(*args, "--format", "json", exit_codes=exit_codes, env=env))
+
+
+def console_run(then: str) -> str:
+    """Python source that runs ``plogscan diagnose ARGV1 --no-cache --format json`` as the
+    console script does (in the same process, its exit caught), then ``then``: for a child
+    interpreter that reports on what the command did to it."""
+    return ("import sys\nfrom plogscan.cli import main\n"
+            "sys.argv = ['plogscan', 'diagnose', sys.argv[1], '--no-cache', '--format', 'json']\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n" + then)
+

@@ -16,6 +16,7 @@ import pytest
 from plogscan.cli import keptcode
 from plogscan.cli.keptcode import KeptCode
 from plogscan.datafile import compiled
+from tests.helpers import console_run
 
 PATTERNS = [
     (r"(?P<host>[\w.-]+):(?P<pid>\d+)", 0),
@@ -171,17 +172,10 @@ def test_entries_no_run_uses_are_dropped_after_a_few_writes() -> None:
 
 
 # A command as the console script runs it, told to say what it compiled anew on its way.
-RUN = """
-import sys
-from plogscan.cli import keptcode, main
-sys.argv = ["plogscan", "diagnose", sys.argv[1], "--no-cache", "--format", "json"]
-try:
-    main()
-except SystemExit:
-    pass
+RUN = console_run("""from plogscan.cli import keptcode
 hook = keptcode.keep_compiled_code()
 print("\\nNEW", hook.new, len(hook.used_methods), len(hook.used_patterns))
-"""
+""")
 
 
 def test_a_second_start_compiles_nothing_it_kept(tmp_path: Path) -> None:

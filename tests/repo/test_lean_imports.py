@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, console_run
 
 ROOT = REPO_ROOT
 SAMPLE = str(ROOT / "samples" / "ccu-reuse-before-mc2")
@@ -116,16 +116,9 @@ def test_the_command_line_uses_jemalloc_unless_told_otherwise() -> None:
 # pandas, Dask, Parquet; the pool of worker processes (its parse runs in threads), the
 # statistics of clock offsets (one host), a child process of any kind (``ldconfig`` to find
 # the C library, say).
-LEAN_RUN = """
-import json, sys
-from plogscan.cli import main
-sys.argv = ["plogscan", "diagnose", sys.argv[1], "--no-cache", "--format", "json"]
-try:
-    main()
-except SystemExit:
-    pass
+LEAN_RUN = console_run("""import json
 print("\\nRESULT " + json.dumps(sorted(sys.modules)))
-"""
+""")
 NOT_IMPORTED = ("yaml", "rich", "jinja2", "pandas", "dask", "distributed", "sqlite3",
                 "pyarrow.parquet", "plogscan.report.text", "plogscan.report.html",
                 "plogscan.report.markdown", "plogscan.catalog.ruledoc",
