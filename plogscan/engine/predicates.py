@@ -346,8 +346,10 @@ def extract(cond: Condition, sub: pa.RecordBatch) -> dict[str, list[str | None]]
     """
     names = sorted(cond.captures)
     out: dict[str, list[str | None]] = {n: [None] * sub.num_rows for n in names}
+    # The alternatives' shared tests run once (over a batch's distinct values, ``distinct``).
+    cache: dict | None = {} if isinstance(sub, pa.RecordBatch) else None
     for alt in cond.alternatives:
-        alt_rows = _alternative_rows(alt, sub, None)
+        alt_rows = _alternative_rows(alt, sub, cache)
         for pred in alt:
             if pred.op == "known" and alt_rows.size:
                 _merge(out, alt_rows, _known_codes(sub.column(pred.field), alt_rows),

@@ -85,6 +85,9 @@ def test_batch_tests_equal_row_tests(rows: list[dict], conditions: list) -> None
         for tests in alternatives:
             alt = []
             for field, op, values in tests:
+                # Rules test the header fields by value: a literal test of one (never in a
+                # rule) is the literal index's to skip where the header is missing.
+                op = "eq" if field in ("level", "module") else op
                 alt.append(pred(field, op, *(re.escape(v) for v in values) if op == "re"
                                 else values))
             alts.append(tuple(alt))
