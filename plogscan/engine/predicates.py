@@ -7,7 +7,7 @@ only on the few candidate rows. A null field never matches, with one exception: 
 header's ``level`` and ``module`` that the text does not give (a line pasted without its
 header) do not contradict an alternative that tests the record's text too (``HEADER_FIELDS``).
 ``Prefilter`` joins the literal tests that start alternatives into one pass per batch, so
-those tests run on its rows only.
+those tests run on its rows only; a test of repeating values, on the distinct ones.
 """
 
 from __future__ import annotations
@@ -130,8 +130,7 @@ def _value_mask(pred: Predicate, arr: pa.Array) -> np.ndarray:
 
 
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
-_NO_ROWS = np.zeros(0, np.int64)
-_NO_ROWS.flags.writeable = False
+_NO_ROWS = np.zeros(0, np.int64)  # empty: nothing can write into it
 
 
 def literal_test(alt: Sequence[Predicate]) -> Predicate | None:
@@ -200,8 +199,7 @@ class Prefilter:
         if key not in cache:
             column = batch.column(pred.field)
             found, rows, non_ascii = scanner.matches(column)  # type: ignore[attr-defined]
-            order = np.argsort(found, kind="stable")
-            # Where each literal's rows start in ``rows`` sorted by literal.
+            order = np.argsort(found, kind="stable")  # rows by literal; starts: where each begins
             starts = np.zeros(len(ids) + 1, np.int64)
             np.cumsum(np.bincount(found, minlength=len(ids)), out=starts[1:])
             cache[key] = (starts, rows[order], non_ascii)
@@ -279,8 +277,7 @@ def _first_mask(first: Predicate, batch: pa.RecordBatch, cache: dict | None,
 
 @functools.lru_cache(maxsize=4096)
 def _plan(preds: tuple[Predicate, ...]) -> tuple[list[Predicate], bool, Predicate | None]:
-    """How one alternative runs: its predicates in order, whether a null header field passes
-    them, and its literal test."""
+    """One alternative's predicates in order, whether a null header passes, its literal test."""
     return _in_order(preds), unknown_header_passes(preds), literal_test(preds)
 
 
