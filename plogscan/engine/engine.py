@@ -20,7 +20,7 @@ from plogscan.catalog.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.engine import arrowrows, correlate, seqstore, thresholdstore
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.findings import Identify, build_finding
-from plogscan.engine.predicates import Prefilter, evaluate
+from plogscan.engine.predicates import Prefilter, matching_rows
 from plogscan.engine.presence import Presence
 from plogscan.engine.seqstore import SequenceStore
 from plogscan.engine.thresholdstore import ThresholdStore
@@ -142,11 +142,13 @@ class _Candidates:
             else ThresholdStore(rule, self.roles) if thresholdstore.eligible(rule) else None)
 
     def consume(self, batch: pa.RecordBatch, cache: dict, prefilter: Prefilter) -> None:
-        masks = {role: evaluate(cond, batch, cache, prefilter) for role, cond in self.roles}
-        hit = np.logical_or.reduce(list(masks.values()))
-        idx = np.flatnonzero(hit)
-        if idx.size == 0:
+        found = [matching_rows(cond, batch, cache, prefilter) for _, cond in self.roles]
+        if not any(rows.size for rows in found):  # most rules, in most batches
             return
+        masks = {role: np.zeros(batch.num_rows, dtype=bool) for role, _ in self.roles}
+        for (role, _), rows in zip(self.roles, found, strict=True):
+            masks[role][rows] = True
+        idx = np.flatnonzero(np.logical_or.reduce(list(masks.values())))
         if self.store is not None:
             self.store.add(batch.take(pa.array(idx)), masks, idx)
             return

@@ -7,11 +7,12 @@ only on the few candidate rows. A null field never matches, with one exception: 
 header's ``level`` and ``module`` that the text does not give (a line pasted without its
 header) do not contradict an alternative that tests the record's text too (``HEADER_FIELDS``).
 ``Prefilter`` joins the literal tests that start alternatives into one pass per batch, so
-those tests run on its rows only.
+those tests run on its rows only; a test of repeating values, on the distinct ones.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -20,6 +21,7 @@ import pyarrow.compute as pc
 
 from plogscan.catalog.operators import FIELD_KINDS, OPERATORS
 from plogscan.catalog.rule import Condition, Predicate
+from plogscan.engine import distinct
 
 MaskFn = Callable[[pa.Array, tuple], pa.Array]
 
@@ -128,6 +130,7 @@ def _value_mask(pred: Predicate, arr: pa.Array) -> np.ndarray:
 
 
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
+_NO_ROWS = np.zeros(0, np.int64)  # empty: nothing can write into it
 
 
 def literal_test(alt: Sequence[Predicate]) -> Predicate | None:
@@ -176,6 +179,7 @@ class Prefilter:
         self.literal_ids = {field: {v: i for i, v in enumerate(sorted(values))}
                             for field, values in every.items()}
         self._scanners: dict[str, object] = {}
+        self._wanted: dict[tuple[str, tuple], np.ndarray] = {}  # a test's literal ids
 
     def literal_rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict
                      ) -> np.ndarray | None:
@@ -195,12 +199,18 @@ class Prefilter:
         if key not in cache:
             column = batch.column(pred.field)
             found, rows, non_ascii = scanner.matches(column)  # type: ignore[attr-defined]
-            order = np.argsort(found, kind="stable")
-            cache[key] = (found[order], rows[order], non_ascii)
-        found, rows, non_ascii = cache[key]
-        wanted = np.asarray(sorted(ids[str(v)] for v in pred.values), np.int64)
-        lo = np.searchsorted(found, wanted, side="left")
-        hi = np.searchsorted(found, wanted, side="right")
+            order = np.argsort(found, kind="stable")  # rows by literal; starts: where each begins
+            starts = np.zeros(len(ids) + 1, np.int64)
+            np.cumsum(np.bincount(found, minlength=len(ids)), out=starts[1:])
+            cache[key] = (starts, rows[order], non_ascii)
+        starts, rows, non_ascii = cache[key]
+        wanted = self._wanted.get((pred.field, pred.values))
+        if wanted is None:
+            wanted = self._wanted[(pred.field, pred.values)] = np.asarray(
+                sorted(ids[str(v)] for v in pred.values), np.int64)
+        lo, hi = starts[wanted], starts[wanted + 1]
+        if not non_ascii.size and not (hi - lo).any():  # most literals, in most batches
+            return _NO_ROWS
         parts = [rows[a:b] for a, b in zip(lo, hi, strict=True)] + [non_ascii]
         return np.unique(np.concatenate(parts))
 
@@ -216,8 +226,45 @@ class Prefilter:
         return cache[key]
 
 
+def _batch_mask(pred: Predicate, batch: pa.RecordBatch, cache: dict, unknown_passes: bool
+                ) -> np.ndarray:
+    """``_field_mask`` of ``pred`` over the whole batch, computed once per batch: over the
+    distinct values of a text field (``distinct``), over the column otherwise."""
+    header_null = unknown_passes and pred.field in HEADER_FIELDS
+    key = ("batch-mask", pred.field, pred.op, pred.values, header_null)
+    mask = cache.get(key)
+    if mask is None:
+        column = batch.column(pred.field)
+        if not distinct.repeats(column):
+            mask = _field_mask(pred, column, unknown_passes)
+        else:
+            test = MASKS[pred.op]
+            mask = distinct.encoded(batch, pred.field, cache).mask(
+                lambda values: test(values, pred.values))
+            if header_null and column.null_count:
+                mask |= column.is_null().to_numpy(zero_copy_only=False)
+        cache[key] = mask
+    return mask
+
+
+def _holding(pred: Predicate, batch: pa.RecordBatch, rows: np.ndarray, cache: dict | None,
+             unknown_passes: bool) -> np.ndarray:
+    """Those of ``rows`` where ``pred`` holds: a field whose values repeat is tested once per
+    batch and looked up; the message is tested on these rows only."""
+    if cache is not None and pred.field not in distinct.ROW_FIELDS:
+        return rows[_batch_mask(pred, batch, cache, unknown_passes)[rows]]
+    found = distinct.repeating(batch, pred.field, cache) if cache is not None else None
+    if found is not None and not (unknown_passes and pred.field in HEADER_FIELDS):
+        test = MASKS[pred.op]
+        return rows[found.holding(rows, lambda values: test(values, pred.values))]
+    sub = batch.column(pred.field).take(pa.array(rows))
+    return rows[_field_mask(pred, sub, unknown_passes)]
+
+
 def _first_mask(first: Predicate, batch: pa.RecordBatch, cache: dict | None,
                 prefilter: Prefilter | None, unknown_passes: bool) -> np.ndarray:
+    if cache is not None and first.field not in distinct.ROW_FIELDS:
+        return _batch_mask(first, batch, cache, unknown_passes)
     rows = prefilter.rows(first, batch, cache) if prefilter and cache is not None else None
     if rows is None:
         return _field_mask(first, batch.column(first.field), unknown_passes)
@@ -228,42 +275,54 @@ def _first_mask(first: Predicate, batch: pa.RecordBatch, cache: dict | None,
     return mask
 
 
+@functools.lru_cache(maxsize=4096)
+def _plan(preds: tuple[Predicate, ...]) -> tuple[list[Predicate], bool, Predicate | None]:
+    """One alternative's predicates in order, whether a null header passes, its literal test."""
+    return _in_order(preds), unknown_header_passes(preds), literal_test(preds)
+
+
 def _alternative_rows(
     preds: Sequence[Predicate], batch: pa.RecordBatch, cache: dict | None,
     prefilter: Prefilter | None = None,
 ) -> np.ndarray:
-    """Row indices where every predicate of one alternative holds (cheap predicates first).
+    """Row indices (ascending) where every predicate of one alternative holds (cheap
+    predicates first).
 
     With a prefilter's literal index, only the rows that hold the alternative's literal are
     looked at (one Hyperscan pass per batch serves every rule)."""
-    order = _in_order(preds)
-    unknown = unknown_header_passes(preds)
-    literal = literal_test(preds) if prefilter is not None and cache is not None else None
-    if literal is not None:
-        assert prefilter is not None and cache is not None
+    order, unknown, literal = _plan(tuple(preds))
+    if literal is not None and prefilter is not None and cache is not None:
         rows = prefilter.literal_rows(literal, batch, cache)
         if rows is not None:
             for pred in order:
                 if rows.size == 0:
                     break
-                sub = batch.column(pred.field).take(pa.array(rows))
-                rows = rows[_field_mask(pred, sub, unknown)]
+                rows = _holding(pred, batch, rows, cache, unknown)
             return rows
     first = order[0]
     key = (first.field, first.op, first.values, unknown and first.field in HEADER_FIELDS)
     if cache is not None and key in cache:
-        mask = cache[key]
+        rows = cache[key]
     else:
-        mask = _first_mask(first, batch, cache, prefilter, unknown)
+        rows = np.flatnonzero(_first_mask(first, batch, cache, prefilter, unknown))
         if cache is not None:
-            cache[key] = mask
-    rows = np.flatnonzero(mask)
+            cache[key] = rows
     for pred in order[1:]:
         if rows.size == 0:
             break
-        sub = batch.column(pred.field).take(pa.array(rows))
-        rows = rows[_field_mask(pred, sub, unknown)]
+        rows = _holding(pred, batch, rows, cache, unknown)
     return rows
+
+
+def matching_rows(cond: Condition, batch: pa.RecordBatch, cache: dict | None = None,
+                  prefilter: Prefilter | None = None) -> np.ndarray:
+    """Row indices (ascending) of the records of ``batch`` that satisfy ``cond``; see
+    ``evaluate``."""
+    parts = [rows for alt in cond.alternatives
+             if (rows := _alternative_rows(alt, batch, cache, prefilter)).size]
+    if len(parts) < 2:
+        return parts[0] if parts else _NO_ROWS
+    return np.unique(np.concatenate(parts))
 
 
 def evaluate(cond: Condition, batch: pa.RecordBatch, cache: dict | None = None,
@@ -272,8 +331,7 @@ def evaluate(cond: Condition, batch: pa.RecordBatch, cache: dict | None = None,
     batch) shares masks between conditions; ``prefilter`` must have been built from a set of
     conditions that includes ``cond``."""
     mask = np.zeros(batch.num_rows, dtype=bool)
-    for alt in cond.alternatives:
-        mask[_alternative_rows(alt, batch, cache, prefilter)] = True
+    mask[matching_rows(cond, batch, cache, prefilter)] = True
     return mask
 
 
@@ -285,8 +343,10 @@ def extract(cond: Condition, sub: pa.RecordBatch) -> dict[str, list[str | None]]
     """
     names = sorted(cond.captures)
     out: dict[str, list[str | None]] = {n: [None] * sub.num_rows for n in names}
+    # The alternatives' shared tests run once (over a batch's distinct values, ``distinct``).
+    cache: dict | None = {} if isinstance(sub, pa.RecordBatch) else None
     for alt in cond.alternatives:
-        alt_rows = _alternative_rows(alt, sub, None)
+        alt_rows = _alternative_rows(alt, sub, cache)
         for pred in alt:
             if pred.op == "known" and alt_rows.size:
                 _merge(out, alt_rows, _known_codes(sub.column(pred.field), alt_rows),
