@@ -15,12 +15,13 @@ import pyarrow as pa
 
 from plogscan.ingest.facts import Reducer, as_whole, facts_of, in_line_order, merged_facts, reduced
 from plogscan.parse import cannheader
-from plogscan.parse.arrowtext import holds, joined_bytes, line_buffers, split_lines
+from plogscan.parse.arrowtext import holds, joined_bytes
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.columns import constant_column
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext
-from plogscan.parse.skim import Skimmed, skim
+from plogscan.parse.skim import Skimmed
+from plogscan.parse.skimtext import skim_text
 from plogscan.schema.facts import FACTS_SCHEMA
 
 # A chunk that holds the header ``tail`` writes between files is kept whole by the selector.
@@ -51,7 +52,7 @@ def skimmed_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSe
     if parsed is None:
         return None
     result, skimmed = parsed
-    summary = skimmed.summary(first_line + skimmed.skipped_rows)
+    summary = skimmed.counted(first_line)
     facts = _all_facts(result.records.slice(result.lead), summary, ctx)
     result.records, dropped, dropped_lines = reduced(result.records, reducer, result.lead)
     return (result, facts, dropped + len(skimmed.skipped_rows),
@@ -74,21 +75,11 @@ def skim_and_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatS
     found = raw_hits(data) if raw_hits is not None else None
     if found is None:
         return None
-    lines = split_lines(data)
-    offsets, _ = line_buffers(lines)
-    n = len(lines)
-    line_starts = offsets[:-1] + np.arange(n)  # in ``data``: each line lost its newline
-
-    def line_of(ends: np.ndarray) -> np.ndarray:
-        return np.searchsorted(line_starts, ends - 1, side="right") - 1
-
-    hits = np.zeros(n, bool)
-    if len(found.ends):
-        hits[line_of(found.ends)] = True
-    narrowed = [(patterns, line_of(ends)) for patterns, ends in found.narrowed]
-    skimmed = skim(data, lines, hits, fset, narrowed)
+    starts, skimmed = skim_text(data, found.ends, found.narrowed, fset)
     if skimmed is None:
         return None
+    line_starts, n = starts[:-1], len(starts) - 1
+    offsets = starts - np.arange(n + 1)  # Arrow's offsets of the lines without their newlines
     picked = np.flatnonzero(skimmed.parse)
     result = parse_chunk(_picked_text(data, line_starts, offsets, skimmed.parse), first_line,
                          ctx, fset, open_record, encoded, numbers=first_line + picked)
