@@ -24,8 +24,9 @@
  *     after it) holds a line to parse; the first and last always do.
  * skim_skipped(data, starts, header, parse_segment, prefix, ts_start, prefixes)
  *     The parse mask of every line, the skipped records (header lines), their prefix ids,
- *     timestamps (microseconds, and whether each is a real date) and, by prefix, how many,
- *     how many real dates, the first and last time, row and the records with a 1970 clock.
+ *     timestamps (microseconds, and whether each is a real date), by prefix how many, how
+ *     many real dates, the first and last time, row and the records with a 1970 clock; and
+ *     the lines to parse joined by newlines (a copy a run of them).
  */
 
 #include <stdlib.h>
@@ -381,7 +382,7 @@ PyObject *skim_skipped(PyObject *self, PyObject *args) {
                           &stamp, &prefixes))
         return NULL;
     PyObject *result = NULL, *parse_obj = NULL, *rows_obj = NULL, *ids_obj = NULL,
-             *micros_obj = NULL, *valid_obj = NULL, *sums_obj = NULL;
+             *micros_obj = NULL, *valid_obj = NULL, *sums_obj = NULL, *text_obj = NULL;
     Py_ssize_t lines = header.len;
     const int64_t *start = starts.buf, *pid = prefix.buf, *ts0 = stamp.buf;
     const uint8_t *h = header.buf, *seg = segments.buf;
@@ -410,8 +411,9 @@ PyObject *skim_skipped(PyObject *self, PyObject *args) {
     valid_obj = buffer_of(count - 1, (void **)&valid);
     sums_obj = buffer_of(SUMS * prefixes * 8, (void **)&sums);
     if (!parse_obj || !rows_obj || !ids_obj || !micros_obj || !valid_obj || !sums_obj) goto done;
-    Py_BEGIN_ALLOW_THREADS
     const unsigned char *s = (const unsigned char *)data.buf;
+    Py_ssize_t picked = -1; /* the bytes of the lines to parse, joined by newlines */
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t k = 0; k < prefixes; k++) {
         int64_t *sum = sums + k;
         sum[RECORDS * prefixes] = sum[DATED * prefixes] = sum[EPOCH * prefixes] = 0;
@@ -440,13 +442,32 @@ PyObject *skim_skipped(PyObject *self, PyObject *args) {
             sum[EPOCH * prefixes] += us < EPOCH_1971_US;
         }
     }
+    for (Py_ssize_t i = 0; i < lines; i++)
+        if (parse[i]) picked += start[i + 1] - start[i];
+    Py_END_ALLOW_THREADS
+    text_obj = PyBytes_FromStringAndSize(NULL, picked > 0 ? picked : 0);
+    if (text_obj == NULL) goto done;
+    Py_BEGIN_ALLOW_THREADS
+    char *to = PyBytes_AS_STRING(text_obj);
+    for (Py_ssize_t i = 0; i < lines;) { /* each run of lines to parse, one copy */
+        if (!parse[i]) {
+            i++;
+            continue;
+        }
+        Py_ssize_t first = i;
+        while (i < lines && parse[i]) i++;
+        if (to != PyBytes_AS_STRING(text_obj)) *to++ = '\n';
+        Py_ssize_t n = (Py_ssize_t)(start[i] - 1 - start[first]);
+        memcpy(to, s + start[first], (size_t)n);
+        to += n;
+    }
     Py_END_ALLOW_THREADS
     if (PyByteArray_Resize(rows_obj, skipped * 8) == 0
         && PyByteArray_Resize(ids_obj, skipped * 8) == 0
         && PyByteArray_Resize(micros_obj, skipped * 8) == 0
         && PyByteArray_Resize(valid_obj, skipped) == 0)
-        result = Py_BuildValue("(OOOOOO)", parse_obj, rows_obj, ids_obj, micros_obj, valid_obj,
-                               sums_obj);
+        result = Py_BuildValue("(OOOOOOO)", parse_obj, rows_obj, ids_obj, micros_obj, valid_obj,
+                               sums_obj, text_obj);
 done:
     Py_XDECREF(parse_obj);
     Py_XDECREF(rows_obj);
@@ -454,6 +475,7 @@ done:
     Py_XDECREF(micros_obj);
     Py_XDECREF(valid_obj);
     Py_XDECREF(sums_obj);
+    Py_XDECREF(text_obj);
     PyBuffer_Release(&data);
     PyBuffer_Release(&starts);
     PyBuffer_Release(&header);

@@ -78,29 +78,27 @@ def skim_and_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatS
     starts, skimmed = skim_text(data, found.ends, found.narrowed, fset)
     if skimmed is None:
         return None
-    line_starts, n = starts[:-1], len(starts) - 1
-    offsets = starts - np.arange(n + 1)  # Arrow's offsets of the lines without their newlines
-    picked = np.flatnonzero(skimmed.parse)
-    result = parse_chunk(_picked_text(data, line_starts, offsets, skimmed.parse), first_line,
-                         ctx, fset, open_record, encoded, numbers=first_line + picked)
-    result.lines = n
-    result.line_starts = line_starts
+    text = skimmed.picked if skimmed.picked is not None else picked_text(data, starts,
+                                                                          skimmed.parse)
+    result = parse_chunk(text, first_line, ctx, fset, open_record, encoded,
+                         numbers=first_line + np.flatnonzero(skimmed.parse))
+    result.lines = len(starts) - 1
+    result.line_starts = starts[:-1]
     result.invalid_timestamps += skimmed.invalid_timestamps
     result.epoch_records += skimmed.epoch_records
     return result, skimmed
 
 
-def _picked_text(data: bytes, line_starts: np.ndarray, offsets: np.ndarray,
-                 picked: np.ndarray) -> bytes:
-    """The picked lines of ``data``, joined by newlines: each run of picked lines with the
-    newline after it (the last run without), copied by one Arrow cast of views into
-    ``data`` (a slice per run in Python held the GIL for thousands of runs a chunk)."""
+def picked_text(data: bytes, starts: np.ndarray, picked: np.ndarray) -> bytes:
+    """The picked lines of ``data`` (whose lines start at ``starts``, then ``len(data) + 1``),
+    joined by newlines: each run of picked lines with the newline after it (the last run
+    without), copied by one Arrow cast of views into ``data`` (a slice per run in Python held
+    the GIL for thousands of runs a chunk)."""
     edges = np.flatnonzero(np.diff(np.concatenate(([0], picked.view(np.int8), [0]))))
     first, after = edges[0::2], edges[1::2]
-    starts = line_starts[first]
-    lengths = line_starts[after - 1] + (offsets[after] - offsets[after - 1]) - starts
-    lengths[:-1] += 1
-    return joined_bytes(data, starts, lengths)
+    lengths = starts[after] - starts[first]  # each run with its newline
+    lengths[-1] -= 1
+    return joined_bytes(data, starts[first], lengths)
 
 
 def _all_facts(records: pa.Table, summary: pa.Table, ctx: FileContext) -> pa.Table:

@@ -72,6 +72,7 @@ class Skimmed:
     # by prefix (rows: records, real dates, first and last time, first and last row, 1970
     # clocks), where the C module summed them (``skimtext``); else None
     sums: np.ndarray | None = None
+    picked: bytes | None = None  # the lines to parse joined by newlines, where C copied them
 
     @property
     def epoch_records(self) -> int:

@@ -64,7 +64,7 @@ def skim_text(buf: bytes, ends: np.ndarray, narrowed: Sequence[tuple[Sequence[st
                         np.cumsum(header, dtype=np.int64), parse_segment,
                         [(patterns, _line_of(starts, at)) for patterns, at in narrowed])
     readable, prefixes = prefix_fields(pa.array(marks[5], pa.string()))
-    parse, rows, ids, micros, valid, sums = native.skim_skipped(
+    parse, rows, ids, micros, valid, sums, picked = native.skim_skipped(
         buf, starts, header, parse_segment, prefix, ts_start, len(readable))
     rows = np.frombuffer(rows, np.int64)
     if len(rows) == 0:
@@ -76,7 +76,7 @@ def skim_text(buf: bytes, ends: np.ndarray, narrowed: Sequence[tuple[Sequence[st
         parse, rows, np.frombuffer(ids, np.int64), prefixes,
         pa.array(micros, pa.timestamp("us"), mask=~valid), valid & (micros < EPOCH_1971_US),
         ~valid, skipped_lines=int(n - np.count_nonzero(parse)),
-        sums=np.frombuffer(sums, np.int64).reshape(7, len(readable)))
+        sums=np.frombuffer(sums, np.int64).reshape(7, len(readable)), picked=picked)
 
 
 def _decide(buf: bytes, starts: np.ndarray, parse_line: np.ndarray, fset: FormatSet) -> None:

@@ -21,7 +21,7 @@ from plogscan.catalog.ruleset import rule_from_text
 from plogscan.crossrank.patterns import PREFILTER
 from plogscan.engine.selector import Selector
 from plogscan.ingest.chunks import Chunk, clean, parse_task
-from plogscan.ingest.skimming import skimmed_parse
+from plogscan.ingest.skimming import picked_text, skimmed_parse
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.results import FileContext
 from plogscan.parse.skimtext import skim_text
@@ -290,6 +290,8 @@ def assert_skimmed_alike(data: bytes, selector: Selector = SKIM, first_line: int
     for name, values in by_c.prefixes.items():
         assert values.take(by_c.prefix).equals(by_numpy.prefixes[name].take(by_numpy.prefix))
     assert by_c.sums is not None and by_numpy.sums is None
+    assert by_numpy.picked is None
+    assert by_c.picked == picked_text(data, starts, by_numpy.parse)
     keys = [(name, "ascending") for name in ("pid", "level", "module")]
     summed, grouped = by_c.counted(first_line), by_numpy.counted(first_line)
     assert summed.take(pc.sort_indices(summed, sort_keys=keys)).equals(
