@@ -449,6 +449,7 @@ PyObject *skim_skipped(PyObject *self, PyObject *args) {
     if (text_obj == NULL) goto done;
     Py_BEGIN_ALLOW_THREADS
     char *to = PyBytes_AS_STRING(text_obj);
+    int after_run = 0; /* a run was copied: a newline before the next (a run may be one empty line) */
     for (Py_ssize_t i = 0; i < lines;) { /* each run of lines to parse, one copy */
         if (!parse[i]) {
             i++;
@@ -456,7 +457,8 @@ PyObject *skim_skipped(PyObject *self, PyObject *args) {
         }
         Py_ssize_t first = i;
         while (i < lines && parse[i]) i++;
-        if (to != PyBytes_AS_STRING(text_obj)) *to++ = '\n';
+        if (after_run) *to++ = '\n';
+        after_run = 1;
         Py_ssize_t n = (Py_ssize_t)(start[i] - 1 - start[first]);
         memcpy(to, s + start[first], (size_t)n);
         to += n;

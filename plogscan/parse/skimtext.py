@@ -3,7 +3,8 @@
 Where the C module is built (``parse.compiled``), three calls of ``native/skim.c`` do the
 skim: the first splits the chunk into lines and marks each (header, prefix, where its
 timestamp starts, parse it or not), the second closes the records, the third reads the
-skipped records' timestamps and sums their facts by header prefix. Python keeps what only it
+skipped records' timestamps, sums their facts by header prefix and copies out the lines to
+parse, joined by newlines. Python keeps what only it
 can do: the few lines that only a pattern without known first bytes may start
 (``skim.could_start``), the narrowed expressions (``skim._parse_matching``) and the fields of
 the few distinct prefixes. Elsewhere the chunk is split by ``arrowtext.split_lines`` and
@@ -87,8 +88,7 @@ def _decide(buf: bytes, starts: np.ndarray, parse_line: np.ndarray, fset: Format
         return
     lengths = starts[rows + 1] - starts[rows] - 1
     lines = substrings(np.frombuffer(buf, np.uint8), starts[rows], lengths).cast(pa.large_string())
-    first = np.zeros(len(rows), np.uint8)  # undecided lines are not empty: blank ones are parsed
-    first[:] = np.frombuffer(buf, np.uint8)[starts[rows]]
+    first = np.frombuffer(buf, np.uint8)[starts[rows]]  # not empty: blank lines are parsed
     parse_line[rows] = could_start(lines, np.arange(len(rows)), first, fset)
 
 

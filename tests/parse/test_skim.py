@@ -22,6 +22,7 @@ from plogscan.crossrank.patterns import PREFILTER
 from plogscan.engine.selector import Selector
 from plogscan.ingest.chunks import Chunk, clean, parse_task
 from plogscan.ingest.skimming import picked_text, skimmed_parse
+from plogscan.parse import compiled
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.results import FileContext
 from plogscan.parse.skimtext import skim_text
@@ -260,10 +261,8 @@ def test_a_selector_sent_to_a_worker_reuses_the_compiled_database() -> None:
 @contextmanager
 def _python_path() -> Iterator[None]:
     """Within it, the C module counts as not built (``compiled.native`` is None)."""
-    from plogscan.parse import compiled as compiled_module
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(compiled_module, "native", None)
+        patch.setattr(compiled, "native", None)
         yield
 
 
@@ -272,7 +271,7 @@ def assert_skimmed_alike(data: bytes, selector: Selector = SKIM, first_line: int
     starts, parse mask, skipped records, prefixes, timestamps and facts; whether any record
     was skipped."""
     found = selector.raw_hits(data)
-    assert compiled_native() is not None  # built in CI: else this compares numpy with itself
+    assert compiled.native is not None  # built in CI: else this compares numpy with itself
     starts, by_c = skim_text(data, found.ends, found.narrowed, FSET)
     with _python_path():
         numpy_starts, by_numpy = skim_text(data, found.ends, found.narrowed, FSET)
@@ -299,16 +298,12 @@ def assert_skimmed_alike(data: bytes, selector: Selector = SKIM, first_line: int
     return True
 
 
-def compiled_native():
-    from plogscan.parse import compiled as compiled_module
-
-    return compiled_module.native
-
-
 @settings(max_examples=100, deadline=None)
 @given(shapes=SHAPES)
 # a continuation line left for the pattern of unknown first bytes (a progress bar) to decide
 @example(shapes=["plain", "progress", "continuation", "plain", "plain"])
+# an empty first line parsed, the records after it skipped: the empty run still ends in a newline
+@example(shapes=["blank", "plain", "plain", "plain"])
 def test_the_compiled_skim_marks_what_numpy_marks(shapes: list[str]) -> None:
     text = "\n".join(PLAIN.replace("10:00:01", f"10:00:{i % 60:02d}") if s == "plain"
                      else SPECIAL[s] for i, s in enumerate(shapes))
@@ -356,18 +351,15 @@ def test_holds_finds_what_numpy_finds(needle: bytes) -> None:
 @settings(max_examples=60, deadline=None)
 @given(shapes=SHAPES)
 def test_headers_are_skimmed_alike_without_the_compiled_reader(shapes: list[str]) -> None:
-    """The skim finds its header lines with the C module, or with numpy where it is not
-    built: the same records are skipped either way."""
-    from plogscan.parse import compiled as compiled_module
-
+    """The skim runs in the C module, or in numpy where it is not built: the same records,
+    facts and counts either way."""
     text = "\n".join(PLAIN.replace("10:00:01", f"10:00:{i % 60:02d}") if s == "plain"
                      else SPECIAL[s] for i, s in enumerate(shapes))
-    compiled = skimmed_parse(text.encode(), 1, CTX, FSET, False, False, SKIM)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(compiled_module, "native", None)
+    by_c = skimmed_parse(text.encode(), 1, CTX, FSET, False, False, SKIM)
+    with _python_path():
         by_numpy = skimmed_parse(text.encode(), 1, CTX, FSET, False, False, SKIM)
-    assert (compiled is None) == (by_numpy is None)
-    if compiled is not None and by_numpy is not None:
-        assert compiled[0].records.equals(by_numpy[0].records)
-        assert compiled[1].equals(by_numpy[1])
-        assert compiled[2:] == by_numpy[2:]
+    assert (by_c is None) == (by_numpy is None)
+    if by_c is not None and by_numpy is not None:
+        assert by_c[0].records.equals(by_numpy[0].records)
+        assert by_c[1].equals(by_numpy[1])
+        assert by_c[2:] == by_numpy[2:]
