@@ -337,6 +337,17 @@ def test_the_compiled_skim_marks_what_numpy_marks_on_hostile_and_generated_text(
     assert plogs and all(assert_skimmed_alike(path.read_bytes()) for path in plogs)
 
 
+def test_the_compiled_skim_numbers_thousands_of_distinct_prefixes_as_numpy_does() -> None:
+    """One process a line, each process twice: the C module's table of prefixes grows several
+    times and still finds each prefix it holds."""
+    pids = [*range(3000), *range(2999, -1, -7)]
+    text = "\n".join(head(pid=str(1000 + p), module=f"M{p % 7}") + "step" for p in pids)
+    assert assert_skimmed_alike(text.encode())
+    found = SKIM.raw_hits(text.encode())
+    _starts, by_c = skim_text(text.encode(), found.ends, found.narrowed, FSET)
+    assert by_c is not None and len(by_c.prefixes["pid"]) == 3000
+
+
 @pytest.mark.parametrize("needle", [b"==> ", b">", b"==>", b"x==> "])
 def test_holds_finds_what_numpy_finds(needle: bytes) -> None:
     from plogscan.parse.arrowtext import holds
