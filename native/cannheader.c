@@ -239,21 +239,7 @@ typedef struct {
     Py_ssize_t mask, count;
 } Distinct;
 
-static int distinct_grow(Distinct *d) {
-    Py_ssize_t size = 2 * (d->mask + 1);
-    int64_t *slots = calloc((size_t)size, sizeof(int64_t));
-    if (slots == NULL) return -1;
-    for (Py_ssize_t i = 0; i <= d->mask; i++) {
-        if (!d->slots[i]) continue;
-        Py_ssize_t j = (Py_ssize_t)(d->hashes[d->slots[i] - 1] & (uint64_t)(size - 1));
-        while (slots[j]) j = (j + 1) & (size - 1);
-        slots[j] = d->slots[i];
-    }
-    free(d->slots);
-    d->slots = slots;
-    d->mask = size - 1;
-    return 0;
-}
+static int distinct_grow(Distinct *d) { return slots_doubled(&d->slots, &d->mask, d->hashes); }
 
 static PyObject *span_ids(PyObject *self, PyObject *args) {
     Py_buffer data, starts, lengths, out;

@@ -9,6 +9,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
@@ -120,6 +121,26 @@ static inline uint64_t text_hash(const unsigned char *p, int64_t n) {
     }
     for (; k < n; k++) h = (h ^ p[k]) * 0x100000001B3ULL;
     return h ^ (h >> 29);
+}
+
+/* An open-addressing table of texts (slot -> id + 1, 0 empty; mask + 1 slots, a power of two)
+ * doubled in size, each id placed again by the hash of its text (hashes[id]); -1 when out of
+ * memory (the table is left as it was). */
+static inline int slots_doubled(int64_t **slots, Py_ssize_t *mask, const uint64_t *hashes) {
+    Py_ssize_t size = 2 * (*mask + 1);
+    int64_t *grown = calloc((size_t)size, sizeof(int64_t));
+    if (grown == NULL) return -1;
+    for (Py_ssize_t i = 0; i <= *mask; i++) {
+        int64_t slot = (*slots)[i];
+        if (!slot) continue;
+        Py_ssize_t j = (Py_ssize_t)(hashes[slot - 1] & (uint64_t)(size - 1));
+        while (grown[j]) j = (j + 1) & (size - 1);
+        grown[j] = slot;
+    }
+    free(*slots);
+    *slots = grown;
+    *mask = size - 1;
+    return 0;
 }
 
 static inline int64_t floor_div(int64_t a, int64_t b) {

@@ -123,20 +123,7 @@ static int prefixes_grow(Prefixes *t) {
         if (!hashes || !start || !len || !readable || !quiet) return -1;
         t->cap = cap;
     }
-    if (2 * (t->count + 1) > t->mask) {
-        Py_ssize_t size = 2 * (t->mask + 1);
-        int64_t *slots = calloc((size_t)size, sizeof(int64_t));
-        if (slots == NULL) return -1;
-        for (Py_ssize_t i = 0; i <= t->mask; i++) {
-            if (!t->slots[i]) continue;
-            Py_ssize_t j = (Py_ssize_t)(t->hashes[t->slots[i] - 1] & (uint64_t)(size - 1));
-            while (slots[j]) j = (j + 1) & (size - 1);
-            slots[j] = t->slots[i];
-        }
-        free(t->slots);
-        t->slots = slots;
-        t->mask = size - 1;
-    }
+    if (2 * (t->count + 1) > t->mask) return slots_doubled(&t->slots, &t->mask, t->hashes);
     return 0;
 }
 
