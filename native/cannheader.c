@@ -29,80 +29,19 @@
  *   (?: ?(?P<tid>\d+ |\[(?:\d+\]|[A-Za-z_]\w*\]\[[Tt]id:\d+\])|\(tid:\d+\)))?)?
  */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
+
+#include "chunkscan.h"
 
 /* Per line: start and length of the prefix, src_file, src_line and tid groups (0 and 0 for a
  * group that took no part; all 0 when the line does not match). */
 #define FIELDS 8
 
-static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-static int is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
-static int is_alpha_(unsigned char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
-static int is_word(unsigned char c) { return is_digit(c) || is_alpha_(c); }
-static int is_space(unsigned char c) {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-
-/* Digits from *p (at least one): the position after them, or -1. */
-static Py_ssize_t digits(const unsigned char *s, Py_ssize_t p, Py_ssize_t n) {
-    Py_ssize_t q = p;
-    while (q < n && is_digit(s[q])) q++;
-    return q > p ? q : -1;
-}
-
-/* The 27 bytes of YYYY-MM-DD-hh:mm:ss.mmm.uuu (a space may stand for the third dash). */
-static int timestamp_at(const unsigned char *s, Py_ssize_t p, Py_ssize_t n) {
-    static const char shape[] = "dddd-dd-dd-dd:dd:dd.ddd.ddd";
-    if (n - p < 27) return 0;
-    for (int k = 0; k < 27; k++) {
-        unsigned char c = s[p + k];
-        char want = shape[k];
-        if (want == 'd') {
-            if (!is_digit(c)) return 0;
-        } else if (k == 10) {
-            if (c != '-' && c != ' ') return 0;
-        } else if (c != (unsigned char)want) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* The groups of one line into out[0..7] (start, length of each). */
 static void match_line(const unsigned char *s, Py_ssize_t n, int64_t *out) {
-    Py_ssize_t p = 0, q;
+    Py_ssize_t p, q;
     memset(out, 0, FIELDS * sizeof(int64_t));
-    /* prefix: \[(?:[A-Z]+|\d+)\] ?\w+\(-?\d+,[^)]*\): ? */
-    if (p >= n || s[p] != '[') return;
-    p++;
-    if (p < n && is_upper(s[p])) {
-        while (p < n && is_upper(s[p])) p++;
-    } else if ((q = digits(s, p, n)) >= 0) {
-        p = q;
-    } else {
-        return;
-    }
-    if (p >= n || s[p] != ']') return;
-    p++;
-    if (p < n && s[p] == ' ') p++;
-    q = p;
-    while (p < n && is_word(s[p])) p++;
-    if (p == q || p >= n || s[p] != '(') return;
-    p++;
-    if (p < n && s[p] == '-') p++;
-    if ((p = digits(s, p, n)) < 0 || p >= n || s[p] != ',') return;
-    p++;
-    while (p < n && s[p] != ')') p++;
-    if (p + 1 >= n || s[p + 1] != ':') return; /* s[p] is ')' when p < n */
-    p += 2;
-    if (p < n && s[p] == ' ') p++;
-    if (!timestamp_at(s, p, n)) return;
+    if ((p = header_stamp(s, n)) == 0) return;
     out[1] = p;
     p += 27;
     /* " ?(?:\[src_file[: ]src_line\](?: ?tid)?)?" */
@@ -245,22 +184,6 @@ static PyObject *spans(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* The level tags a glued record starts with (glue.py's _GLUE_TAGS). */
-static const char *const TAGS[] = {"[ERROR]", "[WARNING]", "[INFO]", "[DEBUG]", "[EVENT]", "[TRACE]"};
-
-static int tag_at(const unsigned char *s, Py_ssize_t p, Py_ssize_t n) {
-    if (n - p < 6) return 0;
-    switch (s[p + 1]) { /* most '[' of a log open no tag: one byte rules them out */
-    case 'E': case 'W': case 'I': case 'D': case 'T': break;
-    default: return 0;
-    }
-    for (size_t t = 0; t < sizeof(TAGS) / sizeof(TAGS[0]); t++) {
-        size_t len = strlen(TAGS[t]);
-        if ((size_t)(n - p) >= len && memcmp(s + p, TAGS[t], len) == 0) return 1;
-    }
-    return 0;
-}
-
 static PyObject *glued_tags(PyObject *self, PyObject *args) {
     Py_buffer data;
     if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
@@ -316,35 +239,7 @@ typedef struct {
     Py_ssize_t mask, count;
 } Distinct;
 
-/* A hash of n bytes, eight at a time (the texts are short: distinct ones are few). */
-static uint64_t text_hash(const unsigned char *p, int64_t n) {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)n;
-    int64_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-        uint64_t w;
-        memcpy(&w, p + k, 8);
-        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
-        h ^= h >> 32;
-    }
-    for (; k < n; k++) h = (h ^ p[k]) * 0x100000001B3ULL;
-    return h ^ (h >> 29);
-}
-
-static int distinct_grow(Distinct *d) {
-    Py_ssize_t size = 2 * (d->mask + 1);
-    int64_t *slots = calloc((size_t)size, sizeof(int64_t));
-    if (slots == NULL) return -1;
-    for (Py_ssize_t i = 0; i <= d->mask; i++) {
-        if (!d->slots[i]) continue;
-        Py_ssize_t j = (Py_ssize_t)(d->hashes[d->slots[i] - 1] & (uint64_t)(size - 1));
-        while (slots[j]) j = (j + 1) & (size - 1);
-        slots[j] = d->slots[i];
-    }
-    free(d->slots);
-    d->slots = slots;
-    d->mask = size - 1;
-    return 0;
-}
+static int distinct_grow(Distinct *d) { return slots_doubled(&d->slots, &d->mask, d->hashes); }
 
 static PyObject *span_ids(PyObject *self, PyObject *args) {
     Py_buffer data, starts, lengths, out;
@@ -553,21 +448,6 @@ static PyObject *integers(PyObject *self, PyObject *args) {
     return result;
 }
 
-static int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-static int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm), in the same
- * floor arithmetic as plogscan/parse/timestamps.py's numpy version. */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
-    y -= m <= 2;
-    int64_t era = floor_div(y, 400);
-    int64_t yoe = y - era * 400;
-    int64_t mp = floor_mod(m + 9, 12);
-    int64_t doy = floor_div(153 * mp + 2, 5) + d - 1;
-    int64_t doe = yoe * 365 + floor_div(yoe, 4) - floor_div(yoe, 100) + doy;
-    return era * 146097 + doe - 719468;
-}
-
 /* cann_times(data, starts, micros, valid): the CANN timestamp YYYY-MM-DD-hh:mm:ss.mmm.uuu at
  * data[starts[i]:] as microseconds since 1970 (valid[i] = 1), as timestamps.parse_cann_bytes
  * reads it: each of the 20 digit places is taken as (byte - '0') without a check (the header
@@ -592,8 +472,6 @@ static PyObject *cann_times(PyObject *self, PyObject *args) {
         }
     }
     {
-        static const int DAYS[13] = {0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-        static const int PLACES[20] = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18, 20, 21, 22, 24, 25, 26};
         const unsigned char *s = (const unsigned char *)data.buf;
         int64_t *out = micros.buf;
         uint8_t *ok = valid.buf;
@@ -603,23 +481,8 @@ static PyObject *cann_times(PyObject *self, PyObject *args) {
             out[i] = 0;
             ok[i] = 0;
             if (start[i] < 0) continue;
-            int64_t v[20];
-            for (int k = 0; k < 20; k++) {
-                Py_ssize_t at = (Py_ssize_t)start[i] + PLACES[k];
-                v[k] = (at < size ? (int64_t)s[at] : 0) - '0';
-            }
-            int64_t y = ((v[0] * 10 + v[1]) * 10 + v[2]) * 10 + v[3], m = v[4] * 10 + v[5];
-            int64_t d = v[6] * 10 + v[7], hh = v[8] * 10 + v[9], mm = v[10] * 10 + v[11];
-            int64_t ss = v[12] * 10 + v[13];
-            int64_t us = ((((v[14] * 10 + v[15]) * 10 + v[16]) * 10 + v[17]) * 10 + v[18]) * 10 + v[19];
-            int leap = (floor_mod(y, 4) == 0 && floor_mod(y, 100) != 0) || floor_mod(y, 400) == 0;
-            int64_t mi = m < 0 ? 0 : (m > 12 ? 12 : m);
-            int64_t dim = DAYS[mi] - (mi == 2 && !leap);
-            int good = m >= 1 && m <= 12 && d >= 1 && d <= dim && hh < 24 && mm < 60 && ss < 61;
-            int64_t days = days_from_civil(y, good ? m : 1, good ? d : 1);
-            int64_t second = (days * 86400 + hh * 3600 + mm * 60 + ss) * 1000000;
-            good = good && y >= 1 && second < INT64_C(253402300800000000);
-            out[i] = second + us;
+            int good;
+            out[i] = cann_micros(s, size, (Py_ssize_t)start[i], &good);
             ok[i] = (uint8_t)good;
         }
         Py_END_ALLOW_THREADS
@@ -635,6 +498,18 @@ done:
 }
 
 static PyMethodDef methods[] = {
+    {"skim_lines", skim_lines, METH_VARARGS,
+     "skim_lines(data, ends, start_mask, unknown, quiet, truncation): split data into lines "
+     "and mark each for the skim (native/skim.c): (starts, header, parse_line, prefix, "
+     "ts_start, distinct prefixes)."},
+    {"skim_segments", skim_segments, METH_VARARGS,
+     "skim_segments(header, parse_line): whether each record holds a line to parse."},
+    {"skim_skipped", skim_skipped, METH_VARARGS,
+     "skim_skipped(data, starts, header, parse_segment, prefix, ts_start, prefixes): the parse "
+     "mask, the skipped records with their prefix ids and timestamps, and sums by prefix."},
+    {"holds", holds, METH_VARARGS,
+     "holds(data, needle, anchor): whether needle occurs in data (found by memchr on "
+     "needle[anchor], a byte rare in the data)."},
     {"integers", integers, METH_VARARGS,
      "integers(data, starts, lengths, limit, values, valid): the number -?[0-9]+ at each "
      "span of data (int64 starts, -1 for none, and lengths) into values (int64), 1 into valid "

@@ -15,12 +15,13 @@ import pyarrow as pa
 
 from plogscan.ingest.facts import Reducer, as_whole, facts_of, in_line_order, merged_facts, reduced
 from plogscan.parse import cannheader
-from plogscan.parse.arrowtext import holds, joined_bytes, line_buffers, split_lines
+from plogscan.parse.arrowtext import holds, joined_bytes
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.columns import constant_column
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext
-from plogscan.parse.skim import Skimmed, skim
+from plogscan.parse.skim import Skimmed
+from plogscan.parse.skimtext import skim_text
 from plogscan.schema.facts import FACTS_SCHEMA
 
 # A chunk that holds the header ``tail`` writes between files is kept whole by the selector.
@@ -51,7 +52,7 @@ def skimmed_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSe
     if parsed is None:
         return None
     result, skimmed = parsed
-    summary = skimmed.summary(first_line + skimmed.skipped_rows)
+    summary = skimmed.counted(first_line)
     facts = _all_facts(result.records.slice(result.lead), summary, ctx)
     result.records, dropped, dropped_lines = reduced(result.records, reducer, result.lead)
     return (result, facts, dropped + len(skimmed.skipped_rows),
@@ -74,42 +75,30 @@ def skim_and_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatS
     found = raw_hits(data) if raw_hits is not None else None
     if found is None:
         return None
-    lines = split_lines(data)
-    offsets, _ = line_buffers(lines)
-    n = len(lines)
-    line_starts = offsets[:-1] + np.arange(n)  # in ``data``: each line lost its newline
-
-    def line_of(ends: np.ndarray) -> np.ndarray:
-        return np.searchsorted(line_starts, ends - 1, side="right") - 1
-
-    hits = np.zeros(n, bool)
-    if len(found.ends):
-        hits[line_of(found.ends)] = True
-    narrowed = [(patterns, line_of(ends)) for patterns, ends in found.narrowed]
-    skimmed = skim(data, lines, hits, fset, narrowed)
+    starts, skimmed = skim_text(data, found.ends, found.narrowed, fset)
     if skimmed is None:
         return None
-    picked = np.flatnonzero(skimmed.parse)
-    result = parse_chunk(_picked_text(data, line_starts, offsets, skimmed.parse), first_line,
-                         ctx, fset, open_record, encoded, numbers=first_line + picked)
-    result.lines = n
-    result.line_starts = line_starts
+    text = skimmed.picked if skimmed.picked is not None else picked_text(data, starts,
+                                                                          skimmed.parse)
+    result = parse_chunk(text, first_line, ctx, fset, open_record, encoded,
+                         numbers=first_line + np.flatnonzero(skimmed.parse))
+    result.lines = len(starts) - 1
+    result.line_starts = starts[:-1]
     result.invalid_timestamps += skimmed.invalid_timestamps
     result.epoch_records += skimmed.epoch_records
     return result, skimmed
 
 
-def _picked_text(data: bytes, line_starts: np.ndarray, offsets: np.ndarray,
-                 picked: np.ndarray) -> bytes:
-    """The picked lines of ``data``, joined by newlines: each run of picked lines with the
-    newline after it (the last run without), copied by one Arrow cast of views into
-    ``data`` (a slice per run in Python held the GIL for thousands of runs a chunk)."""
+def picked_text(data: bytes, starts: np.ndarray, picked: np.ndarray) -> bytes:
+    """The picked lines of ``data`` (whose lines start at ``starts``, then ``len(data) + 1``),
+    joined by newlines: each run of picked lines with the newline after it (the last run
+    without), copied by one Arrow cast of views into ``data`` (a slice per run in Python held
+    the GIL for thousands of runs a chunk)."""
     edges = np.flatnonzero(np.diff(np.concatenate(([0], picked.view(np.int8), [0]))))
     first, after = edges[0::2], edges[1::2]
-    starts = line_starts[first]
-    lengths = line_starts[after - 1] + (offsets[after] - offsets[after - 1]) - starts
-    lengths[:-1] += 1
-    return joined_bytes(data, starts, lengths)
+    lengths = starts[after] - starts[first]  # each run with its newline
+    lengths[-1] -= 1
+    return joined_bytes(data, starts[first], lengths)
 
 
 def _all_facts(records: pa.Table, summary: pa.Table, ctx: FileContext) -> pa.Table:

@@ -69,6 +69,10 @@ class Skimmed:
     epoch: np.ndarray  # of each skipped record: its clock reads 1970
     invalid: np.ndarray  # of each skipped record: its timestamp is not a valid time
     skipped_lines: int
+    # by prefix (rows: records, real dates, first and last time, first and last row, 1970
+    # clocks), where the C module summed them (``skimtext``); else None
+    sums: np.ndarray | None = None
+    picked: bytes | None = None  # the lines to parse joined by newlines, where C copied them
 
     @property
     def epoch_records(self) -> int:
@@ -96,16 +100,38 @@ class Skimmed:
         by_prefix = table.group_by(by, use_threads=False).aggregate([
             ([], "count_all"), ("ts", "min"), ("ts", "max"), ("line", "min"), ("line", "max"),
             ("epoch", "sum")])
-        picked = by_prefix.column("prefix")
-        keyed = pa.table({
-            **{name: self.prefixes[name].take(picked) for name in ("pid", "level", "module")},
+        return self._joined(by_prefix.column("prefix"), {
             **({} if files is None else {"file": by_prefix.column("file")}),
             "records": by_prefix.column("count_all"), "first_ts": by_prefix.column("ts_min"),
             "last_ts": by_prefix.column("ts_max"), "first_line": by_prefix.column("line_min"),
             "last_line": by_prefix.column("line_max"),
             "epoch_records": by_prefix.column("epoch_sum")})
-        joined = keyed.group_by(["pid", "level", "module", *by[1:]], use_threads=False
-                                ).aggregate([
+
+    def counted(self, first_line: int) -> pa.Table:
+        """``summary(first_line + skipped_rows)``: from the sums by prefix the C module made
+        while it read the timestamps (``sums``), where it did."""
+        if self.sums is None:
+            return self.summary(first_line + self.skipped_rows)
+        records, dated, first_ts, last_ts, first_row, last_row, epoch = self.sums
+        used = np.flatnonzero(records > 0)
+        some = dated[used] > 0
+        return self._joined(pa.array(used, pa.int64()), {
+            "records": pa.array(records[used]),
+            "first_ts": pa.array(first_ts[used], pa.timestamp("us"), mask=~some),
+            "last_ts": pa.array(last_ts[used], pa.timestamp("us"), mask=~some),
+            "first_line": pa.array(first_line + first_row[used]),
+            "last_line": pa.array(first_line + last_row[used]),
+            "epoch_records": pa.array(epoch[used])})
+
+    def _joined(self, picked: pa.Array, columns: dict[str, pa.Array]) -> pa.Table:
+        """The sums of ``columns`` (by prefix ``picked``, and by file where they hold a
+        ``file``) joined by pid, level and module: the few prefixes that share them (their
+        proc or spacing differ) become one row."""
+        keyed = pa.table({
+            **{name: self.prefixes[name].take(picked) for name in ("pid", "level", "module")},
+            **columns})
+        by = ["pid", "level", "module", *(["file"] if "file" in columns else [])]
+        joined = keyed.group_by(by, use_threads=False).aggregate([
             ("records", "sum"), ("first_ts", "min"), ("last_ts", "max"), ("first_line", "min"),
             ("last_line", "max"), ("epoch_records", "sum")])
         return joined.rename_columns([name.rsplit("_", 1)[0] if name.endswith(
@@ -172,16 +198,22 @@ def _headers(lines: pa.Array, data: np.ndarray, starts: np.ndarray, lengths: np.
     else:
         rows, ts_start = _shaped_headers(data, starts, lengths, first, lines)
     index, distinct = cannheader.distinct_texts(data, starts[rows], ts_start[rows])
+    readable, prefixes = prefix_fields(distinct)
+    good = readable[index]
+    header = np.zeros(n, bool)
+    header[rows[good]] = True
+    return header, ts_start, index[good], prefixes
+
+
+def prefix_fields(distinct: pa.Array) -> tuple[np.ndarray, dict[str, pa.Array]]:
+    """Of each distinct header prefix: whether the skim reads its header (a pid short enough
+    to read, a proc without ``[``), and its level, module and pid."""
     found = pc.extract_regex(distinct, _PREFIX_WHOLE)
     fields = dict(zip(("level", "module", "pid", "proc"), found.flatten(), strict=True))
     pid = digits(fields["pid"], pa.int64())  # null where the prefix did not match
     bracket = pc.fill_null(pc.match_substring(fields["proc"], "["), True)
-    valid = _mask(pid.is_valid()) & ~_mask(bracket)
-    good = valid[index]
-    header = np.zeros(n, bool)
-    header[rows[good]] = True
-    return (header, ts_start, index[good],
-            {"level": fields["level"], "module": fields["module"], "pid": pid})
+    readable = _mask(pid.is_valid()) & ~_mask(bracket)
+    return readable, {"level": fields["level"], "module": fields["module"], "pid": pid}
 
 
 def _shaped_headers(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray,

@@ -5,8 +5,12 @@ skip, and the same diagnosis end to end."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
+import pyarrow.compute as pc
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -16,10 +20,12 @@ from plogscan.catalog.rule import RuleSet
 from plogscan.catalog.ruleset import rule_from_text
 from plogscan.crossrank.patterns import PREFILTER
 from plogscan.engine.selector import Selector
-from plogscan.ingest.chunks import Chunk, parse_task
-from plogscan.ingest.skimming import skimmed_parse
+from plogscan.ingest.chunks import Chunk, clean, parse_task
+from plogscan.ingest.skimming import picked_text, skimmed_parse
+from plogscan.parse import compiled
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.results import FileContext
+from plogscan.parse.skimtext import skim_text
 from plogscan.parse.superset import superset_regex
 from plogscan.report import render
 from tests.helpers import REPO_ROOT, SAMPLES_DIR, diagnosed
@@ -252,21 +258,119 @@ def test_a_selector_sent_to_a_worker_reuses_the_compiled_database() -> None:
     assert LiteralScanner.build(("abc",)) is LiteralScanner.build(("abc",))
 
 
+@contextmanager
+def _python_path() -> Iterator[None]:
+    """Within it, the C module counts as not built (``compiled.native`` is None)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compiled, "native", None)
+        yield
+
+
+def assert_skimmed_alike(data: bytes, selector: Selector = SKIM, first_line: int = 7) -> bool:
+    """The C module's skim of ``data`` (``native/skim.c``) and numpy's give the same line
+    starts, parse mask, skipped records, prefixes, timestamps and facts; whether any record
+    was skipped."""
+    found = selector.raw_hits(data)
+    assert compiled.native is not None  # built in CI: else this compares numpy with itself
+    starts, by_c = skim_text(data, found.ends, found.narrowed, FSET)
+    with _python_path():
+        numpy_starts, by_numpy = skim_text(data, found.ends, found.narrowed, FSET)
+    assert np.array_equal(starts, numpy_starts)
+    assert (by_c is None) == (by_numpy is None)
+    if by_c is None or by_numpy is None:
+        return False
+    for name in ("parse", "skipped_rows", "epoch", "invalid"):
+        assert np.array_equal(getattr(by_c, name), getattr(by_numpy, name)), name
+    assert by_c.ts.equals(by_numpy.ts)
+    assert by_c.skipped_lines == by_numpy.skipped_lines
+    # the prefixes are numbered among the lines each found shaped like a header (numpy's test
+    # of the shape is looser): the same fields for each skipped record
+    assert by_c.prefixes.keys() == by_numpy.prefixes.keys()
+    for name, values in by_c.prefixes.items():
+        assert values.take(by_c.prefix).equals(by_numpy.prefixes[name].take(by_numpy.prefix))
+    assert by_c.sums is not None and by_numpy.sums is None
+    assert by_numpy.picked is None
+    assert by_c.picked == picked_text(data, starts, by_numpy.parse)
+    keys = [(name, "ascending") for name in ("pid", "level", "module")]
+    summed, grouped = by_c.counted(first_line), by_numpy.counted(first_line)
+    assert summed.take(pc.sort_indices(summed, sort_keys=keys)).equals(
+        grouped.take(pc.sort_indices(grouped, sort_keys=keys)))
+    return True
+
+
+@settings(max_examples=100, deadline=None)
+@given(shapes=SHAPES)
+# a continuation line left for the pattern of unknown first bytes (a progress bar) to decide
+@example(shapes=["plain", "progress", "continuation", "plain", "plain"])
+# an empty first line parsed, the records after it skipped: the empty run still ends in a newline
+@example(shapes=["blank", "plain", "plain", "plain"])
+def test_the_compiled_skim_marks_what_numpy_marks(shapes: list[str]) -> None:
+    text = "\n".join(PLAIN.replace("10:00:01", f"10:00:{i % 60:02d}") if s == "plain"
+                     else SPECIAL[s] for i, s in enumerate(shapes))
+    assert_skimmed_alike(text.encode())
+
+
+def _sample_files() -> list[Path]:
+    return sorted(p for p in SAMPLES.rglob("*") if p.is_file() and p.suffix in ("", ".log", ".txt"))
+
+
+def test_the_compiled_skim_marks_what_numpy_marks_in_every_sample() -> None:
+    skimmed = [assert_skimmed_alike(clean(path.read_bytes())[0]) for path in _sample_files()]
+    assert sum(skimmed) >= 5  # the comparison covers files where records were skipped
+
+
+def test_the_compiled_skim_marks_what_numpy_marks_on_hostile_and_generated_text(
+        tmp_path: Path) -> None:
+    import random
+    import sys
+
+    from tests.parse.test_native_equal import _hostile_lines
+
+    for seed in range(4):
+        assert_skimmed_alike(clean(_hostile_lines(random.Random(seed)))[0])
+    sys.path.insert(0, str(REPO_ROOT / "bench"))
+    import generate as gen
+
+    gen.generate(gen.Config(out=tmp_path / "tree", size=3 << 20, ranks=2, seed=5,
+                            reuse_share=0.25, error_density=0.09))
+    plogs = sorted((tmp_path / "tree").rglob("plog-*.log"))
+    assert plogs and all(assert_skimmed_alike(path.read_bytes()) for path in plogs)
+
+
+def test_the_compiled_skim_numbers_thousands_of_distinct_prefixes_as_numpy_does() -> None:
+    """One process a line, each process twice: the C module's table of prefixes grows several
+    times and still finds each prefix it holds."""
+    pids = [*range(3000), *range(2999, -1, -7)]
+    text = "\n".join(head(pid=str(1000 + p), module=f"M{p % 7}") + "step" for p in pids)
+    assert assert_skimmed_alike(text.encode())
+    found = SKIM.raw_hits(text.encode())
+    _starts, by_c = skim_text(text.encode(), found.ends, found.narrowed, FSET)
+    assert by_c is not None and len(by_c.prefixes["pid"]) == 3000
+
+
+@pytest.mark.parametrize("needle", [b"==> ", b">", b"==>", b"x==> "])
+def test_holds_finds_what_numpy_finds(needle: bytes) -> None:
+    from plogscan.parse.arrowtext import holds
+
+    for text in (b"", b"==> a <==", b"a\n==> b", b"=> =>=", b"x" * 100 + b"==>", b"==>"):
+        anchor = needle.index(b">") if b">" in needle else 0
+        found = holds(text, needle, anchor)
+        with _python_path():
+            assert found == holds(text, needle, anchor) == (needle in text)
+
+
 @settings(max_examples=60, deadline=None)
 @given(shapes=SHAPES)
 def test_headers_are_skimmed_alike_without_the_compiled_reader(shapes: list[str]) -> None:
-    """The skim finds its header lines with the C module, or with numpy where it is not
-    built: the same records are skipped either way."""
-    from plogscan.parse import compiled as compiled_module
-
+    """The skim runs in the C module, or in numpy where it is not built: the same records,
+    facts and counts either way."""
     text = "\n".join(PLAIN.replace("10:00:01", f"10:00:{i % 60:02d}") if s == "plain"
                      else SPECIAL[s] for i, s in enumerate(shapes))
-    compiled = skimmed_parse(text.encode(), 1, CTX, FSET, False, False, SKIM)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(compiled_module, "native", None)
+    by_c = skimmed_parse(text.encode(), 1, CTX, FSET, False, False, SKIM)
+    with _python_path():
         by_numpy = skimmed_parse(text.encode(), 1, CTX, FSET, False, False, SKIM)
-    assert (compiled is None) == (by_numpy is None)
-    if compiled is not None and by_numpy is not None:
-        assert compiled[0].records.equals(by_numpy[0].records)
-        assert compiled[1].equals(by_numpy[1])
-        assert compiled[2:] == by_numpy[2:]
+    assert (by_c is None) == (by_numpy is None)
+    if by_c is not None and by_numpy is not None:
+        assert by_c[0].records.equals(by_numpy[0].records)
+        assert by_c[1].equals(by_numpy[1])
+        assert by_c[2:] == by_numpy[2:]
