@@ -70,14 +70,16 @@ def integers(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, start
         numbers = pa.Array.from_buffers(pa.int64(), len(rows),
                                         [validity, pa.py_buffer(values)], nulls)
         return numbers if typ == pa.int64() else numbers.cast(typ)
-    text = _views(data, line_offsets, rows, usable, length)
-    try:
-        return pa.compute.cast(text, typ)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        # A span that is not a plain number (only a custom format could capture one).
-        text = pa.compute.cast(text, pa.string())
-        numeric = pa.compute.match_substring_regex(text, r"^-?\d+$")
-        return pa.compute.cast(pa.compute.if_else(numeric, text, None), typ)
+    text = pa.compute.cast(_views(data, line_offsets, rows, usable, length), pa.string())
+    hex_like = pa.compute.any(pa.compute.match_substring(text, "x", ignore_case=True)).as_py()
+    if not hex_like:  # Arrow's cast also reads 0x1f as 31: decimal only, as the C module
+        try:
+            return pa.compute.cast(text, typ)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass
+    # A span that is not a plain number (only a custom format could capture one).
+    numeric = pa.compute.match_substring_regex(text, r"^-?\d+$")
+    return pa.compute.cast(pa.compute.if_else(numeric, text, None), typ)
 
 
 def timestamps(data: np.ndarray, line_offsets: np.ndarray, rows: np.ndarray, start: np.ndarray,
