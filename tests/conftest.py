@@ -9,6 +9,10 @@ files from the current output, then review the diff before committing it.
 (``tests.helpers.DiagnoseCli``); ``terminal`` runs plogscan on real pseudo-terminals
 (``tests.pty_run.run_plogscan``); ``at_repo_root`` makes the checkout the working directory,
 for tests that name ``samples/...`` or ``rules/...`` as a user in the checkout would.
+
+Every property test draws the same examples in every suite run (hypothesis derandomized, the
+``ci`` profile of ``tests.fuzzing``): a run fails for a change, never for a new draw.
+``PLOGSCAN_FUZZ=long`` draws new examples, as many as each test asks for.
 """
 
 from __future__ import annotations
@@ -20,9 +24,14 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
+from tests.fuzzing import PROFILE
 from tests.helpers import REPO_ROOT, SAMPLES_DIR, DiagnoseCli
 from tests.pty_run import run_plogscan
+
+settings.register_profile("plogscan", derandomize=PROFILE == "ci")
+settings.load_profile("plogscan")  # the parent of every test's own settings
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 FLAGSHIP = SAMPLES_DIR / "ccu-reuse-before-mc2"
