@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.analysis.unexplained import first_lines, mask
+from plogscan.parse.arrays import distinct
 
 MAX_HOSTS = 1024  # host names masked (the longest first)
 _HOST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]")
@@ -67,4 +68,4 @@ def _rows_with_numeric_codes(codes: pa.Array, rows: int) -> np.ndarray:
         return np.zeros(0, np.int64)
     numeric = pc.fill_null(pc.match_substring_regex(flat, r"^[0-9]+$"), False)
     parents = pc.list_parent_indices(codes).to_numpy(zero_copy_only=False)
-    return np.unique(parents[numeric.to_numpy(zero_copy_only=False)])
+    return distinct(parents[numeric.to_numpy(zero_copy_only=False)])

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.crossrank.patterns import PREFILTER
+from plogscan.parse.arrays import distinct
 from plogscan.parse.literals import LiteralScanner
 
 
@@ -26,7 +27,7 @@ def prefiltered_rows(message: pa.Array, hyperscan: bool = True) -> np.ndarray:
         # distinct messages that ``matches`` builds for repeated ones (a copy of the batch's
         # text beside the engine's and the workers' memory, for little time saved here).
         _ids, rows, _non_ascii = scanner.scan_rows(message)
-        rows = np.unique(rows)
+        rows = distinct(rows)
         # The scan runs over the messages end to end, so a match can begin in one message and
         # end in the next ("Entry-" then "Hccl"): the few rows found are confirmed by RE2.
         found = message.take(pa.array(rows))

@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from plogscan.engine.arrowrows import group_numbers
+from plogscan.parse.arrays import distinct
 
 BUCKETS = 16
 
@@ -46,7 +47,7 @@ class GroupBuckets:
         bucket = bucket_of[group]
         table = thin.append_column("row", pa.array(rows, pa.int64())).append_column(
             "bits", pa.array(bits, pa.int64()))
-        for number in np.unique(bucket):
+        for number in distinct(bucket):
             part = table.filter(pa.array(bucket == number))
             self._writer(int(number), part.schema).write_table(part)
 

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from plogscan.catalog.rule import Predicate
-from plogscan.parse.patternsets import PatternSets, distinct
+from plogscan.parse.arrays import distinct
+from plogscan.parse.patternsets import PatternSets
 from plogscan.parse.superset import superset_regex
 
 
@@ -123,7 +124,7 @@ class Narrowing:
         """For each narrowed alternative with a match among ``ids`` (none of them sure): the
         alternative and the distinct units those matches fall in."""
         found: dict[int, list[np.ndarray]] = {}
-        for literal in np.unique(ids).tolist():
+        for literal in distinct(ids).tolist():
             picked = units[ids == literal]
             for k in self.of_literal.get(literal, ()):
                 found.setdefault(k, []).append(picked)

@@ -6,8 +6,8 @@ batch and the costly ones only over the rows still standing; ``re`` named groups
 only on the few candidate rows. A null field never matches, with one exception: a record
 header's ``level`` and ``module`` that the text does not give (a line pasted without its
 header) do not contradict an alternative that tests the record's text too (``HEADER_FIELDS``).
-``Prefilter`` joins the literal tests that start alternatives into one pass per batch, so
-those tests run on its rows only; a test of repeating values, on the distinct ones.
+``Prefilter`` joins the literal tests that start alternatives into one pass per batch, so those
+tests run on its rows only; a test of repeating values, on the distinct ones.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from plogscan.catalog.operators import FIELD_KINDS, OPERATORS
 from plogscan.catalog.rule import Condition, Predicate
 from plogscan.engine import distinct
+from plogscan.parse.arrays import distinct as distinct_values
 
 MaskFn = Callable[[pa.Array, tuple], pa.Array]
 
@@ -69,8 +70,7 @@ def _re(arr: pa.Array, values: tuple) -> pa.Array:
 
 
 def _known(arr: pa.Array, values: tuple) -> pa.Array:
-    """Codes the code tables give a failure class (``plogscan.codes.category_of``): each
-    distinct code of the batch is looked up once."""
+    """Codes the code tables give a class (``codes.category_of``), each looked up once."""
     from plogscan.codes import category_of
 
     distinct = pc.unique(arr.drop_null()).to_pylist()
@@ -212,7 +212,7 @@ class Prefilter:
         if not non_ascii.size and not (hi - lo).any():  # most literals, in most batches
             return _NO_ROWS
         parts = [rows[a:b] for a, b in zip(lo, hi, strict=True)] + [non_ascii]
-        return np.unique(np.concatenate(parts))
+        return distinct_values(np.concatenate(parts))
 
     def rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict) -> np.ndarray | None:
         """Rows of ``batch`` where ``pred`` may hold, or None when it is not prefiltered."""
@@ -322,7 +322,7 @@ def matching_rows(cond: Condition, batch: pa.RecordBatch, cache: dict | None = N
              if (rows := _alternative_rows(alt, batch, cache, prefilter)).size]
     if len(parts) < 2:
         return parts[0] if parts else _NO_ROWS
-    return np.unique(np.concatenate(parts))
+    return distinct_values(np.concatenate(parts))
 
 
 def evaluate(cond: Condition, batch: pa.RecordBatch, cache: dict | None = None,

@@ -30,6 +30,7 @@ from plogscan.ingest.contextlines import (
 from plogscan.ingest.facts import Reducer, as_whole, facts_of
 from plogscan.ingest.groups import FileOutcome, GroupOutcome, Piece
 from plogscan.ingest.joined import parse_joined
+from plogscan.parse.arrays import distinct
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.formatcheck import builtin_formats
 from plogscan.parse.lineformats import FormatSet
@@ -55,7 +56,7 @@ def _with_context(group: GroupOutcome, pieces: list[Piece], spec: ContextSpec) -
         return with_context_columns(records)
     starts = np.concatenate(([0], np.cumsum([f.records for f in group.files])))
     owner = np.searchsorted(starts, marked, side="right") - 1
-    used = np.unique(owner)  # the files that hold a marked record, joined by newlines
+    used = distinct(owner)  # the files that hold a marked record, joined by newlines
     lines_in = np.array([pieces[i].data.count(b"\n") + 1 for i in used], np.int64)
     first_of = np.concatenate(([0], np.cumsum(lines_in)[:-1]))
     joined = Lines(b"\n".join(pieces[i].data for i in used))

@@ -58,7 +58,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.parse.arrays import column_of, isin_values, mask, numbers
+from plogscan.parse.arrays import column_of, distinct, isin_values, mask, numbers
 from plogscan.parse.lineformats import BLOCK_ROLES, FormatSet
 from plogscan.parse.runs import merged
 from plogscan.schema import plain_text
@@ -187,7 +187,7 @@ def _headed(records: pa.Table, joins: np.ndarray, needs_title: np.ndarray) -> np
         return out
     index = np.arange(len(joins))
     head = np.maximum.accumulate(np.where(joins, 0, index))  # the run's first record
-    heads = np.unique(head[rows])
+    heads = distinct(head[rows])
     titled = _matches(_first_lines(column_of(records, "message").take(pa.array(heads))), TITLE)
     out[rows] = titled[np.searchsorted(heads, head[rows])]
     return out

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.parse import compiled
+from plogscan.parse.arrays import distinct
 from plogscan.parse.arrowtext import LARGE, holds, line_buffers
 from plogscan.parse.lineformats import MAX_PREFIXES
 from plogscan.parse.linematch import Spans
@@ -53,7 +54,7 @@ def suspects(buf: bytes) -> np.ndarray:
     if len(places) == 0:
         return np.zeros(0, np.int64)
     newlines = np.flatnonzero(np.frombuffer(buf, dtype=np.uint8) == 10)
-    return np.unique(np.searchsorted(newlines, places))
+    return distinct(np.searchsorted(newlines, places))
 
 
 def tag_places(buf: bytes) -> np.ndarray:

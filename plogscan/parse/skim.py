@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.parse import cannheader, glue
+from plogscan.parse.arrays import distinct
 from plogscan.parse.arrowtext import (
     LARGE,
     blank_lines,
@@ -46,7 +47,7 @@ from plogscan.parse.codescan import QUIET_LEVELS
 from plogscan.parse.fieldvalues import CANN_TS_BYTES, digits, timestamps
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.messages import TRUNCATION_CHARS
-from plogscan.parse.patternsets import distinct, matching
+from plogscan.parse.patternsets import matching
 from plogscan.parse.timestamps import epoch_mask
 
 # The CANN header's fields before the timestamp (cannheader.PREFIX), matched whole.

@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.parse.arrays import distinct
 from plogscan.parse.arrowtext import line_buffers
 
 # Words that make a line an error, for a reader (RE2). The first branch is a level word
@@ -132,7 +133,7 @@ def _rows_with_backslash(messages: pa.Array) -> np.ndarray:
     places = np.flatnonzero(data[offsets[0]:offsets[-1]] == 92) + offsets[0]
     if len(places) == 0:
         return places
-    return np.unique(np.searchsorted(offsets, places, side="right") - 1)
+    return distinct(np.searchsorted(offsets, places, side="right") - 1)
 
 
 def _mask(values: pa.Array) -> np.ndarray:
