@@ -10,8 +10,8 @@ reads the CANN header of each line (its fields, numbers and timestamp) several t
 than RE2, numbers the distinct header prefixes of a chunk, finds glued level tags, and skims a
 chunk (which lines to parse, and the facts of the records left unparsed). It is optional:
 where no C compiler is found the build goes on without it (and says so), and plogscan does the
-same with RE2, Arrow and numpy (the same records, more slowly; ``plogscan --version`` says which, and
-``PLOGSCAN_NATIVE=0`` turns the module off where it is built).
+same with RE2, Arrow and numpy (the same records, more slowly; ``plogscan --version`` says
+which, and ``PLOGSCAN_NATIVE=0`` turns the module off where it is built).
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ say "venv ready in $((SECONDS - started)) s:" \
        | tr '\n' ' ')"
 say "$("$venv_python" -m plogscan --version | tail -n 1)"
 
-"$work/venv/bin/ruff" check --quiet plogscan tests bench
+"$work/venv/bin/ruff" check --quiet plogscan tests bench samples setup.py
 # Its own --basetemp: pytest then neither keeps the run's files nor, at exit, sweeps the older
 # runs' out of the shared temporary directory (minutes on a machine where big suites ran).
 "$venv_python" -m pytest -q -p no:cacheprovider --basetemp="$work/pytest" \

@@ -10,6 +10,6 @@ if [ -x .ci/install-browser.sh ] || [ -f .ci/install-browser.sh ]; then
   bash .ci/install-browser.sh
 fi
 "${PYTHON:-python3}" -m pip install --quiet --disable-pip-version-check -e '.[test]'
-"${PYTHON:-python3}" -m ruff check plogscan tests bench
+"${PYTHON:-python3}" -m ruff check plogscan tests bench samples setup.py
 "${PYTHON:-python3}" -m pytest "$@"
 bash scripts/test-floor.sh
