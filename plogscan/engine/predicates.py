@@ -130,7 +130,7 @@ def _value_mask(pred: Predicate, arr: pa.Array) -> np.ndarray:
 
 
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
-_NO_ROWS = np.zeros(0, np.int64)  # empty: nothing can write into it
+NO_ROWS = np.zeros(0, np.int64)  # empty: nothing can write into it
 
 
 def literal_test(alt: Sequence[Predicate]) -> Predicate | None:
@@ -180,37 +180,82 @@ class Prefilter:
                             for field, values in every.items()}
         self._scanners: dict[str, object] = {}
         self._wanted: dict[tuple[str, tuple], np.ndarray] = {}  # a test's literal ids
+        # For ``possible``: each alternative's condition, which alternatives have no literal
+        # test, and per field the (alternative, literal id) pairs of those that have one.
+        alternatives = [(c, alt) for c, cond in enumerate(conditions_list)
+                        for alt in cond.alternatives]
+        self._conditions = len(conditions_list)
+        self._condition_of = np.array([c for c, _ in alternatives], np.int64)
+        self._unindexed = np.ones(len(alternatives), bool)
+        pairs: dict[str, list[tuple[int, int]]] = {}
+        for a, (_, alt) in enumerate(alternatives):
+            pred = literal_test(alt)
+            if pred is not None:
+                self._unindexed[a] = False
+                ids = self.literal_ids[pred.field]
+                pairs.setdefault(pred.field, []).extend((a, ids[str(v)]) for v in pred.values)
+        self._pairs = {field: np.array(found, np.int64).reshape(-1, 2)
+                       for field, found in pairs.items()}
 
-    def literal_rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict
-                     ) -> np.ndarray | None:
-        """Rows of ``batch`` that may satisfy the literal test ``pred`` (a superset), or None
-        when there is no Hyperscan index for its field."""
-        ids = self.literal_ids.get(pred.field)
+    def _hits(self, field: str, batch: pa.RecordBatch, cache: dict
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The rows of ``batch`` that hold each literal of ``field`` (one Hyperscan pass per
+        batch, ``cache``): where each literal's rows begin, the rows by literal, and the rows
+        that hold non-ASCII text; None when there is no index for the field."""
+        ids = self.literal_ids.get(field)
         if ids is None:
             return None
-        if pred.field not in self._scanners:
+        if field not in self._scanners:
             from plogscan.parse.literals import LiteralScanner
 
-            self._scanners[pred.field] = LiteralScanner.build(tuple(ids))
-        scanner = self._scanners[pred.field]
+            self._scanners[field] = LiteralScanner.build(tuple(ids))
+        scanner = self._scanners[field]
         if scanner is None:
             return None
-        key = ("literal-hits", pred.field)
+        key = ("literal-hits", field)
         if key not in cache:
-            column = batch.column(pred.field)
+            column = batch.column(field)
             found, rows, non_ascii = scanner.matches(column)  # type: ignore[attr-defined]
             order = np.argsort(found, kind="stable")  # rows by literal; starts: where each begins
             starts = np.zeros(len(ids) + 1, np.int64)
             np.cumsum(np.bincount(found, minlength=len(ids)), out=starts[1:])
             cache[key] = (starts, rows[order], non_ascii)
-        starts, rows, non_ascii = cache[key]
+        return cache[key]
+
+    def possible(self, batch: pa.RecordBatch, cache: dict) -> np.ndarray:
+        """Which of the conditions (in the order given) can hold on some record of ``batch``:
+        one that has an alternative without a literal test, or one whose literal some record
+        may hold (``literal_rows``: a condition it marks false has no rows there). One
+        vectorized test for every rule, instead of a step per rule."""
+        alive = self._unindexed.copy()
+        for field, pairs in self._pairs.items():
+            hits = self._hits(field, batch, cache)
+            if hits is None or hits[2].size:
+                alive[pairs[:, 0]] = True
+                continue
+            starts = hits[0]
+            present = starts[1:] > starts[:-1]
+            alive[pairs[present[pairs[:, 1]], 0]] = True
+        out = np.zeros(self._conditions, bool)
+        out[self._condition_of[alive]] = True
+        return out
+
+    def literal_rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict
+                     ) -> np.ndarray | None:
+        """Rows of ``batch`` that may satisfy the literal test ``pred`` (a superset), or None
+        when there is no Hyperscan index for its field."""
+        hits = self._hits(pred.field, batch, cache)
+        if hits is None:
+            return None
+        starts, rows, non_ascii = hits
         wanted = self._wanted.get((pred.field, pred.values))
         if wanted is None:
+            ids = self.literal_ids[pred.field]
             wanted = self._wanted[(pred.field, pred.values)] = np.asarray(
                 sorted(ids[str(v)] for v in pred.values), np.int64)
         lo, hi = starts[wanted], starts[wanted + 1]
         if not non_ascii.size and not (hi - lo).any():  # most literals, in most batches
-            return _NO_ROWS
+            return NO_ROWS
         parts = [rows[a:b] for a, b in zip(lo, hi, strict=True)] + [non_ascii]
         return distinct_values(np.concatenate(parts))
 
@@ -321,7 +366,7 @@ def matching_rows(cond: Condition, batch: pa.RecordBatch, cache: dict | None = N
     parts = [rows for alt in cond.alternatives
              if (rows := _alternative_rows(alt, batch, cache, prefilter)).size]
     if len(parts) < 2:
-        return parts[0] if parts else _NO_ROWS
+        return parts[0] if parts else NO_ROWS
     return distinct_values(np.concatenate(parts))
 
 
