@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -214,8 +215,7 @@ class Prefilter:
             return None
         key = ("literal-hits", field)
         if key not in cache:
-            column = batch.column(field)
-            found, rows, non_ascii = scanner.matches(column)  # type: ignore[attr-defined]
+            found, rows, non_ascii = _scanned(scanner, batch, field, cache)
             order = np.argsort(found, kind="stable")  # rows by literal; starts: where each begins
             starts = np.zeros(len(ids) + 1, np.int64)
             np.cumsum(np.bincount(found, minlength=len(ids)), out=starts[1:])
@@ -269,6 +269,19 @@ class Prefilter:
             hit = pc.match_substring_regex(batch.column(pred.field), pattern)
             cache[key] = np.flatnonzero(hit.fill_null(False).to_numpy(zero_copy_only=False))
         return cache[key]
+
+
+def _scanned(scanner: Any, batch: pa.RecordBatch, field: str, cache: dict
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``LiteralScanner.matches`` of a text column: (literal ids, rows) of every match and the
+    rows of non-ASCII text. When at most half the values are distinct (log lines repeat),
+    the distinct ones are scanned and their matches spread to their rows, with the column's
+    encoding that the rules' tests of the same field share (``distinct.repeating``)."""
+    encoded = distinct.repeating(batch, field, cache)
+    if encoded is None:
+        return scanner.matches(batch.column(field))
+    ids, values, non_ascii = scanner.scan_rows(encoded.values)
+    return ids.repeat(encoded.count(values)), encoded.rows_of(values), encoded.rows_of(non_ascii)
 
 
 def _batch_mask(pred: Predicate, batch: pa.RecordBatch, cache: dict, unknown_passes: bool
