@@ -21,7 +21,8 @@ from plogscan.engine import arrowrows, correlate, seqstore, thresholdstore
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.findings import Identify, build_finding
 from plogscan.engine.predicates import NO_ROWS as _NO_ROWS
-from plogscan.engine.predicates import Prefilter, matching_rows
+from plogscan.engine.predicates import matching_rows
+from plogscan.engine.prefilter import Prefilter
 from plogscan.engine.presence import Presence
 from plogscan.engine.seqstore import SequenceStore
 from plogscan.engine.thresholdstore import ThresholdStore

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from plogscan.catalog.rule import Condition
 from plogscan.engine import distinct
-from plogscan.engine.predicates import Prefilter, evaluate, matching_rows
+from plogscan.engine.predicates import evaluate, matching_rows
+from plogscan.engine.prefilter import Prefilter
 from tests.engine.test_predicates import make_events, pred
 
 
