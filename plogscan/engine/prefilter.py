@@ -157,6 +157,9 @@ def _scanned(scanner: Any, batch: pa.RecordBatch, field: str, cache: dict
     encoding that the rules' tests of the same field share (``distinct.repeating``)."""
     encoded = distinct.repeating(batch, field, cache)
     if encoded is None:
-        return scanner.matches(batch.column(field))
+        column = batch.column(field)
+        if distinct.repeats(column) and not pa.types.is_list(column.type):
+            return scanner.scan_rows(column)  # encoded already, and found mostly distinct
+        return scanner.matches(column)
     ids, values, non_ascii = scanner.scan_rows(encoded.values)
     return ids.repeat(encoded.count(values)), encoded.rows_of(values), encoded.rows_of(non_ascii)
