@@ -1,7 +1,9 @@
 """``scan``: run a rule set over the event table, one record batch at a time.
 
-For each batch and rule, every step's mask is computed over the whole batch with
-``pyarrow.compute`` (shared predicates are computed once per batch); only the candidate rows
+For each batch, one test tells which rules can match at all (``Prefilter.possible``: most
+rules hold none of a batch's literals); for each of those, every step's mask is computed over
+the whole batch with ``pyarrow.compute`` (shared predicates, the records' order and their
+group keys are computed once per batch); only the candidate rows
 (those that fill some step) are kept, with their captures, plus a tiny per-process summary of
 which levels/modules/kinds were written (for ``requires``). Sequence and threshold rules keep
 their candidates as Arrow in bounded memory (``candidatestore``) and turn only the few that can
