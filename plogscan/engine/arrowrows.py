@@ -103,6 +103,54 @@ def group_numbers(table: pa.Table | pa.RecordBatch, by: Sequence[str]
     return group.astype(np.int64).reshape(n), grouped
 
 
+def batch_position(batch: pa.RecordBatch, cache: dict) -> np.ndarray:
+    """``machine_order``'s position of every record of ``batch``, once per batch (``cache``,
+    one dict per batch): the positions of any subset of its rows order that subset as its own
+    ``machine_order`` would (ties in row order either way), so every rule reads its candidates'
+    order from this one sort."""
+    found = cache.get(("machine-position",))
+    if found is None:
+        found = cache[("machine-position",)] = machine_order(batch)[0]
+    return found
+
+
+def batch_codes(batch: pa.RecordBatch, name: str, cache: dict) -> tuple[int, np.ndarray]:
+    """The distinct values' count of column ``name`` of ``batch`` and each record's index
+    into them (-1 for null), once per batch (``cache``)."""
+    key = ("codes", name)
+    found = cache.get(key)
+    if found is None:
+        values, index = codes(batch.column(name))
+        found = cache[key] = (len(values), index)
+    return found
+
+
+def group_numbers_of(batch: pa.RecordBatch, by: Sequence[str], rows: np.ndarray, cache: dict,
+                     captured: Mapping[str, pa.Array] | None = None) -> np.ndarray:
+    """``group_numbers`` of the records ``rows`` of ``batch`` (the same partition, numbered
+    otherwise), from each key column's codes over the whole batch (``batch_codes``, shared by
+    every rule); ``captured`` holds the keys that are no column, one value per row of ``rows``."""
+    key = np.zeros(len(rows), np.int64)
+    bound = 1
+    for name in by:
+        if captured is not None and name in captured:
+            values, index = codes(captured[name])
+            count = len(values)
+        else:
+            count, index = batch_codes(batch, name, cache)
+            index = index[rows]
+        if bound * (count + 1) >= 1 << 62:  # renumber before the product could overflow
+            _, key = np.unique(key, return_inverse=True)
+            bound = int(key.max(initial=0)) + 1
+            key = key.astype(np.int64).reshape(len(rows))
+        key = key * (count + 1) + (index + 1)
+        bound *= count + 1
+    if not by:
+        return key
+    _, group = np.unique(key, return_inverse=True)
+    return group.astype(np.int64).reshape(len(rows))
+
+
 def with_captures(sub: pa.RecordBatch, cond: Condition, names: Sequence[str]
                   ) -> pa.RecordBatch:
     """``sub`` with a string column for each capture of ``cond`` in ``names`` (``by`` keys

@@ -1,7 +1,9 @@
 """``scan``: run a rule set over the event table, one record batch at a time.
 
-For each batch and rule, every step's mask is computed over the whole batch with
-``pyarrow.compute`` (shared predicates are computed once per batch); only the candidate rows
+For each batch, one test tells which rules can match at all (``Prefilter.possible``: most
+rules hold none of a batch's literals); for each of those, every step's mask is computed over
+the whole batch with ``pyarrow.compute`` (shared predicates, the records' order and their
+group keys are computed once per batch); only the candidate rows
 (those that fill some step) are kept, with their captures, plus a tiny per-process summary of
 which levels/modules/kinds were written (for ``requires``). Sequence and threshold rules keep
 their candidates as Arrow in bounded memory (``candidatestore``) and turn only the few that can
@@ -20,7 +22,9 @@ from plogscan.catalog.rule import Rule, RuleSet, Sequence, Single, Threshold
 from plogscan.engine import arrowrows, correlate, seqstore, thresholdstore
 from plogscan.engine.correlate import Occurrence, Row
 from plogscan.engine.findings import Identify, build_finding
-from plogscan.engine.predicates import Prefilter, matching_rows
+from plogscan.engine.predicates import NO_ROWS as _NO_ROWS
+from plogscan.engine.predicates import matching_rows
+from plogscan.engine.prefilter import Prefilter
 from plogscan.engine.presence import Presence
 from plogscan.engine.seqstore import SequenceStore
 from plogscan.engine.thresholdstore import ThresholdStore
@@ -141,37 +145,47 @@ class _Candidates:
             SequenceStore(rule, self.roles) if seqstore.eligible(rule)
             else ThresholdStore(rule, self.roles) if thresholdstore.eligible(rule) else None)
 
-    def consume(self, batch: pa.RecordBatch, cache: dict, prefilter: Prefilter) -> None:
-        found = [matching_rows(cond, batch, cache, prefilter) for _, cond in self.roles]
+    def consume(self, batch: pa.RecordBatch, cache: dict, prefilter: Prefilter,
+                possible: np.ndarray | None = None) -> None:
+        """Take in the candidates of ``batch``; ``possible`` (one per role, from
+        ``Prefilter.possible``) says which roles' conditions can hold on it at all."""
+        found = [matching_rows(cond, batch, cache, prefilter)
+                 if possible is None or possible[i] else _NO_ROWS
+                 for i, (_, cond) in enumerate(self.roles)]
         if not any(rows.size for rows in found):  # most rules, in most batches
             return
         masks = {role: np.zeros(batch.num_rows, dtype=bool) for role, _ in self.roles}
         for (role, _), rows in zip(self.roles, found, strict=True):
             masks[role][rows] = True
-        idx = np.flatnonzero(np.logical_or.reduce(list(masks.values())))
+        union = np.logical_or.reduce(list(masks.values()))
+        idx = np.flatnonzero(union)
         if self.store is not None:
-            self.store.add(batch.take(pa.array(idx)), masks, idx)
+            # A filter by the mask copies the records (with their context lines) in one pass
+            # over exact sizes; a take of that many list values grew its buffers as it went.
+            self.store.add(batch.filter(pa.array(union)), masks, idx)
             return
         filled = {role: masks[role][idx] for role, _ in self.roles}
         if self.groups is None and self.first_only is None:
-            self.rows.extend(arrowrows.as_rows(batch.take(pa.array(idx)), self.roles, filled))
+            self.rows.extend(arrowrows.as_rows(batch.filter(pa.array(union)), self.roles,
+                                               filled))
             return
-        # What decides which candidates to keep is read from their columns without the
-        # context lines (most of their bytes); only the records kept are taken whole.
-        sub = _without_context(batch).take(pa.array(idx))
         if self.groups is not None:
             # Only the first records of each group and the groups' counts can matter: the
-            # rest stay Arrow and are counted, not turned into rows.
-            group = self._group_numbers(sub)
-            position, _ = arrowrows.machine_order(sub)
+            # rest stay Arrow and are counted, not turned into rows. Their order and groups
+            # come from the batch's own, computed once for every rule.
+            group = self._candidate_groups(batch, idx, cache)
+            position = arrowrows.batch_position(batch, cache)[idx]
             keep, weight = arrowrows.first_of_groups(group, position, correlate.MAX_PER_STEP)
             self.first.add(batch.take(pa.array(idx[keep])),
                            {role: mask[keep] for role, mask in filled.items()},
                            weight, self.arrived + keep)
-            self.arrived += sub.num_rows
+            self.arrived += len(idx)
             if self.first.held >= max(2 * self.first.trimmed, _MERGE_ROWS):
                 self.first.trim_groups(self._group_numbers)
             return
+        # What decides which candidates to keep is read from their columns without the
+        # context lines (most of their bytes); only the records kept are taken whole.
+        sub = _without_context(batch).take(pa.array(idx))
         if self.first_only is not None:
             self.matched += sub.num_rows
             if self.cutoff is not None:  # only records before it can still be among the first
@@ -186,6 +200,18 @@ class _Candidates:
                            {role: mask[keep] for role, mask in filled.items()})
             if self.first.held >= 2 * self.first_only:
                 self.cutoff = self.first.trim(self.first_only)
+
+    def _candidate_groups(self, batch: pa.RecordBatch, idx: np.ndarray, cache: dict
+                          ) -> np.ndarray:
+        """The group numbers of the candidates ``idx`` of ``batch``: the key columns' codes
+        over the batch, and the captured keys of these candidates alone."""
+        assert self.groups is not None
+        captured = None
+        if self.captured:
+            sub = arrowrows.with_captures(_without_context(batch).take(pa.array(idx)),
+                                          self.roles[0][1], self.captured)
+            captured = {name: sub.column(name) for name in self.captured}
+        return arrowrows.group_numbers_of(batch, self.groups.by, idx, cache, captured)
 
     def _group_numbers(self, records: pa.RecordBatch | pa.Table) -> np.ndarray:
         assert self.groups is not None
@@ -258,6 +284,9 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
     kept)`` hears of each rule that matched more."""
     plans = [_Candidates(rule, rules.lang, max_findings) for rule in rules]
     prefilter = Prefilter(cond for plan in plans for _, cond in plan.roles)
+    ends = np.cumsum([len(plan.roles) for plan in plans], dtype=np.int64)
+    spans = list(zip((ends - [len(plan.roles) for plan in plans]).tolist(), ends.tolist(),
+                     strict=True))
     need_presence = presence is None and any(rule.requires is not None for rule in rules)
     presence = presence if presence is not None else Presence()
     for batch in _batches(events):
@@ -268,8 +297,10 @@ def scan(events: pa.Table | Iterable[pa.RecordBatch], rules: RuleSet,
         if batch.num_rows == 0:
             continue
         cache: dict = {}
-        for plan in plans:
-            plan.consume(batch, cache, prefilter)
+        possible = prefilter.possible(batch, cache)
+        for plan, (lo, hi) in zip(plans, spans, strict=True):
+            if possible[lo:hi].any():  # most rules hold none of a batch's literals
+                plan.consume(batch, cache, prefilter, possible[lo:hi])
         if need_presence:
             presence.consume(batch)
     who = identify() if identify is not None else None

@@ -6,14 +6,16 @@ batch and the costly ones only over the rows still standing; ``re`` named groups
 only on the few candidate rows. A null field never matches, with one exception: a record
 header's ``level`` and ``module`` that the text does not give (a line pasted without its
 header) do not contradict an alternative that tests the record's text too (``HEADER_FIELDS``).
-``Prefilter`` joins the literal tests that start alternatives into one pass per batch, so those
-tests run on its rows only; a test of repeating values, on the distinct ones.
+``Prefilter`` (``engine.prefilter``) joins the literal tests that start alternatives into one
+pass per batch, so those tests run on its rows only; a test of repeating values, on the
+distinct ones.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +25,9 @@ from plogscan.catalog.operators import FIELD_KINDS, OPERATORS
 from plogscan.catalog.rule import Condition, Predicate
 from plogscan.engine import distinct
 from plogscan.parse.arrays import distinct as distinct_values
+
+if TYPE_CHECKING:
+    from plogscan.engine.prefilter import Prefilter
 
 MaskFn = Callable[[pa.Array, tuple], pa.Array]
 
@@ -130,7 +135,7 @@ def _value_mask(pred: Predicate, arr: pa.Array) -> np.ndarray:
 
 
 _LITERAL_OPS = frozenset({"contains", "startswith", "endswith"})
-_NO_ROWS = np.zeros(0, np.int64)  # empty: nothing can write into it
+NO_ROWS = np.zeros(0, np.int64)  # empty: nothing can write into it
 
 
 def literal_test(alt: Sequence[Predicate]) -> Predicate | None:
@@ -144,86 +149,6 @@ def literal_test(alt: Sequence[Predicate]) -> Predicate | None:
 def _in_order(preds: Sequence[Predicate]) -> list[Predicate]:
     """The predicates of one alternative in the order they run: cheap ones first."""
     return sorted(preds, key=lambda p: OPERATORS[p.op].cost)
-
-
-class Prefilter:
-    """One pass per text field that finds the rows any rule can start from.
-
-    Most alternatives start with a literal test of the message (``contains``, ``startswith``,
-    ``endswith``, all case-insensitive), and each such test would scan every message of the
-    batch. Instead, the literals of all of them are joined into one case-insensitive RE2
-    alternation that runs once per batch; every literal test then runs only on the rows it
-    found (a row that contains none of the literals passes none of the tests). On DEBUG-heavy
-    logs those are a fraction of a percent of the rows.
-    """
-
-    def __init__(self, conditions: Iterable[Condition]) -> None:
-        literals: dict[str, set[str]] = {}
-        conditions_list = list(conditions)
-        for cond in conditions_list:
-            for alt in cond.alternatives:
-                first = _in_order(alt)[0]
-                if first.op in _LITERAL_OPS and FIELD_KINDS.get(first.field) == "str":
-                    literals.setdefault(first.field, set()).update(str(v) for v in first.values)
-        self.patterns = {field: _literals(tuple(sorted(values)))
-                         for field, values in literals.items() if values}
-        # Every literal test of every alternative, by field: one Hyperscan pass per batch
-        # tells which rows hold which literal, so an alternative runs only on the rows that
-        # hold its literal, whatever the order of its tests (``literal_rows``).
-        every: dict[str, set[str]] = {}
-        for cond in conditions_list:
-            for alt in cond.alternatives:
-                pred = literal_test(alt)
-                if pred is not None:
-                    every.setdefault(pred.field, set()).update(str(v) for v in pred.values)
-        self.literal_ids = {field: {v: i for i, v in enumerate(sorted(values))}
-                            for field, values in every.items()}
-        self._scanners: dict[str, object] = {}
-        self._wanted: dict[tuple[str, tuple], np.ndarray] = {}  # a test's literal ids
-
-    def literal_rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict
-                     ) -> np.ndarray | None:
-        """Rows of ``batch`` that may satisfy the literal test ``pred`` (a superset), or None
-        when there is no Hyperscan index for its field."""
-        ids = self.literal_ids.get(pred.field)
-        if ids is None:
-            return None
-        if pred.field not in self._scanners:
-            from plogscan.parse.literals import LiteralScanner
-
-            self._scanners[pred.field] = LiteralScanner.build(tuple(ids))
-        scanner = self._scanners[pred.field]
-        if scanner is None:
-            return None
-        key = ("literal-hits", pred.field)
-        if key not in cache:
-            column = batch.column(pred.field)
-            found, rows, non_ascii = scanner.matches(column)  # type: ignore[attr-defined]
-            order = np.argsort(found, kind="stable")  # rows by literal; starts: where each begins
-            starts = np.zeros(len(ids) + 1, np.int64)
-            np.cumsum(np.bincount(found, minlength=len(ids)), out=starts[1:])
-            cache[key] = (starts, rows[order], non_ascii)
-        starts, rows, non_ascii = cache[key]
-        wanted = self._wanted.get((pred.field, pred.values))
-        if wanted is None:
-            wanted = self._wanted[(pred.field, pred.values)] = np.asarray(
-                sorted(ids[str(v)] for v in pred.values), np.int64)
-        lo, hi = starts[wanted], starts[wanted + 1]
-        if not non_ascii.size and not (hi - lo).any():  # most literals, in most batches
-            return _NO_ROWS
-        parts = [rows[a:b] for a, b in zip(lo, hi, strict=True)] + [non_ascii]
-        return distinct_values(np.concatenate(parts))
-
-    def rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict) -> np.ndarray | None:
-        """Rows of ``batch`` where ``pred`` may hold, or None when it is not prefiltered."""
-        pattern = self.patterns.get(pred.field)
-        if pattern is None or pred.op not in _LITERAL_OPS:
-            return None
-        key = ("prefilter", pred.field)
-        if key not in cache:
-            hit = pc.match_substring_regex(batch.column(pred.field), pattern)
-            cache[key] = np.flatnonzero(hit.fill_null(False).to_numpy(zero_copy_only=False))
-        return cache[key]
 
 
 def _batch_mask(pred: Predicate, batch: pa.RecordBatch, cache: dict, unknown_passes: bool
@@ -321,7 +246,7 @@ def matching_rows(cond: Condition, batch: pa.RecordBatch, cache: dict | None = N
     parts = [rows for alt in cond.alternatives
              if (rows := _alternative_rows(alt, batch, cache, prefilter)).size]
     if len(parts) < 2:
-        return parts[0] if parts else _NO_ROWS
+        return parts[0] if parts else NO_ROWS
     return distinct_values(np.concatenate(parts))
 
 

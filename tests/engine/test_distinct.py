@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from plogscan.catalog.rule import Condition
 from plogscan.engine import distinct
-from plogscan.engine.predicates import Prefilter, evaluate, matching_rows
+from plogscan.engine.predicates import evaluate, matching_rows
+from plogscan.engine.prefilter import Prefilter
 from tests.engine.test_predicates import make_events, pred
 
 
@@ -94,8 +95,39 @@ def test_batch_tests_equal_row_tests(rows: list[dict], conditions: list) -> None
         built.append(Condition(tuple(alts)))
     prefilter = Prefilter(built)
     cache: dict = {}
-    for cond in built:
+    possible = prefilter.possible(batch, cache)
+    for i, cond in enumerate(built):
         plain = evaluate(cond, batch)
+        assert possible[i] or not plain.any()  # a condition ruled out holds on no record
         assert evaluate(cond, batch, cache, prefilter).tolist() == plain.tolist()
         assert matching_rows(cond, batch, {}, prefilter).tolist() == np.flatnonzero(
             plain).tolist()
+
+
+def test_a_batch_without_a_conditions_literals_rules_it_out_in_one_test() -> None:
+    """``Prefilter.possible`` marks out the conditions none of whose literals a batch holds;
+    an alternative without a literal test keeps its condition in."""
+    batch = make_events([{"message": "nothing here"},
+                         {"message": "ccu task print", "level": "ERROR"}] * 3)
+    built = [Condition(((pred("message", "contains", "Already have context"),),)),
+             Condition(((pred("message", "contains", "CCU TASK"),),)),
+             Condition(((pred("level", "eq", "ERROR"),),)),
+             Condition(((pred("message", "contains", "absent"),),
+                        (pred("codes", "eq", "507015"),))),
+             Condition(((pred("level", "eq", "ERROR"), pred("message", "endswith", "absent")),
+                        (pred("message", "startswith", "nothing", "x"),)))]
+    assert Prefilter(built).possible(batch, {}).tolist() == [False, True, True, True, True]
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=st.lists(st.one_of(st.none(), st.sampled_from(_POOL)), max_size=40),
+       picked=st.lists(st.integers(0, 8), max_size=6))
+def test_the_rows_of_distinct_values_are_those_that_hold_them(values: list, picked: list
+                                                              ) -> None:
+    """``Encoded.rows_of`` and ``count`` give each distinct value's rows, value after value."""
+    encoded = distinct.Encoded(pa.array(values, pa.string()))
+    chosen = np.array([p for p in picked if p < len(encoded.values)], np.int64)
+    texts = encoded.values.to_pylist()
+    want = [row for p in chosen for row, v in enumerate(values) if v == texts[p]]
+    assert encoded.rows_of(chosen).tolist() == want
+    assert encoded.count(chosen).tolist() == [values.count(texts[p]) for p in chosen]

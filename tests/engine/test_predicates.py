@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from plogscan.catalog.operators import FIELD_KINDS, OPERATORS, check_regex, regex_groups
 from plogscan.catalog.rule import Condition, Predicate
-from plogscan.engine.predicates import MASKS, Prefilter, evaluate, extract
+from plogscan.engine.predicates import MASKS, evaluate, extract
+from plogscan.engine.prefilter import Prefilter
 from plogscan.schema import EVENT_SCHEMA
 
 

@@ -7,6 +7,7 @@ import itertools
 from datetime import datetime, timedelta
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -153,3 +154,49 @@ def test_groups_sampled_in_arrow_conclude_what_every_row_would(
     for (_, want), (_, got) in zip(expected, found, strict=True):
         shown = min(limit, len(want)) if limit < MAX_PER_STEP else len(want)
         assert got[:shown] == want[:shown]
+
+
+def _partition(numbers: np.ndarray) -> list[list[int]]:
+    """Which rows share a number, independent of the numbering."""
+    found: dict[int, list[int]] = {}
+    for row, number in enumerate(numbers.tolist()):
+        found.setdefault(number, []).append(row)
+    return sorted(found.values())
+
+
+@settings(max_examples=200, deadline=None)
+@given(records=st.lists(RECORD, min_size=1, max_size=80), data=st.data())
+def test_the_batchs_order_and_groups_are_those_of_any_subset(records: list[dict],
+                                                            data: st.DataObject) -> None:
+    """Every rule reads its candidates' order and groups from the whole batch's, computed
+    once (``batch_position``, ``group_numbers_of``): they are those of the candidates taken
+    out on their own, with keys that are no column (a capture) given beside them."""
+    batch = _record_batch(records)
+    rows = np.array(sorted(data.draw(st.sets(st.integers(0, len(records) - 1)))), np.int64)
+    captured = pa.array(data.draw(st.lists(st.sampled_from([None, "a", "b"]),
+                                           min_size=len(rows), max_size=len(rows))),
+                        pa.string())
+    sub = batch.take(pa.array(rows))
+    cache: dict = {}
+    by = data.draw(st.sampled_from([BY, ("host",), (), ("pid", "code", "rank")]))
+    with_code = sub.append_column("code", captured)
+    want = arrowrows.group_numbers(with_code, by)[0]
+    got = arrowrows.group_numbers_of(batch, by, rows, cache, {"code": captured})
+    assert _partition(got) == _partition(want)
+    position = arrowrows.batch_position(batch, cache)[rows]
+    assert np.argsort(position, kind="stable").tolist() == np.argsort(
+        arrowrows.machine_order(sub)[0], kind="stable").tolist()
+
+
+def test_many_keys_of_many_values_are_renumbered_before_they_overflow() -> None:
+    """Keys whose values combine past what an int64 holds still give the records' distinct
+    key tuples: four keys of 65,535 values each would multiply the first key's number by
+    2**64, so the first and the last record (which differ in it alone) would share a group."""
+    spread = np.append(np.arange(65535), 0)
+    columns = {"k0": np.append(np.zeros(65535, np.int64), 1),
+               **{f"k{i}": spread for i in range(1, 5)}}
+    batch = pa.RecordBatch.from_pydict({name: pa.array(v, pa.int64())
+                                        for name, v in columns.items()})
+    group = arrowrows.group_numbers_of(batch, list(columns), np.arange(len(spread)), {})
+    assert group[0] != group[-1]
+    assert len(np.unique(group)) == len(spread)
