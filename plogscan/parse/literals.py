@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -85,12 +86,11 @@ class LiteralScanner:
         Log lines repeat: when at most half the values are distinct, the distinct ones are
         scanned and their matches spread to the rows that hold them (one Python callback per
         match is the cost of a scan)."""
-        if len(column) >= _DEDUPE_MIN_ROWS:
-            encoded = pc.dictionary_encode(column)
-            if 2 * len(encoded.dictionary) <= len(column):
-                ids, rows, non_ascii = self.scan_rows(encoded.dictionary)
-                return _spread(encoded.indices, ids, rows, non_ascii)
-        return self.scan_rows(column)
+        texts = distinct_texts(column)
+        if texts.index is None:
+            return self.scan_rows(column)
+        ids, rows, non_ascii = self.scan_rows(texts.values)
+        return _spread(texts.index, ids, rows, non_ascii)
 
     def scan_rows(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``matches`` without looking for repeated values first: every row is scanned.
@@ -165,14 +165,39 @@ def non_ascii_rows(column: pa.Array) -> np.ndarray:
     return np.flatnonzero(~ascii_rows.to_numpy(zero_copy_only=False))
 
 
-def _spread(indices: pa.Array, ids: np.ndarray, values: np.ndarray, non_ascii: np.ndarray
+@dataclass(frozen=True)
+class DistinctTexts:
+    """A text column as its distinct ``values`` and, per row, the place of its value among
+    them (``index``, -1 for a null); when its values seldom repeat, the column itself as
+    ``values`` (``index`` None). A test of every value, spread to the rows, is the test of
+    every row, for a fraction of the cost on log lines, which repeat."""
+
+    values: pa.Array
+    index: np.ndarray | None = None
+
+    def spread(self, hit: np.ndarray) -> np.ndarray:
+        """A mask over the values as the mask over the rows (False for a null)."""
+        return hit if self.index is None else np.append(hit, False)[self.index]
+
+
+def distinct_texts(column: pa.Array) -> DistinctTexts:
+    """``column`` by its distinct values when at most half of them are (and it is not too
+    short for a look at them to pay)."""
+    if len(column) >= _DEDUPE_MIN_ROWS:
+        encoded = pc.dictionary_encode(column)
+        if 2 * len(encoded.dictionary) <= len(column):
+            index = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+            return DistinctTexts(encoded.dictionary, index.astype(np.int64))
+    return DistinctTexts(column)
+
+
+def _spread(rows_value: np.ndarray, ids: np.ndarray, values: np.ndarray, non_ascii: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Matches of distinct values (``values[i]`` holds ``ids[i]``) as matches of the rows
-    whose dictionary index is that value (in row order), and the rows of the non-ASCII
-    values: each row takes its value's run of matches, found by counting, not sorting."""
-    index = pc.fill_null(indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    top = max(int(index.max(initial=-1)), int(values.max(initial=-1))) + 1
-    index[index < 0] = top  # nulls: a value of their own, with no match
+    whose value is that one (``rows_value``, -1 for a null), in row order, and the rows of
+    the non-ASCII values: each row takes its value's run of matches, found by counting."""
+    top = max(int(rows_value.max(initial=-1)), int(values.max(initial=-1))) + 1
+    index = np.where(rows_value < 0, top, rows_value)  # nulls: a value with no match
     if len(values) > 1 and not (values[1:] >= values[:-1]).all():
         order = np.argsort(values, kind="stable")
         ids, values = ids[order], values[order]
