@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from plogscan.parse.arrowtext import gathered, string_views, views_fit
 from plogscan.schema import CONTEXT_COLUMNS
 
 MAX_CHARS = 500
@@ -39,6 +40,7 @@ LINES = pa.list_(pa.string())
 CONTEXT_FIELDS = [pa.field(name, LINES) for name in CONTEXT_COLUMNS]
 ROWS_SCHEMA = pa.schema([pa.field("line", pa.int64()), *CONTEXT_FIELDS])
 _MARK = " …"
+_VIEW_INLINE = 12  # a string view holds up to 12 bytes itself; past them, where they lie
 
 
 class Marker(Protocol):
@@ -131,7 +133,7 @@ class Lines:
                low: np.ndarray | None = None, high: np.ndarray | None = None
                ) -> tuple[pa.Array, pa.Array]:
         """The lines before line ``first[i]`` and from line ``end[i]`` on (0-based), ``radius``
-        of each, for every row ``i``: one take per side from the chunk's lines as they lie in
+        of each, for every row ``i``: one take per side from views of the chunk's lines in
         its bytes, the rows near its edges completed with the edge lines. With ``low`` and
         ``high`` (the bytes are several files joined), row ``i`` takes only lines ``low[i]``
         to ``high[i] - 1``: its file's."""
@@ -150,8 +152,9 @@ class Lines:
         needed = np.zeros(self.count, bool)
         for index, inside, _edge in sides:
             needed[index[inside]] = True
-        pool, place = self._pool(needed, edges)
-        next_edge = len(pool) - len(edges)  # the edge lines come last, side by side
+        pool = self._pool(needed, edges)
+        place = pool.place
+        next_edge = pool.size - len(edges)  # the edge lines come last, side by side
         out = []
         for index, inside, edge in sides:
             wanted = inside | edge
@@ -160,17 +163,17 @@ class Lines:
             source[edge] = next_edge + np.arange(int(edge.sum()))
             next_edge += int(edge.sum())
             offsets = np.concatenate(([0], np.cumsum(wanted.sum(axis=1)))).astype(np.int32)
-            out.append(pa.ListArray.from_arrays(pa.array(offsets),
-                                                pool.take(pa.array(source[wanted]))))
+            texts = pool.take(pa.array(source[wanted]))
+            out.append(pa.ListArray.from_arrays(pa.array(offsets), texts.cast(pa.string())))
         return out[0], out[1]
 
-    def _pool(self, needed: np.ndarray, edges: list[str]) -> tuple[pa.Array, np.ndarray]:
-        """A string array that holds the text of every chunk line (``needed`` ones cut as
-        ``line_text`` cuts them), then ``edges``, and the element of each chunk line in it.
+    def _pool(self, needed: np.ndarray, edges: list[str]) -> _TextPool | _ViewPool:
+        """An array of the ``needed`` chunk lines' texts, cut as ``line_text`` cuts them, then
+        ``edges``, and the element of each needed line in it.
 
-        The lines are views into the chunk's bytes (element ``2k`` is line ``k``, ``2k + 1``
-        what lies between it and the next: no byte copied); the few needed lines longer than
-        ``MAX_CHARS`` characters are added after them, shortened, with the edge lines."""
+        The lines are string views into the chunk's bytes (no byte copied until a row takes
+        them); the few longer than ``MAX_CHARS`` characters are added after them, shortened,
+        with the edge lines."""
         shown = np.flatnonzero(needed)
         starts = self.starts[shown]
         lengths = self.ends[shown] - starts
@@ -190,38 +193,83 @@ class Lines:
             if not len(cr):
                 break
             cut[cr] -= 1
-        ends = self.ends.copy()  # lines not needed are left whole
-        ends[shown] = starts + cut
-        bounds = np.empty(2 * self.count + 1, np.int64)
-        bounds[0:-1:2] = self.starts
-        bounds[1::2] = ends
-        bounds[-1] = len(self.data)
-        wide = len(self.data) >= 2**31  # past 32-bit offsets: cut out as large strings
-        kind = pa.LargeStringArray if wide else pa.StringArray
-        lines = kind.from_buffers(2 * self.count, pa.py_buffer(
-            bounds if wide else bounds.astype(np.int32)), pa.py_buffer(self.data))
-        place = 2 * np.arange(self.count, dtype=np.int64)
+        if not views_fit(len(self.array)):  # a chunk past 2 GiB: the lines are copied out
+            lines = gathered(self.array, starts, cut).cast(pa.string())
+            return _TextPool(lines, *self._fixed(shown, cut, lines.take, edges))
+        lines = _ViewPool(self.array, self.data, starts, cut)
+        return lines.with_extra(*self._fixed(shown, cut, lines.take, edges))
+
+    def _fixed(self, shown: np.ndarray, cut: np.ndarray, take: Callable[[pa.Array], pa.Array],
+               edges: list[str]) -> tuple[np.ndarray, list[pa.Array]]:
+        """The element of each chunk line among the ``shown`` ones (their texts ``take``s
+        and ``cut``), past them for the few longer than ``MAX_CHARS`` characters: those
+        shortened, then the ``edges``, are the texts to add after them."""
+        place = np.zeros(self.count, np.int64)
+        place[shown] = np.arange(len(shown))
         extra = [pa.array(edges, pa.string())]
-        maybe = shown[cut > MAX_CHARS]  # more bytes than characters shown
+        maybe = np.flatnonzero(cut > MAX_CHARS)  # more bytes than characters shown
         if len(maybe):
-            some = lines.take(pa.array(2 * maybe)).cast(pa.string())
+            some = take(pa.array(maybe)).cast(pa.string())
             long = pc.greater(pc.utf8_length(some), MAX_CHARS).to_numpy(zero_copy_only=False)
             if long.any():
                 extra.insert(0, pc.binary_join_element_wise(
                     pc.utf8_slice_codeunits(some.filter(pa.array(long)), 0, MAX_CHARS),
                     pa.scalar(_MARK, pa.string()), pa.scalar("", pa.string())))
-                place[maybe[long]] = 2 * self.count + np.arange(int(long.sum()))
-        if not wide and len(extra) == 1 and not edges:
-            return lines, place
-        # The extra texts must follow the lines in one array: the needed lines are copied
-        # out first when that copies fewer bytes than the whole chunk (or it is too big).
-        if wide or 2 * int(cut.sum()) < len(self.data):
-            moved = place[shown] < 2 * self.count
-            lines = lines.take(pa.array(place[shown[moved]])).cast(pa.string())
-            extra_at = place >= 2 * self.count
-            place[extra_at] += len(lines) - 2 * self.count
-            place[shown[moved]] = np.arange(len(lines))
-        return pa.concat_arrays([lines, *extra]), place
+                place[shown[maybe[long]]] = len(shown) + np.arange(int(long.sum()))
+        return place, extra
+
+
+class _TextPool:
+    """Texts to take rows' lines from: a string array (the lines, then the extra texts)."""
+
+    def __init__(self, lines: pa.Array, place: np.ndarray, extra: list[pa.Array]) -> None:
+        self.texts = pa.concat_arrays([lines, *extra])
+        self.place = place
+        self.size = len(self.texts)
+
+    def take(self, index: pa.Array) -> pa.Array:
+        return self.texts.take(index)
+
+
+class _ViewPool:
+    """Texts to take rows' lines from, as Arrow string views (16 bytes each) into the
+    chunk's bytes and a buffer of extra texts: a row's lines are taken by a numpy take of
+    their views, and their bytes copied once, by the cast to ``string``."""
+
+    def __init__(self, array: np.ndarray, data: bytes, starts: np.ndarray,
+                 lengths: np.ndarray) -> None:
+        self.buffers = [pa.py_buffer(data)]
+        self.views = _view_words(string_views(array, self.buffers[0], starts, lengths))
+        self.place = np.zeros(0, np.int64)
+        self.size = len(self.views)
+
+    def with_extra(self, place: np.ndarray, extra: list[pa.Array]) -> _ViewPool:
+        """The pool with ``extra`` texts after its own, ``place`` the element of each line."""
+        texts = pa.concat_arrays(extra)
+        if len(texts):
+            data = texts.buffers()[2]
+            offsets = np.frombuffer(texts.buffers()[1], np.int32)[:len(texts) + 1].astype(
+                np.int64)
+            raw = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+            views = _view_words(string_views(raw, data or pa.py_buffer(b""), offsets[:-1],
+                                             np.diff(offsets)))
+            views[views[:, 0] > _VIEW_INLINE, 2] = len(self.buffers)  # this buffer's index
+            self.buffers.append(data or pa.py_buffer(b""))
+            self.views = np.concatenate([self.views, views])
+            self.size = len(self.views)
+        self.place = place
+        return self
+
+    def take(self, index: pa.Array) -> pa.Array:
+        picked = np.ascontiguousarray(self.views[index.to_numpy(zero_copy_only=False)])
+        return pa.Array.from_buffers(pa.string_view(), len(picked),
+                                     [None, pa.py_buffer(picked), *self.buffers])
+
+
+def _view_words(views: pa.Array) -> np.ndarray:
+    """The 16-byte views of a ``string_view`` array, four 32-bit words each (a copy)."""
+    return np.frombuffer(views.buffers()[1], np.uint32).reshape(-1, 4)[
+        views.offset:views.offset + len(views)].copy()
 
 
 def chunk_context(spec: ContextSpec, data: bytes, first_line: int, records: pa.Table,

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from plogscan.ingest import contextlines
 from plogscan.ingest.contextlines import ContextSpec, Lines, line_text
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
@@ -199,6 +200,9 @@ def test_lines_around_rows_are_each_line_as_shown(
     low = np.minimum(first, data.draw(st.integers(0, count))) if bounded else None
     high = np.maximum(end, data.draw(st.integers(0, count))) if bounded else None
     shown_before, shown_after = chunk.around(first, end, radius, low, high)
+    with pytest.MonkeyPatch.context() as patch:  # a chunk past views' reach: copied out
+        patch.setattr(contextlines, "views_fit", lambda _size: False)
+        assert chunk.around(first, end, radius, low, high) == (shown_before, shown_after)
 
     def text(k: int) -> str | None:
         if k < 0:
