@@ -27,7 +27,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.parse.arrowtext import gathered, string_views, views_fit
+from plogscan.ingest.contextpool import TextPool, ViewPool
+from plogscan.parse.arrowtext import gathered, views_fit
 from plogscan.schema import CONTEXT_COLUMNS
 
 MAX_CHARS = 500
@@ -40,7 +41,6 @@ LINES = pa.list_(pa.string())
 CONTEXT_FIELDS = [pa.field(name, LINES) for name in CONTEXT_COLUMNS]
 ROWS_SCHEMA = pa.schema([pa.field("line", pa.int64()), *CONTEXT_FIELDS])
 _MARK = " …"
-_VIEW_INLINE = 12  # a string view holds up to 12 bytes itself; past them, where they lie
 
 
 class Marker(Protocol):
@@ -167,7 +167,7 @@ class Lines:
             out.append(pa.ListArray.from_arrays(pa.array(offsets), texts.cast(pa.string())))
         return out[0], out[1]
 
-    def _pool(self, needed: np.ndarray, edges: list[str]) -> _TextPool | _ViewPool:
+    def _pool(self, needed: np.ndarray, edges: list[str]) -> TextPool | ViewPool:
         """An array of the ``needed`` chunk lines' texts, cut as ``line_text`` cuts them, then
         ``edges``, and the element of each needed line in it.
 
@@ -195,8 +195,8 @@ class Lines:
             cut[cr] -= 1
         if not views_fit(len(self.array)):  # a chunk past 2 GiB: the lines are copied out
             lines = gathered(self.array, starts, cut).cast(pa.string())
-            return _TextPool(lines, *self._fixed(shown, cut, lines.take, edges))
-        lines = _ViewPool(self.array, self.data, starts, cut)
+            return TextPool(lines, *self._fixed(shown, cut, lines.take, edges))
+        lines = ViewPool(self.array, self.data, starts, cut)
         return lines.with_extra(*self._fixed(shown, cut, lines.take, edges))
 
     def _fixed(self, shown: np.ndarray, cut: np.ndarray, take: Callable[[pa.Array], pa.Array],
@@ -217,59 +217,6 @@ class Lines:
                     pa.scalar(_MARK, pa.string()), pa.scalar("", pa.string())))
                 place[shown[maybe[long]]] = len(shown) + np.arange(int(long.sum()))
         return place, extra
-
-
-class _TextPool:
-    """Texts to take rows' lines from: a string array (the lines, then the extra texts)."""
-
-    def __init__(self, lines: pa.Array, place: np.ndarray, extra: list[pa.Array]) -> None:
-        self.texts = pa.concat_arrays([lines, *extra])
-        self.place = place
-        self.size = len(self.texts)
-
-    def take(self, index: pa.Array) -> pa.Array:
-        return self.texts.take(index)
-
-
-class _ViewPool:
-    """Texts to take rows' lines from, as Arrow string views (16 bytes each) into the
-    chunk's bytes and a buffer of extra texts: a row's lines are taken by a numpy take of
-    their views, and their bytes copied once, by the cast to ``string``."""
-
-    def __init__(self, array: np.ndarray, data: bytes, starts: np.ndarray,
-                 lengths: np.ndarray) -> None:
-        self.buffers = [pa.py_buffer(data)]
-        self.views = _view_words(string_views(array, self.buffers[0], starts, lengths))
-        self.place = np.zeros(0, np.int64)
-        self.size = len(self.views)
-
-    def with_extra(self, place: np.ndarray, extra: list[pa.Array]) -> _ViewPool:
-        """The pool with ``extra`` texts after its own, ``place`` the element of each line."""
-        texts = pa.concat_arrays(extra)
-        if len(texts):
-            data = texts.buffers()[2]
-            offsets = np.frombuffer(texts.buffers()[1], np.int32)[:len(texts) + 1].astype(
-                np.int64)
-            raw = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
-            views = _view_words(string_views(raw, data or pa.py_buffer(b""), offsets[:-1],
-                                             np.diff(offsets)))
-            views[views[:, 0] > _VIEW_INLINE, 2] = len(self.buffers)  # this buffer's index
-            self.buffers.append(data or pa.py_buffer(b""))
-            self.views = np.concatenate([self.views, views])
-            self.size = len(self.views)
-        self.place = place
-        return self
-
-    def take(self, index: pa.Array) -> pa.Array:
-        picked = np.ascontiguousarray(self.views[index.to_numpy(zero_copy_only=False)])
-        return pa.Array.from_buffers(pa.string_view(), len(picked),
-                                     [None, pa.py_buffer(picked), *self.buffers])
-
-
-def _view_words(views: pa.Array) -> np.ndarray:
-    """The 16-byte views of a ``string_view`` array, four 32-bit words each (a copy)."""
-    return np.frombuffer(views.buffers()[1], np.uint32).reshape(-1, 4)[
-        views.offset:views.offset + len(views)].copy()
 
 
 def chunk_context(spec: ContextSpec, data: bytes, first_line: int, records: pa.Table,
