@@ -548,4 +548,10 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cannheader",
                                     "The CANN header pattern's group lengths, in C.", -1,
                                     methods};
 
-PyMODINIT_FUNC PyInit__cannheader(void) { return PyModule_Create(&module); }
+int add_match_list(PyObject *module); /* native/matchlist.c */
+
+PyMODINIT_FUNC PyInit__cannheader(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && add_match_list(m) < 0) Py_CLEAR(m);
+    return m;
+}

@@ -43,7 +43,7 @@ from plogscan.engine.narrowing import Narrowed, Narrowing, RawHits, narrowed
 from plogscan.engine.predicates import _alternative_rows, _literals
 from plogscan.engine.rawscan import RAW_FIELDS, raw_expressions
 from plogscan.parse.arrowtext import holds
-from plogscan.parse.literals import LiteralScanner
+from plogscan.parse.literals import DistinctTexts, LiteralScanner, distinct_texts
 from plogscan.parse.patternsets import PatternSets
 from plogscan.parse.results import TEXT_KINDS
 from plogscan.schema import plain_text
@@ -213,35 +213,22 @@ class Selector:
         message = _combined(records.column("message"))
         if n and _holds_section(message):
             return np.ones(n, dtype=bool), None  # a pasted concatenation: its sections are read
-        candidates = self.candidates(records)
+        texts = distinct_texts(message)
+        candidates = self.candidates(records, {"message": texts})
         mask = _is_notable(records.column("level")) | candidates
         if self.extra_regexes and n:
-            mask |= self._extras.mask(message)
+            mask |= texts.spread(self._extras.mask(texts.values))
         return mask, candidates
 
-    def candidates(self, records: pa.Table | pa.RecordBatch) -> np.ndarray:
-        """Boolean mask of the rows of ``records`` that some rule may match."""
+    def candidates(self, records: pa.Table | pa.RecordBatch,
+                   known: dict[str, DistinctTexts] | None = None) -> np.ndarray:
+        """Boolean mask of the rows of ``records`` that some rule may match (``known``: the
+        distinct texts of fields the caller already has)."""
         n = records.num_rows
         mask = np.zeros(n, dtype=bool)
         for field, pattern in self.patterns.items():
-            column = _combined(records.column(field))
-            scanner = self._scanner(field)
-            if scanner is not None:
-                ids, rows, non_ascii = scanner.matches(column)
-                narrowing = self._narrowing(field)
-                sure = narrowing.sure(ids)
-                mask[rows[sure]] = True
-                asked = [(narrowing.number[alt], units[~mask[units]])
-                         for alt, units in narrowing.groups(ids[~sure], rows[~sure])]
-                for (_, units), hit in zip(asked, narrowing.patterns.matching(column, asked),
-                                           strict=True):
-                    mask[units[hit]] = True
-                if len(non_ascii):  # Unicode case folding: RE2 decides these
-                    hit = pc.match_substring_regex(column.take(pa.array(non_ascii)), pattern)
-                    mask[non_ascii[hit.fill_null(False).to_numpy(zero_copy_only=False)]] = True
-                continue
-            hit = pc.match_substring_regex(column, pattern)
-            mask |= hit.fill_null(False).to_numpy(zero_copy_only=False)
+            texts = (known or {}).get(field) or distinct_texts(_combined(records.column(field)))
+            mask |= texts.spread(self._literal_hits(field, pattern, texts.values))
         for field, values in self.members.items():
             column = _combined(records.column(field))
             flat = pc.list_flatten(column)
@@ -249,11 +236,43 @@ class Selector:
                 parents = pc.list_parent_indices(column).to_numpy(zero_copy_only=False)
                 hit = pc.is_in(flat, value_set=pa.array(values, flat.type))
                 mask[parents[hit.fill_null(False).to_numpy(zero_copy_only=False)]] = True
-        for alt in self.others:
-            scanner = self._scanners.get(alt[0].field)
-            if scanner is not None and scanner.regexes and _lone_regex(alt, alt[0].field):
-                continue  # in the scanner's database: found by the scan above
-            mask[_alternative_rows(alt, _as_batch(records, {p.field for p in alt}), None)] = True
+        rest = [alt for alt in self.others if not (
+            (scanner := self._scanners.get(alt[0].field)) is not None and scanner.regexes
+            and _lone_regex(alt, alt[0].field))]  # those are in the scanner's database
+        todo = np.flatnonzero(~mask)
+        if rest and len(todo):
+            # Only the rows not marked yet are tested (most candidates hold a literal), in one
+            # batch with one cache: a test several alternatives share runs once.
+            fields = {p.field for alt in rest for p in alt}
+            batch = (_as_batch(records, fields) if len(todo) == n else
+                     _as_batch(records.select(sorted(fields)).take(pa.array(todo)), fields))
+            cache: dict = {}
+            for alt in rest:
+                rows = _alternative_rows(alt, batch, cache)
+                mask[rows if len(todo) == n else todo[rows]] = True
+        return mask
+
+    def _literal_hits(self, field: str, pattern: str, column: pa.Array) -> np.ndarray:
+        """Mask of the values of ``column`` (texts of ``field``) that hold one of its
+        literals (narrowed by their patterns) or match one of its lone regexes: a Hyperscan
+        scan, RE2 where it decides."""
+        mask = np.zeros(len(column), dtype=bool)
+        scanner = self._scanner(field)
+        if scanner is None:
+            hit = pc.match_substring_regex(column, pattern)
+            return hit.fill_null(False).to_numpy(zero_copy_only=False)
+        ids, rows, non_ascii = scanner.matches(column)
+        narrowing = self._narrowing(field)
+        sure = narrowing.sure(ids)
+        mask[rows[sure]] = True
+        asked = [(narrowing.number[alt], units[~mask[units]])
+                 for alt, units in narrowing.groups(ids[~sure], rows[~sure])]
+        for (_, units), hit in zip(asked, narrowing.patterns.matching(column, asked),
+                                   strict=True):
+            mask[units[hit]] = True
+        if len(non_ascii):  # Unicode case folding: RE2 decides these
+            hit = pc.match_substring_regex(column.take(pa.array(non_ascii)), pattern)
+            mask[non_ascii[hit.fill_null(False).to_numpy(zero_copy_only=False)]] = True
         return mask
 
 

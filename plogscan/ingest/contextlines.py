@@ -27,7 +27,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from plogscan.parse.arrowtext import gathered, string_views, views_fit
+from plogscan.ingest.contextpool import TextPool, ViewPool
+from plogscan.parse.arrowtext import gathered, views_fit
 from plogscan.schema import CONTEXT_COLUMNS
 
 MAX_CHARS = 500
@@ -132,44 +133,50 @@ class Lines:
                low: np.ndarray | None = None, high: np.ndarray | None = None
                ) -> tuple[pa.Array, pa.Array]:
         """The lines before line ``first[i]`` and from line ``end[i]`` on (0-based), ``radius``
-        of each, for every row ``i``: in one pass over the chunk's bytes, the rows near its
-        edges completed with the edge lines. With ``low`` and ``high`` (the bytes are several
-        files joined), row ``i`` takes only lines ``low[i]`` to ``high[i] - 1``: its file's."""
+        of each, for every row ``i``: one take per side from views of the chunk's lines in
+        its bytes, the rows near its edges completed with the edge lines. With ``low`` and
+        ``high`` (the bytes are several files joined), row ``i`` takes only lines ``low[i]``
+        to ``high[i] - 1``: its file's."""
         steps = np.arange(radius, dtype=np.int64)
         before = first[:, None] - radius + steps[None, :]
         after = end[:, None] + steps[None, :]
         bottom = 0 if low is None else low[:, None]
         top = self.count if high is None else high[:, None]
-        return (self._lists(before, len(self.before), -1, bottom, top),
-                self._lists(after, len(self.after), 1, bottom, top))
-
-    def _lists(self, index: np.ndarray, from_edge: int, side: int,
-               bottom: np.ndarray | int, top: np.ndarray | int) -> pa.Array:
-        inside = (index >= bottom) & (index < top)
-        edge = (index < 0) & (index >= -from_edge) if side < 0 else \
-            (index >= self.count) & (index < self.count + from_edge)
-        wanted = inside | edge
-        counts = wanted.sum(axis=1)
-        texts = self._inside_texts(index[inside])
-        if texts.type != pa.string():
-            texts = texts.cast(pa.string())
-        if edge.any():  # few: the lines of the rows within ``radius`` lines of the edge
-            # Their texts go after the chunk's own, and one take puts every text in its row
-            # (the chunk's lines stay Arrow: no Python string per line).
-            shown = [line_text(self.before[k] if k < 0 else self.after[k - self.count])
-                     for k in index[edge].tolist()]
+        sides = []
+        for index, edge in ((before, (before < 0) & (before >= -len(self.before))),
+                            (after, (after >= self.count)
+                             & (after < self.count + len(self.after)))):
+            sides.append((index, (index >= bottom) & (index < top), edge))
+        edges = [line_text(self.before[k] if k < 0 else self.after[k - self.count])
+                 for index, _inside, edge in sides for k in index[edge].tolist()]
+        needed = np.zeros(self.count, bool)
+        for index, inside, _edge in sides:
+            needed[index[inside]] = True
+        pool = self._pool(needed, edges)
+        place = pool.place
+        next_edge = pool.size - len(edges)  # the edge lines come last, side by side
+        out = []
+        for index, inside, edge in sides:
+            wanted = inside | edge
             source = np.empty(index.shape, np.int64)
-            source[inside] = np.arange(len(texts))
-            source[edge] = len(texts) + np.arange(len(shown))
-            texts = pa.concat_arrays([texts, pa.array(shown, pa.string())]).take(
-                pa.array(source[wanted]))
-        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-        return pa.ListArray.from_arrays(pa.array(offsets), texts)
+            source[inside] = place[index[inside]]
+            source[edge] = next_edge + np.arange(int(edge.sum()))
+            next_edge += int(edge.sum())
+            offsets = np.concatenate(([0], np.cumsum(wanted.sum(axis=1)))).astype(np.int32)
+            texts = pool.take(pa.array(source[wanted]))
+            out.append(pa.ListArray.from_arrays(pa.array(offsets), texts.cast(pa.string())))
+        return out[0], out[1]
 
-    def _inside_texts(self, lines: np.ndarray) -> pa.Array:
-        """The texts of chunk lines ``lines`` (in order), cut as ``line_text`` cuts them."""
-        starts = self.starts[lines]
-        lengths = self.ends[lines] - starts
+    def _pool(self, needed: np.ndarray, edges: list[str]) -> TextPool | ViewPool:
+        """An array of the ``needed`` chunk lines' texts, cut as ``line_text`` cuts them, then
+        ``edges``, and the element of each needed line in it.
+
+        The lines are string views into the chunk's bytes (no byte copied until a row takes
+        them); the few longer than ``MAX_CHARS`` characters are added after them, shortened,
+        with the edge lines."""
+        shown = np.flatnonzero(needed)
+        starts = self.starts[shown]
+        lengths = self.ends[shown] - starts
         cut = np.minimum(lengths, LINE_BYTES)
         # A cut line ends on a character boundary: UTF-8 continuation bytes are left out.
         for _ in range(3):
@@ -186,23 +193,30 @@ class Lines:
             if not len(cr):
                 break
             cut[cr] -= 1
-        if views_fit(len(self.array)):
-            spans = pc.cast(string_views(self.array, pa.py_buffer(self.data), starts, cut),
-                            pa.string())
-        else:
-            spans = gathered(self.array, starts, cut).cast(pa.string())
+        if not views_fit(len(self.array)):  # a chunk past 2 GiB: the lines are copied out
+            lines = gathered(self.array, starts, cut).cast(pa.string())
+            return TextPool(lines, *self._fixed(shown, cut, lines.take, edges))
+        lines = ViewPool(self.array, self.data, starts, cut)
+        return lines.with_extra(*self._fixed(shown, cut, lines.take, edges))
+
+    def _fixed(self, shown: np.ndarray, cut: np.ndarray, take: Callable[[pa.Array], pa.Array],
+               edges: list[str]) -> tuple[np.ndarray, list[pa.Array]]:
+        """The element of each chunk line among the ``shown`` ones (their texts ``take``s
+        and ``cut``), past them for the few longer than ``MAX_CHARS`` characters: those
+        shortened, then the ``edges``, are the texts to add after them."""
+        place = np.zeros(self.count, np.int64)
+        place[shown] = np.arange(len(shown))
+        extra = [pa.array(edges, pa.string())]
         maybe = np.flatnonzero(cut > MAX_CHARS)  # more bytes than characters shown
         if len(maybe):
-            some = spans.take(pa.array(maybe))
+            some = take(pa.array(maybe)).cast(pa.string())
             long = pc.greater(pc.utf8_length(some), MAX_CHARS).to_numpy(zero_copy_only=False)
             if long.any():
-                shown = pc.binary_join_element_wise(
+                extra.insert(0, pc.binary_join_element_wise(
                     pc.utf8_slice_codeunits(some.filter(pa.array(long)), 0, MAX_CHARS),
-                    pa.scalar(_MARK, pa.string()), pa.scalar("", pa.string()))
-                mask = np.zeros(len(spans), bool)
-                mask[maybe[long]] = True
-                spans = pc.replace_with_mask(spans, pa.array(mask), shown)
-        return spans
+                    pa.scalar(_MARK, pa.string()), pa.scalar("", pa.string())))
+                place[shown[maybe[long]]] = len(shown) + np.arange(int(long.sum()))
+        return place, extra
 
 
 def chunk_context(spec: ContextSpec, data: bytes, first_line: int, records: pa.Table,

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from plogscan.ingest.facts import Reducer, as_whole, facts_of, in_line_order, merged_facts, reduced
+from plogscan.ingest.facts import Reducer, as_whole, facts_of, in_line_order, reduced
 from plogscan.parse import cannheader
 from plogscan.parse.arrowtext import holds, joined_bytes
 from plogscan.parse.chunk import parse_chunk
@@ -22,10 +23,16 @@ from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.results import TEXT_KINDS, ChunkResult, FileContext
 from plogscan.parse.skim import Skimmed
 from plogscan.parse.skimtext import skim_text
+from plogscan.schema import plain_text
 from plogscan.schema.facts import FACTS_SCHEMA
+from plogscan.schema.grouping import grouped
 
 # A chunk that holds the header ``tail`` writes between files is kept whole by the selector.
 _SECTION = b"==> "
+# A facts row before grouping: of one parsed record, or of the skim's summary of skipped ones.
+_ROW_FACTS = pa.schema([FACTS_SCHEMA.field(name) for name in (
+    "pid", "level", "module", "records", "rank", "device", "first_ts", "last_ts", "first_line",
+    "last_line", "epoch_records")])
 
 
 def reduced_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
@@ -102,15 +109,47 @@ def picked_text(data: bytes, starts: np.ndarray, picked: np.ndarray) -> bytes:
 
 
 def _all_facts(records: pa.Table, summary: pa.Table, ctx: FileContext) -> pa.Table:
-    """``facts_of`` the parsed records and the skipped ones together, in line order: the
-    parsed ones' facts joined with the skim's summary of the skipped ones, rather than one
-    table of every record grouped by its texts."""
-    return in_line_order(merged_facts([facts_of(records), skipped_facts(
-        summary, constant_column(ctx.host, summary.num_rows, encoded=True),
-        constant_column(ctx.kind, summary.num_rows, encoded=True),
-        constant_column(ctx.path, summary.num_rows, encoded=True),
-        pa.repeat(pa.scalar(ctx.rank, pa.int64()), summary.num_rows),
-        pa.repeat(pa.scalar(ctx.device, pa.int64()), summary.num_rows))]))
+    """``facts_of`` the parsed records and the skipped ones together, in line order, in one
+    grouping: each parsed record is a facts row of its own (one record, its line and time
+    as first and last), beside the skim's summary of the skipped ones. Every record comes
+    from the file of ``ctx``, so only (pid, level, module) are grouped by; the file's texts
+    are added once to the result."""
+    n = records.num_rows
+    parsed = pa.table({
+        "pid": records.column("pid"), "level": plain_text(records.column("level")),
+        "module": plain_text(records.column("module")),
+        "records": pa.array(np.ones(n, np.int64)),
+        "rank": pc.cast(records.column("rank"), pa.int64()),
+        "device": pc.cast(records.column("device"), pa.int64()),
+        "first_ts": records.column("ts"), "last_ts": records.column("ts"),
+        "first_line": records.column("line"), "last_line": records.column("line"),
+        "epoch_records": pc.cast(pc.fill_null(records.column("clock_epoch"), False),
+                                 pa.int64())}, schema=_ROW_FACTS)
+    skipped = pa.table({
+        **{name: summary.column(name) for name in ("pid", "level", "module", "records")},
+        "rank": pa.repeat(pa.scalar(ctx.rank, pa.int64()), summary.num_rows),
+        "device": pa.repeat(pa.scalar(ctx.device, pa.int64()), summary.num_rows),
+        **{name: summary.column(name) for name in ("first_ts", "last_ts", "first_line",
+                                                     "last_line", "epoch_records")}},
+        schema=_ROW_FACTS)
+    both = pa.concat_tables([parsed, skipped])
+    if both.num_rows == 0:
+        return FACTS_SCHEMA.empty_table()
+    groups = grouped(both, ["pid", "level", "module"], [
+        ("records", "sum"), ("rank", "min"), ("device", "min"), ("first_ts", "min"),
+        ("last_ts", "max"), ("first_line", "min"), ("last_line", "max"),
+        ("epoch_records", "sum")])
+    count = groups.num_rows
+    return in_line_order(pa.table({
+        "host": constant_column(ctx.host, count, encoded=True), "pid": groups.column("pid"),
+        "level": groups.column("level"), "module": groups.column("module"),
+        "kind": constant_column(ctx.kind, count, encoded=True),
+        "path": constant_column(ctx.path, count, encoded=True),
+        **{name: groups.column(f"{name}_{how}") for name, how in (
+            ("records", "sum"), ("rank", "min"), ("device", "min"), ("first_ts", "min"),
+            ("last_ts", "max"), ("first_line", "min"), ("last_line", "max"),
+            ("epoch_records", "sum"))},
+        "whole": pa.repeat(pa.scalar(False), count)}, schema=FACTS_SCHEMA))
 
 
 def skipped_facts(summary: pa.Table, host: pa.Array, kind: pa.Array, path: pa.Array,

@@ -16,17 +16,20 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from plogscan.datafile.compiled import kept
+from plogscan.parse import compiled
 
 _BUILT: dict[tuple[tuple[str, ...], tuple[str, ...]], LiteralScanner | None] = {}
 _BUILT_LOCK = threading.Lock()
 _BUILT_MAX = 16  # rule sets a process compiles databases for (tests build many)
 _DEDUPE_MIN_ROWS = 64  # below this, scanning the rows as they are costs less
+_EMPTY = np.zeros(0, np.int64)
 
 
 class LiteralScanner:
@@ -83,12 +86,11 @@ class LiteralScanner:
         Log lines repeat: when at most half the values are distinct, the distinct ones are
         scanned and their matches spread to the rows that hold them (one Python callback per
         match is the cost of a scan)."""
-        if len(column) >= _DEDUPE_MIN_ROWS:
-            encoded = pc.dictionary_encode(column)
-            if 2 * len(encoded.dictionary) <= len(column):
-                ids, rows, non_ascii = self.scan_rows(encoded.dictionary)
-                return _spread(encoded.indices, ids, rows, non_ascii)
-        return self.scan_rows(column)
+        texts = distinct_texts(column)
+        if texts.index is None:
+            return self.scan_rows(column)
+        ids, rows, non_ascii = self.scan_rows(texts.values)
+        return _spread(texts.index, ids, rows, non_ascii)
 
     def scan_rows(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``matches`` without looking for repeated values first: every row is scanned.
@@ -111,10 +113,10 @@ class LiteralScanner:
         if data is None or offsets[-1] == offsets[0]:
             return empty, empty, non_ascii
         ids, ends = self._scan(memoryview(data)[offsets[0]:offsets[-1]])  # scanned in place
-        if not ends:
+        if not len(ends):
             return empty, empty, non_ascii
-        rows = np.searchsorted(offsets[1:] - offsets[0], np.asarray(ends) - 1, side="right")
-        return np.asarray(ids, np.int64), rows.astype(np.int64), non_ascii
+        rows = np.searchsorted(offsets[1:] - offsets[0], ends - 1, side="right")
+        return ids, rows.astype(np.int64), non_ascii
 
     def _scratch(self) -> object:
         """This thread's scratch space (Hyperscan's scans must not share one)."""
@@ -123,23 +125,35 @@ class LiteralScanner:
             scratch = self.local.scratch = self.scratch_type(self.database)
         return scratch
 
-    def _scan(self, buf: bytes | memoryview) -> tuple[list[int], list[int]]:
-        """(expression id, end offset) of every match in ``buf``, in two lists."""
-        ids: list[int] = []
-        ends: list[int] = []
+    def _scan(self, buf: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
+        """(expression id, end offset) of every match in ``buf``, in two int64 arrays.
 
-        def found(expression: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            ids.append(expression)
-            ends.append(end)
-
-        if buf:
+        Hyperscan calls its handler once per match: the C module's ``MatchList`` keeps the
+        numbers without a Python frame per match (on a chunk of a DEBUG log where a literal
+        is found on every other line, a Python handler added 85% to the scan, the C one
+        60%: the rest is the ``hyperscan`` package's own call); without it, two lists."""
+        if not buf:
+            return _EMPTY, _EMPTY
+        native = compiled.native
+        if native is not None:
+            found = native.MatchList()
             self.database.scan(buf, match_event_handler=found, scratch=self._scratch())
-        return ids, ends
+            ids, ends = found.arrays()
+            return np.frombuffer(ids, np.int64), np.frombuffer(ends, np.int64)
+        id_list: list[int] = []
+        end_list: list[int] = []
+
+        def kept_match(expression: int, _start: int, end: int, _flags: int, _ctx: object
+                       ) -> None:
+            id_list.append(expression)
+            end_list.append(end)
+
+        self.database.scan(buf, match_event_handler=kept_match, scratch=self._scratch())
+        return np.asarray(id_list, np.int64), np.asarray(end_list, np.int64)
 
     def ids_and_ends(self, buf: bytes) -> tuple[np.ndarray, np.ndarray]:
         """(expression id, end offset (exclusive)) of every match in ``buf``."""
-        ids, ends = self._scan(buf)
-        return np.asarray(ids, np.int64), np.asarray(ends, np.int64)
+        return self._scan(buf)
 
 
 def non_ascii_rows(column: pa.Array) -> np.ndarray:
@@ -152,25 +166,52 @@ def non_ascii_rows(column: pa.Array) -> np.ndarray:
     return np.flatnonzero(~ascii_rows.to_numpy(zero_copy_only=False))
 
 
-def _spread(indices: pa.Array, ids: np.ndarray, values: np.ndarray, non_ascii: np.ndarray
+@dataclass(frozen=True)
+class DistinctTexts:
+    """A text column as its distinct ``values`` and, per row, the place of its value among
+    them (``index``, -1 for a null); when its values seldom repeat, the column itself as
+    ``values`` (``index`` None). A test of every value, spread to the rows, is the test of
+    every row, for a fraction of the cost on log lines, which repeat."""
+
+    values: pa.Array
+    index: np.ndarray | None = None
+
+    def spread(self, hit: np.ndarray) -> np.ndarray:
+        """A mask over the values as the mask over the rows (False for a null)."""
+        return hit if self.index is None else np.append(hit, False)[self.index]
+
+
+def distinct_texts(column: pa.Array) -> DistinctTexts:
+    """``column`` by its distinct values when at most half of them are (and it is not too
+    short for a look at them to pay)."""
+    if len(column) >= _DEDUPE_MIN_ROWS:
+        encoded = pc.dictionary_encode(column)
+        if 2 * len(encoded.dictionary) <= len(column):
+            index = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+            return DistinctTexts(encoded.dictionary, index.astype(np.int64))
+    return DistinctTexts(column)
+
+
+def _spread(rows_value: np.ndarray, ids: np.ndarray, values: np.ndarray, non_ascii: np.ndarray
             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Matches of distinct values (``values[i]`` holds ``ids[i]``) as matches of the rows
-    whose dictionary index is that value, and the rows of the non-ASCII values."""
-    index = pc.fill_null(indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    order = np.argsort(index, kind="stable")  # rows grouped by value, nulls first
-    counts = np.bincount(index[index >= 0], minlength=int(index.max(initial=-1)) + 1)
-    starts = np.concatenate(([0], np.cumsum(counts))) + int((index < 0).sum())
-
-    def rows_of(picked: np.ndarray) -> np.ndarray:
-        lengths = counts[picked] if len(picked) else np.zeros(0, np.int64)
-        total = int(lengths.sum())
-        first = np.repeat(starts[picked] - np.concatenate(([0], np.cumsum(lengths)[:-1])),
-                          lengths)
-        return order[first + np.arange(total)]
-
-    rows = rows_of(values)
-    return (np.repeat(ids, counts[values]) if len(values) else ids, rows,
-            np.sort(rows_of(non_ascii)))
+    whose value is that one (``rows_value``, -1 for a null), in row order, and the rows of
+    the non-ASCII values: each row takes its value's run of matches, found by counting."""
+    top = max(int(rows_value.max(initial=-1)), int(values.max(initial=-1))) + 1
+    index = np.where(rows_value < 0, top, rows_value)  # nulls: a value with no match
+    if len(values) > 1 and not (values[1:] >= values[:-1]).all():
+        order = np.argsort(values, kind="stable")
+        ids, values = ids[order], values[order]
+    per_value = np.bincount(values, minlength=top + 1)
+    first_match = np.cumsum(per_value) - per_value  # where each value's run of matches starts
+    per_row = per_value[index]
+    first_out = np.cumsum(per_row) - per_row  # where each row's matches go
+    total = int(first_out[-1] + per_row[-1]) if len(per_row) else 0
+    rows = np.repeat(np.arange(len(index), dtype=np.int64), per_row)
+    picked = np.repeat(first_match[index] - first_out, per_row) + np.arange(total)
+    loose = np.zeros(top + 1, bool)
+    loose[non_ascii] = True
+    return ids[picked], rows, np.flatnonzero(loose[index])
 
 
 def block_database(expressions: list[bytes], flags: list[int]) -> object | None:

@@ -95,13 +95,14 @@ class PatternSets:
             return [np.zeros(0, bool) for _number in asked]
         sub = texts if len(union) == len(texts) else texts.take(pa.array(union))
         ids, at, _ = scanner.matches(sub)  # ``at``: positions in ``union``
-        width = len(union)
-        found = distinct(self.owner[ids] * width + at)
-        loose = non_ascii_rows(sub)
+        owners = self.owner[ids]  # the set of each match's pattern
+        loose = np.zeros(len(union), bool)
+        loose[non_ascii_rows(sub)] = True
         out = []
         for number, rows in asked:
-            place = np.searchsorted(union, rows)
-            out.append(np.isin(number * width + place, found) | np.isin(place, loose))
+            may = loose.copy()  # flags over ``union``: where this set may match
+            may[at[owners == number]] = True
+            out.append(may[np.searchsorted(union, rows)])
         return out
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from plogscan.catalog import load_rules
@@ -14,12 +16,14 @@ from plogscan.catalog.rule import RuleSet
 from plogscan.catalog.ruleset import builtin_rules_dir, rule_from_text
 from plogscan.catalog.testing import case_files, load_cases
 from plogscan.crossrank.patterns import PREFILTER
+from plogscan.engine import selector
 from plogscan.engine.cases import parse_case
 from plogscan.engine.predicates import evaluate
 from plogscan.engine.selector import Selector
 from plogscan.ingest.chunks import Chunk, parse_task
 from plogscan.ingest.textinput import parse_text
 from plogscan.parse.formatcheck import builtin_formats
+from plogscan.parse.literals import DistinctTexts
 from plogscan.parse.results import FileContext
 
 RULES = load_rules([])
@@ -127,3 +131,22 @@ def test_rows_of_non_ascii_text_are_decided_by_the_literal() -> None:
              for text in ("心跳 heartbeat frame", "heartbeat frame")]
     table = parse_text("\n".join(lines), path=CTX.path)
     assert SELECTOR.candidates(table).tolist() == [True, False]
+
+
+def test_repeated_messages_are_decided_once_each_as_row_by_row() -> None:
+    """The selector tests each distinct message once when messages repeat (log lines do):
+    its candidates and kept records are those of a test of every row, over the messages of
+    every rule case repeated, non-ASCII and narrowed ones among them."""
+    tables = [parse_case(case) for case in _cases()]
+    table = pa.concat_tables([t.select(tables[0].column_names) for t in tables
+                              if t.num_rows and t.schema.equals(tables[0].schema)])
+    rows = np.concatenate([np.arange(table.num_rows)] * 3)
+    repeated = table.take(pa.array(rows))
+    assert 2 * len(pc.unique(repeated.column("message"))) <= repeated.num_rows
+    keep, candidates = SELECTOR.keep_and_candidates(repeated)
+    with pytest.MonkeyPatch.context() as patch:  # every row is its own value
+        patch.setattr(selector, "distinct_texts", DistinctTexts)
+        row_keep, row_candidates = SELECTOR.keep_and_candidates(repeated)
+    assert candidates is not None and candidates.any() and not candidates.all()
+    assert np.array_equal(candidates, row_candidates)
+    assert np.array_equal(keep, row_keep)

@@ -16,8 +16,11 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from plogscan.ingest.contextlines import ContextSpec, line_text
+from plogscan.ingest import contextlines
+from plogscan.ingest.contextlines import ContextSpec, Lines, line_text
 from plogscan.ingest.limits import Limits
 from plogscan.ingest.pipeline import Ingest
 from plogscan.report import render
@@ -172,3 +175,48 @@ def test_cached_reruns_give_the_same_context(tmp_path: Path) -> None:
                for problem in f.problems)  # the long line was cut
     os.utime(target)
     assert render(diagnosed([str(logs)], cache=cache, limits=limits), "json") == plain
+
+
+LINE_PARTS = st.sampled_from(["x", "é", "长", "\r", " ", "ab" * 140, "长" * 300, "\r\r"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(LINE_PARTS, max_size=6).map("".join), min_size=1, max_size=40),
+       st.lists(st.binary(max_size=30), max_size=3), st.lists(st.binary(max_size=30), max_size=3),
+       st.integers(0, 4), st.data())
+def test_lines_around_rows_are_each_line_as_shown(
+        lines: list[str], before: list[bytes], after: list[bytes], radius: int,
+        data: st.DataObject) -> None:
+    """``Lines.around`` gives, for any rows and file bounds, the lines ``line_text`` shows:
+    lines cut on a character, CRs that end them left out, edge lines past the chunk."""
+    raw = "\n".join(lines).encode()
+    chunk = Lines(raw, before, after)
+    count = len(lines)
+    rows = data.draw(st.lists(st.tuples(st.integers(0, count - 1), st.integers(1, 3)),
+                              min_size=1, max_size=12))
+    first = np.array([row for row, _span in rows], np.int64)
+    end = np.minimum(first + [span for _row, span in rows], count)
+    bounded = data.draw(st.booleans())
+    low = np.minimum(first, data.draw(st.integers(0, count))) if bounded else None
+    high = np.maximum(end, data.draw(st.integers(0, count))) if bounded else None
+    shown_before, shown_after = chunk.around(first, end, radius, low, high)
+    with pytest.MonkeyPatch.context() as patch:  # a chunk past views' reach: copied out
+        patch.setattr(contextlines, "views_fit", lambda _size: False)
+        assert chunk.around(first, end, radius, low, high) == (shown_before, shown_after)
+
+    def text(k: int) -> str | None:
+        if k < 0:
+            return line_text(before[k]) if -k <= len(before) else None
+        if k >= count:
+            return line_text(after[k - count]) if k - count < len(after) else None
+        return line_text(lines[k].encode())
+
+    def within(k: int, i: int) -> bool:
+        inside = (low is None or k >= low[i]) and (high is None or k < high[i])
+        return (0 <= k < count and inside) or not 0 <= k < count
+
+    for i in range(len(rows)):
+        wanted_before = [text(k) for k in range(first[i] - radius, first[i]) if within(k, i)]
+        wanted_after = [text(k) for k in range(end[i], end[i] + radius) if within(k, i)]
+        assert shown_before[i].as_py() == [t for t in wanted_before if t is not None]
+        assert shown_after[i].as_py() == [t for t in wanted_after if t is not None]
