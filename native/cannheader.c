@@ -33,12 +33,8 @@
 
 #include "chunkscan.h"
 
-/* Per line: start and length of the prefix, src_file, src_line and tid groups (0 and 0 for a
- * group that took no part; all 0 when the line does not match). */
-#define FIELDS 8
-
 /* The groups of one line into out[0..7] (start, length of each). */
-static void match_line(const unsigned char *s, Py_ssize_t n, int64_t *out) {
+void match_line(const unsigned char *s, Py_ssize_t n, int64_t *out) {
     Py_ssize_t p, q;
     memset(out, 0, FIELDS * sizeof(int64_t));
     if ((p = header_stamp(s, n)) == 0) return;
@@ -98,7 +94,7 @@ static unsigned char byte_in(const unsigned char *s, int64_t p, Py_ssize_t n) {
  * out[0..7]: ts start, src_file start and length, src_line start and length, tid digits'
  * start and length, message start; starts -1 (message 0) where the field is absent. The
  * arithmetic is cannheader.match's numpy derivation, line by line, so the two agree. */
-static void derive_fields(const unsigned char *s, Py_ssize_t n, const int64_t *g, int64_t *out) {
+void derive_fields(const unsigned char *s, Py_ssize_t n, const int64_t *g, int64_t *out) {
     int64_t ts0 = g[1], file_len = g[3], line_len = g[5], tid_len = g[7];
     if (ts0 <= 0) {
         out[0] = out[1] = out[3] = out[5] = -1;
@@ -505,8 +501,11 @@ static PyMethodDef methods[] = {
     {"skim_segments", skim_segments, METH_VARARGS,
      "skim_segments(header, parse_line): whether each record holds a line to parse."},
     {"skim_skipped", skim_skipped, METH_VARARGS,
-     "skim_skipped(data, starts, header, parse_segment, prefix, ts_start, prefixes): the parse "
-     "mask, the skipped records with their prefix ids and timestamps, and sums by prefix."},
+     "skim_skipped(data, starts, header, parse_segment, prefix, ts_start, prefixes, "
+     "allocate=None): the parse mask, the skipped records with their prefix ids and "
+     "timestamps, sums by prefix, the lines to parse joined by newlines and, with allocate, "
+     "those lines split and matched (offsets, values, header spans, prefix index, prefixes, "
+     "src_file index, src_files)."},
     {"holds", holds, METH_VARARGS,
      "holds(data, needle, anchor): whether needle occurs in data (found by memchr on "
      "needle[anchor], a byte rare in the data)."},

@@ -189,10 +189,24 @@ static inline int64_t cann_micros(const unsigned char *s, Py_ssize_t size, Py_ss
     return second + us;
 }
 
+/* native/cannheader.c: the CANN header's groups of one line (FIELDS values: start and length of
+ * the prefix, src_file, src_line and tid groups; 0 and 0 for a group that took no part, all 0
+ * when the line does not match), and the FIELDS spans derived from them (ts start, src_file
+ * start and length, src_line start and length, the thread id digits' start and length, the
+ * message start). */
+#define FIELDS 8
+void match_line(const unsigned char *s, Py_ssize_t n, int64_t *out);
+void derive_fields(const unsigned char *s, Py_ssize_t n, const int64_t *g, int64_t *out);
+
 /* native/skim.c: the skim's keep-or-drop decision and the skipped records' facts. */
 PyObject *skim_lines(PyObject *self, PyObject *args);
 PyObject *skim_segments(PyObject *self, PyObject *args);
 PyObject *skim_skipped(PyObject *self, PyObject *args);
 PyObject *holds(PyObject *self, PyObject *args);
+
+/* native/pickedlines.c: the lines parse[i] marks, split and matched for the parser: (offsets,
+ * values, spans, prefix index, prefixes, src_file index, src_files). */
+PyObject *picked_lines(PyObject *allocate, const unsigned char *s,
+                       const int64_t *start, const uint8_t *parse, Py_ssize_t lines);
 
 #endif

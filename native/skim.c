@@ -22,11 +22,13 @@
  * skim_segments(header, parse_line)
  *     Whether each record (the lines before the first header, then each header and the lines
  *     after it) holds a line to parse; the first and last always do.
- * skim_skipped(data, starts, header, parse_segment, prefix, ts_start, prefixes)
+ * skim_skipped(data, starts, header, parse_segment, prefix, ts_start, prefixes, allocate=None)
  *     The parse mask of every line, the skipped records (header lines), their prefix ids,
  *     timestamps (microseconds, and whether each is a real date), by prefix how many, how
- *     many real dates, the first and last time, row and the records with a 1970 clock; and
- *     the lines to parse joined by newlines (a copy a run of them).
+ *     many real dates, the first and last time, row and the records with a 1970 clock; the
+ *     lines to parse joined by newlines (a copy a run of them); and with allocate (a function
+ *     that gives a writable buffer of n bytes), those lines as the parser reads them
+ *     (native/pickedlines.c), else None.
  */
 
 #include <stdlib.h>
@@ -365,11 +367,13 @@ enum { RECORDS, DATED, FIRST_TS, LAST_TS, FIRST_ROW, LAST_ROW, EPOCH, SUMS };
 PyObject *skim_skipped(PyObject *self, PyObject *args) {
     Py_buffer data, starts, header, segments, prefix, stamp;
     Py_ssize_t prefixes;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*n", &data, &starts, &header, &segments, &prefix,
-                          &stamp, &prefixes))
+    PyObject *allocate = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*n|O", &data, &starts, &header, &segments, &prefix,
+                          &stamp, &prefixes, &allocate))
         return NULL;
     PyObject *result = NULL, *parse_obj = NULL, *rows_obj = NULL, *ids_obj = NULL,
-             *micros_obj = NULL, *valid_obj = NULL, *sums_obj = NULL, *text_obj = NULL;
+             *micros_obj = NULL, *valid_obj = NULL, *sums_obj = NULL, *text_obj = NULL,
+             *lines_obj = NULL;
     Py_ssize_t lines = header.len;
     const int64_t *start = starts.buf, *pid = prefix.buf, *ts0 = stamp.buf;
     const uint8_t *h = header.buf, *seg = segments.buf;
@@ -382,6 +386,10 @@ PyObject *skim_skipped(PyObject *self, PyObject *args) {
         goto done;
     }
     for (Py_ssize_t i = 0; i < lines; i++) {
+        if (start[i] < 0 || start[i + 1] <= start[i] || start[i + 1] > data.len + 1) {
+            PyErr_Format(PyExc_ValueError, "skim_skipped: line %zd lies outside the data", i);
+            goto done;
+        }
         if (h[i] && (pid[i] < 0 || pid[i] >= prefixes || ts0[i] < 0 || start[i] < 0
                      || start[i] + ts0[i] > data.len)) {
             PyErr_Format(PyExc_ValueError, "skim_skipped: header line %zd lies outside", i);
@@ -451,12 +459,19 @@ PyObject *skim_skipped(PyObject *self, PyObject *args) {
         to += n;
     }
     Py_END_ALLOW_THREADS
+    if (allocate != Py_None) {
+        lines_obj = picked_lines(allocate, s, start, parse, lines);
+        if (lines_obj == NULL) goto done;
+    } else {
+        lines_obj = Py_None;
+        Py_INCREF(lines_obj);
+    }
     if (PyByteArray_Resize(rows_obj, skipped * 8) == 0
         && PyByteArray_Resize(ids_obj, skipped * 8) == 0
         && PyByteArray_Resize(micros_obj, skipped * 8) == 0
         && PyByteArray_Resize(valid_obj, skipped) == 0)
-        result = Py_BuildValue("(OOOOOOO)", parse_obj, rows_obj, ids_obj, micros_obj, valid_obj,
-                               sums_obj, text_obj);
+        result = Py_BuildValue("(OOOOOOOO)", parse_obj, rows_obj, ids_obj, micros_obj,
+                               valid_obj, sums_obj, text_obj, lines_obj);
 done:
     Py_XDECREF(parse_obj);
     Py_XDECREF(rows_obj);
@@ -465,6 +480,7 @@ done:
     Py_XDECREF(valid_obj);
     Py_XDECREF(sums_obj);
     Py_XDECREF(text_obj);
+    Py_XDECREF(lines_obj);
     PyBuffer_Release(&data);
     PyBuffer_Release(&starts);
     PyBuffer_Release(&header);

@@ -89,6 +89,19 @@ class HeaderSpans:
     values: dict[str, pa.Array]
 
 
+@dataclass
+class MatchedLines:
+    """Lines already split and their headers already walked, by the skim's C call over the
+    lines it picks (``skimtext``): what ``split_lines``, ``one_pass_spans(derived=True)`` and
+    ``distinct_texts`` of the prefixes and source files give on the picked text, so the
+    parser does not read those lines again."""
+
+    lines: pa.Array  # large_string, one value a line
+    spans: np.ndarray  # one_pass_spans(lines, derived=True)
+    prefix: tuple[np.ndarray, pa.Array]  # distinct_texts of the prefix groups
+    src_file: tuple[np.ndarray, pa.Array]  # distinct_texts of the src_file groups
+
+
 # The first thread-id body of formats/cann.yaml, whose two common shapes ONE_PASS reads.
 TAGGED_TID_BODY = (r"\[[A-Za-z_]\w*\]\[[Tt]id:(?P<tid>\d+)\] ?| ?\(tid:(?P<tid_2>\d+)\) ?"
                    r"|tid:(?P<tid_3>\d+),")
@@ -212,7 +225,7 @@ class _Groups:
 
 
 def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray,
-            spans: np.ndarray | None = None) -> _Groups:
+            spans: np.ndarray | None = None, given: MatchedLines | None = None) -> _Groups:
     if spans is None:
         spans = header_spans(lines)
     base = offsets[:-1]
@@ -223,19 +236,23 @@ def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray,
     # The prefixes and source files (a few dozen in a chunk) are numbered where they lie in
     # the chunk (``distinct_texts``), not cut out line by line first; they stay
     # dictionary-encoded, as the event table stores them.
+    if given is not None:
+        prefix, src_file = given.prefix, given.src_file
+    else:
+        prefix = distinct_texts(data, base + spans[:, 0], spans[:, 1])
+        src_file = distinct_texts(data, base + spans[:, 2], spans[:, 3])
     return _Groups(spans[:, 1] > 0, [spans[:, 2 * k + 1] for k in range(len(GROUPS))],
-                   distinct_texts(data, base + spans[:, 0], spans[:, 1]),
-                   distinct_texts(data, base + spans[:, 2], spans[:, 3]),
-                   lambda rows: pc.cast(text(3, rows), LARGE))
+                   prefix, src_file, lambda rows: pc.cast(text(3, rows), LARGE))
 
 
-def match(lines: pa.Array) -> HeaderSpans:
+def match(lines: pa.Array, given: MatchedLines | None = None) -> HeaderSpans:
     """Spans and values of every line that carries a CANN header (the YAML pattern's,
-    exactly)."""
+    exactly); ``given``: what the skim's C call read of these lines already."""
     offsets, data = line_buffers(lines)
-    fields = one_pass_spans(lines, derived=True)
+    fields = given.spans if given is not None else one_pass_spans(lines, derived=True)
     width = 2 * len(GROUPS)
-    groups = _groups(lines, offsets, data, None if fields is None else fields[:, :width])
+    groups = _groups(lines, offsets, data, None if fields is None else fields[:, :width],
+                     given)
     matched = groups.matched
     rows = np.arange(len(lines))
     # Lines that do not match have empty groups, so their spans come out as garbage here;

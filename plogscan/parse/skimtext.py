@@ -20,7 +20,8 @@ import numpy as np
 import pyarrow as pa
 
 from plogscan.parse import compiled
-from plogscan.parse.arrowtext import line_buffers, split_lines, substrings
+from plogscan.parse.arrowtext import LARGE, line_buffers, split_lines, substrings
+from plogscan.parse.cannheader import DERIVED, GROUPS, MatchedLines
 from plogscan.parse.codescan import QUIET_LEVELS
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.messages import TRUNCATION_CHARS
@@ -65,8 +66,9 @@ def skim_text(buf: bytes, ends: np.ndarray, narrowed: Sequence[tuple[Sequence[st
                         np.cumsum(header, dtype=np.int64), parse_segment,
                         [(patterns, _line_of(starts, at)) for patterns, at in narrowed])
     readable, prefixes = prefix_fields(pa.array(marks[5], pa.string()))
-    parse, rows, ids, micros, valid, sums, picked = native.skim_skipped(
-        buf, starts, header, parse_segment, prefix, ts_start, len(readable))
+    parse, rows, ids, micros, valid, sums, picked, split = native.skim_skipped(
+        buf, starts, header, parse_segment, prefix, ts_start, len(readable),
+        pa.allocate_buffer)
     rows = np.frombuffer(rows, np.int64)
     if len(rows) == 0:
         return starts, None
@@ -77,7 +79,20 @@ def skim_text(buf: bytes, ends: np.ndarray, narrowed: Sequence[tuple[Sequence[st
         parse, rows, np.frombuffer(ids, np.int64), prefixes,
         pa.array(micros, pa.timestamp("us"), mask=~valid), valid & (micros < EPOCH_1971_US),
         ~valid, skipped_lines=int(n - np.count_nonzero(parse)),
-        sums=np.frombuffer(sums, np.int64).reshape(7, len(readable)), picked=picked)
+        sums=np.frombuffer(sums, np.int64).reshape(7, len(readable)), picked=picked,
+        matched=_matched(*split))
+
+
+def _matched(offsets: pa.Buffer, values: pa.Buffer, spans: pa.Buffer, prefix_index: pa.Buffer,
+             prefixes: list[bytes], file_index: pa.Buffer, files: list[bytes]
+             ) -> MatchedLines:
+    """The picked lines as ``skim_skipped`` split and matched them, in the parser's types."""
+    count = len(offsets) // 8 - 1
+    return MatchedLines(
+        pa.Array.from_buffers(LARGE, count, [None, offsets, values]),
+        np.frombuffer(spans, np.int64).reshape(count, 2 * len(GROUPS) + len(DERIVED)),
+        (np.frombuffer(prefix_index, np.int64), pa.array(prefixes, pa.string())),
+        (np.frombuffer(file_index, np.int64), pa.array(files, pa.string())))
 
 
 def _decide(buf: bytes, starts: np.ndarray, parse_line: np.ndarray, fset: FormatSet) -> None:
