@@ -100,6 +100,11 @@ class MatchedLines:
     spans: np.ndarray  # one_pass_spans(lines, derived=True)
     prefix: tuple[np.ndarray, pa.Array]  # distinct_texts of the prefix groups
     src_file: tuple[np.ndarray, pa.Array]  # distinct_texts of the src_file groups
+    # of each distinct prefix: the start and length of level, module, pid and proc (-1 and 0
+    # in the empty prefix), and their values (``_prefix_fields``' spans and values, by prefix)
+    prefix_spans: np.ndarray
+    prefix_values: dict[str, pa.Array]
+    numbers: dict[str, pa.Array]  # src_line and tid of each line (null where absent)
 
 
 # The first thread-id body of formats/cann.yaml, whose two common shapes ONE_PASS reads.
@@ -225,7 +230,7 @@ class _Groups:
 
 
 def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray,
-            spans: np.ndarray | None = None, given: MatchedLines | None = None) -> _Groups:
+            spans: np.ndarray | None = None) -> _Groups:
     if spans is None:
         spans = header_spans(lines)
     base = offsets[:-1]
@@ -236,23 +241,21 @@ def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray,
     # The prefixes and source files (a few dozen in a chunk) are numbered where they lie in
     # the chunk (``distinct_texts``), not cut out line by line first; they stay
     # dictionary-encoded, as the event table stores them.
-    if given is not None:
-        prefix, src_file = given.prefix, given.src_file
-    else:
-        prefix = distinct_texts(data, base + spans[:, 0], spans[:, 1])
-        src_file = distinct_texts(data, base + spans[:, 2], spans[:, 3])
     return _Groups(spans[:, 1] > 0, [spans[:, 2 * k + 1] for k in range(len(GROUPS))],
-                   prefix, src_file, lambda rows: pc.cast(text(3, rows), LARGE))
+                   distinct_texts(data, base + spans[:, 0], spans[:, 1]),
+                   distinct_texts(data, base + spans[:, 2], spans[:, 3]),
+                   lambda rows: pc.cast(text(3, rows), LARGE))
 
 
 def match(lines: pa.Array, given: MatchedLines | None = None) -> HeaderSpans:
     """Spans and values of every line that carries a CANN header (the YAML pattern's,
     exactly); ``given``: what the skim's C call read of these lines already."""
+    if given is not None:
+        return _given_match(given)
     offsets, data = line_buffers(lines)
-    fields = given.spans if given is not None else one_pass_spans(lines, derived=True)
+    fields = one_pass_spans(lines, derived=True)
     width = 2 * len(GROUPS)
-    groups = _groups(lines, offsets, data, None if fields is None else fields[:, :width],
-                     given)
+    groups = _groups(lines, offsets, data, None if fields is None else fields[:, :width])
     matched = groups.matched
     rows = np.arange(len(lines))
     # Lines that do not match have empty groups, so their spans come out as garbage here;
@@ -280,6 +283,31 @@ def match(lines: pa.Array, given: MatchedLines | None = None) -> HeaderSpans:
                                      length["src_line"], pa.int32())
     values["tid"] = fv.integers(data, offsets, rows, start["tid"], length["tid"], pa.int64())
     return HeaderSpans(matched, start, length, msg, values)
+
+
+def _given_match(given: MatchedLines) -> HeaderSpans:
+    """``match`` of lines the skim's C call read: their spans (absent already where a line
+    has no header), the prefixes' fields by distinct prefix and the numbers."""
+    width = 2 * len(GROUPS)
+    matched = given.spans[:, 1] > 0
+    # the parser writes other formats' fields into these columns: a copy, not the given ones
+    derived = given.spans[:, width:].T.copy()
+    index = given.prefix[0]
+    per_line = given.prefix_spans[index]
+    start: dict[str, np.ndarray] = {}
+    length: dict[str, np.ndarray] = {}
+    values: dict[str, pa.Array] = {}
+    for column, name in enumerate(("level", "module", "pid", "proc")):
+        start[name], length[name] = per_line[:, 2 * column], per_line[:, 2 * column + 1]
+        values[name] = _picked(index, given.prefix_values[name])
+    start["ts"], length["ts"] = derived[0], np.where(matched, TS_BYTES, 0)
+    for k, name in enumerate(("src_file", "src_line", "tid")):
+        start[name], length[name] = derived[1 + 2 * k], derived[2 + 2 * k]
+    index, distinct = given.src_file
+    values["src_file"] = pa.DictionaryArray.from_arrays(
+        index.astype(np.int32, copy=False), distinct, mask=given.spans[:, 3] == 0)
+    values.update(given.numbers)
+    return HeaderSpans(matched, start, length, derived[len(DERIVED) - 1], values)
 
 
 def _derived(groups: _Groups, data: np.ndarray, offsets: np.ndarray,

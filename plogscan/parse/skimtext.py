@@ -20,7 +20,13 @@ import numpy as np
 import pyarrow as pa
 
 from plogscan.parse import compiled
-from plogscan.parse.arrowtext import LARGE, line_buffers, split_lines, substrings
+from plogscan.parse.arrowtext import (
+    LARGE,
+    line_buffers,
+    split_lines,
+    substrings,
+    validity_bitmap,
+)
 from plogscan.parse.cannheader import DERIVED, GROUPS, MatchedLines
 from plogscan.parse.codescan import QUIET_LEVELS
 from plogscan.parse.lineformats import FormatSet
@@ -84,15 +90,30 @@ def skim_text(buf: bytes, ends: np.ndarray, narrowed: Sequence[tuple[Sequence[st
 
 
 def _matched(offsets: pa.Buffer, values: pa.Buffer, spans: pa.Buffer, prefix_index: pa.Buffer,
-             prefixes: list[bytes], file_index: pa.Buffer, files: list[bytes]
-             ) -> MatchedLines:
+             prefixes: list[bytes], parts: tuple[bytes, list, list, list, list],
+             file_index: pa.Buffer, files: list[bytes], src_line: pa.Buffer,
+             src_line_valid: pa.Buffer, tid: pa.Buffer, tid_valid: pa.Buffer) -> MatchedLines:
     """The picked lines as ``skim_skipped`` split and matched them, in the parser's types."""
     count = len(offsets) // 8 - 1
+    part_spans, *texts = parts
+    header = np.frombuffer(spans, np.int64).reshape(count, 2 * len(GROUPS) + len(DERIVED))
+    header.flags.writeable = False  # read, never written: ``cannheader.match`` copies
     return MatchedLines(
         pa.Array.from_buffers(LARGE, count, [None, offsets, values]),
-        np.frombuffer(spans, np.int64).reshape(count, 2 * len(GROUPS) + len(DERIVED)),
+        header,
         (np.frombuffer(prefix_index, np.int64), pa.array(prefixes, pa.string())),
-        (np.frombuffer(file_index, np.int64), pa.array(files, pa.string())))
+        (np.frombuffer(file_index, np.int64), pa.array(files, pa.string())),
+        np.frombuffer(part_spans, np.int64).reshape(len(prefixes), 8),
+        {name: pa.array(part, pa.int64() if name == "pid" else pa.string())
+         for name, part in zip(("level", "module", "pid", "proc"), texts, strict=True)},
+        {"src_line": _numbers(count, src_line, src_line_valid).cast(pa.int32()),
+         "tid": _numbers(count, tid, tid_valid)})
+
+
+def _numbers(count: int, values: pa.Buffer, valid: pa.Buffer) -> pa.Array:
+    """An int64 array of ``values``, null where ``valid`` (one byte a value) is 0."""
+    validity, nulls = validity_bitmap(np.frombuffer(valid, bool))
+    return pa.Array.from_buffers(pa.int64(), count, [validity, values], nulls)
 
 
 def _decide(buf: bytes, starts: np.ndarray, parse_line: np.ndarray, fset: FormatSet) -> None:

@@ -60,6 +60,15 @@ def assert_lines_alike(data: bytes, encoded: bool = False) -> bool:
                                                          spans[:, at + 1], compiled=False)
             assert np.array_equal(index, want_index)
             assert distinct.equals(want)
+    taken, read = cannheader.match(lines, given_lines), cannheader.match(lines)
+    assert np.array_equal(taken.matched, read.matched)
+    assert np.array_equal(taken.msg_start, read.msg_start)
+    assert taken.start.keys() == read.start.keys() and taken.values.keys() == read.values.keys()
+    for name in read.start:
+        assert np.array_equal(taken.start[name], read.start[name]), name
+        assert np.array_equal(taken.length[name], read.length[name]), name
+    for name in read.values:
+        assert taken.values[name].equals(read.values[name]), name
     numbers = 7 + np.flatnonzero(skimmed.parse)
     for open_record in (False, True):
         taken = parse_chunk(text, 7, CTX, FSET, open_record, encoded, numbers=numbers,
@@ -135,8 +144,10 @@ def test_the_call_refuses_lines_outside_the_data_and_bad_buffers() -> None:
     text = (head() + "a\n\n" + head("ERROR") + "b").encode()
     starts, lines = _marks(text)
     split = _skipped(text, starts, lines, pa.allocate_buffer)[7]
-    assert len(split) == 7
+    assert len(split) == 12
     assert split[4] == [b"[DEBUG] GE(4100,python3):", b"", b"[ERROR] GE(4100,python3):"]
+    assert split[5][1:] == ([b"DEBUG", None, b"ERROR"], [b"GE", None, b"GE"],
+                            [4100, None, 4100], [b"python3", None, b"python3"])
     assert _skipped(text, starts, lines, None)[7] is None
     for bad in ([0, 5, 3, len(text) + 1], [0, 5, 9, len(text) + 2], [-1, 5, 9, len(text) + 1]):
         with pytest.raises(ValueError, match="outside"):
