@@ -17,6 +17,10 @@ ONE_PASS walked by hand, about 20 times faster than RE2, which took half the par
 DEBUG-heavy chunk), by RE2 otherwise; ``tests/parse/test_cannheader.py`` holds the two to the same
 groups.
 
+Where the skim picked the lines to parse, its C call read their headers already, in the same
+walk (``MatchedLines``, ``native/pickedlines.c``): ``match`` then only spreads what it read,
+by distinct prefix, to the lines.
+
 The fast path is used only while the YAML pattern and the tagged-tid body are the ones it was
 written for (``applies_to``); an edited format goes through the generic regex path.
 """

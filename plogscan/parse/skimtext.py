@@ -4,7 +4,9 @@ Where the C module is built (``parse.compiled``), three calls of ``native/skim.c
 skim: the first splits the chunk into lines and marks each (header, prefix, where its
 timestamp starts, parse it or not), the second closes the records, the third reads the
 skipped records' timestamps, sums their facts by header prefix and copies out the lines to
-parse, joined by newlines. Python keeps what only it
+parse, joined by newlines, and also split into Arrow's layout with their CANN headers read
+(``cannheader.MatchedLines``: the parser takes them instead of splitting and matching the
+picked text again; ``native/pickedlines.c``). Python keeps what only it
 can do: the few lines that only a pattern without known first bytes may start
 (``skim.could_start``), the narrowed expressions (``skim._parse_matching``) and the fields of
 the few distinct prefixes. Elsewhere the chunk is split by ``arrowtext.split_lines`` and
