@@ -122,6 +122,11 @@ static uint8_t integer_at(const unsigned char *p, int64_t n, int64_t limit, int6
     return 1;
 }
 
+/* Whether a span (start -1: none) lies inside a line of n bytes. */
+static int inside(int64_t start, int64_t len, int64_t n) {
+    return start >= 0 && len >= 0 && start <= n && len <= n - start;
+}
+
 #define PID_DIGITS 18 /* fieldvalues._digit_limit(int64) */
 #define LINE_DIGITS 9 /* fieldvalues._digit_limit(int32) */
 
@@ -249,16 +254,16 @@ PyObject *picked_lines(PyObject *allocate, const unsigned char *s,
             prefix_index[k] = prefix_index[k - 1];
         else
             prefix_index[k] = text_id(&prefix, s, a + row[0], row[1]);
-        const int64_t *up = row - ROW; /* the line before's groups, its file at up[2] */
-        if (k > 0 && row[3] == up[3]
-            && memcmp(s + a + row[2], values + offsets[k - 1] + up[2], (size_t)row[3]) == 0)
+        /* the same source file as the line before (its groups at row - ROW) */
+        if (k > 0 && row[3] == row[3 - ROW]
+            && memcmp(s + a + row[2], values + offsets[k - 1] + row[2 - ROW], (size_t)row[3]) == 0)
             file_index[k] = file_index[k - 1];
         else
             file_index[k] = text_id(&file, s, a + row[2], row[3]);
         /* the derived spans: src_line at FIELDS + 3, the thread id's digits at FIELDS + 5 */
-        src_line_valid[k] = row[FIELDS + 3] >= 0 && integer_at(
+        src_line_valid[k] = inside(row[FIELDS + 3], row[FIELDS + 4], n) && integer_at(
             s + a + row[FIELDS + 3], row[FIELDS + 4], LINE_DIGITS, &src_line[k]);
-        tid_valid[k] = row[FIELDS + 5] >= 0 && integer_at(
+        tid_valid[k] = inside(row[FIELDS + 5], row[FIELDS + 6], n) && integer_at(
             s + a + row[FIELDS + 5], row[FIELDS + 6], PID_DIGITS, &tid[k]);
         if (!src_line_valid[k]) src_line[k] = 0;
         if (!tid_valid[k]) tid[k] = 0;
