@@ -225,93 +225,49 @@ static PyObject *glued_tags(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* Open addressing over the distinct spans seen so far: slot -> id + 1 (0: empty). */
-typedef struct {
-    const unsigned char *s;
-    const int64_t *start, *len;
-    int64_t *slots;
-    uint64_t *hashes; /* of each distinct span, by id */
-    int64_t *first;   /* the row each distinct span was first seen at, by id */
-    Py_ssize_t mask, count;
-} Distinct;
-
-static int distinct_grow(Distinct *d) { return slots_doubled(&d->slots, &d->mask, d->hashes); }
-
 static PyObject *span_ids(PyObject *self, PyObject *args) {
     Py_buffer data, starts, lengths, out;
     if (!PyArg_ParseTuple(args, "y*y*y*w*", &data, &starts, &lengths, &out)) return NULL;
     PyObject *result = NULL;
     Py_ssize_t rows = starts.len / (Py_ssize_t)sizeof(int64_t);
-    Distinct d = {(const unsigned char *)data.buf, starts.buf, lengths.buf, NULL, NULL, NULL,
-                  1023, 0};
+    const unsigned char *s = (const unsigned char *)data.buf;
+    const int64_t *start = starts.buf, *len = lengths.buf;
+    Texts t = {0};
     if (starts.len != lengths.len || starts.len % (Py_ssize_t)sizeof(int64_t) != 0
         || out.len < starts.len) {
         PyErr_SetString(PyExc_ValueError, "starts, lengths and out must hold one int64 a row");
         goto done;
     }
     for (Py_ssize_t i = 0; i < rows; i++) {
-        if (d.start[i] < 0 || d.len[i] < 0 || d.start[i] + d.len[i] > data.len) {
+        if (start[i] < 0 || len[i] < 0 || start[i] + len[i] > data.len) {
             PyErr_Format(PyExc_ValueError, "span %zd lies outside the data", i);
             goto done;
         }
     }
-    d.slots = calloc((size_t)d.mask + 1, sizeof(int64_t));
-    d.hashes = malloc((size_t)(rows ? rows : 1) * sizeof(uint64_t));
-    d.first = malloc((size_t)(rows ? rows : 1) * sizeof(int64_t));
-    if (d.slots == NULL || d.hashes == NULL || d.first == NULL) {
+    if (texts_open(&t) < 0) {
         PyErr_NoMemory();
         goto done;
     }
     int64_t *ids = (int64_t *)out.buf;
     int failed = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < rows; i++) {
-        const unsigned char *p = d.s + d.start[i];
-        int64_t n = d.len[i];
-        if (i > 0 && d.len[i - 1] == n && memcmp(d.s + d.start[i - 1], p, (size_t)n) == 0) {
+    for (Py_ssize_t i = 0; i < rows && !failed; i++) {
+        if (i > 0 && len[i - 1] == len[i]
+            && memcmp(s + start[i - 1], s + start[i], (size_t)len[i]) == 0) {
             ids[i] = ids[i - 1]; /* lines of one process often follow each other */
             continue;
         }
-        uint64_t h = text_hash(p, n);
-        Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)d.mask);
-        for (;;) {
-            int64_t slot = d.slots[j];
-            if (!slot) {
-                d.hashes[d.count] = h;
-                d.first[d.count] = i;
-                d.slots[j] = ++d.count;
-                ids[i] = d.count - 1;
-                if (2 * d.count > d.mask && distinct_grow(&d) < 0) failed = 1;
-                break;
-            }
-            int64_t r = d.first[slot - 1];
-            if (d.hashes[slot - 1] == h && d.len[r] == n && memcmp(d.s + d.start[r], p, (size_t)n) == 0) {
-                ids[i] = slot - 1;
-                break;
-            }
-            j = (j + 1) & d.mask;
-        }
-        if (failed) break;
+        ids[i] = text_id(&t, s, start[i], len[i]);
+        failed = ids[i] < 0;
     }
     Py_END_ALLOW_THREADS
     if (failed) {
         PyErr_NoMemory();
         goto done;
     }
-    result = PyList_New(d.count);
-    for (Py_ssize_t k = 0; result != NULL && k < d.count; k++) {
-        int64_t r = d.first[k];
-        PyObject *text = PyBytes_FromStringAndSize((const char *)d.s + d.start[r], (Py_ssize_t)d.len[r]);
-        if (text == NULL) {
-            Py_CLEAR(result);
-            break;
-        }
-        PyList_SET_ITEM(result, k, text);
-    }
+    result = texts_list(&t, s);
 done:
-    free(d.slots);
-    free(d.hashes);
-    free(d.first);
+    texts_free(&t);
     PyBuffer_Release(&data);
     PyBuffer_Release(&starts);
     PyBuffer_Release(&lengths);

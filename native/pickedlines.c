@@ -19,75 +19,6 @@
 
 #define ROW (2 * FIELDS) /* the groups, then the derived spans: cannheader.c's spans(derived) */
 
-/* The distinct texts of a chunk in the order they first come: open addressing, slot ->
- * id + 1 (0: empty); by id, the text's hash, start and length in the data. */
-typedef struct {
-    int64_t *slots;
-    Py_ssize_t mask, count, cap;
-    uint64_t *hashes;
-    int64_t *start, *len;
-} Texts;
-
-static void texts_free(Texts *t) {
-    free(t->slots);
-    free(t->hashes);
-    free(t->start);
-    free(t->len);
-}
-
-static int texts_grow(Texts *t) {
-    if (t->count == t->cap) {
-        Py_ssize_t cap = t->cap ? 2 * t->cap : 64;
-        uint64_t *hashes = realloc(t->hashes, (size_t)cap * sizeof(uint64_t));
-        if (hashes) t->hashes = hashes;
-        int64_t *start = realloc(t->start, (size_t)cap * sizeof(int64_t));
-        if (start) t->start = start;
-        int64_t *len = realloc(t->len, (size_t)cap * sizeof(int64_t));
-        if (len) t->len = len;
-        if (!hashes || !start || !len) return -1;
-        t->cap = cap;
-    }
-    if (2 * (t->count + 1) > t->mask) return slots_doubled(&t->slots, &t->mask, t->hashes);
-    return 0;
-}
-
-/* The id of the text s[a:a + n] (added where new), -1 when out of memory. */
-static int64_t text_id(Texts *t, const unsigned char *s, int64_t a, int64_t n) {
-    uint64_t h = text_hash(s + a, n);
-    Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)t->mask);
-    for (;;) {
-        int64_t slot = t->slots[j];
-        if (!slot) break;
-        int64_t id = slot - 1;
-        if (t->hashes[id] == h && t->len[id] == n && memcmp(s + t->start[id], s + a, (size_t)n) == 0)
-            return id;
-        j = (j + 1) & t->mask;
-    }
-    if (texts_grow(t) < 0) return -1;
-    int64_t id = t->count++;
-    t->hashes[id] = h;
-    t->start[id] = a;
-    t->len[id] = n;
-    j = (Py_ssize_t)(h & (uint64_t)t->mask);
-    while (t->slots[j]) j = (j + 1) & t->mask;
-    t->slots[j] = id + 1;
-    return id;
-}
-
-/* The texts of t as a list of bytes, by id; NULL with the error set. */
-static PyObject *texts_list(const Texts *t, const unsigned char *s) {
-    PyObject *list = PyList_New(t->count);
-    for (Py_ssize_t k = 0; list != NULL && k < t->count; k++) {
-        PyObject *text = PyBytes_FromStringAndSize((const char *)s + t->start[k], t->len[k]);
-        if (text == NULL) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SET_ITEM(list, k, text);
-    }
-    return list;
-}
-
 /* A writable buffer of size bytes from allocate (called with the size): the object into *obj
  * and its memory into *view; -1 with the error set. */
 static int allocated(PyObject *allocate, Py_ssize_t size, PyObject **obj, Py_buffer *view) {
@@ -222,11 +153,9 @@ PyObject *picked_lines(PyObject *allocate, const unsigned char *s,
     for (; got < OUTPUTS; got++)
         if (allocated(allocate, sizes[got], &obj[got], &view[got]) < 0) break;
     PyObject *result = NULL, *prefixes = NULL, *files = NULL, *parts = NULL;
-    Texts prefix = {NULL, 1023, 0, 0, NULL, NULL, NULL}, file = prefix;
+    Texts prefix = {0}, file = {0};
     if (got < OUTPUTS) goto done;
-    prefix.slots = calloc((size_t)prefix.mask + 1, sizeof(int64_t));
-    file.slots = calloc((size_t)file.mask + 1, sizeof(int64_t));
-    if (prefix.slots == NULL || file.slots == NULL) {
+    if (texts_open(&prefix) < 0 || texts_open(&file) < 0) {
         PyErr_NoMemory();
         goto done;
     }
