@@ -53,6 +53,7 @@ class BuildOptionalNative(build_ext):
 
 setup(cmdclass={"build_py": BuildWithRules, "build_ext": BuildOptionalNative},
       ext_modules=[Extension("plogscan.parse._cannheader",
-                             ["native/cannheader.c", "native/skim.c", "native/matchlist.c"],
+                             ["native/cannheader.c", "native/skim.c",
+                              "native/pickedlines.c", "native/matchlist.c"],
                              depends=["native/chunkscan.h"],
                              optional=True, extra_compile_args=["-O2"])])

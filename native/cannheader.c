@@ -33,12 +33,8 @@
 
 #include "chunkscan.h"
 
-/* Per line: start and length of the prefix, src_file, src_line and tid groups (0 and 0 for a
- * group that took no part; all 0 when the line does not match). */
-#define FIELDS 8
-
 /* The groups of one line into out[0..7] (start, length of each). */
-static void match_line(const unsigned char *s, Py_ssize_t n, int64_t *out) {
+void match_line(const unsigned char *s, Py_ssize_t n, int64_t *out) {
     Py_ssize_t p, q;
     memset(out, 0, FIELDS * sizeof(int64_t));
     if ((p = header_stamp(s, n)) == 0) return;
@@ -98,7 +94,7 @@ static unsigned char byte_in(const unsigned char *s, int64_t p, Py_ssize_t n) {
  * out[0..7]: ts start, src_file start and length, src_line start and length, tid digits'
  * start and length, message start; starts -1 (message 0) where the field is absent. The
  * arithmetic is cannheader.match's numpy derivation, line by line, so the two agree. */
-static void derive_fields(const unsigned char *s, Py_ssize_t n, const int64_t *g, int64_t *out) {
+void derive_fields(const unsigned char *s, Py_ssize_t n, const int64_t *g, int64_t *out) {
     int64_t ts0 = g[1], file_len = g[3], line_len = g[5], tid_len = g[7];
     if (ts0 <= 0) {
         out[0] = out[1] = out[3] = out[5] = -1;
@@ -229,93 +225,49 @@ static PyObject *glued_tags(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* Open addressing over the distinct spans seen so far: slot -> id + 1 (0: empty). */
-typedef struct {
-    const unsigned char *s;
-    const int64_t *start, *len;
-    int64_t *slots;
-    uint64_t *hashes; /* of each distinct span, by id */
-    int64_t *first;   /* the row each distinct span was first seen at, by id */
-    Py_ssize_t mask, count;
-} Distinct;
-
-static int distinct_grow(Distinct *d) { return slots_doubled(&d->slots, &d->mask, d->hashes); }
-
 static PyObject *span_ids(PyObject *self, PyObject *args) {
     Py_buffer data, starts, lengths, out;
     if (!PyArg_ParseTuple(args, "y*y*y*w*", &data, &starts, &lengths, &out)) return NULL;
     PyObject *result = NULL;
     Py_ssize_t rows = starts.len / (Py_ssize_t)sizeof(int64_t);
-    Distinct d = {(const unsigned char *)data.buf, starts.buf, lengths.buf, NULL, NULL, NULL,
-                  1023, 0};
+    const unsigned char *s = (const unsigned char *)data.buf;
+    const int64_t *start = starts.buf, *len = lengths.buf;
+    Texts t = {0};
     if (starts.len != lengths.len || starts.len % (Py_ssize_t)sizeof(int64_t) != 0
         || out.len < starts.len) {
         PyErr_SetString(PyExc_ValueError, "starts, lengths and out must hold one int64 a row");
         goto done;
     }
     for (Py_ssize_t i = 0; i < rows; i++) {
-        if (d.start[i] < 0 || d.len[i] < 0 || d.start[i] + d.len[i] > data.len) {
+        if (start[i] < 0 || len[i] < 0 || start[i] + len[i] > data.len) {
             PyErr_Format(PyExc_ValueError, "span %zd lies outside the data", i);
             goto done;
         }
     }
-    d.slots = calloc((size_t)d.mask + 1, sizeof(int64_t));
-    d.hashes = malloc((size_t)(rows ? rows : 1) * sizeof(uint64_t));
-    d.first = malloc((size_t)(rows ? rows : 1) * sizeof(int64_t));
-    if (d.slots == NULL || d.hashes == NULL || d.first == NULL) {
+    if (texts_open(&t) < 0) {
         PyErr_NoMemory();
         goto done;
     }
     int64_t *ids = (int64_t *)out.buf;
     int failed = 0;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < rows; i++) {
-        const unsigned char *p = d.s + d.start[i];
-        int64_t n = d.len[i];
-        if (i > 0 && d.len[i - 1] == n && memcmp(d.s + d.start[i - 1], p, (size_t)n) == 0) {
+    for (Py_ssize_t i = 0; i < rows && !failed; i++) {
+        if (i > 0 && len[i - 1] == len[i]
+            && memcmp(s + start[i - 1], s + start[i], (size_t)len[i]) == 0) {
             ids[i] = ids[i - 1]; /* lines of one process often follow each other */
             continue;
         }
-        uint64_t h = text_hash(p, n);
-        Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)d.mask);
-        for (;;) {
-            int64_t slot = d.slots[j];
-            if (!slot) {
-                d.hashes[d.count] = h;
-                d.first[d.count] = i;
-                d.slots[j] = ++d.count;
-                ids[i] = d.count - 1;
-                if (2 * d.count > d.mask && distinct_grow(&d) < 0) failed = 1;
-                break;
-            }
-            int64_t r = d.first[slot - 1];
-            if (d.hashes[slot - 1] == h && d.len[r] == n && memcmp(d.s + d.start[r], p, (size_t)n) == 0) {
-                ids[i] = slot - 1;
-                break;
-            }
-            j = (j + 1) & d.mask;
-        }
-        if (failed) break;
+        ids[i] = text_id(&t, s, start[i], len[i]);
+        failed = ids[i] < 0;
     }
     Py_END_ALLOW_THREADS
     if (failed) {
         PyErr_NoMemory();
         goto done;
     }
-    result = PyList_New(d.count);
-    for (Py_ssize_t k = 0; result != NULL && k < d.count; k++) {
-        int64_t r = d.first[k];
-        PyObject *text = PyBytes_FromStringAndSize((const char *)d.s + d.start[r], (Py_ssize_t)d.len[r]);
-        if (text == NULL) {
-            Py_CLEAR(result);
-            break;
-        }
-        PyList_SET_ITEM(result, k, text);
-    }
+    result = texts_list(&t, s);
 done:
-    free(d.slots);
-    free(d.hashes);
-    free(d.first);
+    texts_free(&t);
     PyBuffer_Release(&data);
     PyBuffer_Release(&starts);
     PyBuffer_Release(&lengths);
@@ -505,8 +457,11 @@ static PyMethodDef methods[] = {
     {"skim_segments", skim_segments, METH_VARARGS,
      "skim_segments(header, parse_line): whether each record holds a line to parse."},
     {"skim_skipped", skim_skipped, METH_VARARGS,
-     "skim_skipped(data, starts, header, parse_segment, prefix, ts_start, prefixes): the parse "
-     "mask, the skipped records with their prefix ids and timestamps, and sums by prefix."},
+     "skim_skipped(data, starts, header, parse_segment, prefix, ts_start, prefixes, "
+     "allocate=None): the parse mask, the skipped records with their prefix ids and "
+     "timestamps, sums by prefix, the lines to parse joined by newlines and, with allocate, "
+     "those lines split and matched (offsets, values, header spans, prefix index, prefixes, "
+     "src_file index, src_files)."},
     {"holds", holds, METH_VARARGS,
      "holds(data, needle, anchor): whether needle occurs in data (found by memchr on "
      "needle[anchor], a byte rare in the data)."},

@@ -1,7 +1,8 @@
 /*
- * What native/cannheader.c and native/skim.c share: byte classes, the CANN header's prefix
- * and timestamp shape, the level tags of a glued record, a hash of short texts, the CANN
- * timestamp as microseconds, and the functions skim.c adds to the module.
+ * What native/cannheader.c, native/skim.c and native/pickedlines.c share: byte classes, the
+ * CANN header's prefix and timestamp shape, the level tags of a glued record, a hash of short
+ * texts and a table of the distinct ones, the CANN timestamp as microseconds, and the
+ * functions skim.c and pickedlines.c add to the module.
  */
 #ifndef PLOGSCAN_CHUNKSCAN_H
 #define PLOGSCAN_CHUNKSCAN_H
@@ -143,6 +144,82 @@ static inline int slots_doubled(int64_t **slots, Py_ssize_t *mask, const uint64_
     return 0;
 }
 
+/* The distinct texts of a buffer in the order they first come: open addressing, slot ->
+ * id + 1 (0: empty); by id, the text's hash, start and length in the buffer. Start it with
+ * texts_open and let it go with texts_free. */
+typedef struct {
+    int64_t *slots;
+    Py_ssize_t mask, count, cap;
+    uint64_t *hashes;
+    int64_t *start, *len;
+} Texts;
+
+static inline int texts_open(Texts *t) {
+    *t = (Texts){NULL, 1023, 0, 0, NULL, NULL, NULL};
+    t->slots = calloc((size_t)t->mask + 1, sizeof(int64_t));
+    return t->slots == NULL ? -1 : 0;
+}
+
+static inline void texts_free(Texts *t) {
+    free(t->slots);
+    free(t->hashes);
+    free(t->start);
+    free(t->len);
+}
+
+static inline int texts_grow(Texts *t) {
+    if (t->count == t->cap) {
+        Py_ssize_t cap = t->cap ? 2 * t->cap : 64;
+        uint64_t *hashes = realloc(t->hashes, (size_t)cap * sizeof(uint64_t));
+        if (hashes) t->hashes = hashes;
+        int64_t *start = realloc(t->start, (size_t)cap * sizeof(int64_t));
+        if (start) t->start = start;
+        int64_t *len = realloc(t->len, (size_t)cap * sizeof(int64_t));
+        if (len) t->len = len;
+        if (!hashes || !start || !len) return -1;
+        t->cap = cap;
+    }
+    if (2 * (t->count + 1) > t->mask) return slots_doubled(&t->slots, &t->mask, t->hashes);
+    return 0;
+}
+
+/* The id of the text s[a:a + n] (added where new), -1 when out of memory. */
+static inline int64_t text_id(Texts *t, const unsigned char *s, int64_t a, int64_t n) {
+    uint64_t h = text_hash(s + a, n);
+    Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)t->mask);
+    for (;;) {
+        int64_t slot = t->slots[j];
+        if (!slot) break;
+        int64_t id = slot - 1;
+        if (t->hashes[id] == h && t->len[id] == n && memcmp(s + t->start[id], s + a, (size_t)n) == 0)
+            return id;
+        j = (j + 1) & t->mask;
+    }
+    if (texts_grow(t) < 0) return -1;
+    int64_t id = t->count++;
+    t->hashes[id] = h;
+    t->start[id] = a;
+    t->len[id] = n;
+    j = (Py_ssize_t)(h & (uint64_t)t->mask);
+    while (t->slots[j]) j = (j + 1) & t->mask;
+    t->slots[j] = id + 1;
+    return id;
+}
+
+/* The texts of t (in the buffer s) as a list of bytes, by id; NULL with the error set. */
+static inline PyObject *texts_list(const Texts *t, const unsigned char *s) {
+    PyObject *list = PyList_New(t->count);
+    for (Py_ssize_t k = 0; list != NULL && k < t->count; k++) {
+        PyObject *text = PyBytes_FromStringAndSize((const char *)s + t->start[k], t->len[k]);
+        if (text == NULL) {
+            Py_CLEAR(list);
+            break;
+        }
+        PyList_SET_ITEM(list, k, text);
+    }
+    return list;
+}
+
 static inline int64_t floor_div(int64_t a, int64_t b) {
     return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
 }
@@ -189,10 +266,24 @@ static inline int64_t cann_micros(const unsigned char *s, Py_ssize_t size, Py_ss
     return second + us;
 }
 
+/* native/cannheader.c: the CANN header's groups of one line (FIELDS values: start and length of
+ * the prefix, src_file, src_line and tid groups; 0 and 0 for a group that took no part, all 0
+ * when the line does not match), and the FIELDS spans derived from them (ts start, src_file
+ * start and length, src_line start and length, the thread id digits' start and length, the
+ * message start). */
+#define FIELDS 8
+void match_line(const unsigned char *s, Py_ssize_t n, int64_t *out);
+void derive_fields(const unsigned char *s, Py_ssize_t n, const int64_t *g, int64_t *out);
+
 /* native/skim.c: the skim's keep-or-drop decision and the skipped records' facts. */
 PyObject *skim_lines(PyObject *self, PyObject *args);
 PyObject *skim_segments(PyObject *self, PyObject *args);
 PyObject *skim_skipped(PyObject *self, PyObject *args);
 PyObject *holds(PyObject *self, PyObject *args);
+
+/* native/pickedlines.c: the lines parse[i] marks, split and matched for the parser: (offsets,
+ * values, spans, prefix index, prefixes, src_file index, src_files). */
+PyObject *picked_lines(PyObject *allocate, const unsigned char *s,
+                       const int64_t *start, const uint8_t *parse, Py_ssize_t lines);
 
 #endif

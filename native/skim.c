@@ -22,11 +22,13 @@
  * skim_segments(header, parse_line)
  *     Whether each record (the lines before the first header, then each header and the lines
  *     after it) holds a line to parse; the first and last always do.
- * skim_skipped(data, starts, header, parse_segment, prefix, ts_start, prefixes)
+ * skim_skipped(data, starts, header, parse_segment, prefix, ts_start, prefixes, allocate=None)
  *     The parse mask of every line, the skipped records (header lines), their prefix ids,
  *     timestamps (microseconds, and whether each is a real date), by prefix how many, how
- *     many real dates, the first and last time, row and the records with a 1970 clock; and
- *     the lines to parse joined by newlines (a copy a run of them).
+ *     many real dates, the first and last time, row and the records with a 1970 clock; the
+ *     lines to parse joined by newlines (a copy a run of them); and with allocate (a function
+ *     that gives a writable buffer of n bytes), those lines as the parser reads them
+ *     (native/pickedlines.c), else None.
  */
 
 #include <stdlib.h>
@@ -71,15 +73,12 @@ static int glued_in(const unsigned char *s, Py_ssize_t size, Py_ssize_t a, Py_ss
     return 0;
 }
 
-/* The distinct header prefixes of a chunk: open addressing, slot -> id + 1 (0: empty); by id,
- * the prefix's text (where it first comes), whether the skim can read its header and whether
- * its level is quiet. */
+/* The distinct header prefixes of a chunk (texts, by id where each first comes) and, by id,
+ * whether the skim can read its header and whether its level is quiet (cap of them). */
 typedef struct {
-    int64_t *slots;
-    Py_ssize_t mask, count, cap;
-    uint64_t *hashes;
-    int64_t *start, *len;
+    Texts texts;
     uint8_t *readable, *quiet;
+    Py_ssize_t cap;
 } Prefixes;
 
 typedef struct {
@@ -107,56 +106,26 @@ static int readable_prefix(const unsigned char *s, Py_ssize_t n, const QuietLeve
     return 1;
 }
 
-static int prefixes_grow(Prefixes *t) {
-    if (t->count == t->cap) {
-        Py_ssize_t cap = t->cap ? 2 * t->cap : 64;
-        uint64_t *hashes = realloc(t->hashes, (size_t)cap * sizeof(uint64_t));
-        if (hashes) t->hashes = hashes;
-        int64_t *start = realloc(t->start, (size_t)cap * sizeof(int64_t));
-        if (start) t->start = start;
-        int64_t *len = realloc(t->len, (size_t)cap * sizeof(int64_t));
-        if (len) t->len = len;
-        uint8_t *readable = realloc(t->readable, (size_t)cap);
-        if (readable) t->readable = readable;
-        uint8_t *quiet = realloc(t->quiet, (size_t)cap);
-        if (quiet) t->quiet = quiet;
-        if (!hashes || !start || !len || !readable || !quiet) return -1;
-        t->cap = cap;
-    }
-    if (2 * (t->count + 1) > t->mask) return slots_doubled(&t->slots, &t->mask, t->hashes);
-    return 0;
-}
-
 /* The id of the prefix s[a:a + n] (added where new), -1 when out of memory. */
 static int64_t prefix_id(Prefixes *t, const unsigned char *s, Py_ssize_t a, Py_ssize_t n,
                          const QuietLevels *q) {
-    uint64_t h = text_hash(s + a, n);
-    Py_ssize_t j = (Py_ssize_t)(h & (uint64_t)t->mask);
-    for (;;) {
-        int64_t slot = t->slots[j];
-        if (!slot) break;
-        int64_t id = slot - 1;
-        if (t->hashes[id] == h && t->len[id] == n && memcmp(s + t->start[id], s + a, (size_t)n) == 0)
-            return id;
-        j = (j + 1) & t->mask;
+    Py_ssize_t known = t->texts.count;
+    int64_t id = text_id(&t->texts, s, a, n);
+    if (id < known) return id; /* known already, or -1 */
+    if (t->cap < t->texts.cap) {
+        uint8_t *readable = realloc(t->readable, (size_t)t->texts.cap);
+        if (readable) t->readable = readable;
+        uint8_t *quiet = realloc(t->quiet, (size_t)t->texts.cap);
+        if (quiet) t->quiet = quiet;
+        if (!readable || !quiet) return -1;
+        t->cap = t->texts.cap;
     }
-    if (prefixes_grow(t) < 0) return -1;
-    int64_t id = t->count++;
-    t->hashes[id] = h;
-    t->start[id] = a;
-    t->len[id] = n;
     t->readable[id] = (uint8_t)readable_prefix(s + a, n, q, &t->quiet[id]);
-    j = (Py_ssize_t)(h & (uint64_t)t->mask);
-    while (t->slots[j]) j = (j + 1) & t->mask;
-    t->slots[j] = id + 1;
     return id;
 }
 
 static void prefixes_free(Prefixes *t) {
-    free(t->slots);
-    free(t->hashes);
-    free(t->start);
-    free(t->len);
+    texts_free(&t->texts);
     free(t->readable);
     free(t->quiet);
 }
@@ -227,7 +196,7 @@ PyObject *skim_lines(PyObject *self, PyObject *args) {
                           &PyTuple_Type, &levels, &truncation))
         return NULL;
     QuietLevels quiet;
-    Prefixes t = {NULL, 1023, 0, 0, NULL, NULL, NULL, NULL, NULL};
+    Prefixes t = {{0}, NULL, NULL, 0};
     Marks m = {NULL, NULL, NULL, NULL, NULL, 1};
     PyObject *distinct = NULL;
     Py_ssize_t lines = 0;
@@ -238,8 +207,7 @@ PyObject *skim_lines(PyObject *self, PyObject *args) {
     if (read_quiet(levels, &quiet) < 0) goto done;
     const unsigned char *s = (const unsigned char *)data.buf;
     Py_ssize_t size = data.len;
-    t.slots = calloc((size_t)t.mask + 1, sizeof(int64_t));
-    if (t.slots == NULL || marks_grow(&m, size / 64 + 16) < 0) {
+    if (texts_open(&t.texts) < 0 || marks_grow(&m, size / 64 + 16) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -305,15 +273,7 @@ PyObject *skim_lines(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    distinct = PyList_New(t.count);
-    for (Py_ssize_t k = 0; distinct != NULL && k < t.count; k++) {
-        PyObject *text = PyBytes_FromStringAndSize((const char *)s + t.start[k], t.len[k]);
-        if (text == NULL) {
-            Py_CLEAR(distinct);
-            break;
-        }
-        PyList_SET_ITEM(distinct, k, text);
-    }
+    distinct = texts_list(&t.texts, s);
     if (distinct != NULL)
         result = Py_BuildValue("(NNNNNO)", copied(m.starts, (lines + 1) * 8),
                                copied(m.header, lines), copied(m.parse, lines),
@@ -365,11 +325,13 @@ enum { RECORDS, DATED, FIRST_TS, LAST_TS, FIRST_ROW, LAST_ROW, EPOCH, SUMS };
 PyObject *skim_skipped(PyObject *self, PyObject *args) {
     Py_buffer data, starts, header, segments, prefix, stamp;
     Py_ssize_t prefixes;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*n", &data, &starts, &header, &segments, &prefix,
-                          &stamp, &prefixes))
+    PyObject *allocate = Py_None;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*n|O", &data, &starts, &header, &segments, &prefix,
+                          &stamp, &prefixes, &allocate))
         return NULL;
     PyObject *result = NULL, *parse_obj = NULL, *rows_obj = NULL, *ids_obj = NULL,
-             *micros_obj = NULL, *valid_obj = NULL, *sums_obj = NULL, *text_obj = NULL;
+             *micros_obj = NULL, *valid_obj = NULL, *sums_obj = NULL, *text_obj = NULL,
+             *lines_obj = NULL;
     Py_ssize_t lines = header.len;
     const int64_t *start = starts.buf, *pid = prefix.buf, *ts0 = stamp.buf;
     const uint8_t *h = header.buf, *seg = segments.buf;
@@ -382,6 +344,10 @@ PyObject *skim_skipped(PyObject *self, PyObject *args) {
         goto done;
     }
     for (Py_ssize_t i = 0; i < lines; i++) {
+        if (start[i] < 0 || start[i + 1] <= start[i] || start[i + 1] > data.len + 1) {
+            PyErr_Format(PyExc_ValueError, "skim_skipped: line %zd lies outside the data", i);
+            goto done;
+        }
         if (h[i] && (pid[i] < 0 || pid[i] >= prefixes || ts0[i] < 0 || start[i] < 0
                      || start[i] + ts0[i] > data.len)) {
             PyErr_Format(PyExc_ValueError, "skim_skipped: header line %zd lies outside", i);
@@ -451,12 +417,19 @@ PyObject *skim_skipped(PyObject *self, PyObject *args) {
         to += n;
     }
     Py_END_ALLOW_THREADS
+    if (allocate != Py_None) {
+        lines_obj = picked_lines(allocate, s, start, parse, lines);
+        if (lines_obj == NULL) goto done;
+    } else {
+        lines_obj = Py_None;
+        Py_INCREF(lines_obj);
+    }
     if (PyByteArray_Resize(rows_obj, skipped * 8) == 0
         && PyByteArray_Resize(ids_obj, skipped * 8) == 0
         && PyByteArray_Resize(micros_obj, skipped * 8) == 0
         && PyByteArray_Resize(valid_obj, skipped) == 0)
-        result = Py_BuildValue("(OOOOOOO)", parse_obj, rows_obj, ids_obj, micros_obj, valid_obj,
-                               sums_obj, text_obj);
+        result = Py_BuildValue("(OOOOOOOO)", parse_obj, rows_obj, ids_obj, micros_obj,
+                               valid_obj, sums_obj, text_obj, lines_obj);
 done:
     Py_XDECREF(parse_obj);
     Py_XDECREF(rows_obj);
@@ -465,6 +438,7 @@ done:
     Py_XDECREF(valid_obj);
     Py_XDECREF(sums_obj);
     Py_XDECREF(text_obj);
+    Py_XDECREF(lines_obj);
     PyBuffer_Release(&data);
     PyBuffer_Release(&starts);
     PyBuffer_Release(&header);

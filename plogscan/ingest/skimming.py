@@ -88,7 +88,9 @@ def skim_and_parse(data: bytes, first_line: int, ctx: FileContext, fset: FormatS
     text = skimmed.picked if skimmed.picked is not None else picked_text(data, starts,
                                                                           skimmed.parse)
     result = parse_chunk(text, first_line, ctx, fset, open_record, encoded,
-                         numbers=first_line + np.flatnonzero(skimmed.parse))
+                         numbers=first_line + np.flatnonzero(skimmed.parse),
+                         matched=skimmed.matched)
+    skimmed.matched = None  # its buffers (megabytes) are the parser's alone: freed now
     result.lines = len(starts) - 1
     result.line_starts = starts[:-1]
     result.invalid_timestamps += skimmed.invalid_timestamps

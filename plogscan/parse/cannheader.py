@@ -17,6 +17,10 @@ ONE_PASS walked by hand, about 20 times faster than RE2, which took half the par
 DEBUG-heavy chunk), by RE2 otherwise; ``tests/parse/test_cannheader.py`` holds the two to the same
 groups.
 
+Where the skim picked the lines to parse, its C call read their headers already, in the same
+walk (``MatchedLines``, ``native/pickedlines.c``): ``match`` then only spreads what it read,
+by distinct prefix, to the lines.
+
 The fast path is used only while the YAML pattern and the tagged-tid body are the ones it was
 written for (``applies_to``); an edited format goes through the generic regex path.
 """
@@ -87,6 +91,24 @@ class HeaderSpans:
     # field -> typed values, null where absent or not matched (level, module, pid and proc
     # dictionary-encoded)
     values: dict[str, pa.Array]
+
+
+@dataclass
+class MatchedLines:
+    """Lines already split and their headers already walked, by the skim's C call over the
+    lines it picks (``skimtext``): what ``split_lines``, ``one_pass_spans(derived=True)`` and
+    ``distinct_texts`` of the prefixes and source files give on the picked text, so the
+    parser does not read those lines again."""
+
+    lines: pa.Array  # large_string, one value a line
+    spans: np.ndarray  # one_pass_spans(lines, derived=True)
+    prefix: tuple[np.ndarray, pa.Array]  # distinct_texts of the prefix groups
+    src_file: tuple[np.ndarray, pa.Array]  # distinct_texts of the src_file groups
+    # of each distinct prefix: the start and length of level, module, pid and proc (-1 and 0
+    # in the empty prefix), and their values (``_prefix_fields``' spans and values, by prefix)
+    prefix_spans: np.ndarray
+    prefix_values: dict[str, pa.Array]
+    numbers: dict[str, pa.Array]  # src_line and tid of each line (null where absent)
 
 
 # The first thread-id body of formats/cann.yaml, whose two common shapes ONE_PASS reads.
@@ -229,9 +251,11 @@ def _groups(lines: pa.Array, offsets: np.ndarray, data: np.ndarray,
                    lambda rows: pc.cast(text(3, rows), LARGE))
 
 
-def match(lines: pa.Array) -> HeaderSpans:
+def match(lines: pa.Array, given: MatchedLines | None = None) -> HeaderSpans:
     """Spans and values of every line that carries a CANN header (the YAML pattern's,
-    exactly)."""
+    exactly); ``given``: what the skim's C call read of these lines already."""
+    if given is not None:
+        return _given_match(given)
     offsets, data = line_buffers(lines)
     fields = one_pass_spans(lines, derived=True)
     width = 2 * len(GROUPS)
@@ -263,6 +287,31 @@ def match(lines: pa.Array) -> HeaderSpans:
                                      length["src_line"], pa.int32())
     values["tid"] = fv.integers(data, offsets, rows, start["tid"], length["tid"], pa.int64())
     return HeaderSpans(matched, start, length, msg, values)
+
+
+def _given_match(given: MatchedLines) -> HeaderSpans:
+    """``match`` of lines the skim's C call read: their spans (absent already where a line
+    has no header), the prefixes' fields by distinct prefix and the numbers."""
+    width = 2 * len(GROUPS)
+    matched = given.spans[:, 1] > 0
+    # the parser writes other formats' fields into these columns: a copy, not the given ones
+    derived = given.spans[:, width:].T.copy()
+    index = given.prefix[0]
+    per_line = given.prefix_spans[index]
+    start: dict[str, np.ndarray] = {}
+    length: dict[str, np.ndarray] = {}
+    values: dict[str, pa.Array] = {}
+    for column, name in enumerate(("level", "module", "pid", "proc")):
+        start[name], length[name] = per_line[:, 2 * column], per_line[:, 2 * column + 1]
+        values[name] = _picked(index, given.prefix_values[name])
+    start["ts"], length["ts"] = derived[0], np.where(matched, TS_BYTES, 0)
+    for k, name in enumerate(("src_file", "src_line", "tid")):
+        start[name], length[name] = derived[1 + 2 * k], derived[2 + 2 * k]
+    index, distinct = given.src_file
+    values["src_file"] = pa.DictionaryArray.from_arrays(
+        index.astype(np.int32, copy=False), distinct, mask=given.spans[:, 3] == 0)
+    values.update(given.numbers)
+    return HeaderSpans(matched, start, length, derived[len(DERIVED) - 1], values)
 
 
 def _derived(groups: _Groups, data: np.ndarray, offsets: np.ndarray,

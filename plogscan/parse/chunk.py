@@ -38,7 +38,8 @@ from plogscan.schema import SourceKind
 
 def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
                 open_record: bool, encoded: bool = False,
-                numbers: np.ndarray | None = None, join_blocks: bool = True) -> ChunkResult:
+                numbers: np.ndarray | None = None, join_blocks: bool = True,
+                matched: cannheader.MatchedLines | None = None) -> ChunkResult:
     """Parse whole lines of UTF-8 text; ``open_record`` tells whether a record of the same
     file is still open before this chunk (its continuation lines come back as ``head``).
 
@@ -56,12 +57,16 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
 
     ``join_blocks``: records whose lines each look like a record of their own are joined
     (``parse.blocks``); format samples are parsed without it, each line on its own.
+
+    ``matched``: the lines of ``buf`` split and their CANN headers read already (by the
+    skim's C call, ``skimtext``), so they are not split and matched again.
     """
     if ctx.kind in TEXT_KINDS:  # colour codes of terminals; a plog's text is kept as written
         buf = strip_text(buf, fset)
     if cannheader.applies_to(fset.primary):
         result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=False,
-                              encoded=encoded, numbers=numbers, join_blocks=join_blocks)
+                              encoded=encoded, numbers=numbers, join_blocks=join_blocks,
+                              matched=matched)
         if result is not None:
             return result
     result = _parse_lines(buf, first_line, ctx, fset, open_record, split_glued=True,
@@ -72,10 +77,10 @@ def parse_chunk(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
 
 def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
                  open_record: bool, split_glued: bool, encoded: bool = False,
-                 numbers: np.ndarray | None = None, join_blocks: bool = True
-                 ) -> ChunkResult | None:
+                 numbers: np.ndarray | None = None, join_blocks: bool = True,
+                 matched: cannheader.MatchedLines | None = None) -> ChunkResult | None:
     """``parse_chunk``'s work; None when glued lines were not split and may be there."""
-    lines = split_lines(buf)
+    lines = matched.lines if matched is not None else split_lines(buf)
     n_physical = len(lines)
     position = np.arange(n_physical, dtype=np.int64)  # of each line among the physical ones
     long_line = long_lines(lines)
@@ -92,7 +97,7 @@ def _parse_lines(buf: bytes, first_line: int, ctx: FileContext, fset: FormatSet,
         long_line = long_line[position]
     lineno = first_line + position if numbers is None else numbers[position]
     blank = blank_lines(lines)
-    spans = match_lines(lines, blank, fset)
+    spans = match_lines(lines, blank, fset, matched if lines is physical else None)
     if not is_text_kind:
         text_only(spans, fset)
     fmt = spans.fmt

@@ -233,10 +233,11 @@ def _match_primary(lines: pa.Array, primary: LineFormat, rows: np.ndarray, out: 
     return matched
 
 
-def _match_cann(lines: pa.Array) -> tuple[Spans, np.ndarray]:
+def _match_cann(lines: pa.Array, given: cannheader.MatchedLines | None = None
+                ) -> tuple[Spans, np.ndarray]:
     """The CANN header through its fast path (same spans as the regex, and the values);
     returns the spans and the mask of lines it matched."""
-    found = cannheader.match(lines)
+    found = cannheader.match(lines, given)
     out = Spans.empty(len(lines), found.start, found.length)
     out.fmt[found.matched] = 0
     out.msg_start = found.msg_start
@@ -244,12 +245,14 @@ def _match_cann(lines: pa.Array) -> tuple[Spans, np.ndarray]:
     return out, found.matched
 
 
-def match_lines(lines: pa.Array, blank: np.ndarray, fset: FormatSet) -> Spans:
-    """Which format matched each line, where its fields are, and where its message starts."""
+def match_lines(lines: pa.Array, blank: np.ndarray, fset: FormatSet,
+                given: cannheader.MatchedLines | None = None) -> Spans:
+    """Which format matched each line, where its fields are, and where its message starts;
+    ``given``: the CANN headers of ``lines`` as the skim's C call read them."""
     n = len(lines)
     primary = fset.primary
     if cannheader.applies_to(primary):
-        out, ok = _match_cann(lines)
+        out, ok = _match_cann(lines, given)
     else:
         out = Spans.empty(n)
         ok = _match_primary(lines, primary, np.arange(n), out)

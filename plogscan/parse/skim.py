@@ -74,6 +74,8 @@ class Skimmed:
     # clocks), where the C module summed them (``skimtext``); else None
     sums: np.ndarray | None = None
     picked: bytes | None = None  # the lines to parse joined by newlines, where C copied them
+    # those lines split and their headers read, where C read them (``skimtext``)
+    matched: cannheader.MatchedLines | None = None
 
     @property
     def epoch_records(self) -> int:

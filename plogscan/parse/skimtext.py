@@ -4,7 +4,9 @@ Where the C module is built (``parse.compiled``), three calls of ``native/skim.c
 skim: the first splits the chunk into lines and marks each (header, prefix, where its
 timestamp starts, parse it or not), the second closes the records, the third reads the
 skipped records' timestamps, sums their facts by header prefix and copies out the lines to
-parse, joined by newlines. Python keeps what only it
+parse, joined by newlines, and also split into Arrow's layout with their CANN headers read
+(``cannheader.MatchedLines``: the parser takes them instead of splitting and matching the
+picked text again; ``native/pickedlines.c``). Python keeps what only it
 can do: the few lines that only a pattern without known first bytes may start
 (``skim.could_start``), the narrowed expressions (``skim._parse_matching``) and the fields of
 the few distinct prefixes. Elsewhere the chunk is split by ``arrowtext.split_lines`` and
@@ -20,7 +22,14 @@ import numpy as np
 import pyarrow as pa
 
 from plogscan.parse import compiled
-from plogscan.parse.arrowtext import line_buffers, split_lines, substrings
+from plogscan.parse.arrowtext import (
+    LARGE,
+    line_buffers,
+    split_lines,
+    substrings,
+    validity_bitmap,
+)
+from plogscan.parse.cannheader import DERIVED, GROUPS, MatchedLines
 from plogscan.parse.codescan import QUIET_LEVELS
 from plogscan.parse.lineformats import FormatSet
 from plogscan.parse.messages import TRUNCATION_CHARS
@@ -65,8 +74,9 @@ def skim_text(buf: bytes, ends: np.ndarray, narrowed: Sequence[tuple[Sequence[st
                         np.cumsum(header, dtype=np.int64), parse_segment,
                         [(patterns, _line_of(starts, at)) for patterns, at in narrowed])
     readable, prefixes = prefix_fields(pa.array(marks[5], pa.string()))
-    parse, rows, ids, micros, valid, sums, picked = native.skim_skipped(
-        buf, starts, header, parse_segment, prefix, ts_start, len(readable))
+    parse, rows, ids, micros, valid, sums, picked, split = native.skim_skipped(
+        buf, starts, header, parse_segment, prefix, ts_start, len(readable),
+        pa.allocate_buffer)
     rows = np.frombuffer(rows, np.int64)
     if len(rows) == 0:
         return starts, None
@@ -77,7 +87,35 @@ def skim_text(buf: bytes, ends: np.ndarray, narrowed: Sequence[tuple[Sequence[st
         parse, rows, np.frombuffer(ids, np.int64), prefixes,
         pa.array(micros, pa.timestamp("us"), mask=~valid), valid & (micros < EPOCH_1971_US),
         ~valid, skipped_lines=int(n - np.count_nonzero(parse)),
-        sums=np.frombuffer(sums, np.int64).reshape(7, len(readable)), picked=picked)
+        sums=np.frombuffer(sums, np.int64).reshape(7, len(readable)), picked=picked,
+        matched=_matched(*split))
+
+
+def _matched(offsets: pa.Buffer, values: pa.Buffer, spans: pa.Buffer, prefix_index: pa.Buffer,
+             prefixes: list[bytes], parts: tuple[bytes, list, list, list, list],
+             file_index: pa.Buffer, files: list[bytes], src_line: pa.Buffer,
+             src_line_valid: pa.Buffer, tid: pa.Buffer, tid_valid: pa.Buffer) -> MatchedLines:
+    """The picked lines as ``skim_skipped`` split and matched them, in the parser's types."""
+    count = len(offsets) // 8 - 1
+    part_spans, *texts = parts
+    header = np.frombuffer(spans, np.int64).reshape(count, 2 * len(GROUPS) + len(DERIVED))
+    header.flags.writeable = False  # read, never written: ``cannheader.match`` copies
+    return MatchedLines(
+        pa.Array.from_buffers(LARGE, count, [None, offsets, values]),
+        header,
+        (np.frombuffer(prefix_index, np.int64), pa.array(prefixes, pa.string())),
+        (np.frombuffer(file_index, np.int64), pa.array(files, pa.string())),
+        np.frombuffer(part_spans, np.int64).reshape(len(prefixes), 8),
+        {name: pa.array(part, pa.int64() if name == "pid" else pa.string())
+         for name, part in zip(("level", "module", "pid", "proc"), texts, strict=True)},
+        {"src_line": _numbers(count, src_line, src_line_valid).cast(pa.int32()),
+         "tid": _numbers(count, tid, tid_valid)})
+
+
+def _numbers(count: int, values: pa.Buffer, valid: pa.Buffer) -> pa.Array:
+    """An int64 array of ``values``, null where ``valid`` (one byte a value) is 0."""
+    validity, nulls = validity_bitmap(np.frombuffer(valid, bool))
+    return pa.Array.from_buffers(pa.int64(), count, [validity, values], nulls)
 
 
 def _decide(buf: bytes, starts: np.ndarray, parse_line: np.ndarray, fset: FormatSet) -> None:
