@@ -4,11 +4,12 @@
 The rules live at the repository root so that rule authors find them next to ``samples/``;
 an installed ``plogscan`` must still find them, so the build copies them into the package.
 
-``plogscan.parse._cannheader`` (``native/cannheader.c`` and ``native/skim.c``, plain C against
-Python's own API, no other library) holds the chunk kernels: it splits a chunk into lines,
-reads the CANN header of each line (its fields, numbers and timestamp) several times faster
-than RE2, numbers the distinct header prefixes of a chunk, finds glued level tags, and skims a
-chunk (which lines to parse, and the facts of the records left unparsed). It is optional:
+``plogscan.parse._cannheader`` (``native/*.c``, plain C against Python's own API, no other
+library) holds the chunk kernels: it splits a chunk into lines, reads the CANN header of each
+line (its fields, numbers and timestamp) several times faster than RE2, numbers the distinct
+header prefixes of a chunk, finds glued level tags, skims a chunk (which lines to parse, the
+facts of the records left unparsed, and the picked lines split with their headers read), and
+collects Hyperscan's matches without a Python call a match. It is optional:
 where no C compiler is found the build goes on without it (and says so), and plogscan does the
 same with RE2, Arrow and numpy (the same records, more slowly; ``plogscan --version`` says
 which, and ``PLOGSCAN_NATIVE=0`` turns the module off where it is built).
