@@ -83,3 +83,23 @@ def console_run(then: str) -> str:
             "sys.argv = ['plogscan', 'diagnose', sys.argv[1], '--no-cache', '--format', 'json']\n"
             "try:\n    main()\nexcept SystemExit:\n    pass\n" + then)
 
+
+
+def generated_tree(where: Path, seed: int, size: int = 3 << 20, **options: Any) -> Path:
+    """A tree of two ranks written by the bench's generator (``bench/generate.py``) at
+    ``where``; ``options`` are its ``Config`` fields (``reuse_share``, ``error_density``…)."""
+    if str(REPO_ROOT / "bench") not in sys.path:
+        sys.path.insert(0, str(REPO_ROOT / "bench"))
+    import generate
+
+    generate.generate(generate.Config(out=where, size=size, ranks=2, seed=seed, **options))
+    return where
+
+
+def dense_plogs(where: Path, seed: int) -> list[Path]:
+    """The host plogs of a small generated tree where failures are dense (the bench's dense
+    cells' options: a reused context in one line in four, one line in eleven an error)."""
+    tree = generated_tree(where, seed, reuse_share=0.25, error_density=0.09)
+    plogs = sorted(tree.rglob("plog-*.log"))
+    assert plogs
+    return plogs

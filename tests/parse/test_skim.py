@@ -28,7 +28,7 @@ from plogscan.parse.results import FileContext
 from plogscan.parse.skimtext import skim_text
 from plogscan.parse.superset import superset_regex
 from plogscan.report import render
-from tests.helpers import REPO_ROOT, SAMPLES_DIR, diagnosed
+from tests.helpers import SAMPLES_DIR, dense_plogs, diagnosed, generated_tree
 
 SAMPLES = SAMPLES_DIR
 FSET = builtin_formats()
@@ -231,14 +231,7 @@ def test_samples_give_the_same_diagnosis(sample: str) -> None:
 
 
 def test_a_generated_debug_heavy_tree_gives_the_same_diagnosis(tmp_path: Path) -> None:
-    import sys
-
-    sys.path.insert(0, str(REPO_ROOT / "bench"))
-    import generate as gen
-
-    gen.generate(gen.Config(out=tmp_path / "tree", size=6 << 20, ranks=2, seed=3,
-                            reuse_share=0.06))
-    paths = [str(tmp_path / "tree")]
+    paths = [str(generated_tree(tmp_path / "tree", seed=3, size=6 << 20, reuse_share=0.06))]
     skimmed, whole = diagnosed(paths), diagnosed(paths, skim=False)
     assert skimmed.inputs.files and skimmed.findings
     assert render(skimmed, "json") == render(whole, "json")
@@ -322,19 +315,13 @@ def test_the_compiled_skim_marks_what_numpy_marks_in_every_sample() -> None:
 def test_the_compiled_skim_marks_what_numpy_marks_on_hostile_and_generated_text(
         tmp_path: Path) -> None:
     import random
-    import sys
 
     from tests.parse.test_native_equal import _hostile_lines
 
     for seed in range(4):
         assert_skimmed_alike(clean(_hostile_lines(random.Random(seed)))[0])
-    sys.path.insert(0, str(REPO_ROOT / "bench"))
-    import generate as gen
-
-    gen.generate(gen.Config(out=tmp_path / "tree", size=3 << 20, ranks=2, seed=5,
-                            reuse_share=0.25, error_density=0.09))
-    plogs = sorted((tmp_path / "tree").rglob("plog-*.log"))
-    assert plogs and all(assert_skimmed_alike(path.read_bytes()) for path in plogs)
+    assert all(assert_skimmed_alike(path.read_bytes())
+               for path in dense_plogs(tmp_path / "tree", seed=5))
 
 
 def test_the_compiled_skim_numbers_thousands_of_distinct_prefixes_as_numpy_does() -> None:

@@ -6,7 +6,6 @@ and the same records when the parser takes them instead of reading the lines aga
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,7 @@ from plogscan.parse import cannheader, compiled
 from plogscan.parse.arrowtext import line_buffers, split_lines
 from plogscan.parse.chunk import parse_chunk
 from plogscan.parse.skimtext import skim_text
-from tests.helpers import REPO_ROOT
+from tests.helpers import dense_plogs
 from tests.parse.test_native_equal import _hostile_lines
 from tests.parse.test_skim import (
     CTX,
@@ -108,13 +107,8 @@ def test_every_sample() -> None:
 def test_hostile_and_generated_dense_text(tmp_path: Path) -> None:
     for seed in range(4):
         assert_lines_alike(clean(_hostile_lines(random.Random(seed)))[0])
-    sys.path.insert(0, str(REPO_ROOT / "bench"))
-    import generate as gen
-
-    gen.generate(gen.Config(out=tmp_path / "tree", size=3 << 20, ranks=2, seed=9,
-                            reuse_share=0.25, error_density=0.09))
-    plogs = sorted((tmp_path / "tree").rglob("plog-*.log"))
-    assert plogs and all(assert_lines_alike(path.read_bytes()) for path in plogs)
+    assert all(assert_lines_alike(path.read_bytes())
+               for path in dense_plogs(tmp_path / "tree", seed=9))
 
 
 def test_thousands_of_distinct_prefixes_and_source_files() -> None:
