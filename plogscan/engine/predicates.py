@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -26,8 +26,18 @@ from plogscan.catalog.rule import Condition, Predicate
 from plogscan.engine import distinct
 from plogscan.parse.arrays import distinct as distinct_values
 
-if TYPE_CHECKING:
-    from plogscan.engine.prefilter import Prefilter
+
+class LiteralIndex(Protocol):
+    """What the row tests ask of a batch's literal index (``engine.prefilter.Prefilter``,
+    which builds it from these tests: it is named here by its shape, so that the tests do not
+    import the module built on them)."""
+
+    def literal_rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict
+                     ) -> np.ndarray | None: ...
+
+    def rows(self, pred: Predicate, batch: pa.RecordBatch, cache: dict
+             ) -> np.ndarray | None: ...
+
 
 MaskFn = Callable[[pa.Array, tuple], pa.Array]
 
@@ -187,7 +197,7 @@ def _holding(pred: Predicate, batch: pa.RecordBatch, rows: np.ndarray, cache: di
 
 
 def _first_mask(first: Predicate, batch: pa.RecordBatch, cache: dict | None,
-                prefilter: Prefilter | None, unknown_passes: bool) -> np.ndarray:
+                prefilter: LiteralIndex | None, unknown_passes: bool) -> np.ndarray:
     if cache is not None and first.field not in distinct.ROW_FIELDS:
         return _batch_mask(first, batch, cache, unknown_passes)
     rows = prefilter.rows(first, batch, cache) if prefilter and cache is not None else None
@@ -208,7 +218,7 @@ def _plan(preds: tuple[Predicate, ...]) -> tuple[list[Predicate], bool, Predicat
 
 def _alternative_rows(
     preds: Sequence[Predicate], batch: pa.RecordBatch, cache: dict | None,
-    prefilter: Prefilter | None = None,
+    prefilter: LiteralIndex | None = None,
 ) -> np.ndarray:
     """Row indices (ascending) where every predicate of one alternative holds (cheap
     predicates first).
@@ -240,7 +250,7 @@ def _alternative_rows(
 
 
 def matching_rows(cond: Condition, batch: pa.RecordBatch, cache: dict | None = None,
-                  prefilter: Prefilter | None = None) -> np.ndarray:
+                  prefilter: LiteralIndex | None = None) -> np.ndarray:
     """Row indices (ascending) of the records of ``batch`` that satisfy ``cond``; see
     ``evaluate``."""
     parts = [rows for alt in cond.alternatives
@@ -251,7 +261,7 @@ def matching_rows(cond: Condition, batch: pa.RecordBatch, cache: dict | None = N
 
 
 def evaluate(cond: Condition, batch: pa.RecordBatch, cache: dict | None = None,
-             prefilter: Prefilter | None = None) -> np.ndarray:
+             prefilter: LiteralIndex | None = None) -> np.ndarray:
     """Boolean mask of the records of ``batch`` that satisfy ``cond``. ``cache`` (one dict per
     batch) shares masks between conditions; ``prefilter`` must have been built from a set of
     conditions that includes ``cond``."""
