@@ -40,7 +40,6 @@ class Encoded:
         self.values: pa.Array = encoded.dictionary
         self.index = pc.fill_null(encoded.indices, len(self.values)).to_numpy(
             zero_copy_only=False)
-        self._by_value: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def mask(self, test: ValueMask) -> np.ndarray:
         """Rows where ``test`` (a boolean Arrow mask of values; null is false) holds; for a
@@ -54,28 +53,6 @@ class Encoded:
         out = np.zeros(self.rows, dtype=bool)
         out[self.parents[hit]] = True
         return out
-
-    def count(self, values: np.ndarray) -> np.ndarray:
-        """How many rows hold each of ``values`` (indices into the distinct values)."""
-        return self._grouped()[1][values]
-
-    def rows_of(self, values: np.ndarray) -> np.ndarray:
-        """The rows that hold each of ``values`` (indices into the distinct values), one
-        value's rows after another's."""
-        order, counts, starts = self._grouped()
-        lengths = counts[values]
-        total = int(lengths.sum())
-        first = np.repeat(starts[values] - np.cumsum(lengths) + lengths, lengths)
-        return order[first + np.arange(total)]
-
-    def _grouped(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The rows ordered by value, each value's row count, and where its rows begin."""
-        if self._by_value is None:
-            order = np.argsort(self.index, kind="stable")
-            counts = np.bincount(self.index, minlength=len(self.values) + 1)
-            starts = np.cumsum(counts) - counts
-            self._by_value = (order, counts, starts)
-        return self._by_value
 
     def holding(self, rows: np.ndarray, test: ValueMask) -> np.ndarray:
         """Which of ``rows`` (of a column that is not a list) hold ``test``: it runs on

@@ -161,5 +161,6 @@ def _scanned(scanner: Any, batch: pa.RecordBatch, field: str, cache: dict
         if distinct.repeats(column) and not pa.types.is_list(column.type):
             return scanner.scan_rows(column)  # encoded already, and found mostly distinct
         return scanner.matches(column)
-    ids, values, non_ascii = scanner.scan_rows(encoded.values)
-    return ids.repeat(encoded.count(values)), encoded.rows_of(values), encoded.rows_of(non_ascii)
+    from plogscan.parse.literals import spread_matches
+
+    return spread_matches(encoded.index, *scanner.scan_rows(encoded.values))

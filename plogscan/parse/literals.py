@@ -90,7 +90,7 @@ class LiteralScanner:
         if texts.index is None:
             return self.scan_rows(column)
         ids, rows, non_ascii = self.scan_rows(texts.values)
-        return _spread(texts.index, ids, rows, non_ascii)
+        return spread_matches(texts.index, ids, rows, non_ascii)
 
     def scan_rows(self, column: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``matches`` without looking for repeated values first: every row is scanned.
@@ -192,11 +192,12 @@ def distinct_texts(column: pa.Array) -> DistinctTexts:
     return DistinctTexts(column)
 
 
-def _spread(rows_value: np.ndarray, ids: np.ndarray, values: np.ndarray, non_ascii: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def spread_matches(rows_value: np.ndarray, ids: np.ndarray, values: np.ndarray,
+                   non_ascii: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Matches of distinct values (``values[i]`` holds ``ids[i]``) as matches of the rows
-    whose value is that one (``rows_value``, -1 for a null), in row order, and the rows of
-    the non-ASCII values: each row takes its value's run of matches, found by counting."""
+    whose value is that one (``rows_value``: -1, or any place past the values, for a null),
+    in row order, and the rows of the non-ASCII values: each row takes its value's run of
+    matches, found by counting."""
     top = max(int(rows_value.max(initial=-1)), int(values.max(initial=-1))) + 1
     index = np.where(rows_value < 0, top, rows_value)  # nulls: a value with no match
     if len(values) > 1 and not (values[1:] >= values[:-1]).all():

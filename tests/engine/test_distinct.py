@@ -14,6 +14,7 @@ from plogscan.catalog.rule import Condition
 from plogscan.engine import distinct
 from plogscan.engine.predicates import evaluate, matching_rows
 from plogscan.engine.prefilter import Prefilter
+from plogscan.parse.literals import spread_matches
 from tests.engine.test_predicates import make_events, pred
 
 
@@ -122,12 +123,19 @@ def test_a_batch_without_a_conditions_literals_rules_it_out_in_one_test() -> Non
 @settings(max_examples=150, deadline=None)
 @given(values=st.lists(st.one_of(st.none(), st.sampled_from(_POOL)), max_size=40),
        picked=st.lists(st.integers(0, 8), max_size=6))
-def test_the_rows_of_distinct_values_are_those_that_hold_them(values: list, picked: list
-                                                              ) -> None:
-    """``Encoded.rows_of`` and ``count`` give each distinct value's rows, value after value."""
+def test_matches_of_distinct_values_spread_to_the_rows_that_hold_them(values: list,
+                                                                      picked: list) -> None:
+    """``spread_matches`` over a column's encoding (nulls placed past its values, as
+    ``Encoded`` places them): each row gets the matches of its value, and the non-ASCII
+    values' rows, as if every row had been scanned."""
     encoded = distinct.Encoded(pa.array(values, pa.string()))
-    chosen = np.array([p for p in picked if p < len(encoded.values)], np.int64)
+    chosen = np.array(sorted({p for p in picked if p < len(encoded.values)}), np.int64)
+    ids = np.arange(len(chosen), dtype=np.int64) + 7  # the value chosen[i] holds literal 7 + i
     texts = encoded.values.to_pylist()
-    want = [row for p in chosen for row, v in enumerate(values) if v == texts[p]]
-    assert encoded.rows_of(chosen).tolist() == want
-    assert encoded.count(chosen).tolist() == [values.count(texts[p]) for p in chosen]
+    got_ids, got_rows, loose = spread_matches(encoded.index, ids, chosen, chosen[:1])
+    want = sorted((row, 7 + i) for i, p in enumerate(chosen)
+                  for row, v in enumerate(values) if v == texts[p])
+    assert sorted(zip(got_rows.tolist(), got_ids.tolist(), strict=True)) == want
+    assert got_rows.tolist() == sorted(got_rows.tolist())  # in row order
+    assert loose.tolist() == [row for row, v in enumerate(values)
+                              if len(chosen) and v == texts[chosen[0]]]
